@@ -1,1 +1,2 @@
-export {};
+export { dynamicProviders } from "./resources/providers";
+export { shimProvider, type ProviderKind } from "./resources/shim";
