@@ -1,0 +1,279 @@
+// Serverless endpoints and their workers, with the value rules of spec 2.9 / 4.3.
+//
+// Workers carry timestamps only; what a reader sees (STARTING, RUNNING, EXITED, gone) is
+// computed from them and `clock.now()` at read time, so there is no timer to stop and a
+// time-scaled emulator only has to pass shorter timings.
+import { GraphQLError } from "graphql";
+
+export const GPU_TIERS = [
+  "AMPERE_16",
+  "AMPERE_24",
+  "ADA_24",
+  "AMPERE_48",
+  "ADA_48_PRO",
+  "AMPERE_80",
+  "ADA_80_PRO",
+] as const;
+export const LOCATIONS = ["CZ", "FR", "GB", "NO", "RO", "US"] as const;
+export const ENDPOINT_TYPES = ["QB", "LB"] as const;
+export const SCALER_TYPES = ["QUEUE_DELAY", "REQUEST_COUNT"] as const;
+
+/**
+ * An emulator limit, not a platform rule: workers are materialised one record each, so an
+ * unbounded `workersMin` would let one request allocate without end.
+ */
+export const MAX_WORKERS = 100;
+
+/** Values a created endpoint gets for the optional fields it leaves out. */
+export const ENDPOINT_DEFAULTS = {
+  type: "QB",
+  idleTimeout: 5,
+  locations: null,
+  flashBootType: "OFF",
+  scalerType: "QUEUE_DELAY",
+  scalerValue: 4,
+  workersMin: 0,
+  workersMax: 3,
+  networkVolumeId: null,
+} as const;
+
+export interface WorkerRecord {
+  id: string;
+  /** clock.now() when the worker was asked for; RUNNING from createdAt + startingMs. */
+  createdAt: number;
+  /** clock.now() when a scale-down picked it; EXITED until drainingSince + drainMs, then gone. */
+  drainingSince: number | null;
+}
+
+export interface EndpointRecord {
+  id: string;
+  name: string;
+  gpuIds: string;
+  templateId: string;
+  type: string;
+  idleTimeout: number;
+  locations: string | null;
+  flashBootType: string;
+  scalerType: string;
+  scalerValue: number;
+  workersMin: number;
+  workersMax: number;
+  networkVolumeId: string | null;
+  createdAt: number;
+  workers: WorkerRecord[];
+}
+
+export interface WorkerView {
+  id: string;
+  desiredStatus: "STARTING" | "RUNNING" | "EXITED";
+}
+
+export interface Timings {
+  startingMs: number;
+  drainMs: number;
+}
+
+/** The coerced `EndpointInput`: a key is absent when the caller left the field out. */
+export type EndpointInput = Partial<Record<string, unknown>>;
+
+export function gqlError(code: string, message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code } });
+}
+
+const quoted = (values: readonly string[]) => values.join(", ");
+
+/**
+ * Value rules the schema cannot express. GraphQL has already checked the types; this checks
+ * allowed sets, ranges and nulls, naming the field and the rule for each failure.
+ */
+function valueViolations(input: EndpointInput): string[] {
+  const out: string[] = [];
+  const has = (k: string) => Object.hasOwn(input, k);
+  const oneOf = (field: string, allowed: readonly string[]) => {
+    if (!has(field)) return;
+    const v = input[field];
+    if (v === null) out.push(`input.${field} must not be null (allowed: ${quoted(allowed)})`);
+    else if (!allowed.includes(v as string))
+      out.push(`input.${field} ${JSON.stringify(v)} is not one of ${quoted(allowed)}`);
+  };
+  const nonEmpty = (field: string) => {
+    if (input[field] === "") out.push(`input.${field} must not be empty`);
+  };
+  const count = (field: string, max?: number) => {
+    if (!has(field)) return;
+    const v = input[field] as number | null;
+    if (v === null) out.push(`input.${field} must not be null`);
+    else if (v < 0) out.push(`input.${field} must be >= 0, got ${v}`);
+    else if (max !== undefined && v > max)
+      out.push(`input.${field} must be <= ${max} in the emulator, got ${v}`);
+  };
+
+  nonEmpty("name");
+  nonEmpty("templateId");
+  oneOf("gpuIds", GPU_TIERS);
+  oneOf("type", ENDPOINT_TYPES);
+  oneOf("scalerType", SCALER_TYPES);
+  if (has("flashBootType") && input.flashBootType === null)
+    out.push("input.flashBootType must not be null (allowed: OFF, FLASHBOOT)");
+  if (typeof input.locations === "string" && input.locations !== "") {
+    // The platform takes one string; a comma-separated list of allowed codes is accepted
+    // (each code at most once, no empty items, no spaces), anything else is refused.
+    const items = input.locations.split(",");
+    const bad = items.filter((c) => !(LOCATIONS as readonly string[]).includes(c));
+    if (bad.length > 0)
+      out.push(
+        `input.locations ${JSON.stringify(input.locations)}: ${bad.map((b) => JSON.stringify(b)).join(", ")} not in ${quoted(LOCATIONS)} (one code or a comma-separated list)`,
+      );
+    else if (new Set(items).size !== items.length)
+      out.push(`input.locations ${JSON.stringify(input.locations)} repeats a code`);
+  }
+  count("idleTimeout");
+  count("scalerValue");
+  count("workersMin", MAX_WORKERS);
+  count("workersMax", MAX_WORKERS);
+  return out;
+}
+
+const EDITABLE = [
+  "name",
+  "gpuIds",
+  "templateId",
+  "type",
+  "idleTimeout",
+  "locations",
+  "flashBootType",
+  "scalerType",
+  "scalerValue",
+  "workersMin",
+  "workersMax",
+  "networkVolumeId",
+] as const;
+
+export class EndpointStore {
+  private readonly byId = new Map<string, EndpointRecord>();
+  idCounter = 0;
+  workerCounter = 0;
+
+  constructor(
+    private readonly timings: Timings,
+    private readonly random: () => number,
+  ) {}
+
+  list(): EndpointRecord[] {
+    return [...this.byId.values()];
+  }
+
+  get(id: string): EndpointRecord | undefined {
+    return this.byId.get(id);
+  }
+
+  /** Create (no `id`) or modify (with `id`); throws a GraphQLError with the platform's code. */
+  save(input: EndpointInput, now: number): EndpointRecord {
+    const id = input.id;
+    const existing = typeof id === "string" ? this.byId.get(id) : undefined;
+    if (typeof id === "string" && !existing)
+      throw gqlError("NOT_FOUND", `endpoint ${JSON.stringify(id)} not found`);
+
+    const violations = valueViolations(input);
+    const next: EndpointRecord = existing
+      ? { ...existing, workers: [...existing.workers] }
+      : {
+          id: "",
+          name: "",
+          gpuIds: "",
+          templateId: "",
+          ...ENDPOINT_DEFAULTS,
+          createdAt: now,
+          workers: [],
+        };
+    for (const key of EDITABLE) {
+      if (Object.hasOwn(input, key)) (next as any)[key] = input[key];
+    }
+    if (violations.length === 0 && next.workersMin > next.workersMax)
+      violations.push(
+        `input.workersMin (${next.workersMin}) must not exceed workersMax (${next.workersMax})`,
+      );
+    if (violations.length > 0) throw gqlError("BAD_USER_INPUT", violations.join("; "));
+    // Only an accepted create takes an id, so a refused one leaves nothing behind.
+    if (!existing) next.id = this.freshId();
+    this.reconcile(next, now);
+    this.byId.set(next.id, next);
+    return next;
+  }
+
+  delete(id: string): void {
+    const ep = this.byId.get(id);
+    if (!ep) throw gqlError("NOT_FOUND", `endpoint ${JSON.stringify(id)} not found`);
+    if (ep.workersMin !== 0 || ep.workersMax !== 0)
+      throw gqlError(
+        "FAILED_PRECONDITION",
+        `endpoint ${JSON.stringify(id)} has workersMin=${ep.workersMin} and workersMax=${ep.workersMax}; set both to 0 with saveEndpoint before deleting it`,
+      );
+    this.byId.delete(id);
+  }
+
+  /** What a reader sees of the workers at `now`: drained workers are gone. */
+  workersAt(ep: EndpointRecord, now: number): WorkerView[] {
+    const out: WorkerView[] = [];
+    for (const w of ep.workers) {
+      if (w.drainingSince !== null) {
+        if (now < w.drainingSince + this.timings.drainMs)
+          out.push({ id: w.id, desiredStatus: "EXITED" });
+      } else {
+        out.push({
+          id: w.id,
+          desiredStatus: now < w.createdAt + this.timings.startingMs ? "STARTING" : "RUNNING",
+        });
+      }
+    }
+    return out;
+  }
+
+  /** Bring the live worker count to workersMin: start missing ones, drain the newest surplus. */
+  private reconcile(ep: EndpointRecord, now: number): void {
+    ep.workers = ep.workers.filter(
+      (w) => w.drainingSince === null || now < w.drainingSince + this.timings.drainMs,
+    );
+    const live = ep.workers.filter((w) => w.drainingSince === null);
+    for (let i = live.length; i < ep.workersMin; i++) {
+      this.workerCounter += 1;
+      ep.workers.push({
+        id: `${ep.id}-w${this.workerCounter}`,
+        createdAt: now,
+        drainingSince: null,
+      });
+    }
+    // Newest first (the last added among equals): they are the least likely to be started.
+    const surplus = live
+      .reverse()
+      .sort((a, b) => b.createdAt - a.createdAt)
+      .slice(0, Math.max(0, live.length - ep.workersMin));
+    ep.workers = ep.workers.map((w) =>
+      surplus.includes(w) ? { ...w, drainingSince: now } : w,
+    );
+  }
+
+  private freshId(): string {
+    this.idCounter += 1;
+    // The counter makes ids unique; the random tail keeps them from looking sequential.
+    let tail = "";
+    for (let i = 0; i < 10; i++) tail += Math.floor(this.random() * 36).toString(36);
+    return `${this.idCounter.toString(36).padStart(4, "0")}${tail}`;
+  }
+
+  /** Plain JSON of everything, for --state-file. */
+  toJSON(): { idCounter: number; workerCounter: number; endpoints: EndpointRecord[] } {
+    return {
+      idCounter: this.idCounter,
+      workerCounter: this.workerCounter,
+      endpoints: structuredClone(this.list()),
+    };
+  }
+
+  load(s: { idCounter: number; workerCounter: number; endpoints: EndpointRecord[] }): void {
+    this.byId.clear();
+    for (const ep of structuredClone(s.endpoints)) this.byId.set(ep.id, ep);
+    this.idCounter = s.idCounter;
+    this.workerCounter = s.workerCounter;
+  }
+}

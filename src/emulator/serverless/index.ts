@@ -1,0 +1,317 @@
+// The GraphQL side (endpoint management, spec 4.3) and hosted models (spec 4.4) of the
+// emulator, behind one class that knows no HTTP: the server authenticates, rate-limits and
+// routes, then calls in here. Decisions the spec leaves open are listed in ./README.md.
+//
+//   POST /graphql            -> executeGraphql(body, { canWrite })
+//   POST /v2/{id}/runsync    -> runSync(id, body)
+//   GET  /images/<name>.png  -> image(path)
+import {
+  execute,
+  GraphQLError,
+  type GraphQLFormattedError,
+  parse,
+  type DocumentNode,
+  validate,
+} from "graphql";
+import { z } from "zod";
+import {
+  EndpointStore,
+  type EndpointInput,
+  type EndpointRecord,
+  gqlError,
+  type Timings,
+  type WorkerView,
+} from "./endpoints";
+import { IMAGE_MODELS, imageName, type Problem, parseImageRequest, renderImage } from "./models";
+import { endpointSchema } from "./schema";
+
+export { GPU_TIERS, LOCATIONS, MAX_WORKERS, ENDPOINT_DEFAULTS } from "./endpoints";
+export { IMAGE_MODELS, MAX_PIXELS_PER_SIDE } from "./models";
+export { SCHEMA_SDL } from "./schema";
+
+/** The account-level discount reported by `myself { serverlessDiscount }`. */
+export interface ServerlessDiscount {
+  discountFactor: number;
+  type: string;
+  expirationDate: string | null;
+}
+
+export interface ServerlessServiceOptions {
+  /** Milliseconds since the epoch; workers' states are computed from it on every read. */
+  clock: { now(): number };
+  /** How long a new worker is STARTING, and how long a drained worker stays EXITED. */
+  timings: Timings;
+  /** Uniform in [0, 1); the source of the random part of ids. */
+  random: () => number;
+  /** Base of `output.image_url`, read at call time because the port is known only after listen. */
+  imageBaseUrl: () => string;
+  /**
+   * What `myself { serverlessDiscount }` answers.
+   * @default null (no discount applies)
+   */
+  serverlessDiscount?: ServerlessDiscount | null;
+}
+
+/** An endpoint as a reader sees it: the fields of spec 2.9 with `pods` at the current time. */
+export interface EndpointView extends Omit<EndpointRecord, "workers" | "createdAt"> {
+  pods: WorkerView[];
+}
+
+interface RequestContext {
+  canWrite: boolean;
+  now: number;
+  ops: string[];
+}
+
+/** Bounds the work a single document can ask of the parser. */
+const MAX_TOKENS = 5000;
+
+const workerSchema = z.object({
+  id: z.string(),
+  createdAt: z.number(),
+  drainingSince: z.number().nullable(),
+});
+const endpointSchemaZ = z.object({
+  id: z.string().min(1),
+  name: z.string(),
+  gpuIds: z.string(),
+  templateId: z.string(),
+  type: z.string(),
+  idleTimeout: z.number().int(),
+  locations: z.string().nullable(),
+  flashBootType: z.string(),
+  scalerType: z.string(),
+  scalerValue: z.number().int(),
+  workersMin: z.number().int(),
+  workersMax: z.number().int(),
+  networkVolumeId: z.string().nullable(),
+  createdAt: z.number(),
+  workers: z.array(workerSchema),
+});
+const snapshotSchema = z.object({
+  version: z.literal(1),
+  idCounter: z.number().int().min(0),
+  workerCounter: z.number().int().min(0),
+  runCounter: z.number().int().min(0),
+  serverlessDiscount: z
+    .object({
+      discountFactor: z.number(),
+      type: z.string(),
+      expirationDate: z.string().nullable(),
+    })
+    .nullable(),
+  endpoints: z.array(endpointSchemaZ),
+});
+export type ServerlessSnapshot = z.infer<typeof snapshotSchema>;
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The server may hand over the raw bytes or text, or what it already parsed. */
+function asJson(body: unknown): { ok: true; value: unknown } | { ok: false } {
+  if (typeof body !== "string" && !Buffer.isBuffer(body)) return { ok: true, value: body };
+  try {
+    return { ok: true, value: JSON.parse(body.toString()) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+function badRequest(message: string) {
+  return {
+    status: 400,
+    body: { errors: [{ message, extensions: { code: "BAD_REQUEST" } }] },
+    ops: [] as string[],
+  };
+}
+
+/** A failure of the document as a whole: nothing ran, so `data` is null and there is no path. */
+function documentFailure(errors: readonly GraphQLError[]) {
+  return {
+    status: 200,
+    body: {
+      data: null,
+      errors: errors.map((e) => ({
+        message: e.message,
+        ...(e.locations ? { locations: e.locations } : {}),
+        extensions: { code: "GRAPHQL_VALIDATION_FAILED" },
+      })),
+    },
+    ops: [] as string[],
+  };
+}
+
+function fieldError(e: GraphQLError): GraphQLFormattedError {
+  const code = e.originalError instanceof GraphQLError ? e.extensions.code : undefined;
+  return {
+    // A resolver that throws anything but a coded GraphQLError is an emulator bug: say so.
+    message: code ? e.message : `internal error in the emulator: ${e.message}`,
+    ...(e.locations ? { locations: e.locations } : {}),
+    ...(e.path ? { path: e.path } : {}),
+    extensions: { code: code ?? "INTERNAL_SERVER_ERROR" },
+  };
+}
+
+export class ServerlessService {
+  private readonly store: EndpointStore;
+  private runCounter = 0;
+  private discount: ServerlessDiscount | null;
+
+  constructor(private readonly opts: ServerlessServiceOptions) {
+    this.store = new EndpointStore(opts.timings, opts.random);
+    this.discount = opts.serverlessDiscount ?? null;
+  }
+
+  /**
+   * Run one GraphQL request. Called after auth and rate limiting. `canWrite` false makes every
+   * mutation field answer FORBIDDEN. `ops` names the root fields that ran, in order.
+   */
+  async executeGraphql(
+    body: unknown,
+    caller: { canWrite: boolean },
+  ): Promise<{ status: number; body: unknown; ops: string[] }> {
+    const json = asJson(body);
+    if (!json.ok) return badRequest("request body is not valid JSON");
+    const req = json.value;
+    if (!isObject(req))
+      return badRequest('request body must be a JSON object with a string field "query"');
+    if (typeof req.query !== "string")
+      return badRequest('request body must have a string field "query" holding the document');
+    if (req.variables !== undefined && req.variables !== null && !isObject(req.variables))
+      return badRequest('"variables" must be a JSON object when given');
+    if (
+      req.operationName !== undefined &&
+      req.operationName !== null &&
+      typeof req.operationName !== "string"
+    )
+      return badRequest('"operationName" must be a string when given');
+
+    let document: DocumentNode;
+    try {
+      document = parse(req.query, { maxTokens: MAX_TOKENS });
+    } catch (e) {
+      if (e instanceof GraphQLError) return documentFailure([e]);
+      throw e;
+    }
+    const invalid = validate(endpointSchema(), document);
+    if (invalid.length > 0) return documentFailure(invalid);
+
+    const ctx: RequestContext = { canWrite: caller.canWrite, now: this.opts.clock.now(), ops: [] };
+    const result = await execute({
+      schema: endpointSchema(),
+      document,
+      rootValue: this.rootValue(),
+      contextValue: ctx,
+      variableValues: (req.variables as Record<string, unknown> | null | undefined) ?? undefined,
+      operationName: (req.operationName as string | null | undefined) ?? undefined,
+    });
+    // No data at all means the request failed before execution: variables that do not fit
+    // their types, or no single operation to run. Both are the document not fitting.
+    if (result.data === undefined || result.data === null)
+      return documentFailure(result.errors ?? []);
+    return {
+      status: 200,
+      body: {
+        data: result.data,
+        ...(result.errors?.length ? { errors: result.errors.map(fieldError) } : {}),
+      },
+      ops: ctx.ops,
+    };
+  }
+
+  /** Call a hosted model synchronously. Error bodies are problem+json objects (spec 7). */
+  runSync(modelId: string, body: unknown): { status: number; body: unknown } {
+    if (!(IMAGE_MODELS as readonly string[]).includes(modelId)) {
+      const problem: Problem = {
+        title: "Not Found",
+        status: 404,
+        detail: `no hosted model ${JSON.stringify(modelId)}; available: ${IMAGE_MODELS.join(", ")}`,
+      };
+      return { status: 404, body: problem };
+    }
+    const json = asJson(body);
+    const parsed = parseImageRequest(modelId, json.ok ? json.value : undefined);
+    if (!parsed.ok) return { status: parsed.problem.status, body: parsed.problem };
+    this.runCounter += 1;
+    let tail = "";
+    for (let i = 0; i < 8; i++) tail += Math.floor(this.opts.random() * 36).toString(36);
+    const base = this.opts.imageBaseUrl().replace(/\/+$/, "");
+    return {
+      status: 200,
+      body: {
+        id: `sync-${this.runCounter}-${tail}`,
+        status: "COMPLETED",
+        output: { image_url: `${base}/images/${imageName(parsed.value)}` },
+      },
+    };
+  }
+
+  /** The PNG behind an `output.image_url` path (`/images/<name>.png`), or undefined. */
+  image(path: string): Buffer | undefined {
+    return renderImage(path);
+  }
+
+  /** All state as plain JSON: endpoints, workers with their timestamps, id counters. */
+  snapshot(): ServerlessSnapshot {
+    return {
+      version: 1,
+      ...this.store.toJSON(),
+      runCounter: this.runCounter,
+      serverlessDiscount: this.discount ? { ...this.discount } : null,
+    };
+  }
+
+  /** Replace all state with a snapshot; throws, changing nothing, when it is not one. */
+  restore(s: unknown): void {
+    const parsed = snapshotSchema.safeParse(s);
+    if (!parsed.success)
+      throw new Error(`not a serverless snapshot: ${z.prettifyError(parsed.error)}`);
+    this.store.load(parsed.data);
+    this.runCounter = parsed.data.runCounter;
+    this.discount = parsed.data.serverlessDiscount;
+  }
+
+  /** Endpoints as a reader sees them now, for the emulator's introspection. */
+  endpoints(): readonly EndpointView[] {
+    const now = this.opts.clock.now();
+    return Object.freeze(this.store.list().map((ep) => this.view(ep, now)));
+  }
+
+  /**
+   * Part of the seam for symmetry with the rest of the emulator. There is nothing to stop:
+   * workers are computed from timestamps, and images are rendered on request.
+   */
+  close(): void {}
+
+  private view(ep: EndpointRecord, now: number): EndpointView {
+    const { workers: _w, createdAt: _c, ...fields } = ep;
+    return { ...fields, pods: this.store.workersAt(ep, now) };
+  }
+
+  private rootValue() {
+    const requireWrite = (ctx: RequestContext, field: string) => {
+      if (!ctx.canWrite)
+        throw gqlError("FORBIDDEN", `${field} needs a key with write access; this key is read-only`);
+    };
+    return {
+      myself: (_args: unknown, ctx: RequestContext) => {
+        ctx.ops.push("myself");
+        return {
+          endpoints: () => this.store.list().map((ep) => this.view(ep, ctx.now)),
+          serverlessDiscount: this.discount,
+        };
+      },
+      saveEndpoint: (args: { input: EndpointInput }, ctx: RequestContext) => {
+        ctx.ops.push("saveEndpoint");
+        requireWrite(ctx, "saveEndpoint");
+        return this.view(this.store.save(args.input, ctx.now), ctx.now);
+      },
+      deleteEndpoint: (args: { id: string }, ctx: RequestContext) => {
+        ctx.ops.push("deleteEndpoint");
+        requireWrite(ctx, "deleteEndpoint");
+        this.store.delete(args.id);
+        return null;
+      },
+    };
+  }
+}
