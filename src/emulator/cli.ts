@@ -1,0 +1,181 @@
+#!/usr/bin/env node
+// `computeplatform-emulator`: starts the local Compute Platform and prints how to use it.
+
+import { parseArgs } from "node:util";
+import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_TIMINGS, generateApiKey, startEmulator, type ApiKey, type Faults, type Scope } from "./index";
+import { DEFAULT_QUOTAS } from "./rate-limit";
+
+const HELP = `Usage: computeplatform-emulator [options]
+
+A local Compute Platform: REST /v2 (pods, catalog, network volumes), GraphQL /graphql
+(serverless endpoints) and hosted models (/v2/{id}/runsync).
+
+Server
+  --port <n>              TCP port (0 = any free port)               [${DEFAULT_PORT}]
+  --host <addr>           interface to bind                          [${DEFAULT_HOST}]
+  --key <key[:scopes]>    accept this API key; scopes comma-separated from read,write
+                          (e.g. --key cp_ro:read); repeatable        [one generated read,write key]
+  --state-file <path>     keep pods, volumes and endpoints across restarts (atomic writes)
+
+Rate limits (requests per key and window)
+  --quota-minute <n>                                                 [${DEFAULT_QUOTAS.minute}]
+  --quota-hour <n>                                                   [${DEFAULT_QUOTAS.hour}]
+  --quota-day <n>                                                    [${DEFAULT_QUOTAS.day}]
+
+Timing (emulated milliseconds)
+  --provisioning-ms <n>   how long a pod stays PROVISIONING         [${DEFAULT_TIMINGS.provisioningMs}]
+  --starting-ms <n>       how long a container stays STARTING       [${DEFAULT_TIMINGS.startingMs}]
+  --drain-ms <n>          how long a drained worker stays EXITED    [${DEFAULT_TIMINGS.drainMs}]
+  --time-scale <x>        run x times faster: timers and rate-limit windows shrink together
+                          (10: an emulated minute lasts 6 s)        [1]
+
+Faults (off by default)
+  --seed <n>              seed of the fault sequence                 [1]
+  --rate-429 <p>          share of requests answered 429 (0..1)
+  --rate-5xx <p>          share of requests answered 500/502/503 (0..1)
+  --drop-rate <p>         share of requests processed, then the connection cut (0..1)
+  --slow-ms <n>           delay every response by n real ms
+  --error-image <regex>   pods with a matching image end in ERROR; repeatable
+  --no-capacity <gpu[@dc]> no capacity for a GPU type (in one data center); repeatable
+
+  -h, --help              show this help
+`;
+
+function fail(message: string): never {
+  process.stderr.write(`computeplatform-emulator: ${message}\nTry --help.\n`);
+  process.exit(2);
+}
+
+function num(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n)) fail(`--${name} needs a number, got '${value}'`);
+  return n;
+}
+
+function parseKey(spec: string): ApiKey {
+  const at = spec.lastIndexOf(":");
+  if (at <= 0) return { key: spec, scopes: ["read", "write"] };
+  const scopes = spec.slice(at + 1).split(",").filter((s) => s.length > 0);
+  for (const s of scopes) if (s !== "read" && s !== "write") fail(`unknown scope '${s}' in --key (use read, write)`);
+  return { key: spec.slice(0, at), scopes: scopes as Scope[] };
+}
+
+function toPattern(p: string): RegExp {
+  try {
+    return new RegExp(p);
+  } catch {
+    return fail(`--error-image '${p}' is not a valid regular expression`);
+  }
+}
+
+async function main(): Promise<void> {
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      options: {
+        port: { type: "string" },
+        host: { type: "string" },
+        key: { type: "string", multiple: true },
+        "state-file": { type: "string" },
+        "quota-minute": { type: "string" },
+        "quota-hour": { type: "string" },
+        "quota-day": { type: "string" },
+        "provisioning-ms": { type: "string" },
+        "starting-ms": { type: "string" },
+        "drain-ms": { type: "string" },
+        "time-scale": { type: "string" },
+        seed: { type: "string" },
+        "rate-429": { type: "string" },
+        "rate-5xx": { type: "string" },
+        "drop-rate": { type: "string" },
+        "slow-ms": { type: "string" },
+        "error-image": { type: "string", multiple: true },
+        "no-capacity": { type: "string", multiple: true },
+        help: { type: "boolean", short: "h" },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+  } catch (err) {
+    fail((err as Error).message);
+  }
+  const v = parsed.values as Record<string, string | string[] | boolean | undefined>;
+  if (v.help) {
+    process.stdout.write(HELP);
+    return;
+  }
+  const s = (name: string) => v[name] as string | undefined;
+  const list = (name: string) => (v[name] as string[] | undefined) ?? [];
+  const keys = list("key").map(parseKey);
+  if (keys.length === 0) keys.push({ key: generateApiKey(), scopes: ["read", "write"] });
+  const faults: Faults = {
+    seed: num("seed", s("seed")),
+    rate429: num("rate-429", s("rate-429")),
+    rate5xx: num("rate-5xx", s("rate-5xx")),
+    dropAfterProcessRate: num("drop-rate", s("drop-rate")),
+    slowMs: num("slow-ms", s("slow-ms")),
+    errorImages: list("error-image").map(toPattern),
+    noCapacity: list("no-capacity").map((spec) => {
+      const [gpuId, dataCenterId] = spec.split("@");
+      return dataCenterId ? { gpuId, dataCenterId } : { gpuId };
+    }),
+  };
+  const quotas = {
+    minute: num("quota-minute", s("quota-minute")),
+    hour: num("quota-hour", s("quota-hour")),
+    day: num("quota-day", s("quota-day")),
+  };
+  const timings = {
+    provisioningMs: num("provisioning-ms", s("provisioning-ms")),
+    startingMs: num("starting-ms", s("starting-ms")),
+    drainMs: num("drain-ms", s("drain-ms")),
+  };
+  const defined = <T extends object>(o: T) =>
+    Object.fromEntries(Object.entries(o).filter(([, x]) => x !== undefined)) as Partial<T>;
+  let emu: Awaited<ReturnType<typeof startEmulator>>;
+  try {
+    emu = await startEmulator({
+      port: num("port", s("port")) ?? DEFAULT_PORT,
+      host: s("host") ?? DEFAULT_HOST,
+      keys,
+      quotas: defined(quotas) as Partial<typeof DEFAULT_QUOTAS>,
+      timings: defined(timings) as Partial<typeof DEFAULT_TIMINGS>,
+      timeScale: num("time-scale", s("time-scale")),
+      faults: defined(faults) as Faults,
+      stateFile: s("state-file"),
+    });
+  } catch (err) {
+    fail((err as Error).message);
+  }
+  // The one place a key is printed: the user asked for a ready-to-use one.
+  process.stdout.write(
+    [
+      `Compute Platform emulator listening on ${emu.url}`,
+      `  REST ${emu.url}/v2   GraphQL ${emu.url}/graphql   runsync ${emu.url}/v2/{id}/runsync`,
+      `API key: ${emu.apiKey}`,
+      "",
+      "Point the client and the Pulumi provider at it:",
+      `  export COMPUTEPLATFORM_API_URL=${emu.url}`,
+      `  export COMPUTEPLATFORM_API_KEY=${emu.apiKey}`,
+      "",
+    ].join("\n"),
+  );
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write(`${signal}: closing\n`);
+    emu.close().then(
+      () => process.exit(0),
+      (err) => {
+        process.stderr.write(`computeplatform-emulator: close failed: ${(err as Error).message}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+}
+
+main().catch((err) => fail((err as Error).message));

@@ -1,0 +1,42 @@
+/** Faults the emulator injects; all off by default. */
+export interface Faults {
+  /** Seed of the fault RNG, so a run is reproducible. @default 1 */
+  seed?: number;
+  /** Share (0..1) of authenticated requests answered 429 regardless of quota. @default 0 */
+  rate429?: number;
+  /** Share (0..1) of authenticated requests answered 500, 502 or 503 without processing. @default 0 */
+  rate5xx?: number;
+  /**
+   * Share (0..1) of authenticated requests that are fully processed, after which the socket is
+   * destroyed without a response: the client cannot tell whether a create happened. @default 0
+   */
+  dropAfterProcessRate?: number;
+  /** Real milliseconds added before every response. @default 0 */
+  slowMs?: number;
+  /** Pods whose image matches one of these end in ERROR instead of RUNNING. @default [] */
+  errorImages?: (RegExp | string)[];
+  /** No capacity for a GPU type (in one data center, or everywhere when omitted). @default [] */
+  noCapacity?: { gpuId: string; dataCenterId?: string }[];
+}
+
+/** mulberry32: tiny, seedable, good enough to pick which requests fail. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function toRegExp(pattern: RegExp | string): RegExp {
+  return typeof pattern === "string" ? new RegExp(pattern) : pattern;
+}
+
+export function checkRate(name: string, value: number | undefined): void {
+  if (value !== undefined && !(value >= 0 && value <= 1)) {
+    throw new RangeError(`faults.${name} must be between 0 and 1, got ${value}`);
+  }
+}

@@ -1,0 +1,108 @@
+// A local Compute Platform: REST /v2 (pods, catalog, network volumes), GraphQL /graphql
+// (serverless endpoints) and hosted models, for trying a stack without an account and for
+// every integration test. It reads the spec independently of src/client and src/resources.
+
+import { randomBytes } from "node:crypto";
+import type { Faults } from "./faults";
+import { DEFAULT_QUOTAS, type Quotas } from "./rate-limit";
+import {
+  type ApiKey,
+  EmulatorServer,
+  type EmulatorState,
+  type RequestLogEntry,
+  type Scope,
+  type Timings,
+} from "./server";
+
+export type { ApiKey, EmulatorState, Faults, Quotas, RequestLogEntry, Scope, Timings };
+
+export interface EmulatorOptions {
+  /** TCP port; 0 picks a free one (what tests want). @default 8787 */
+  port?: number;
+  /** Interface to bind. @default "127.0.0.1" */
+  host?: string;
+  /** Accepted API keys with their scopes. @default one generated key with read and write */
+  keys?: ApiKey[];
+  /** Requests per key in each rate-limit window. @default { minute: 60, hour: 3000, day: 50000 } */
+  quotas?: Partial<Quotas>;
+  /** Durations of pod and worker states, in emulated ms. @default { provisioningMs: 2000, startingMs: 3000, drainMs: 3000 } */
+  timings?: Partial<Timings>;
+  /**
+   * How much faster than real time the emulator runs: every timer and every rate-limit window
+   * shrinks by this factor (10: an emulated minute lasts six seconds). @default 1
+   */
+  timeScale?: number;
+  /** Injected faults; see {@link Faults}. @default {} (none) */
+  faults?: Faults;
+  /** JSON file that keeps pods, volumes and endpoints across restarts. @default undefined (memory only) */
+  stateFile?: string;
+  /** Entries the request log keeps before it drops the oldest. @default 1000 */
+  requestLogSize?: number;
+}
+
+export interface Emulator {
+  /** Base URL: REST at /v2, GraphQL at /graphql, runsync at /v2/{id}/runsync. */
+  readonly url: string;
+  /** The first key with both scopes (or the first key if none has both). */
+  readonly apiKey: string;
+  /** The last `requestLogSize` requests, oldest first; keys appear as fingerprints only. */
+  requestLog(): RequestLogEntry[];
+  /** Requests per operation name since start, e.g. { createPod: 1, getPod: 3, saveEndpoint: 1 }. */
+  counts(): Record<string, number>;
+  /** A copy of everything the platform holds now. */
+  state(): EmulatorState;
+  /** Replaces the active faults; a `seed` restarts the fault sequence. */
+  setFaults(faults: Faults): void;
+  /** Stops serving, cuts keep-alive connections, and writes the state file a last time. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_TIMINGS: Timings = { provisioningMs: 2000, startingMs: 3000, drainMs: 3000 };
+export const DEFAULT_PORT = 8787;
+export const DEFAULT_HOST = "127.0.0.1";
+
+/** A fresh key in the platform's style; the emulator prints it, nothing else ever does. */
+export function generateApiKey(): string {
+  return `cp_emu_${randomBytes(18).toString("hex")}`;
+}
+
+export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  const timeScale = options.timeScale ?? 1;
+  if (!(timeScale > 0 && Number.isFinite(timeScale))) {
+    throw new RangeError(`timeScale must be a positive number, got ${timeScale}`);
+  }
+  const keys = options.keys ?? [{ key: generateApiKey(), scopes: ["read", "write"] as Scope[] }];
+  if (keys.length === 0) throw new RangeError("keys must hold at least one key");
+  const quotas = { ...DEFAULT_QUOTAS, ...options.quotas };
+  for (const [name, q] of Object.entries(quotas)) {
+    if (!(Number.isInteger(q) && q >= 1)) throw new RangeError(`quotas.${name} must be an integer >= 1, got ${q}`);
+  }
+  const timings = { ...DEFAULT_TIMINGS, ...options.timings };
+  for (const [name, t] of Object.entries(timings)) {
+    if (!(t >= 0 && Number.isFinite(t))) throw new RangeError(`timings.${name} must be >= 0 ms, got ${t}`);
+  }
+  const logCapacity = options.requestLogSize ?? 1000;
+  if (!(Number.isInteger(logCapacity) && logCapacity >= 1)) {
+    throw new RangeError(`requestLogSize must be an integer >= 1, got ${logCapacity}`);
+  }
+  const server = new EmulatorServer({
+    keys,
+    quotas,
+    timings,
+    timeScale,
+    faults: options.faults ?? {},
+    stateFile: options.stateFile,
+    logCapacity,
+  });
+  const url = await server.listen(options.port ?? DEFAULT_PORT, options.host ?? DEFAULT_HOST);
+  const full = keys.find((k) => k.scopes.includes("read") && k.scopes.includes("write")) ?? keys[0];
+  return {
+    url,
+    apiKey: full.key,
+    requestLog: () => server.requestLog(),
+    counts: () => server.counts(),
+    state: () => server.state(),
+    setFaults: (f) => server.setFaults(f),
+    close: () => server.close(),
+  };
+}

@@ -1,0 +1,103 @@
+// Per-key fixed windows over minute, hour and day (spec 8, open-parts "Rate limits").
+// Windows are emulated time: with timeScale 10 a minute lasts six real seconds, and the
+// headers speak real seconds (`w=6`) so a client that waits as told waits the right time.
+
+export interface Quotas {
+  /** Requests per minute window. @default 60 */
+  minute: number;
+  /** Requests per hour window. @default 3000 */
+  hour: number;
+  /** Requests per day window. @default 50000 */
+  day: number;
+}
+
+export const DEFAULT_QUOTAS: Quotas = { minute: 60, hour: 3000, day: 50000 };
+
+export const WINDOWS = [
+  ["minute", 60],
+  ["hour", 3600],
+  ["day", 86400],
+] as const;
+
+type WindowName = (typeof WINDOWS)[number][0];
+
+interface Counter {
+  count: number;
+  resetAt: number;
+}
+
+export interface RateDecision {
+  headers: Record<string, string>;
+  /** The window that refused the request, if any. */
+  exceeded?: WindowName;
+  retryAfterSec?: number;
+}
+
+export class RateLimiter {
+  private readonly counters = new Map<string, Record<WindowName, Counter>>();
+
+  constructor(
+    private readonly quotas: Quotas,
+    private readonly timeScale: number,
+    private readonly now: () => number,
+  ) {}
+
+  private windowMs(seconds: number): number {
+    return (seconds * 1000) / this.timeScale;
+  }
+
+  private windowSec(seconds: number): number {
+    return Math.max(1, Math.ceil(seconds / this.timeScale));
+  }
+
+  private countersOf(key: string): Record<WindowName, Counter> {
+    const now = this.now();
+    let c = this.counters.get(key);
+    if (!c) {
+      c = {} as Record<WindowName, Counter>;
+      for (const [name, sec] of WINDOWS) c[name] = { count: 0, resetAt: now + this.windowMs(sec) };
+      this.counters.set(key, c);
+    }
+    for (const [name, sec] of WINDOWS) {
+      if (now >= c[name].resetAt) c[name] = { count: 0, resetAt: now + this.windowMs(sec) };
+    }
+    return c;
+  }
+
+  /** Counts one request for `key` unless a window is full; returns the headers to send. */
+  take(key: string): RateDecision {
+    const c = this.countersOf(key);
+    let exceeded: WindowName | undefined;
+    for (const [name] of WINDOWS) {
+      // The widest exhausted window decides how long the caller must wait.
+      if (c[name].count >= this.quotas[name]) exceeded = name;
+    }
+    if (!exceeded) for (const [name] of WINDOWS) c[name].count++;
+    const headers = this.headers(c);
+    if (!exceeded) return { headers };
+    const retryAfterSec = this.secondsUntil(c[exceeded].resetAt);
+    return { headers: { ...headers, "retry-after": String(retryAfterSec) }, exceeded, retryAfterSec };
+  }
+
+  /** The headers of a 429 storm fault: the minute window reads as exhausted for one second. */
+  stormHeaders(key: string): Record<string, string> {
+    const c = this.countersOf(key);
+    const fake = { ...c, minute: { count: this.quotas.minute, resetAt: this.now() + 1000 } };
+    return { ...this.headers(fake), "retry-after": "1" };
+  }
+
+  private secondsUntil(at: number): number {
+    return Math.max(1, Math.ceil((at - this.now()) / 1000));
+  }
+
+  private headers(c: Record<WindowName, Counter>): Record<string, string> {
+    const limit = WINDOWS.map(
+      ([name]) =>
+        `"${name}";r=${Math.max(0, this.quotas[name] - c[name].count)};t=${this.secondsUntil(c[name].resetAt)}`,
+    ).join(", ");
+    const policy = WINDOWS.map(([name, sec]) => `"${name}";q=${this.quotas[name]};w=${this.windowSec(sec)}`).join(
+      ", ",
+    );
+    return { ratelimit: limit, "ratelimit-policy": policy };
+  }
+}

@@ -1,0 +1,222 @@
+// The contract checks of request bodies (the emulator's own reading of spec sections 2 and 4
+// and open-parts). Every failure becomes one `$`-prefixed line in problem+json `errors[]`,
+// in the wording of open-parts: `$: additional properties 'bogus' not allowed`,
+// `$.mounts.network[0]: missing property 'path'`. Cross-field rules (400) live with the
+// handlers, because they need the catalog and the stored pods.
+
+export type Schema =
+  | {
+      type: "string";
+      minLength?: number;
+      pattern?: RegExp;
+      enum?: readonly string[];
+      /** A rule no keyword above expresses; returns the failure text. */
+      rule?: (value: string) => string | undefined;
+    }
+  | { type: "integer"; minimum?: number; maximum?: number }
+  | { type: "boolean" }
+  | { type: "nullable"; of: Schema }
+  | { type: "array"; items: Schema; maxItems?: number }
+  | {
+      type: "object";
+      properties: Record<string, Schema>;
+      required?: readonly string[];
+      /** Schema of every property not named in `properties`; absent means none are allowed. */
+      additional?: Schema;
+    };
+
+function typeName(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  if (typeof value === "number") return Number.isInteger(value) ? "integer" : "number";
+  return typeof value;
+}
+
+function childPath(path: string, key: string): string {
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+}
+
+/** Returns every contract violation of `value`, each prefixed with its `$` path. */
+export function validate(schema: Schema, value: unknown, path = "$"): string[] {
+  const errors: string[] = [];
+  check(schema, value, path, errors);
+  return errors;
+}
+
+function check(schema: Schema, value: unknown, path: string, errors: string[]): void {
+  switch (schema.type) {
+    case "nullable":
+      if (value !== null) check(schema.of, value, path, errors);
+      return;
+    case "string":
+      if (typeof value !== "string") {
+        errors.push(`${path}: expected string, but got ${typeName(value)}`);
+        return;
+      }
+      if (schema.minLength !== undefined && value.length < schema.minLength) {
+        errors.push(`${path}: length must be >= ${schema.minLength}, but got ${value.length}`);
+      }
+      if (schema.enum && !schema.enum.includes(value)) {
+        errors.push(
+          `${path}: value must be one of ${schema.enum.map((v) => `'${v}'`).join(", ")}, but got '${value}'`,
+        );
+      }
+      if (schema.pattern && !schema.pattern.test(value)) {
+        errors.push(`${path}: '${value}' does not match pattern '${schema.pattern.source}'`);
+        return;
+      }
+      {
+        const failure = schema.rule?.(value);
+        if (failure) errors.push(`${path}: ${failure}`);
+      }
+      return;
+    case "integer":
+      if (typeof value !== "number" || !Number.isInteger(value)) {
+        errors.push(`${path}: expected integer, but got ${typeName(value)}`);
+        return;
+      }
+      if (schema.minimum !== undefined && value < schema.minimum) {
+        errors.push(`${path}: must be >= ${schema.minimum} but found ${value}`);
+      }
+      if (schema.maximum !== undefined && value > schema.maximum) {
+        errors.push(`${path}: must be <= ${schema.maximum} but found ${value}`);
+      }
+      return;
+    case "boolean":
+      if (typeof value !== "boolean") errors.push(`${path}: expected boolean, but got ${typeName(value)}`);
+      return;
+    case "array":
+      if (!Array.isArray(value)) {
+        errors.push(`${path}: expected array, but got ${typeName(value)}`);
+        return;
+      }
+      if (schema.maxItems !== undefined && value.length > schema.maxItems) {
+        errors.push(`${path}: must have at most ${schema.maxItems} items, but found ${value.length}`);
+      }
+      value.forEach((item, i) => {
+        check(schema.items, item, `${path}[${i}]`, errors);
+      });
+      return;
+    case "object": {
+      if (typeof value !== "object" || value === null || Array.isArray(value)) {
+        errors.push(`${path}: expected object, but got ${typeName(value)}`);
+        return;
+      }
+      const record = value as Record<string, unknown>;
+      const unknown = Object.keys(record).filter((k) => !Object.hasOwn(schema.properties, k));
+      if (unknown.length > 0 && !schema.additional) {
+        errors.push(`${path}: additional properties ${unknown.map((k) => `'${k}'`).join(", ")} not allowed`);
+      }
+      for (const name of schema.required ?? []) {
+        if (!Object.hasOwn(record, name)) errors.push(`${path}: missing property '${name}'`);
+      }
+      for (const [key, item] of Object.entries(record)) {
+        const sub = Object.hasOwn(schema.properties, key) ? schema.properties[key] : schema.additional;
+        if (sub) check(sub, item, childPath(path, key), errors);
+      }
+      return;
+    }
+  }
+}
+
+const str: Schema = { type: "string" };
+const nonEmpty: Schema = { type: "string", minLength: 1 };
+
+// `<port>/<protocol>`; the pattern bounds the digits, `rule` the range 1..65535.
+const PORT_PATTERN = /^([1-9][0-9]{0,4})\/([a-z]+)$/;
+
+export function portNumber(spec: string): number {
+  return Number(PORT_PATTERN.exec(spec)?.[1] ?? 0);
+}
+
+const portSchema: Schema = {
+  type: "string",
+  pattern: PORT_PATTERN,
+  rule: (v) => (portNumber(v) > 65535 ? `port must be <= 65535 but found ${portNumber(v)}` : undefined),
+};
+
+const mountsSchema: Schema = {
+  type: "object",
+  properties: {
+    persistent: {
+      type: "object",
+      properties: { size: { type: "integer", minimum: 10 }, path: str },
+      required: ["size", "path"],
+    },
+    network: {
+      type: "array",
+      maxItems: 1,
+      items: {
+        type: "object",
+        properties: { volumeId: nonEmpty, path: str },
+        required: ["volumeId", "path"],
+      },
+    },
+  },
+};
+
+const containerProperties: Record<string, Schema> = {
+  image: str,
+  args: str,
+  disk: { type: "integer", minimum: 1 },
+  ports: { type: "array", items: portSchema },
+  env: { type: "object", properties: {}, additional: str },
+  registry: { type: "nullable", of: str },
+  mounts: mountsSchema,
+};
+
+export const createPodSchema: Schema = {
+  type: "object",
+  properties: {
+    name: nonEmpty,
+    ...containerProperties,
+    gpu: {
+      type: "object",
+      properties: { id: nonEmpty, count: { type: "integer", minimum: 1 } },
+      required: ["id"],
+    },
+    cpu: {
+      type: "object",
+      properties: { id: nonEmpty, vcpuCount: { type: "integer", minimum: 2 } },
+      required: ["id", "vcpuCount"],
+    },
+    cloud: { type: "string", enum: ["SECURE", "COMMUNITY"] },
+    dataCenterIds: { type: "array", items: nonEmpty },
+    globalNetworking: { type: "boolean" },
+  },
+  required: ["name", "image"],
+};
+
+export const updatePodSchema: Schema = {
+  type: "object",
+  properties: {
+    name: nonEmpty,
+    ...containerProperties,
+    locked: { type: "boolean" },
+    globalNetworking: { type: "boolean" },
+  },
+};
+
+export const podActionSchema: Schema = {
+  type: "object",
+  properties: { action: { type: "string", enum: ["start", "stop", "restart", "terminate"] } },
+  required: ["action"],
+};
+
+export const createNetworkVolumeSchema: Schema = {
+  type: "object",
+  properties: {
+    name: nonEmpty,
+    size: { type: "integer", minimum: 10, maximum: 4096 },
+    dataCenter: nonEmpty,
+  },
+  required: ["name", "size", "dataCenter"],
+};
+
+export const updateNetworkVolumeSchema: Schema = {
+  type: "object",
+  properties: {
+    name: nonEmpty,
+    size: { type: "integer", minimum: 10, maximum: 4096 },
+  },
+};
