@@ -1,0 +1,61 @@
+import type { z } from "zod";
+import { RequestValidationError } from "./core/errors";
+import type { AddressSetting, RetryMode, Transport } from "./core/transport";
+import { fieldIssues } from "./core/validate";
+
+/** Per-call options. */
+export interface RequestOptions {
+  /** Cancels the call, including any retry or pacing wait. */
+  signal?: AbortSignal;
+}
+
+/** What every API class shares: one transport and the two base addresses. */
+export class ClientContext {
+  constructor(
+    readonly transport: Transport,
+    readonly apiUrl: string,
+    readonly serverlessUrl: string,
+  ) {}
+
+  /** One REST call: path, verb, typed body; everything else lives in the transport. */
+  rest<S extends z.ZodType>(
+    method: string,
+    path: string,
+    body: unknown,
+    schema: S | undefined,
+    what: string,
+    opts: RequestOptions & { mode?: RetryMode; setting?: AddressSetting; notFoundOnRetryIsSuccess?: boolean } = {},
+  ): Promise<z.infer<S>> {
+    const setting = opts.setting ?? "apiUrl";
+    const base = setting === "apiUrl" ? this.apiUrl : this.serverlessUrl;
+    return this.transport.json(
+      {
+        method,
+        url: `${base}${path}`,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        auth: "bearer",
+        setting,
+        signal: opts.signal,
+      },
+      schema,
+      what,
+      opts.mode ?? (method === "POST" ? "unsafe" : "idempotent"),
+      { notFoundOnRetryIsSuccess: opts.notFoundOnRetryIsSuccess },
+    );
+  }
+}
+
+/** `value` checked against a request schema, or a `RequestValidationError` before anything is sent. */
+export function checkParams<S extends z.ZodType>(schema: S, value: unknown, what: string): z.infer<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw new RequestValidationError(what, fieldIssues(parsed.error));
+}
+
+/** A path segment from a caller's id, percent-encoded so it cannot change the path. */
+export function seg(id: string): string {
+  if (typeof id !== "string" || id.length === 0) {
+    throw new RequestValidationError("id", [{ path: "id", message: "must be a non-empty string" }]);
+  }
+  return encodeURIComponent(id);
+}

@@ -1,0 +1,260 @@
+import { urlPath } from "./redact";
+
+/**
+ * The client's errors (after openai-node and ky). Everything the client throws is a
+ * `PlatformError`, except the caller's own abort reason. URLs on errors are redacted
+ * before they get here: `ApiError.url` never holds an `api_key` value.
+ */
+export class PlatformError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** Client settings are missing or unusable (e.g. no API key). Nothing was sent. */
+export class ConfigurationError extends PlatformError {}
+
+/** One request-validation failure, with the field as a dotted path. */
+export interface FieldIssue {
+  /** Dotted path of the field, e.g. `mounts.network[0].path`; empty for the whole object. */
+  path: string;
+  /** What is wrong, e.g. `is required`. */
+  message: string;
+}
+
+/** Parameters rejected by the client before any request was sent. */
+export class RequestValidationError extends PlatformError {
+  readonly issues: FieldIssue[];
+  constructor(what: string, issues: FieldIssue[]) {
+    super(`Invalid ${what}: ${issues.map(formatIssue).join("; ")}`);
+    this.issues = issues;
+  }
+}
+
+/** A response arrived but does not match the wire contract (spec section 2, open-parts). */
+export class ResponseValidationError extends PlatformError {
+  readonly method: string;
+  readonly url: string;
+  readonly issues: FieldIssue[];
+  constructor(method: string, url: string, what: string, issues: FieldIssue[]) {
+    super(
+      `${method} ${urlPath(url)} returned ${what} that breaks the contract: ${issues.map(formatIssue).join("; ")}`,
+    );
+    this.method = method;
+    this.url = url;
+    this.issues = issues;
+  }
+}
+
+export function formatIssue(issue: FieldIssue): string {
+  return issue.path ? `${issue.path} ${issue.message}` : issue.message;
+}
+
+/** The request could not be completed at the transport level. */
+export class ConnectionError extends PlatformError {
+  readonly method: string;
+  readonly url: string;
+  /** Low-level code, e.g. `ECONNREFUSED`, `UND_ERR_SOCKET`. */
+  readonly code: string | undefined;
+  /**
+   * False when the failure happened before the request left (connect refused, DNS): the
+   * server provably did nothing. True when it may have been received and processed.
+   */
+  readonly requestSent: boolean;
+  constructor(
+    message: string,
+    init: { method: string; url: string; code?: string; requestSent: boolean; cause?: unknown },
+  ) {
+    super(message, { cause: init.cause });
+    this.method = init.method;
+    this.url = init.url;
+    this.code = init.code;
+    this.requestSent = init.requestSent;
+  }
+}
+
+/** No complete response within `timeoutMs`. The server may have processed the request. */
+export class TimeoutError extends PlatformError {
+  readonly method: string;
+  readonly url: string;
+  readonly timeoutMs: number;
+  readonly requestSent = true;
+  constructor(method: string, url: string, timeoutMs: number) {
+    super(`${method} ${urlPath(url)} got no response within ${timeoutMs} ms (timeoutMs)`);
+    this.method = method;
+    this.url = url;
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/**
+ * A create whose outcome is unknown: the request may have been processed, and the look-up
+ * by name that should have told us failed too. Look for the object before creating again.
+ */
+export class AmbiguousRequestError extends PlatformError {
+  readonly what: string;
+  readonly objectName: string;
+  constructor(what: string, name: string, cause: PlatformError, lookupError: unknown) {
+    super(
+      `Creating ${what} "${name}" failed ambiguously (${cause.message}) and the look-up by name failed ` +
+        `(${lookupError instanceof Error ? lookupError.message : String(lookupError)}); ` +
+        `the ${what} may exist: list by name before creating it again`,
+      { cause },
+    );
+    this.what = what;
+    this.objectName = name;
+  }
+}
+
+/** Fields of an HTTP (or GraphQL) error response, problem+json shaped. */
+export interface ApiErrorInit {
+  status: number;
+  title: string;
+  detail: string;
+  errors: string[];
+  method: string;
+  /** Redacted. */
+  url: string;
+  /** The GraphQL `extensions.code`, when the error came from GraphQL. */
+  code?: string;
+  /** A delay the server asked for (Retry-After or an exhausted RateLimit window), in ms. */
+  retryAfterMs?: number;
+}
+
+/** The server answered with an error. One subclass per status a caller treats differently. */
+export class ApiError extends PlatformError {
+  readonly status: number;
+  readonly title: string;
+  readonly detail: string;
+  /** Individual validation failures, as the server wrote them. */
+  readonly errors: string[];
+  readonly method: string;
+  readonly url: string;
+  readonly code: string | undefined;
+  readonly retryAfterMs: number | undefined;
+  constructor(message: string, init: ApiErrorInit) {
+    super(message);
+    this.status = init.status;
+    this.title = init.title;
+    this.detail = init.detail;
+    this.errors = init.errors;
+    this.method = init.method;
+    this.url = init.url;
+    this.code = init.code;
+    this.retryAfterMs = init.retryAfterMs;
+  }
+}
+
+/** 400: the request breaks a cross-field rule (`detail` names it). */
+export class BadRequestError extends ApiError {}
+/** 401: the API key is missing, malformed, expired or invalid. */
+export class AuthenticationError extends ApiError {}
+/** 403: the key is valid but lacks permission. */
+export class PermissionDeniedError extends ApiError {}
+/** 404: no such object. */
+export class NotFoundError extends ApiError {}
+/** 409: not allowed in the object's current state (e.g. an action not in `actions`). */
+export class ConflictError extends ApiError {}
+/** 422: the body does not match the contract; never retried. */
+export class UnprocessableEntityError extends ApiError {}
+/** 429: the per-user rate limit is exceeded. */
+export class RateLimitError extends ApiError {}
+/** 5xx: the server failed. */
+export class InternalServerError extends ApiError {}
+
+const API_KEY_HINT = "set COMPUTEPLATFORM_API_KEY or stack config computeplatform:apiKey";
+
+/** GraphQL `extensions.code` to the HTTP status whose class it maps into (docs/design.md). */
+export const GRAPHQL_CODE_STATUS: Readonly<Record<string, number>> = {
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  BAD_USER_INPUT: 400,
+  GRAPHQL_VALIDATION_FAILED: 400,
+  NOT_FOUND: 404,
+  FAILED_PRECONDITION: 409,
+};
+
+function classFor(status: number): typeof ApiError {
+  switch (status) {
+    case 400:
+      return BadRequestError;
+    case 401:
+      return AuthenticationError;
+    case 403:
+      return PermissionDeniedError;
+    case 404:
+      return NotFoundError;
+    case 409:
+      return ConflictError;
+    case 422:
+      return UnprocessableEntityError;
+    case 429:
+      return RateLimitError;
+    default:
+      return status >= 500 ? InternalServerError : ApiError;
+  }
+}
+
+/**
+ * Turn one server-written validation failure into what the user should change:
+ * `$.mounts.network[0]: missing property 'path'` becomes `mounts.network[0].path is required`.
+ * Unknown shapes keep their text, with the `$` root dropped.
+ */
+export function humanizeValidationError(raw: string): string {
+  const m = /^\$((?:\.[^:]*|\[[^:]*)?)\s*:\s*(.*)$/s.exec(raw.trim());
+  if (!m) return raw;
+  const path = m[1].replace(/^\./, "");
+  const rest = m[2];
+  const join = (name: string) => (path ? `${path}.${name}` : name);
+  const missing = /^missing propert(?:y|ies) (.+)$/.exec(rest);
+  if (missing) return names(missing[1]).map((n) => `${join(n)} is required`).join("; ");
+  const extra = /^additional propert(?:y|ies) (.+?) (?:is |are )?not allowed$/.exec(rest);
+  if (extra) return names(extra[1]).map((n) => `${join(n)} is not an allowed property`).join("; ");
+  return path ? `${path}: ${rest}` : rest;
+}
+
+function names(list: string): string[] {
+  const quoted = [...list.matchAll(/'([^']*)'/g)].map((m) => m[1]);
+  return quoted.length > 0 ? quoted : [list];
+}
+
+/** The one factory for `ApiError`s: picks the class by status and writes the message. */
+export function makeApiError(init: ApiErrorInit): ApiError {
+  const Cls = classFor(init.status);
+  const where = `${init.status} from ${init.method} ${urlPath(init.url)}`;
+  let what: string;
+  if (init.errors.length > 0 && (init.status === 400 || init.status === 422)) {
+    what = init.errors.map(humanizeValidationError).join("; ");
+  } else {
+    what = init.detail || init.title || "request failed";
+  }
+  if (init.status === 401) what += ` (check the API key: ${API_KEY_HINT})`;
+  if (init.status === 403) what += " (the API key is valid but is not allowed to do this)";
+  if (init.status === 429 && init.retryAfterMs !== undefined) {
+    what += ` (retry after ${Math.ceil(init.retryAfterMs / 1000)} s)`;
+  }
+  return new Cls(`${what} [${where}]`, init);
+}
+
+/** Parse a problem+json body (or anything else) into the ApiError fields it carries. */
+export function problemFields(
+  status: number,
+  body: string,
+): Pick<ApiErrorInit, "title" | "detail" | "errors"> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    parsed = undefined;
+  }
+  const p = (parsed && typeof parsed === "object" ? parsed : {}) as Record<string, unknown>;
+  const errors = Array.isArray(p.errors)
+    ? p.errors.map((e) => (typeof e === "string" ? e : JSON.stringify(e)))
+    : [];
+  return {
+    title: typeof p.title === "string" ? p.title : `HTTP ${status}`,
+    detail: typeof p.detail === "string" ? p.detail : body.slice(0, 200),
+    errors,
+  };
+}

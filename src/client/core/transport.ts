@@ -1,0 +1,311 @@
+import { Pool } from "undici";
+import type { z } from "zod";
+import type { Clock } from "./clock";
+import {
+  ApiError,
+  ConfigurationError,
+  ConnectionError,
+  InternalServerError,
+  makeApiError,
+  type PlatformError,
+  problemFields,
+  RateLimitError,
+  ResponseValidationError,
+  TimeoutError,
+} from "./errors";
+import { Pacer, PacingRegistry } from "./pacing";
+import { redactText, redactUrl, sanitizeError, urlPath } from "./redact";
+import { type BackoffOptions, exhaustedWindowDelayMs, type HeaderMap, retryDelayMs, serverDelayMs } from "./retry";
+import { fieldIssues } from "./validate";
+
+/** Where debug lines go. Every line is redacted before it is handed over. */
+export interface Logger {
+  debug(message: string): void;
+}
+
+/** Which setting an address came from, so a connection failure can name it. */
+export type AddressSetting = "apiUrl" | "serverlessUrl";
+
+export const DEFAULT_URL = "http://127.0.0.1:8787";
+
+const SETTING_ENV: Record<AddressSetting, string> = {
+  apiUrl: "COMPUTEPLATFORM_API_URL",
+  serverlessUrl: "COMPUTEPLATFORM_SERVERLESS_URL",
+};
+
+export interface TransportOptions {
+  apiKey: string | undefined;
+  timeoutMs: number;
+  maxRetries: number;
+  maxRetryDelayMs: number;
+  clock: Clock;
+  pacing: PacingRegistry | false;
+  logger: Logger | undefined;
+  random: () => number;
+  backoff: BackoffOptions;
+}
+
+/** One HTTP exchange. */
+export interface HttpRequest {
+  method: string;
+  url: string;
+  body?: string;
+  /** `bearer` sends `Authorization: Bearer`; `query` means the key is already in `url` (GraphQL). */
+  auth: "bearer" | "query";
+  setting: AddressSetting;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: HeaderMap;
+  /** The body text, with any secret redacted. */
+  body: string;
+}
+
+/**
+ * `idempotent`: GET, PATCH, DELETE, GraphQL queries, runsync: retry on 429, 5xx and
+ * connection errors. `unsafe`: a create: retry only where the server provably did nothing
+ * (429, or a connection that was never made); the caller resolves ambiguity by name.
+ */
+export type RetryMode = "idempotent" | "unsafe";
+
+/** A failure after which the server may or may not have processed the request. */
+export function isAmbiguous(err: unknown): boolean {
+  return (
+    err instanceof TimeoutError ||
+    err instanceof InternalServerError ||
+    (err instanceof ConnectionError && err.requestSent)
+  );
+}
+
+function isRetryable(err: unknown, mode: RetryMode): boolean {
+  if (err instanceof RateLimitError) return true;
+  if (err instanceof ConnectionError && !err.requestSent) return true;
+  return mode === "idempotent" && isAmbiguous(err);
+}
+
+// Failures before a single byte of the request could have reached the server.
+const NOT_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_CONNECT_TIMEOUT"]);
+
+/**
+ * REST and GraphQL over undici: one keep-alive pool per origin, bearer auth, pacing per key,
+ * timeouts, redaction, and the retry loop. Resource classes only name path, verb and body.
+ */
+export class Transport {
+  private readonly pools = new Map<string, Pool>();
+  private readonly pacer: Pacer | undefined;
+  private readonly secrets: (string | undefined)[];
+
+  constructor(readonly options: TransportOptions) {
+    this.secrets = [options.apiKey];
+    this.pacer =
+      options.pacing && options.apiKey
+        ? new Pacer(options.pacing, PacingRegistry.keyId(options.apiKey), options.clock)
+        : undefined;
+  }
+
+  /** The API key, or a clear error naming where to set it. */
+  requireKey(): string {
+    const key = this.options.apiKey;
+    if (!key) {
+      throw new ConfigurationError(
+        "No Compute Platform API key: set COMPUTEPLATFORM_API_KEY, or stack config computeplatform:apiKey " +
+          "(`pulumi config set --secret computeplatform:apiKey <key>`), or pass apiKey to new ComputePlatform()",
+      );
+    }
+    return key;
+  }
+
+  redact(text: string): string {
+    return redactText(text, this.secrets);
+  }
+
+  private log(line: string): void {
+    this.options.logger?.debug(this.redact(`computeplatform: ${line}`));
+  }
+
+  private pool(origin: string): Pool {
+    let pool = this.pools.get(origin);
+    if (!pool) {
+      pool = new Pool(origin, { keepAliveTimeout: 10_000, connections: 8 });
+      this.pools.set(origin, pool);
+    }
+    return pool;
+  }
+
+  /** One attempt: pacing wait, the exchange, rate-limit bookkeeping, a log line. */
+  async send(req: HttpRequest, attempt = 1): Promise<HttpResponse> {
+    const key = this.requireKey();
+    const safeUrl = redactUrl(req.url);
+    if (this.pacer) {
+      const pending = this.pacer.pendingMs();
+      if (pending > this.options.maxRetryDelayMs) {
+        throw makeApiError({
+          status: 429,
+          title: "Rate limit window exhausted",
+          detail: `a rate-limit window for this API key resets in ${Math.ceil(pending / 1000)} s, longer than maxRetryDelayMs (${this.options.maxRetryDelayMs} ms); not sent`,
+          errors: [],
+          method: req.method,
+          url: safeUrl,
+          retryAfterMs: pending,
+        });
+      }
+      if (pending > 0) this.log(`${req.method} ${urlPath(req.url)} paced for ${pending} ms (rate-limit window exhausted)`);
+      await this.pacer.wait(req.signal, this.options.maxRetryDelayMs);
+    }
+
+    const url = new URL(req.url);
+    const headers: Record<string, string> = { accept: "application/json", ...req.headers };
+    if (req.auth === "bearer") headers.authorization = `Bearer ${key}`;
+    if (req.body !== undefined) headers["content-type"] ??= "application/json";
+
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(), this.options.timeoutMs);
+    const signal = req.signal ? AbortSignal.any([req.signal, timeout.signal]) : timeout.signal;
+    const started = this.options.clock.now();
+    let res: HttpResponse;
+    try {
+      const r = await this.pool(url.origin).request({
+        path: url.pathname + url.search,
+        method: req.method as "GET",
+        headers,
+        body: req.body,
+        signal,
+      });
+      const body = await r.body.text();
+      const flat: Record<string, string> = {};
+      for (const [name, value] of Object.entries(r.headers)) {
+        if (value !== undefined) flat[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
+      }
+      res = { status: r.statusCode, headers: flat, body: this.redact(body) };
+    } catch (err) {
+      if (req.signal?.aborted) throw req.signal.reason;
+      const failure = timeout.signal.aborted
+        ? new TimeoutError(req.method, safeUrl, this.options.timeoutMs)
+        : this.connectionError(req, safeUrl, err);
+      this.log(`${req.method} ${urlPath(req.url)} -> ${failure.name} (attempt ${attempt})`);
+      throw failure;
+    } finally {
+      clearTimeout(timer);
+    }
+
+    if (this.pacer) {
+      const now = this.options.clock.now();
+      const hold = res.status === 429 ? serverDelayMs(res.headers, now) : exhaustedWindowDelayMs(res.headers);
+      if (hold !== undefined) this.pacer.hold(hold);
+    }
+    this.log(
+      `${req.method} ${urlPath(req.url)} -> ${res.status} (attempt ${attempt}, ${this.options.clock.now() - started} ms)`,
+    );
+    return res;
+  }
+
+  private connectionError(req: HttpRequest, safeUrl: string, err: unknown): ConnectionError {
+    const code = (err as { code?: unknown })?.code;
+    const codeStr = typeof code === "string" ? code : undefined;
+    const requestSent = !(codeStr && NOT_SENT_CODES.has(codeStr));
+    const origin = new URL(req.url).origin;
+    const env = SETTING_ENV[req.setting];
+    let message = `${req.method} ${urlPath(req.url)} to ${origin} failed: ${this.redact(err instanceof Error ? err.message : String(err))}${codeStr ? ` (${codeStr})` : ""}`;
+    if (codeStr === "ECONNREFUSED" && origin === DEFAULT_URL) {
+      message +=
+        `. Nothing listens at ${DEFAULT_URL}, the default address (the local emulator): start it with ` +
+        `\`npx computeplatform-emulator\`, or point at the platform with ${env} (stack config computeplatform:${req.setting})`;
+    } else if (codeStr === "ECONNREFUSED" || codeStr === "ENOTFOUND") {
+      message += `. Check ${env} (stack config computeplatform:${req.setting})`;
+    }
+    return new ConnectionError(message, {
+      method: req.method,
+      url: safeUrl,
+      code: codeStr,
+      requestSent,
+      cause: sanitizeError(err, this.secrets),
+    });
+  }
+
+  /** The `ApiError` a >= 400 response stands for. */
+  errorFrom(req: HttpRequest, res: HttpResponse): ApiError {
+    return makeApiError({
+      status: res.status,
+      ...problemFields(res.status, res.body),
+      method: req.method,
+      url: redactUrl(req.url),
+      retryAfterMs: res.status === 429 || res.status >= 500 ? serverDelayMs(res.headers, this.options.clock.now()) : undefined,
+    });
+  }
+
+  /** Run `attempt` until it succeeds, fails for good, or the retry budget is spent. */
+  async retrying<T>(
+    attempt: (n: number) => Promise<T>,
+    mode: RetryMode,
+    signal: AbortSignal | undefined,
+  ): Promise<T> {
+    const { maxRetries, maxRetryDelayMs, clock, random, backoff } = this.options;
+    for (let n = 1; ; n++) {
+      try {
+        return await attempt(n);
+      } catch (err) {
+        if (n > maxRetries || !isRetryable(err, mode)) throw err;
+        const { delayMs, source } = retryDelayMs({
+          attempt: n,
+          serverDelayMs: err instanceof ApiError ? err.retryAfterMs : undefined,
+          random,
+          backoff,
+        });
+        // A server that asks for longer than we may wait gets its error back, not a hang.
+        if (delayMs > maxRetryDelayMs) throw err;
+        this.log(`retry ${n}/${maxRetries} after ${(err as PlatformError).name} in ${delayMs} ms (${source})`);
+        await clock.sleep(delayMs, signal);
+      }
+    }
+  }
+
+  /**
+   * A JSON REST call with retries: validates a 2xx body with `schema` (204 or an empty body
+   * yields undefined), turns >= 400 into the matching `ApiError`.
+   */
+  async json<S extends z.ZodType>(
+    req: HttpRequest,
+    schema: S | undefined,
+    what: string,
+    mode: RetryMode,
+    opts: { notFoundOnRetryIsSuccess?: boolean } = {},
+  ): Promise<z.infer<S>> {
+    return this.retrying(
+      async (n) => {
+        const res = await this.send(req, n);
+        // A DELETE retried after an ambiguous failure finds the object gone: that is our delete.
+        if (res.status === 404 && n > 1 && opts.notFoundOnRetryIsSuccess) return undefined as z.infer<S>;
+        if (res.status >= 400) throw this.errorFrom(req, res);
+        if (!schema) return undefined as z.infer<S>;
+        let value: unknown;
+        try {
+          value = res.body === "" ? undefined : JSON.parse(res.body);
+        } catch {
+          throw new ResponseValidationError(req.method, redactUrl(req.url), what, [
+            { path: "", message: `body is not JSON (status ${res.status})` },
+          ]);
+        }
+        return this.validate(schema, value, req, what);
+      },
+      mode,
+      req.signal,
+    );
+  }
+
+  /** `value` parsed by `schema`, or a `ResponseValidationError` naming the fields. */
+  validate<S extends z.ZodType>(schema: S, value: unknown, req: HttpRequest, what: string): z.infer<S> {
+    const parsed = schema.safeParse(value);
+    if (parsed.success) return parsed.data;
+    throw new ResponseValidationError(req.method, redactUrl(req.url), what, fieldIssues(parsed.error));
+  }
+
+  /** Close every pool (idle keep-alive sockets would otherwise linger). */
+  async close(): Promise<void> {
+    const pools = [...this.pools.values()];
+    this.pools.clear();
+    await Promise.all(pools.map((p) => p.close()));
+  }
+}

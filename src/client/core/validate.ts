@@ -1,0 +1,44 @@
+import type { z } from "zod";
+import type { FieldIssue } from "./errors";
+
+/** `["mounts", "network", 0, "path"]` as `mounts.network[0].path`. */
+export function dottedPath(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const p of path) {
+    if (typeof p === "number") out += `[${p}]`;
+    else out += out ? `.${String(p)}` : String(p);
+  }
+  return out;
+}
+
+/** zod issues as field issues whose message says what to change. */
+export function fieldIssues(error: z.ZodError): FieldIssue[] {
+  const out: FieldIssue[] = [];
+  for (const issue of error.issues) {
+    const path = dottedPath(issue.path);
+    if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys) {
+        out.push({ path: path ? `${path}.${key}` : key, message: "is not an allowed property" });
+      }
+      continue;
+    }
+    let message = issue.message;
+    if (issue.code === "invalid_type" && /received undefined$/.test(issue.message)) message = "is required";
+    else if (issue.code === "too_small" && typeof issue.minimum !== "bigint") {
+      message =
+        issue.origin === "string"
+          ? `must be at least ${issue.minimum} character(s) long`
+          : issue.origin === "array"
+            ? `must have at least ${issue.minimum} item(s)`
+            : `must be >= ${issue.minimum}`;
+    } else if (issue.code === "too_big" && typeof issue.maximum !== "bigint") {
+      message = issue.origin === "array" ? `must have at most ${issue.maximum} item(s)` : `must be <= ${issue.maximum}`;
+    } else if (issue.code === "invalid_value") {
+      message = `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
+    } else {
+      message = path ? `is invalid (${issue.message})` : issue.message;
+    }
+    out.push({ path, message });
+  }
+  return out;
+}

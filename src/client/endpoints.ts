@@ -1,0 +1,135 @@
+import { type ClientContext, checkParams, type RequestOptions } from "./context";
+import { createOnce } from "./core/create-once";
+import { makeApiError } from "./core/errors";
+import { buildDocument, EnumLiteral, GraphqlRunner, type Selection } from "./core/graphql";
+import { redactUrl } from "./core/redact";
+import type { RetryMode } from "./core/transport";
+import { type Endpoint, type EndpointInput, EndpointInputSchema, EndpointSchema, type Myself, MyselfSchema } from "./schemas";
+
+/** The fields read back from every endpoint operation. */
+export const ENDPOINT_SELECTION: Selection[] = [
+  "id",
+  "name",
+  "gpuIds",
+  "templateId",
+  "type",
+  "idleTimeout",
+  "locations",
+  "flashBootType",
+  "scalerType",
+  "scalerValue",
+  "workersMin",
+  "workersMax",
+  "networkVolumeId",
+  { name: "pods", select: ["desiredStatus"] },
+];
+
+/** The `saveEndpoint` mutation for `input` (already checked): `flashBootType` as an enum literal. */
+export function saveEndpointDocument(input: EndpointInput): string {
+  const args = {
+    ...input,
+    flashBootType: input.flashBootType === undefined ? undefined : new EnumLiteral(input.flashBootType),
+  };
+  return buildDocument("mutation", [{ name: "saveEndpoint", args: { input: args }, select: ENDPOINT_SELECTION }]);
+}
+
+/** The `deleteEndpoint` mutation. */
+export function deleteEndpointDocument(id: string): string {
+  return buildDocument("mutation", [{ name: "deleteEndpoint", args: { id } }]);
+}
+
+/** The `myself` query: every endpoint and the account's serverless discount. */
+export function myselfDocument(): string {
+  return buildDocument("query", [
+    {
+      name: "myself",
+      select: [
+        { name: "endpoints", select: ENDPOINT_SELECTION },
+        { name: "serverlessDiscount", select: ["discountFactor", "type", "expirationDate"] },
+      ],
+    },
+  ]);
+}
+
+/** Serverless endpoints over GraphQL (spec 4.3). */
+export class Endpoints {
+  private readonly gql: GraphqlRunner;
+  constructor(private readonly ctx: ClientContext) {
+    this.gql = new GraphqlRunner(ctx.transport, ctx.apiUrl);
+  }
+
+  /**
+   * Create (no `id`) or modify (`id`) an endpoint. A modify is the same document every time
+   * and is retried; a create is looked up by name after an ambiguous failure, never sent twice.
+   */
+  async save(input: EndpointInput, opts: RequestOptions = {}): Promise<Endpoint> {
+    const checked = checkParams(EndpointInputSchema, input, "endpoint input");
+    const doc = saveEndpointDocument(checked);
+    const run = async (mode: RetryMode) => {
+      const data = await this.gql.run(doc, mode, opts.signal);
+      return this.validate(EndpointSchema, data.saveEndpoint, "saveEndpoint", "an Endpoint");
+    };
+    if (checked.id !== undefined) return run("idempotent");
+    return createOnce({
+      transport: this.ctx.transport,
+      what: "endpoint",
+      name: checked.name,
+      signal: opts.signal,
+      attempt: () => run("unsafe"),
+      lookup: async () =>
+        (await this.list(opts)).filter((e) => e.name === checked.name && e.templateId === checked.templateId).at(-1),
+    });
+  }
+
+  /** Every endpoint of the account. */
+  async list(opts: RequestOptions = {}): Promise<Endpoint[]> {
+    return (await this.account(opts)).endpoints;
+  }
+
+  /** `myself`: the endpoints and the serverless discount (null when none applies). */
+  async account(opts: RequestOptions = {}): Promise<Myself> {
+    const data = await this.gql.run(myselfDocument(), "idempotent", opts.signal);
+    return this.validate(MyselfSchema, data.myself, "myself", "an account");
+  }
+
+  /** One endpoint by id, read through `myself`; `NotFoundError` when absent. */
+  async get(id: string, opts: RequestOptions = {}): Promise<Endpoint> {
+    const found = (await this.list(opts)).find((e) => e.id === id);
+    if (found) return found;
+    throw makeApiError({
+      status: 404,
+      title: "NOT_FOUND",
+      detail: `no endpoint with id ${JSON.stringify(id)}`,
+      errors: [],
+      method: "POST",
+      url: this.safeUrl(),
+      code: "NOT_FOUND",
+    });
+  }
+
+  /**
+   * Delete an endpoint. The platform refuses (`ConflictError`) while `workersMin` or
+   * `workersMax` is not 0: scale it to zero with `save` first. A retry that finds it gone counts as done.
+   */
+  async delete(id: string, opts: RequestOptions = {}): Promise<void> {
+    await this.gql.run(deleteEndpointDocument(id), "idempotent", opts.signal, { notFoundOnRetryIsSuccess: true });
+  }
+
+  private safeUrl(): string {
+    return redactUrl(`${this.ctx.apiUrl}/graphql`);
+  }
+
+  private validate<S extends typeof EndpointSchema | typeof MyselfSchema>(
+    schema: S,
+    value: unknown,
+    field: string,
+    what: string,
+  ): ReturnType<S["parse"]> {
+    return this.ctx.transport.validate(
+      schema,
+      value,
+      { method: "POST", url: `${this.safeUrl()}#${field}`, auth: "query", setting: "apiUrl" },
+      what,
+    ) as ReturnType<S["parse"]>;
+  }
+}

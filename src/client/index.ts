@@ -1,0 +1,176 @@
+import { Catalog } from "./catalog";
+import { ClientContext } from "./context";
+import { type Clock, systemClock } from "./core/clock";
+import { ConfigurationError } from "./core/errors";
+import { type PacingRegistry, sharedPacing } from "./core/pacing";
+import { DEFAULT_BACKOFF } from "./core/retry";
+import { DEFAULT_URL, type Logger, Transport } from "./core/transport";
+import { Endpoints } from "./endpoints";
+import { Models } from "./models";
+import { NetworkVolumes } from "./network-volumes";
+import { Pods } from "./pods";
+
+export type { Catalog } from "./catalog";
+export type { RequestOptions } from "./context";
+export { type Clock, systemClock } from "./core/clock";
+export * from "./core/errors";
+export { PacingRegistry, sharedPacing } from "./core/pacing";
+export type { Logger } from "./core/transport";
+export { DEFAULT_URL } from "./core/transport";
+export type { Endpoints } from "./endpoints";
+export type { Models } from "./models";
+export type { NetworkVolumes } from "./network-volumes";
+export type { Pods } from "./pods";
+export type {
+  Cloud,
+  CpuConfig,
+  CpuFlavor,
+  DataCenter,
+  Endpoint,
+  EndpointInput,
+  FlashBootType,
+  GpuConfig,
+  GpuType,
+  Mounts,
+  MountsParams,
+  Myself,
+  NetworkVolume,
+  NetworkVolumeCreateParams,
+  NetworkVolumeUpdateParams,
+  Pod,
+  PodAction,
+  PodCreateParams,
+  PodGlobalNetworking,
+  PodRuntime,
+  PodStatus,
+  PodUpdateParams,
+  RunSyncResponse,
+  ServerlessDiscount,
+} from "./schemas";
+
+/** Options of `new ComputePlatform()`. Every setting may be left undefined. */
+export interface ComputePlatformOptions {
+  /**
+   * The API key. Sent as a bearer token (REST, runsync) or the `api_key` query value (GraphQL);
+   * never written to an error, a log line or state.
+   * @default process.env.COMPUTEPLATFORM_API_KEY
+   */
+  apiKey?: string;
+  /**
+   * Base address of REST (`/v2`) and GraphQL (`/graphql`).
+   * @default process.env.COMPUTEPLATFORM_API_URL, else "http://127.0.0.1:8787" (the local emulator)
+   */
+  apiUrl?: string;
+  /**
+   * Base address of hosted-model calls (`/v2/{id}/runsync`).
+   * @default process.env.COMPUTEPLATFORM_SERVERLESS_URL, else "http://127.0.0.1:8787"
+   */
+  serverlessUrl?: string;
+  /** Retries after the first attempt, per call. @default 4 */
+  maxRetries?: number;
+  /** Per-attempt limit for a complete response, in ms. @default 30000 */
+  timeoutMs?: number;
+  /**
+   * The longest single wait (a server-given delay or a pacing hold) the client accepts; a
+   * longer one fails the call with the `RateLimitError` instead of hanging. @default 120000
+   */
+  maxRetryDelayMs?: number;
+  /** First backoff ceiling (full jitter), in ms. @default 500 */
+  baseDelayMs?: number;
+  /** Largest backoff ceiling, in ms. @default 30000 */
+  maxBackoffMs?: number;
+  /** Time source and sleeper; tests inject a fake one. @default systemClock */
+  clock?: Clock;
+  /**
+   * Rate-limit pacing registry, one budget per API key; `false` turns pacing off.
+   * @default sharedPacing (shared by every client in the process)
+   */
+  pacing?: PacingRegistry | false;
+  /** Receives redacted debug lines (method, path, status, attempt). @default none */
+  logger?: Logger;
+  /** Randomness for backoff jitter, in [0, 1). @default Math.random */
+  random?: () => number;
+  /** Where settings fall back to. @default process.env */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+function baseUrl(value: string, setting: string, env: string): string {
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    throw new ConfigurationError(`${setting} ${JSON.stringify(value)} is not a URL (set it, or ${env}, to e.g. ${DEFAULT_URL})`);
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") {
+    throw new ConfigurationError(`${setting} must be an http(s) URL, got ${u.protocol} (check ${env})`);
+  }
+  if (u.search || u.username || u.password) {
+    throw new ConfigurationError(`${setting} must be a plain base address without query or credentials (check ${env})`);
+  }
+  return u.toString().replace(/\/+$/, "");
+}
+
+function nonNegativeInt(value: number | undefined, name: string, dflt: number): number {
+  if (value === undefined) return dflt;
+  if (!Number.isInteger(value) || value < 0) throw new ConfigurationError(`${name} must be a non-negative integer`);
+  return value;
+}
+
+/**
+ * The Compute Platform client: pods, catalog and network volumes over REST, serverless
+ * endpoints over GraphQL, hosted models over runsync. Auth, retries, pacing, timeouts and
+ * redaction live once, in `core/`.
+ */
+export class ComputePlatform {
+  readonly pods: Pods;
+  readonly catalog: Catalog;
+  readonly networkVolumes: NetworkVolumes;
+  readonly endpoints: Endpoints;
+  readonly models: Models;
+  /** The resolved REST/GraphQL base address. */
+  readonly apiUrl: string;
+  /** The resolved hosted-model base address. */
+  readonly serverlessUrl: string;
+  private readonly transport: Transport;
+
+  constructor(options: ComputePlatformOptions = {}) {
+    const env = options.env ?? process.env;
+    this.apiUrl = baseUrl(options.apiUrl || env.COMPUTEPLATFORM_API_URL || DEFAULT_URL, "apiUrl", "COMPUTEPLATFORM_API_URL");
+    this.serverlessUrl = baseUrl(
+      options.serverlessUrl || env.COMPUTEPLATFORM_SERVERLESS_URL || DEFAULT_URL,
+      "serverlessUrl",
+      "COMPUTEPLATFORM_SERVERLESS_URL",
+    );
+    // A missing key is reported by the first request, so a client can exist during preview.
+    this.transport = new Transport({
+      apiKey: options.apiKey || env.COMPUTEPLATFORM_API_KEY || undefined,
+      timeoutMs: nonNegativeInt(options.timeoutMs, "timeoutMs", 30_000) || 30_000,
+      maxRetries: nonNegativeInt(options.maxRetries, "maxRetries", 4),
+      maxRetryDelayMs: nonNegativeInt(options.maxRetryDelayMs, "maxRetryDelayMs", 120_000),
+      clock: options.clock ?? systemClock,
+      pacing: options.pacing ?? sharedPacing,
+      logger: options.logger,
+      random: options.random ?? Math.random,
+      backoff: {
+        baseDelayMs: nonNegativeInt(options.baseDelayMs, "baseDelayMs", DEFAULT_BACKOFF.baseDelayMs),
+        maxBackoffMs: nonNegativeInt(options.maxBackoffMs, "maxBackoffMs", DEFAULT_BACKOFF.maxBackoffMs),
+      },
+    });
+    const ctx = new ClientContext(this.transport, this.apiUrl, this.serverlessUrl);
+    this.pods = new Pods(ctx);
+    this.catalog = new Catalog(ctx);
+    this.networkVolumes = new NetworkVolumes(ctx);
+    this.endpoints = new Endpoints(ctx);
+    this.models = new Models(ctx);
+  }
+
+  /** Close the keep-alive connections (a short-lived process need not). */
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+
+  /** Never show the key, even to a debugger's inspector or `console.log(client)`. */
+  toJSON(): Record<string, string> {
+    return { apiUrl: this.apiUrl, serverlessUrl: this.serverlessUrl };
+  }
+}

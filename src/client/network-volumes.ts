@@ -1,0 +1,56 @@
+import { type ClientContext, checkParams, type RequestOptions, seg } from "./context";
+import { createOnce } from "./core/create-once";
+import {
+  type NetworkVolume,
+  type NetworkVolumeCreateParams,
+  NetworkVolumeCreateParamsSchema,
+  NetworkVolumeListSchema,
+  NetworkVolumeSchema,
+  type NetworkVolumeUpdateParams,
+  NetworkVolumeUpdateParamsSchema,
+} from "./schemas";
+
+/** Network volumes: REST under `/v2/network-volumes` (open-parts "Catalog and network volumes"). */
+export class NetworkVolumes {
+  constructor(private readonly ctx: ClientContext) {}
+
+  /** Create a volume; like a pod create, never makes two (look-up by name, size and data center). */
+  async create(params: NetworkVolumeCreateParams, opts: RequestOptions = {}): Promise<NetworkVolume> {
+    const body = checkParams(NetworkVolumeCreateParamsSchema, params, "network volume create params");
+    return createOnce({
+      transport: this.ctx.transport,
+      what: "network volume",
+      name: body.name,
+      signal: opts.signal,
+      attempt: () =>
+        this.ctx.rest("POST", "/v2/network-volumes", body, NetworkVolumeSchema, "a NetworkVolume", { ...opts, mode: "unsafe" }),
+      lookup: async () =>
+        (await this.list(opts))
+          .filter((v) => v.name === body.name && v.dataCenter === body.dataCenter && v.size === body.size)
+          .at(-1),
+    });
+  }
+
+  get(id: string, opts: RequestOptions = {}): Promise<NetworkVolume> {
+    return this.ctx.rest("GET", `/v2/network-volumes/${seg(id)}`, undefined, NetworkVolumeSchema, "a NetworkVolume", opts);
+  }
+
+  async list(opts: RequestOptions = {}): Promise<NetworkVolume[]> {
+    const res = await this.ctx.rest("GET", "/v2/network-volumes", undefined, NetworkVolumeListSchema, "a volume list", opts);
+    return res.networkVolumes;
+  }
+
+  /** Rename or grow (a smaller size is a 400: volumes only grow). */
+  update(id: string, params: NetworkVolumeUpdateParams, opts: RequestOptions = {}): Promise<NetworkVolume> {
+    const body = checkParams(NetworkVolumeUpdateParamsSchema, params, "network volume update params");
+    return this.ctx.rest("PATCH", `/v2/network-volumes/${seg(id)}`, body, NetworkVolumeSchema, "a NetworkVolume", opts);
+  }
+
+  /** Delete; 409 (`ConflictError`) while a pod that is not terminated mounts it. */
+  async delete(id: string, opts: RequestOptions = {}): Promise<void> {
+    await this.ctx.rest("DELETE", `/v2/network-volumes/${seg(id)}`, undefined, undefined, "nothing", {
+      ...opts,
+      notFoundOnRetryIsSuccess: true,
+    });
+  }
+}

@@ -1,0 +1,92 @@
+import { type ClientContext, checkParams, type RequestOptions, seg } from "./context";
+import { createOnce } from "./core/create-once";
+import {
+  type Pod,
+  type PodAction,
+  PodActionSchema,
+  type PodCreateParams,
+  PodCreateParamsSchema,
+  PodListSchema,
+  PodSchema,
+  type PodUpdateParams,
+  PodUpdateParamsSchema,
+} from "./schemas";
+
+/** Pods: REST under `/v2/pods` (spec 4.1, open-parts "Pod operations"). */
+export class Pods {
+  constructor(private readonly ctx: ClientContext) {}
+
+  /**
+   * Create a pod (201, status PROVISIONING). Retried blindly only on 429; after an ambiguous
+   * failure the pod is looked up by name (and image and compute) first, so one call never
+   * makes two pods. A pod that already had the same name, image and compute is adopted:
+   * give pods unique names.
+   */
+  async create(params: PodCreateParams, opts: RequestOptions = {}): Promise<Pod> {
+    const body = checkParams(PodCreateParamsSchema, params, "pod create params");
+    return createOnce({
+      transport: this.ctx.transport,
+      what: "pod",
+      name: body.name,
+      signal: opts.signal,
+      attempt: () => this.ctx.rest("POST", "/v2/pods", body, PodSchema, "a Pod", { ...opts, mode: "unsafe" }),
+      lookup: async () => {
+        const pods = await this.list(opts);
+        return newest(
+          pods.filter(
+            (p) =>
+              p.name === body.name &&
+              p.image === body.image &&
+              (body.gpu ? p.gpu?.id === body.gpu.id : p.cpu?.id === body.cpu?.id),
+          ),
+        );
+      },
+    });
+  }
+
+  /** Read one pod; a terminated pod still reads, with status TERMINATED. 404 → `NotFoundError`. */
+  get(id: string, opts: RequestOptions = {}): Promise<Pod> {
+    return this.ctx.rest("GET", `/v2/pods/${seg(id)}`, undefined, PodSchema, "a Pod", opts);
+  }
+
+  /** Every pod that is not terminated. */
+  async list(opts: RequestOptions = {}): Promise<Pod[]> {
+    return (await this.ctx.rest("GET", "/v2/pods", undefined, PodListSchema, "a pod list", opts)).pods;
+  }
+
+  /** The newest non-terminated pod called `name`, or undefined: the look-up after an ambiguous create. */
+  async findByName(name: string, opts: RequestOptions = {}): Promise<Pod | undefined> {
+    return newest((await this.list(opts)).filter((p) => p.name === name && p.status !== "TERMINATED"));
+  }
+
+  /** PATCH the given fields (spec 2.4 rule 4 for mounts). Same body, same result: retried. */
+  update(id: string, params: PodUpdateParams, opts: RequestOptions = {}): Promise<Pod> {
+    const body = checkParams(PodUpdateParamsSchema, params, "pod update params");
+    return this.ctx.rest("PATCH", `/v2/pods/${seg(id)}`, body, PodSchema, "a Pod", { ...opts, mode: "idempotent" });
+  }
+
+  /**
+   * Run an action from the pod's `actions`. Resolves to the pod, or undefined for `terminate`
+   * (204). Not retried after an ambiguous failure: read the pod to learn what happened.
+   */
+  async action(id: string, action: PodAction, opts: RequestOptions = {}): Promise<Pod | undefined> {
+    const checked = checkParams(PodActionSchema, action, "pod action");
+    const schema = checked === "terminate" ? undefined : PodSchema;
+    return this.ctx.rest("POST", `/v2/pods/${seg(id)}/action`, { action: checked }, schema, "a Pod", {
+      ...opts,
+      mode: "unsafe",
+    });
+  }
+
+  /** Delete (terminate) a pod. A retry that finds it gone counts as done. */
+  async delete(id: string, opts: RequestOptions = {}): Promise<void> {
+    await this.ctx.rest("DELETE", `/v2/pods/${seg(id)}`, undefined, undefined, "nothing", {
+      ...opts,
+      notFoundOnRetryIsSuccess: true,
+    });
+  }
+}
+
+function newest(pods: Pod[]): Pod | undefined {
+  return pods.reduce<Pod | undefined>((best, p) => (!best || p.createdAt > best.createdAt ? p : best), undefined);
+}

@@ -1,0 +1,98 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** One request the loopback server saw. */
+export interface SeenRequest {
+  method: string;
+  path: string;
+  url: string;
+  headers: IncomingMessage["headers"];
+  body: string;
+}
+
+/** What a handler answers; `destroy` drops the socket after the request was read (and handled). */
+export type Reply =
+  | { status: number; body?: unknown; headers?: Record<string, string>; raw?: string }
+  | { destroy: true }
+  | { hang: true };
+
+export type Handler = (req: SeenRequest, index: number) => Reply | Promise<Reply>;
+
+/**
+ * A real HTTP server on a free loopback port whose answers a test scripts: the precise
+ * faults (a create processed, then the socket destroyed; an `r=0` window) the client must
+ * survive, with every request recorded.
+ */
+export async function startLoopback(handler: Handler) {
+  const seen: SeenRequest[] = [];
+  const hanging: ServerResponse[] = [];
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    const entry: SeenRequest = {
+      method: req.method ?? "",
+      path: url.pathname,
+      url: req.url ?? "",
+      headers: req.headers,
+      body: Buffer.concat(chunks).toString("utf8"),
+    };
+    seen.push(entry);
+    const reply = await handler(entry, seen.length - 1);
+    if ("destroy" in reply) {
+      req.socket.destroy();
+      return;
+    }
+    if ("hang" in reply) {
+      hanging.push(res);
+      return;
+    }
+    const text = reply.raw ?? (reply.body === undefined ? "" : JSON.stringify(reply.body));
+    res.writeHead(reply.status, {
+      "content-type": reply.status >= 400 ? "application/problem+json" : "application/json",
+      ...reply.headers,
+    });
+    res.end(reply.status === 204 ? undefined : text);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    seen,
+    count: (method: string, path: string) => seen.filter((r) => r.method === method && r.path === path).length,
+    close: async () => {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** A wire-valid Pod for scripted answers. */
+export function wirePod(over: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    id: "pod-1",
+    name: "trainer",
+    status: "PROVISIONING",
+    actions: ["start", "terminate"],
+    image: "img:1",
+    args: "",
+    disk: 20,
+    mounts: {},
+    ports: [],
+    env: {},
+    registry: null,
+    gpu: { id: "NVIDIA A100", count: 1 },
+    cloud: "SECURE",
+    dataCenterId: "US-1",
+    template: null,
+    cost: 1.5,
+    locked: false,
+    runtime: null,
+    createdAt: "2026-01-01T00:00:00.000Z",
+    startedAt: null,
+    globalNetworking: { enabled: false },
+    ...over,
+  };
+}
