@@ -63,6 +63,8 @@ interface RequestContext {
   ops: string[];
 }
 
+const PROBLEM_HEADERS = { "content-type": "application/problem+json" } as const;
+
 /** Bounds the work a single document can ask of the parser. */
 const MAX_TOKENS = 5000;
 
@@ -219,19 +221,26 @@ export class ServerlessService {
     };
   }
 
-  /** Call a hosted model synchronously. Error bodies are problem+json objects (spec 7). */
-  runSync(modelId: string, body: unknown): { status: number; body: unknown } {
+  /**
+   * Call a hosted model synchronously. Error bodies are problem+json objects (spec 7), and
+   * carry the media type in `headers` so a server passing them through sends it.
+   */
+  runSync(
+    modelId: string,
+    body: unknown,
+  ): { status: number; body: unknown; headers?: Record<string, string> } {
     if (!(IMAGE_MODELS as readonly string[]).includes(modelId)) {
       const problem: Problem = {
         title: "Not Found",
         status: 404,
         detail: `no hosted model ${JSON.stringify(modelId)}; available: ${IMAGE_MODELS.join(", ")}`,
       };
-      return { status: 404, body: problem };
+      return { status: 404, body: problem, headers: { ...PROBLEM_HEADERS } };
     }
     const json = asJson(body);
     const parsed = parseImageRequest(modelId, json.ok ? json.value : undefined);
-    if (!parsed.ok) return { status: parsed.problem.status, body: parsed.problem };
+    if (!parsed.ok)
+      return { status: parsed.problem.status, body: parsed.problem, headers: { ...PROBLEM_HEADERS } };
     this.runCounter += 1;
     let tail = "";
     for (let i = 0; i < 8; i++) tail += Math.floor(this.opts.random() * 36).toString(36);

@@ -88,6 +88,7 @@ describe("runSync", () => {
     expect(r).toEqual({
       status: 404,
       body: { title: "Not Found", status: 404, detail: expect.stringContaining('"gpt-9"') },
+      headers: { "content-type": "application/problem+json" },
     });
     expect(r.body.detail).toContain("sdxl-turbo");
   });
@@ -101,6 +102,7 @@ describe("runSync", () => {
     const r = service().runSync("sdxl-turbo", body) as any;
     expect(r.status).toBe(400);
     expect(r.body).toEqual({ title: "Bad Request", status: 400, detail: expect.any(String) });
+    expect(r.headers).toEqual({ "content-type": "application/problem+json" });
   });
 
   test("a body given as JSON text is parsed", () => {
@@ -130,6 +132,7 @@ describe("runSync", () => {
       detail: expect.stringContaining(expected),
       errors: [expected],
     });
+    expect(r.headers).toEqual({ "content-type": "application/problem+json" });
   });
 
   test("every contract failure of one body is listed", () => {
