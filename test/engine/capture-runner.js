@@ -1,0 +1,73 @@
+// Runs a Pulumi program under `pulumi.runtime.setMocks` and records every RegisterResource
+// request exactly as the SDK sends it to the engine: inputs in their wire form (secrets as
+// signature objects, `__provider` as the serialized text the engine stores in state) and the
+// options the engine acts on. Plain CommonJS so that the same code runs in-process under jest and
+// in a child `node` (no test transform), where function serialization sees the program's real
+// compiled text.
+"use strict";
+
+/**
+ * @param {() => unknown | Promise<unknown>} program
+ * @param {{ project?: string, stack?: string, preview?: boolean, config?: Record<string, string>, secretKeys?: string[] }} opts
+ */
+async function capture(program, opts = {}) {
+  // The copy of the SDK the program itself loads: its module state holds the mocks.
+  const pulumi = require(require.resolve("@pulumi/pulumi", { paths: [opts.cwd ?? process.cwd()] }));
+  const registrations = [];
+  const mocks = {
+    newResource: (args) => ({ id: `${args.name}-id`, state: args.inputs }),
+    call: (args) => args.inputs,
+  };
+  await pulumi.runtime.setMocks(mocks, opts.project ?? "project", opts.stack ?? "stack", opts.preview ?? false);
+  pulumi.runtime.setAllConfig(opts.config ?? {}, opts.secretKeys ?? []);
+  const monitor = pulumi.runtime.getMonitor();
+  const register = monitor.registerResource.bind(monitor);
+  monitor.registerResource = (req, callback) => {
+    registrations.push({
+      type: req.getType(),
+      name: req.getName(),
+      custom: req.getCustom(),
+      inputs: req.getObject()?.toJavaScript() ?? {},
+      options: {
+        deleteBeforeReplace: req.getDeletebeforereplace(),
+        protect: req.getProtect(),
+        ignoreChanges: req.getIgnorechangesList(),
+        replaceOnChanges: req.getReplaceonchangesList(),
+        additionalSecretOutputs: req.getAdditionalsecretoutputsList(),
+        dependencies: req.getDependenciesList(),
+      },
+    });
+    return register(req, callback);
+  };
+  try {
+    await program();
+    await pulumi.runtime.waitForRPCs();
+  } finally {
+    monitor.registerResource = register;
+  }
+  return registrations;
+}
+
+module.exports = { capture };
+
+// Child mode: `node capture-runner.js <program.js> <json options>` prints one JSON line.
+if (require.main === module) {
+  const path = require("node:path");
+  const [file, json] = process.argv.slice(2);
+  // A program module runs on require; one that exports a function is run the way
+  // the Node.js language host runs it.
+  const program = () => {
+    const exported = require(path.resolve(file));
+    const main = typeof exported === "function" ? exported : exported?.default;
+    return typeof main === "function" ? main() : exported;
+  };
+  capture(program, JSON.parse(json ?? "{}")).then(
+    (registrations) => {
+      process.stdout.write(`${JSON.stringify({ registrations })}\n`);
+    },
+    (err) => {
+      process.stderr.write(`${err?.stack ?? err}\n`);
+      process.exit(1);
+    },
+  );
+}
