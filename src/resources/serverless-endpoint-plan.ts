@@ -30,7 +30,7 @@ const MAX_TIMEOUT_SECONDS = 86_400;
  * The input that carries the resource's logical name into `check()`, which Pulumi's dynamic
  * provider does not otherwise see; auto-naming needs it.
  */
-export const LOGICAL_NAME_KEY = "__name";
+export const LOGICAL_NAME_KEY = "__logicalName";
 
 /** Fields sent to `saveEndpoint`, apart from `type` (fixed at creation). */
 export const SAVED_FIELDS = [
@@ -75,6 +75,15 @@ function nonEmpty(field: string) {
   return z.string({ error }).min(1, { error });
 }
 
+const locationsRule = `locations must be one of ${LOCATIONS.join(", ")}, a comma-separated list of them (e.g. "US,RO"), or "" for any region`;
+
+/** One region code, or several separated by commas, each at most once. */
+function validLocations(value: string): boolean {
+  if (value === "") return true;
+  const codes = value.split(",");
+  return codes.every((c) => (LOCATIONS as readonly string[]).includes(c)) && new Set(codes).size === codes.length;
+}
+
 /**
  * The inputs after `check()` has filled in the defaults. Extra keys (`__provider`,
  * `__name`) pass through untouched.
@@ -88,10 +97,8 @@ export const endpointInputsSchema = z
     idleTimeout: nonNegativeInt("idleTimeout", "seconds").optional(),
     // "" and null both mean any region (spec 2.9).
     locations: z
-      .union([z.literal(""), z.enum(LOCATIONS)], {
-        error: (iss) =>
-          `locations must be one of ${LOCATIONS.join(", ")}, or "" for any region (got ${JSON.stringify(iss.input)})`,
-      })
+      .string({ error: locationsRule })
+      .refine(validLocations, { error: (iss) => `${locationsRule} (got ${JSON.stringify(iss.input)})` })
       .nullable()
       .optional(),
     flashBootType: oneOf("flashBootType", FLASH_BOOT_TYPES).optional(),

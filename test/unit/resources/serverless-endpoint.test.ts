@@ -17,7 +17,10 @@ describe("ServerlessEndpoint check", () => {
     ["templateId missing", { templateId: undefined }, "templateId", /templateId is required/],
     ["templateId empty", { templateId: "" }, "templateId", /templateId is required/],
     ["type not QB or LB", { type: "XX" }, "type", /type must be one of QB, LB/],
-    ["locations outside the regions", { locations: "DE" }, "locations", /locations must be one of CZ, FR, GB, NO, RO, US/],
+    ["locations outside the regions", { locations: "DE" }, "locations", /locations must be one of CZ, FR, GB, NO, RO, US.*\(got "DE"\)/],
+    ["locations list with an unknown code", { locations: "US,XX" }, "locations", /comma-separated list/],
+    ["locations list repeating a code", { locations: "US,US" }, "locations", /locations must be one of/],
+    ["locations list with a space", { locations: "US, RO" }, "locations", /locations must be one of/],
     ["flashBootType outside OFF/FLASHBOOT", { flashBootType: "FAST" }, "flashBootType", /one of OFF, FLASHBOOT/],
     ["scalerType outside the strategies", { scalerType: "CPU" }, "scalerType", /one of QUEUE_DELAY, REQUEST_COUNT/],
     ["negative idleTimeout", { idleTimeout: -1 }, "idleTimeout", /non-negative integer \(seconds\)/],
@@ -40,6 +43,7 @@ describe("ServerlessEndpoint check", () => {
       readyTimeoutSeconds: 30, drainTimeoutSeconds: 30,
     }],
     ["any region as an empty string", { locations: "" }],
+    ["several regions", { locations: "US,RO,CZ" }],
     ["any region as null, no volume as null", { locations: null, networkVolumeId: null }],
     ["scale to zero", { workersMin: 0, workersMax: 0 }],
   ])("%s passes", (_what, patch) => {
@@ -81,9 +85,9 @@ describe("ServerlessEndpoint check", () => {
   });
 
   test("a missing name is generated from the logical name and kept across updates", () => {
-    const first = checkEndpointInputs(undefined, { ...base, name: undefined, __name: "inference" }).inputs;
+    const first = checkEndpointInputs(undefined, { ...base, name: undefined, __logicalName: "inference" }).inputs;
     expect(first.name).toMatch(/^inference-[0-9a-f]{7}$/);
-    const second = checkEndpointInputs(first, { ...base, name: undefined, __name: "inference" }).inputs;
+    const second = checkEndpointInputs(first, { ...base, name: undefined, __logicalName: "inference" }).inputs;
     expect(second.name).toBe(first.name);
   });
 });

@@ -1,0 +1,551 @@
+/*
+ * ServerlessEndpoint: lifecycle -> API calls (all GraphQL, POST /graphql)
+ *
+ *   check   no request. Allowed values of spec 2.9, integers >= 0, workersMin <= workersMax;
+ *           defaults filled (type QB, wait settings); an auto-name kept across updates.
+ *   diff    no request. type -> replace (the kind is fixed); any other field -> update in
+ *           place. A field left out of the program is the platform's choice: never a diff.
+ *   create  saveEndpoint(input: {name, gpuIds, templateId, type, ...given fields})
+ *           then, unless waitForWorkers is false, myself { endpoints } until workersMin
+ *           workers are RUNNING (readyTimeoutSeconds). A failed wait keeps the id: Pulumi
+ *           records the endpoint and the next `up` waits again.
+ *   read    myself { endpoints } (by id); gone -> gone.
+ *   update  saveEndpoint(input: {id, name, gpuIds, templateId, type, ...changed fields}),
+ *           nothing sent when only the wait settings changed; then the same wait as create.
+ *   delete  saveEndpoint(input: {id, ..., workersMin: 0, workersMax: 0}) unless already 0/0,
+ *           myself { endpoints } until no worker is listed (draining ones included), then
+ *           deleteEndpoint(id). A refused delete (FAILED_PRECONDITION: someone scaled it up
+ *           again) starts over from the scale-down, with backoff, within drainTimeoutSeconds.
+ *           Gone at any step is success. Every step is repeatable, so a delete that fails
+ *           midway is finished by the next `pulumi destroy`.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import type { ComputePlatform } from "../client";
+import { type Clock, systemClock } from "../client/core/clock";
+import { ConflictError, NotFoundError } from "../client/core/errors";
+import type { Endpoint as WireEndpoint, EndpointInput as WireEndpointInput } from "../client/schemas";
+import { registerProvider } from "./providers";
+import { platform } from "./runtime";
+import {
+  changedSavedFields,
+  checkEndpointInputs,
+  DEFAULT_DRAIN_TIMEOUT_SECONDS,
+  DEFAULT_READY_TIMEOUT_SECONDS,
+  DEFAULT_TYPE,
+  type EndpointInputs,
+  type EndpointType,
+  endpointInputsSchema,
+  type FlashBootType,
+  type GpuId,
+  LOGICAL_NAME_KEY,
+  planEndpointDiff,
+  SAVED_FIELDS,
+  type ScalerType,
+} from "./serverless-endpoint-plan";
+import { shimProvider } from "./shim";
+
+export {
+  ENDPOINT_TYPES,
+  FLASH_BOOT_TYPES,
+  GPU_IDS,
+  LOCATIONS,
+  SCALER_TYPES,
+} from "./serverless-endpoint-plan";
+export { endpointInputsSchema as serverlessEndpointSchema };
+
+/** Arguments of a {@link ServerlessEndpoint}: the fields of spec 2.9 that `saveEndpoint` takes. */
+export interface ServerlessEndpointArgs {
+  /**
+   * The endpoint's name on the platform, any non-empty string. Changing it renames the
+   * endpoint in place.
+   * @default the resource's logical name plus a random 7-character suffix (e.g. `api-1a2b3c4`)
+   */
+  name?: pulumi.Input<string>;
+  /**
+   * GPU tier of the workers: `AMPERE_16` (16 GB), `AMPERE_24` (24 GB), `ADA_24` (24 GB Ada),
+   * `AMPERE_48` (48 GB), `ADA_48_PRO` (48 GB Ada Pro), `AMPERE_80` (80 GB) or `ADA_80_PRO`
+   * (80 GB Ada Pro). Changes in place.
+   */
+  gpuIds: pulumi.Input<GpuId>;
+  /** ID of the Serverless template the workers run. Changes in place. */
+  templateId: pulumi.Input<string>;
+  /**
+   * `QB` (queue-based) or `LB` (load balancing). Fixed at creation: changing it replaces the
+   * endpoint (a new one is made, then the old one is scaled to zero and deleted).
+   * @default "QB"
+   */
+  type?: pulumi.Input<EndpointType>;
+  /**
+   * Seconds before an idle worker shuts down, an integer >= 0.
+   * @default the platform's choice (left out of the request)
+   */
+  idleTimeout?: pulumi.Input<number>;
+  /**
+   * Region restriction: `CZ`, `FR`, `GB`, `NO`, `RO` or `US`, or several as a comma-separated
+   * list (`"US,RO"`); `""` or `null` means any region.
+   * @default the platform's choice (any region)
+   */
+  locations?: pulumi.Input<string | null>;
+  /**
+   * `FLASHBOOT` for faster cold starts, or `OFF`.
+   * @default the platform's choice
+   */
+  flashBootType?: pulumi.Input<FlashBootType>;
+  /**
+   * Autoscaling strategy: `QUEUE_DELAY` or `REQUEST_COUNT`.
+   * @default the platform's choice
+   */
+  scalerType?: pulumi.Input<ScalerType>;
+  /**
+   * Target value for the scaler, an integer >= 0 (for `QUEUE_DELAY`, a delay in seconds).
+   * @default the platform's choice
+   */
+  scalerValue?: pulumi.Input<number>;
+  /**
+   * Workers kept running at all times, an integer >= 0 and <= `workersMax`; 0 scales to zero.
+   * @default the platform's choice (0)
+   */
+  workersMin?: pulumi.Input<number>;
+  /**
+   * Most workers running at once, an integer >= `workersMin`.
+   * @default the platform's choice
+   */
+  workersMax?: pulumi.Input<number>;
+  /**
+   * ID of a network volume the workers mount; `null` for none.
+   * @default none
+   */
+  networkVolumeId?: pulumi.Input<string | null>;
+  /**
+   * Whether create and update wait until `workersMin` workers are RUNNING. With `false` they
+   * return as soon as the platform has accepted the endpoint.
+   * @default true
+   */
+  waitForWorkers?: pulumi.Input<boolean>;
+  /**
+   * How long create and update wait for `workersMin` RUNNING workers, in seconds (1..86400).
+   * When it runs out the endpoint is kept in state and the deployment fails; the next `up`
+   * waits again.
+   * @default 600 (10 minutes)
+   */
+  readyTimeoutSeconds?: pulumi.Input<number>;
+  /**
+   * How long delete may take to scale the endpoint to zero, wait for its workers to drain
+   * and get the platform to accept the deletion, in seconds (1..86400).
+   * @default 600 (10 minutes)
+   */
+  drainTimeoutSeconds?: pulumi.Input<number>;
+}
+
+/** One worker of an endpoint, as read back. */
+export interface EndpointWorkerOutput {
+  /** `STARTING`, `RUNNING`, or `EXITED` while draining. */
+  desiredStatus: string;
+}
+
+/** What a ServerlessEndpoint holds in state: the endpoint as read back, plus the wait settings. */
+export interface ServerlessEndpointOutputs {
+  /** The endpoint's name. */
+  name: string;
+  /** GPU tier of the workers. */
+  gpuIds: string;
+  /** Serverless template of the workers. */
+  templateId: string;
+  /** `QB` or `LB`. */
+  type: string;
+  /** Seconds before idle workers shut down; null when the platform reports none. */
+  idleTimeout: number | null;
+  /** Region restriction; null for any region. */
+  locations: string | null;
+  /** `OFF` or `FLASHBOOT`; null when the platform reports none. */
+  flashBootType: string | null;
+  /** `QUEUE_DELAY` or `REQUEST_COUNT`; null when the platform reports none. */
+  scalerType: string | null;
+  /** Target value of the scaler; null when the platform reports none. */
+  scalerValue: number | null;
+  /** Minimum workers. */
+  workersMin: number | null;
+  /** Maximum workers. */
+  workersMax: number | null;
+  /** Mounted network volume; null for none. */
+  networkVolumeId: string | null;
+  /** The workers when last read. */
+  pods: EndpointWorkerOutput[];
+  /** @default true */
+  waitForWorkers: boolean;
+  /** @default 600 */
+  readyTimeoutSeconds: number;
+  /** @default 600 */
+  drainTimeoutSeconds: number;
+}
+
+/** Dependencies of the provider; tests inject a client, a clock, short polls and a signal. */
+export interface ServerlessEndpointProviderOptions {
+  /**
+   * The client to call.
+   * @default the process-wide client of `runtime.ts` (stack config, then environment)
+   */
+  client?: () => Pick<ComputePlatform, "endpoints">;
+  /**
+   * Time source of every wait.
+   * @default the system clock
+   */
+  clock?: Clock;
+  /**
+   * First pause between reads while waiting for workers, in ms; it grows by half each time.
+   * @default 2000
+   */
+  pollIntervalMs?: number;
+  /**
+   * Longest pause between reads while waiting, in ms.
+   * @default 15000
+   */
+  maxPollIntervalMs?: number;
+  /** Cancels any wait in progress. */
+  signal?: AbortSignal;
+}
+
+/**
+ * A create or update whose endpoint exists but did not become ready. `id`, `properties` and
+ * `reasons` are what Pulumi's dynamic provider turns into a partial result, so the endpoint is
+ * recorded in state instead of being forgotten.
+ */
+export class EndpointNotReadyError extends Error {
+  constructor(
+    readonly id: string,
+    readonly properties: ServerlessEndpointOutputs,
+    readonly reasons: string[],
+  ) {
+    super(reasons.join("; "));
+    this.name = "EndpointNotReadyError";
+  }
+}
+
+/** Stops a loop that would otherwise run on with a clock that does not advance. */
+const MAX_POLLS = 10_000;
+
+function runningWorkers(ep: WireEndpoint): number {
+  return (ep.pods ?? []).filter((p) => p.desiredStatus === "RUNNING").length;
+}
+
+type LocalSettings = Pick<ServerlessEndpointOutputs, "waitForWorkers" | "readyTimeoutSeconds" | "drainTimeoutSeconds">;
+
+function localSettings(from: Partial<LocalSettings> | undefined): LocalSettings {
+  return {
+    waitForWorkers: from?.waitForWorkers ?? true,
+    readyTimeoutSeconds: from?.readyTimeoutSeconds ?? DEFAULT_READY_TIMEOUT_SECONDS,
+    drainTimeoutSeconds: from?.drainTimeoutSeconds ?? DEFAULT_DRAIN_TIMEOUT_SECONDS,
+  };
+}
+
+/** The endpoint as state holds it: every key present, null rather than undefined. */
+export function endpointOutputs(ep: WireEndpoint, settings: LocalSettings, fallbackType?: string): ServerlessEndpointOutputs {
+  return {
+    name: ep.name,
+    gpuIds: ep.gpuIds,
+    templateId: ep.templateId,
+    type: ep.type ?? fallbackType ?? DEFAULT_TYPE,
+    idleTimeout: ep.idleTimeout ?? null,
+    locations: ep.locations ?? null,
+    flashBootType: ep.flashBootType ?? null,
+    scalerType: ep.scalerType ?? null,
+    scalerValue: ep.scalerValue ?? null,
+    workersMin: ep.workersMin ?? null,
+    workersMax: ep.workersMax ?? null,
+    networkVolumeId: ep.networkVolumeId ?? null,
+    pods: (ep.pods ?? []).map((p) => ({ desiredStatus: p.desiredStatus })),
+    ...settings,
+  };
+}
+
+/**
+ * The inputs a refresh reports: what the platform has now, so the next preview shows a
+ * program that no longer matches (drift) as a change. Fields the platform leaves empty are
+ * left out, as a program would.
+ */
+function inputsFromLive(ep: WireEndpoint, settings: LocalSettings): Record<string, unknown> {
+  const inputs: Record<string, unknown> = { type: ep.type ?? DEFAULT_TYPE, ...settings };
+  for (const field of SAVED_FIELDS) {
+    const value = (ep as Record<string, unknown>)[field];
+    if (value !== undefined && value !== null) inputs[field] = value;
+  }
+  return inputs;
+}
+
+/** Create input: the required fields and every optional one the program gave. */
+function createInput(inputs: EndpointInputs): WireEndpointInput {
+  const input: Record<string, unknown> = { type: inputs.type };
+  for (const field of SAVED_FIELDS) {
+    if (inputs[field] !== undefined) input[field] = inputs[field];
+  }
+  return input as WireEndpointInput;
+}
+
+/** The real provider behind `shimProvider("serverless-endpoint")`. */
+export class ServerlessEndpointProvider implements pulumi.dynamic.ResourceProvider<EndpointInputs, ServerlessEndpointOutputs> {
+  private readonly client: () => Pick<ComputePlatform, "endpoints">;
+  private readonly clock: Clock;
+  private readonly pollIntervalMs: number;
+  private readonly maxPollIntervalMs: number;
+  private readonly signal?: AbortSignal;
+
+  constructor(options: ServerlessEndpointProviderOptions = {}) {
+    this.client = options.client ?? platform;
+    this.clock = options.clock ?? systemClock;
+    this.pollIntervalMs = Math.max(1, options.pollIntervalMs ?? 2000);
+    this.maxPollIntervalMs = Math.max(this.pollIntervalMs, options.maxPollIntervalMs ?? 15_000);
+    this.signal = options.signal;
+  }
+
+  async check(olds: any, news: any): Promise<pulumi.dynamic.CheckResult<EndpointInputs>> {
+    return checkEndpointInputs(olds, news) as pulumi.dynamic.CheckResult<EndpointInputs>;
+  }
+
+  async diff(_id: string, olds: ServerlessEndpointOutputs, news: EndpointInputs): Promise<pulumi.dynamic.DiffResult> {
+    return planEndpointDiff(olds, news);
+  }
+
+  async create(inputs: EndpointInputs): Promise<pulumi.dynamic.CreateResult<ServerlessEndpointOutputs>> {
+    const settings = localSettings(inputs);
+    const saved = await this.client().endpoints.save(createInput(inputs), this.opts());
+    const outs = await this.settle(saved, settings, inputs.type);
+    return { id: saved.id, outs };
+  }
+
+  async read(id: string, props?: Partial<ServerlessEndpointOutputs>): Promise<pulumi.dynamic.ReadResult<ServerlessEndpointOutputs>> {
+    const ep = await this.find(id);
+    // An empty result tells the engine the endpoint is gone.
+    if (!ep) return {};
+    const settings = localSettings(props);
+    return {
+      id: ep.id,
+      props: endpointOutputs(ep, settings, props?.type),
+      inputs: inputsFromLive(ep, settings) as unknown as ServerlessEndpointOutputs,
+    };
+  }
+
+  async update(
+    id: string,
+    olds: ServerlessEndpointOutputs,
+    news: EndpointInputs,
+  ): Promise<pulumi.dynamic.UpdateResult<ServerlessEndpointOutputs>> {
+    const settings = localSettings(news);
+    const changed = changedSavedFields(olds, news);
+    let ep: WireEndpoint;
+    if (changed.length > 0) {
+      const input: Record<string, unknown> = {
+        id,
+        name: news.name,
+        gpuIds: news.gpuIds,
+        templateId: news.templateId,
+        type: olds.type ?? news.type,
+      };
+      for (const field of changed) input[field] = news[field];
+      ep = await this.client().endpoints.save(input as WireEndpointInput, this.opts());
+    } else {
+      const found = await this.find(id);
+      if (!found) throw new Error(`ServerlessEndpoint ${olds.name} (${id}) no longer exists; run \`pulumi refresh\` to forget it, then \`pulumi up\` to make a new one`);
+      ep = found;
+    }
+    // Also when nothing changed: an `up` after a failed readiness wait comes here to wait again.
+    return { outs: await this.settle(ep, settings, olds.type) };
+  }
+
+  async delete(id: string, props: Partial<ServerlessEndpointOutputs>): Promise<void> {
+    const boundMs = 1000 * (props?.drainTimeoutSeconds ?? DEFAULT_DRAIN_TIMEOUT_SECONDS);
+    const deadline = this.clock.now() + boundMs;
+    let backoffMs = this.pollIntervalMs;
+    for (let attempt = 1; attempt <= MAX_POLLS; attempt++) {
+      const drained = await this.scaleToZeroAndDrain(id, props?.type, deadline);
+      if (drained === "gone") return;
+      if (drained !== "drained") {
+        throw new Error(
+          `ServerlessEndpoint ${props?.name ?? id}: ${drained.pods.length} worker(s) still listed ` +
+            `${boundMs / 1000} s after scaling to zero; the endpoint stays in state at 0 workers, ` +
+            "run `pulumi destroy` again to finish (or raise drainTimeoutSeconds)",
+        );
+      }
+      try {
+        await this.client().endpoints.delete(id, this.opts());
+        return;
+      } catch (err) {
+        if (err instanceof NotFoundError) return;
+        // Refused: its workers were raised again between our scale-down and the delete.
+        if (!(err instanceof ConflictError) || this.clock.now() >= deadline) throw err;
+      }
+      await this.clock.sleep(Math.min(backoffMs, Math.max(0, deadline - this.clock.now())), this.signal);
+      backoffMs = Math.min(backoffMs * 2, this.maxPollIntervalMs);
+    }
+    throw new Error(`ServerlessEndpoint ${props?.name ?? id}: delete refused ${MAX_POLLS} times`);
+  }
+
+  /**
+   * Save 0/0 unless the endpoint is already there, then wait until no worker is listed.
+   * Returns the endpoint as last read when the deadline passes first.
+   */
+  private async scaleToZeroAndDrain(id: string, knownType: string | undefined, deadline: number): Promise<"gone" | "drained" | WireEndpoint> {
+    const ep = await this.find(id);
+    if (!ep) return "gone";
+    if (ep.workersMin !== 0 || ep.workersMax !== 0) {
+      try {
+        await this.client().endpoints.save({
+          id,
+          name: ep.name,
+          gpuIds: ep.gpuIds,
+          templateId: ep.templateId,
+          type: ep.type ?? knownType ?? DEFAULT_TYPE,
+          workersMin: 0,
+          workersMax: 0,
+        } as WireEndpointInput,
+        this.opts(),
+        );
+      } catch (err) {
+        if (err instanceof NotFoundError) return "gone";
+        throw err;
+      }
+    }
+    const last = await this.pollUntil(id, (e) => (e.pods ?? []).length === 0, deadline);
+    if (last === undefined) return "gone";
+    return (last.pods ?? []).length === 0 ? "drained" : last;
+  }
+
+  /**
+   * After a save: the outputs, once `workersMin` workers are RUNNING (unless the program
+   * turned the wait off). A failed wait becomes an {@link EndpointNotReadyError} with the id.
+   */
+  private async settle(saved: WireEndpoint, settings: LocalSettings, fallbackType: string | undefined): Promise<ServerlessEndpointOutputs> {
+    let latest = saved;
+    const outs = () => endpointOutputs(latest, settings, fallbackType);
+    if (!settings.waitForWorkers) return outs();
+    const deadline = this.clock.now() + 1000 * settings.readyTimeoutSeconds;
+    try {
+      const found = await this.pollUntil(saved.id, (e) => runningWorkers(e) >= (e.workersMin ?? 0), deadline);
+      if (found === undefined) {
+        throw new EndpointNotReadyError(saved.id, outs(), [`endpoint ${saved.id} disappeared while waiting for its workers`]);
+      }
+      latest = found;
+    } catch (err) {
+      if (err instanceof EndpointNotReadyError) throw err;
+      const reason = err instanceof Error ? err.message : String(err);
+      throw new EndpointNotReadyError(saved.id, outs(), [`waiting for the workers of endpoint ${saved.id} failed: ${reason}`]);
+    }
+    const want = latest.workersMin ?? 0;
+    if (runningWorkers(latest) < want) {
+      throw new EndpointNotReadyError(saved.id, outs(), [
+        `endpoint ${saved.id} has ${runningWorkers(latest)} of ${want} workers RUNNING after ` +
+          `${settings.readyTimeoutSeconds} s; it is kept in state and the next \`pulumi up\` waits ` +
+          "again (raise readyTimeoutSeconds, or set waitForWorkers: false)",
+      ]);
+    }
+    return outs();
+  }
+
+  /**
+   * Read the endpoint until `done` holds or the deadline passes, pausing longer each time.
+   * Returns the last read, or undefined when the endpoint is gone.
+   */
+  private async pollUntil(id: string, done: (ep: WireEndpoint) => boolean, deadline: number): Promise<WireEndpoint | undefined> {
+    let pauseMs = this.pollIntervalMs;
+    for (let poll = 1; ; poll++) {
+      const ep = await this.find(id);
+      if (!ep || done(ep)) return ep;
+      const left = deadline - this.clock.now();
+      if (left <= 0 || poll >= MAX_POLLS) return ep;
+      await this.clock.sleep(Math.min(pauseMs, left), this.signal);
+      pauseMs = Math.min(Math.ceil(pauseMs * 1.5), this.maxPollIntervalMs);
+    }
+  }
+
+  private opts(): { signal?: AbortSignal } {
+    return this.signal ? { signal: this.signal } : {};
+  }
+
+  /** The endpoint, or undefined when the platform no longer has it. */
+  private async find(id: string): Promise<WireEndpoint | undefined> {
+    try {
+      return (await this.client().endpoints.get(id, this.opts())) ?? undefined;
+    } catch (err) {
+      if (err instanceof NotFoundError) return undefined;
+      throw err;
+    }
+  }
+}
+
+registerProvider("serverless-endpoint", new ServerlessEndpointProvider());
+
+/**
+ * A Serverless endpoint of the Compute Platform: autoscaled workers behind one endpoint id.
+ * Deleting it scales it to zero and waits for the workers to drain first, as the platform
+ * requires.
+ */
+export class ServerlessEndpoint extends pulumi.dynamic.Resource {
+  /** The endpoint's name on the platform. */
+  declare readonly name: pulumi.Output<string>;
+  /** GPU tier of the workers. */
+  declare readonly gpuIds: pulumi.Output<string>;
+  /** Serverless template of the workers. */
+  declare readonly templateId: pulumi.Output<string>;
+  /** `QB` or `LB`. */
+  declare readonly type: pulumi.Output<string>;
+  /** Seconds before idle workers shut down. */
+  declare readonly idleTimeout: pulumi.Output<number | null>;
+  /** Region restriction; null for any region. */
+  declare readonly locations: pulumi.Output<string | null>;
+  /** `OFF` or `FLASHBOOT`. */
+  declare readonly flashBootType: pulumi.Output<string | null>;
+  /** `QUEUE_DELAY` or `REQUEST_COUNT`. */
+  declare readonly scalerType: pulumi.Output<string | null>;
+  /** Target value of the scaler. */
+  declare readonly scalerValue: pulumi.Output<number | null>;
+  /** Minimum workers. */
+  declare readonly workersMin: pulumi.Output<number | null>;
+  /** Maximum workers. */
+  declare readonly workersMax: pulumi.Output<number | null>;
+  /** Mounted network volume; null for none. */
+  declare readonly networkVolumeId: pulumi.Output<string | null>;
+  /** The workers when last read (create, update or refresh). */
+  declare readonly pods: pulumi.Output<EndpointWorkerOutput[]>;
+  /** Whether create and update wait for `workersMin` RUNNING workers. */
+  declare readonly waitForWorkers: pulumi.Output<boolean>;
+  /** Seconds create and update wait for the workers. */
+  declare readonly readyTimeoutSeconds: pulumi.Output<number>;
+  /** Seconds delete may take. */
+  declare readonly drainTimeoutSeconds: pulumi.Output<number>;
+
+  constructor(name: string, args: ServerlessEndpointArgs, opts?: pulumi.CustomResourceOptions) {
+    super(
+      shimProvider("serverless-endpoint"),
+      name,
+      {
+        // Every output must be named here (undefined when the program leaves it out) to
+        // appear on the class.
+        name: undefined,
+        type: undefined,
+        idleTimeout: undefined,
+        locations: undefined,
+        flashBootType: undefined,
+        scalerType: undefined,
+        scalerValue: undefined,
+        workersMin: undefined,
+        workersMax: undefined,
+        networkVolumeId: undefined,
+        pods: undefined,
+        waitForWorkers: undefined,
+        readyTimeoutSeconds: undefined,
+        drainTimeoutSeconds: undefined,
+        ...args,
+        [LOGICAL_NAME_KEY]: name,
+      },
+      opts,
+      "computeplatform",
+      "ServerlessEndpoint",
+    );
+  }
+}
+
+export {
+  type ImageModelInput,
+  type RunSyncSmokeTestArgs,
+  type RunSyncSmokeTestResult,
+  runSyncSmokeTest,
+} from "./serverless-endpoint-smoke";
