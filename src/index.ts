@@ -2,3 +2,4 @@ export { dynamicProviders } from "./resources/providers";
 export { shimProvider, type ProviderKind } from "./resources/shim";
 export * as client from "./client";
 export { ComputePlatform } from "./client";
+export { EndpointNotReadyError, runSyncSmokeTest, ServerlessEndpoint, ServerlessEndpointProvider, serverlessEndpointSchema, type ImageModelInput, type RunSyncSmokeTestArgs, type RunSyncSmokeTestResult, type ServerlessEndpointArgs, type ServerlessEndpointOutputs, type ServerlessEndpointProviderOptions } from "./resources/serverless-endpoint";
