@@ -254,11 +254,15 @@ export class EndpointStore {
   }
 
   private freshId(): string {
-    this.idCounter += 1;
-    // The counter makes ids unique; the random tail keeps them from looking sequential.
-    let tail = "";
-    for (let i = 0; i < 10; i++) tail += Math.floor(this.random() * 36).toString(36);
-    return `${this.idCounter.toString(36).padStart(4, "0")}${tail}`;
+    // The counter makes ids unique; the random tail keeps them from looking sequential. The
+    // loop only matters for a hand-edited state file whose counter lags its endpoints.
+    for (;;) {
+      this.idCounter += 1;
+      let tail = "";
+      for (let i = 0; i < 10; i++) tail += Math.floor(this.random() * 36).toString(36);
+      const id = `${this.idCounter.toString(36).padStart(4, "0")}${tail}`;
+      if (!this.byId.has(id)) return id;
+    }
   }
 
   /** Plain JSON of everything, for --state-file. */

@@ -15,10 +15,14 @@ import {
 } from "graphql";
 import { z } from "zod";
 import {
+  ENDPOINT_TYPES,
   EndpointStore,
   type EndpointInput,
   type EndpointRecord,
+  GPU_TIERS,
   gqlError,
+  MAX_WORKERS,
+  SCALER_TYPES,
   type Timings,
   type WorkerView,
 } from "./endpoints";
@@ -76,16 +80,17 @@ const workerSchema = z.object({
 const endpointSchemaZ = z.object({
   id: z.string().min(1),
   name: z.string(),
-  gpuIds: z.string(),
+  gpuIds: z.enum(GPU_TIERS),
   templateId: z.string(),
-  type: z.string(),
-  idleTimeout: z.number().int(),
+  type: z.enum(ENDPOINT_TYPES),
+  idleTimeout: z.number().int().min(0),
   locations: z.string().nullable(),
-  flashBootType: z.string(),
-  scalerType: z.string(),
-  scalerValue: z.number().int(),
-  workersMin: z.number().int(),
-  workersMax: z.number().int(),
+  // The enum must hold: graphql-js cannot serialise any other value of FlashBootType.
+  flashBootType: z.enum(["OFF", "FLASHBOOT"]),
+  scalerType: z.enum(SCALER_TYPES),
+  scalerValue: z.number().int().min(0),
+  workersMin: z.number().int().min(0).max(MAX_WORKERS),
+  workersMax: z.number().int().min(0).max(MAX_WORKERS),
   networkVolumeId: z.string().nullable(),
   createdAt: z.number(),
   workers: z.array(workerSchema),
@@ -102,9 +107,19 @@ const snapshotSchema = z.object({
       expirationDate: z.string().nullable(),
     })
     .nullable(),
-  endpoints: z.array(endpointSchemaZ),
+  endpoints: z
+    .array(endpointSchemaZ)
+    .refine((eps) => new Set(eps.map((e) => e.id)).size === eps.length, "endpoint ids repeat"),
 });
-export type ServerlessSnapshot = z.infer<typeof snapshotSchema>;
+/** All state of the service as plain JSON (`restore` checks it against `snapshotSchema`). */
+export interface ServerlessSnapshot {
+  version: 1;
+  idCounter: number;
+  workerCounter: number;
+  runCounter: number;
+  serverlessDiscount: ServerlessDiscount | null;
+  endpoints: EndpointRecord[];
+}
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);

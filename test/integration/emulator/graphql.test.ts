@@ -4,26 +4,29 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseList } from "structured-headers";
-import { type Emulator, startEmulator } from "../../../src/emulator";
+import { type Emulator, type EmulatorOptions, startEmulator } from "../../../src/emulator";
 
 const FULL = "cp_test_full_0123456789";
 const READ_ONLY = "cp_test_read_0123456789";
-const TIMINGS = { provisioningMs: 10, startingMs: 30, drainMs: 30 };
 // Generous quotas: these tests are not about running out, and polling spends requests.
 const QUOTAS = { minute: 100000, hour: 1000000, day: 10000000 };
 
-let emu: Emulator;
-
-beforeAll(async () => {
-  emu = await startEmulator({
+const start = (more: EmulatorOptions = {}) =>
+  startEmulator({
     port: 0,
     keys: [
       { key: FULL, scopes: ["read", "write"] },
       { key: READ_ONLY, scopes: ["read"] },
     ],
     quotas: QUOTAS,
-    timings: TIMINGS,
+    timings: { provisioningMs: 10, startingMs: 30, drainMs: 30 },
+    ...more,
   });
+
+let emu: Emulator;
+
+beforeAll(async () => {
+  emu = await start();
 });
 
 afterAll(async () => {
@@ -139,6 +142,26 @@ describe("GraphQL over HTTP", () => {
     expect(read.body).toEqual({ data: { myself: { serverlessDiscount: null } } });
   });
 
+  test("a hostile name, escaped as a GraphQL string inside the JSON body, round-trips", async () => {
+    const name = 'q"uo\\te {brace} \n newline ünï 🚀 ) mutation { deleteEndpoint(id: "x") }';
+    const made = await gql(
+      `mutation { saveEndpoint(input: { name: ${JSON.stringify(name)}, gpuIds: "AMPERE_16", templateId: "t" }) { id name } }`,
+    );
+    expect(made.body.data.saveEndpoint.name).toBe(name);
+    const listed = await gql("{ myself { endpoints { id name } } }");
+    expect(listed.body.data.myself.endpoints).toContainEqual(made.body.data.saveEndpoint);
+  });
+
+  test("200 concurrent creates all succeed with 200 different ids", async () => {
+    const replies = await Promise.all(Array.from({ length: 200 }, (_, i) => gql(CREATE(`, idleTimeout: ${i}`))));
+    for (const { res, body } of replies) {
+      expect(res.status).toBe(200);
+      expect(body.errors).toBeUndefined();
+    }
+    const ids = replies.map(({ body }) => body.data.saveEndpoint.id);
+    expect(new Set(ids).size).toBe(200);
+  });
+
   test("workers start and drain on the emulator's timings; delete waits for 0/0", async () => {
     const created = await gql(CREATE(", workersMin: 2, workersMax: 2"));
     const id = created.body.data.saveEndpoint.id;
@@ -214,13 +237,12 @@ describe("state file", () => {
     const dir = mkdtempSync(join(tmpdir(), "cp-emu-gql-"));
     try {
       const stateFile = join(dir, "state.json");
-      const opts = { port: 0, keys: [{ key: FULL, scopes: ["read", "write"] as ("read" | "write")[] }], quotas: QUOTAS, timings: TIMINGS, stateFile };
-      const first = await startEmulator(opts);
+      const first = await start({ stateFile });
       const made = await gql(CREATE(', locations: "US,CZ"'), FULL, first.url);
       const ep = made.body.data.saveEndpoint;
       await first.close();
 
-      const second = await startEmulator(opts);
+      const second = await start({ stateFile });
       try {
         const listed = await gql("{ myself { endpoints { id name locations } } }", FULL, second.url);
         expect(listed.body.data.myself.endpoints).toEqual([{ id: ep.id, name: "http-ep", locations: "US,CZ" }]);

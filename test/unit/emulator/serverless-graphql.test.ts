@@ -1,5 +1,6 @@
 // Rules of the emulator's GraphQL side (spec 2.9, 4.3; open-parts "GraphQL"), one test each,
 // against the ServerlessService class directly with a fake clock.
+import fc from "fast-check";
 import {
   ENDPOINT_DEFAULTS,
   GPU_TIERS,
@@ -530,6 +531,24 @@ describe("hostile names round-trip when sent as a properly escaped GraphQL strin
   });
 });
 
+test("any well-formed Unicode name round-trips (property, 200 cases)", async () => {
+  const { save, svc } = setup();
+  const loneSurrogate = /[\uD800-\uDFFF]/u;
+  await fc.assert(
+    fc.asyncProperty(
+      fc.string({ unit: "binary", minLength: 1, maxLength: 40 }).filter((n) => !loneSurrogate.test(n)),
+      async (name) => {
+        const r = await save(`name: ${JSON.stringify(name)}, gpuIds: "AMPERE_16", templateId: "t"`);
+        expect(r.body.errors).toBeUndefined();
+        expect(r.body.data.saveEndpoint.name).toBe(name);
+        const stored = svc.endpoints().find((e) => e.id === r.body.data.saveEndpoint.id);
+        expect(stored?.name).toBe(name);
+      },
+    ),
+    { numRuns: 200 },
+  );
+});
+
 describe("workers", () => {
   const modify = (save: ReturnType<typeof setup>["save"], id: string, more: string) =>
     save(`id: "${id}", name: "ep", gpuIds: "AMPERE_16", templateId: "tpl-1", ${more}`);
@@ -623,5 +642,29 @@ describe("snapshot and restore", () => {
     expect(() => svc.restore({ version: 1, endpoints: "nope" })).toThrow(/not a serverless snapshot/);
     expect(() => svc.restore(null)).toThrow(/not a serverless snapshot/);
     expect(await list()).toEqual(before);
+  });
+
+  test("restore refuses a snapshot with a value the schema cannot serve or repeated ids", async () => {
+    const { svc, create, list } = setup();
+    await create();
+    const good = JSON.parse(JSON.stringify(svc.snapshot()));
+    const badEnum = structuredClone(good);
+    badEnum.endpoints[0].flashBootType = "TURBO";
+    expect(() => svc.restore(badEnum)).toThrow(/flashBootType/);
+    const twice = structuredClone(good);
+    twice.endpoints.push(twice.endpoints[0]);
+    expect(() => svc.restore(twice)).toThrow(/endpoint ids repeat/);
+    expect(await list()).toHaveLength(1);
+  });
+
+  test("a snapshot whose id counter lags its endpoints still gets fresh ids", async () => {
+    const a = setup();
+    const ep = await a.create();
+    const snap = { ...a.svc.snapshot(), idCounter: 0 };
+    const b = setup(); // same seed: the same random tail comes up again
+    b.svc.restore(snap);
+    const next = await b.create();
+    expect(next.id).not.toBe(ep.id);
+    expect((await b.list()).map((e) => e.id)).toEqual([ep.id, next.id]);
   });
 });
