@@ -480,6 +480,18 @@ describe("the request envelope", () => {
     expect(r.body).toEqual({ data: { saveEndpoint: { name: "v", flashBootType: "FLASHBOOT" } } });
   });
 
+  test("several operations need operationName: without it the document fails, with it that one runs", async () => {
+    const { svc } = setup();
+    const query = `query A { myself { endpoints { id } } }
+      mutation B { saveEndpoint(input: { name: "b", gpuIds: "AMPERE_16", templateId: "t" }) { name } }`;
+    documentFailure((await svc.executeGraphql({ query }, { canWrite: true })) as GqlResult);
+    documentFailure(
+      (await svc.executeGraphql({ query, operationName: "C" }, { canWrite: true })) as GqlResult,
+    );
+    const r = (await svc.executeGraphql({ query, operationName: "B" }, { canWrite: true })) as GqlResult;
+    expect(r).toEqual({ status: 200, body: { data: { saveEndpoint: { name: "b" } } }, ops: ["saveEndpoint"] });
+  });
+
   test("ops names every root field that ran, in order", async () => {
     const { gql } = setup();
     const r = await gql(`mutation {
