@@ -8,7 +8,7 @@ import {
   PlatformError,
   ResponseValidationError,
 } from "./errors";
-import { redactUrl, sanitizeError } from "./redact";
+import { redactUrl } from "./redact";
 import type { HttpResponse, RetryMode, Transport } from "./transport";
 
 /**
@@ -189,7 +189,7 @@ export class GraphqlRunner {
       }
       if (raw) throw this.fromRaw(raw, safeUrl);
       throw new PlatformError(`GraphQL request failed: ${transport.redact(String((err as Error)?.message ?? err)).slice(0, 200)}`, {
-        cause: sanitizeError(err, [transport.options.apiKey]),
+        cause: transport.sanitize(err),
       });
     }
     if (Array.isArray(result.errors) && result.errors.length > 0) {

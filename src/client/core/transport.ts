@@ -96,19 +96,31 @@ const NOT_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOST
 export class Transport {
   private readonly pools = new Map<string, Pool>();
   private readonly pacer: Pacer | undefined;
-  private readonly secrets: (string | undefined)[];
+  // ES private: not shown by util.inspect, not serialized, not enumerable.
+  readonly #apiKey: string | undefined;
+  /** Everything but the key. */
+  readonly options: Omit<TransportOptions, "apiKey">;
 
-  constructor(readonly options: TransportOptions) {
-    this.secrets = [options.apiKey];
+  constructor(options: TransportOptions) {
+    const { apiKey, ...rest } = options;
+    this.#apiKey = apiKey;
+    this.options = rest;
     this.pacer =
-      options.pacing && options.apiKey
-        ? new Pacer(options.pacing, PacingRegistry.keyId(options.apiKey), options.clock)
-        : undefined;
+      options.pacing && apiKey ? new Pacer(options.pacing, PacingRegistry.keyId(apiKey), options.clock) : undefined;
+  }
+
+  private get secrets(): (string | undefined)[] {
+    return [this.#apiKey];
+  }
+
+  /** An error safe to keep as a `cause`. */
+  sanitize(err: unknown): Error {
+    return sanitizeError(err, this.secrets);
   }
 
   /** The API key, or a clear error naming where to set it. */
   requireKey(): string {
-    const key = this.options.apiKey;
+    const key = this.#apiKey;
     if (!key) {
       throw new ConfigurationError(
         "No Compute Platform API key: set COMPUTEPLATFORM_API_KEY, or stack config computeplatform:apiKey " +

@@ -33,6 +33,9 @@ export function fieldIssues(error: z.ZodError): FieldIssue[] {
             : `must be >= ${issue.minimum}`;
     } else if (issue.code === "too_big" && typeof issue.maximum !== "bigint") {
       message = issue.origin === "array" ? `must have at most ${issue.maximum} item(s)` : `must be <= ${issue.maximum}`;
+    } else if (issue.code === "custom") {
+      // Our own refinements are written as predicates of the field ("must be a power of two").
+      message = issue.message;
     } else if (issue.code === "invalid_value") {
       message = `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
     } else {

@@ -1,0 +1,126 @@
+import {
+  ApiError,
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  humanizeValidationError,
+  InternalServerError,
+  makeApiError,
+  NotFoundError,
+  PermissionDeniedError,
+  PlatformError,
+  problemFields,
+  RateLimitError,
+  UnprocessableEntityError,
+} from "../../../src/client/core/errors";
+import { graphqlError } from "../../../src/client/core/graphql";
+
+const URL_ = "http://127.0.0.1:1/v2/pods";
+
+function make(status: number, body: Record<string, unknown>, retryAfterMs?: number): ApiError {
+  return makeApiError({ status, ...problemFields(status, JSON.stringify(body)), method: "POST", url: URL_, retryAfterMs });
+}
+
+describe("one factory, one class per status a caller acts on", () => {
+  test.each([
+    [400, BadRequestError],
+    [401, AuthenticationError],
+    [403, PermissionDeniedError],
+    [404, NotFoundError],
+    [409, ConflictError],
+    [422, UnprocessableEntityError],
+    [429, RateLimitError],
+    [500, InternalServerError],
+    [502, InternalServerError],
+    [503, InternalServerError],
+    [504, InternalServerError],
+  ])("%d -> %p", (status, Cls) => {
+    const err = make(status, { title: "T", status, detail: "the detail" });
+    expect(err).toBeInstanceOf(Cls);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toBeInstanceOf(PlatformError);
+    expect(err.name).toBe((Cls as { name: string }).name);
+    expect(err.status).toBe(status);
+    expect(err.title).toBe("T");
+    expect(err.detail).toBe("the detail");
+    expect(err.method).toBe("POST");
+    expect(err.url).toBe(URL_);
+    expect(err.message).toContain(`${status} from POST /v2/pods`);
+  });
+
+  test("a status with no class of its own is a plain ApiError", () => {
+    const err = make(418, { title: "teapot", status: 418, detail: "short and stout" });
+    expect(err.constructor).toBe(ApiError);
+    expect(err.message).toContain("short and stout");
+  });
+
+  test("422 says what to change and keeps the raw errors", () => {
+    const raw = ["$.mounts.network[0]: missing property 'path'", "$: additional properties 'bogus' not allowed"];
+    const err = make(422, { title: "Unprocessable Entity", status: 422, detail: "validation failed", errors: raw });
+    expect(err).toBeInstanceOf(UnprocessableEntityError);
+    expect(err.message).toMatch(/^mounts\.network\[0\]\.path is required; bogus is not an allowed property \[422/);
+    expect(err.errors).toEqual(raw);
+  });
+
+  test("400 leads with the rule the detail names", () => {
+    const err = make(400, { title: "Bad Request", status: 400, detail: "mounts.persistent and mounts.network are both set" });
+    expect(err.message).toMatch(/^mounts\.persistent and mounts\.network are both set/);
+  });
+
+  test("401 says where the key comes from; 403 says the key lacks permission", () => {
+    expect(make(401, { title: "Unauthorized", status: 401, detail: "invalid token" }).message).toMatch(
+      /COMPUTEPLATFORM_API_KEY.*computeplatform:apiKey/,
+    );
+    expect(make(403, { title: "Forbidden", status: 403, detail: "read-only key" }).message).toMatch(/not allowed/);
+  });
+
+  test("429 names the window and carries the server's delay", () => {
+    const err = make(429, { title: "Too Many Requests", status: 429, detail: "rate limit exceeded for the hour window" }, 12_000);
+    expect(err.message).toMatch(/hour window.*retry after 12 s/);
+    expect(err.retryAfterMs).toBe(12_000);
+  });
+
+  test("a body that is not problem+json still yields the status class", () => {
+    const err = makeApiError({ status: 502, ...problemFields(502, "<html>bad gateway</html>"), method: "GET", url: URL_ });
+    expect(err).toBeInstanceOf(InternalServerError);
+    expect(err.title).toBe("HTTP 502");
+    expect(err.detail).toContain("bad gateway");
+  });
+});
+
+describe("humanizeValidationError", () => {
+  test.each([
+    ["$.mounts.network[0]: missing property 'path'", "mounts.network[0].path is required"],
+    ["$: missing property 'name'", "name is required"],
+    ["$.gpu: missing properties 'id', 'count'", "gpu.id is required; gpu.count is required"],
+    ["$: additional properties 'bogus' not allowed", "bogus is not an allowed property"],
+    ["$.cpu: additional properties 'memory', 'x' not allowed", "cpu.memory is not an allowed property; cpu.x is not an allowed property"],
+    ["$.disk: must be >= 1", "disk: must be >= 1"],
+    ["something else entirely", "something else entirely"],
+  ])("%s", (raw, expected) => {
+    expect(humanizeValidationError(raw)).toBe(expected);
+  });
+});
+
+describe("GraphQL errors[] map into the same classes", () => {
+  test.each([
+    ["UNAUTHENTICATED", AuthenticationError, 401],
+    ["FORBIDDEN", PermissionDeniedError, 403],
+    ["BAD_USER_INPUT", BadRequestError, 400],
+    ["GRAPHQL_VALIDATION_FAILED", BadRequestError, 400],
+    ["NOT_FOUND", NotFoundError, 404],
+    ["FAILED_PRECONDITION", ConflictError, 409],
+  ])("%s -> %p", (code, Cls, status) => {
+    const err = graphqlError([{ message: "nope", path: ["deleteEndpoint"], extensions: { code } }], 200, "POST", URL_);
+    expect(err).toBeInstanceOf(Cls);
+    expect(err.status).toBe(status);
+    expect(err.code).toBe(code);
+    expect(err.errors).toEqual(["deleteEndpoint: nope"]);
+    expect(err.message).toContain("deleteEndpoint: nope");
+  });
+
+  test("an unknown code on an HTTP error keeps the HTTP status; on 200 it is a server failure", () => {
+    expect(graphqlError([{ message: "x", extensions: { code: "WHAT" } }], 503, "POST", URL_)).toBeInstanceOf(InternalServerError);
+    expect(graphqlError([{ message: "x" }], 200, "POST", URL_).status).toBe(500);
+  });
+});
