@@ -38,6 +38,11 @@ export interface EmulatorOptions {
   stateFile?: string;
   /** Entries the request log keeps before it drops the oldest. @default 1000 */
   requestLogSize?: number;
+  /**
+   * The emulator's time source (epoch ms) for pod and worker states and rate-limit windows;
+   * a test passes a manual clock to step through transitions without sleeping. @default Date
+   */
+  clock?: { now(): number };
 }
 
 export interface Emulator {
@@ -93,6 +98,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     faults: options.faults ?? {},
     stateFile: options.stateFile,
     logCapacity,
+    clock: options.clock ?? Date,
   });
   const url = await server.listen(options.port ?? DEFAULT_PORT, options.host ?? DEFAULT_HOST);
   const full = keys.find((k) => k.scopes.includes("read") && k.scopes.includes("write")) ?? keys[0];

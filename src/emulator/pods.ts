@@ -491,7 +491,7 @@ export class Pods {
               memoryUtil: (seed + i * 29) % 101,
             })),
             cpu: { util: (seed + uptime) % 101 },
-            memory: { util: (seed >> 3) % 101 },
+            memory: { util: (seed >>> 3) % 101 },
             ports: pod.ports.map((spec, i) => ({
               private: portNumber(spec),
               public: pod.publicPorts[i] ?? null,

@@ -72,6 +72,7 @@ export interface ServerConfig {
   faults: Faults;
   stateFile?: string;
   logCapacity: number;
+  clock: { now(): number };
 }
 
 interface Reply {
@@ -148,7 +149,7 @@ export class EmulatorServer {
   constructor(private readonly config: ServerConfig) {
     for (const k of config.keys) this.keys.set(k.key, k);
     this.setFaults(config.faults);
-    const now = () => Date.now();
+    const now = () => config.clock.now();
     this.limiter = new RateLimiter(config.quotas, config.timeScale, now);
     this.volumes = new NetworkVolumes(
       () => this.newId("nv"),
@@ -404,7 +405,7 @@ export class EmulatorServer {
       return;
     }
     const entry: RequestLogEntry = {
-      at: new Date().toISOString(),
+      at: new Date(this.config.clock.now()).toISOString(),
       method,
       path: url.pathname,
       status: 0,
@@ -450,7 +451,7 @@ export class EmulatorServer {
     ops = [route.op];
     const shape = (err: HttpError, headers: Record<string, string> = {}): Reply => {
       const r = route.kind === "graphql" ? this.graphqlError(err) : this.problemReply(err);
-      return { ...r, headers: { ...err.headers, ...headers } };
+      return { ...r, headers: { ...r.headers, ...headers } };
     };
 
     const key = this.authenticate(req, url, route.kind);
