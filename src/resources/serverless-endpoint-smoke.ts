@@ -77,11 +77,19 @@ export function runSyncSmokeTest(args: RunSyncSmokeTestArgs): pulumi.Output<RunS
   const apiKey = args.client ? undefined : new pulumi.Config(CONFIG_NAMESPACE).getSecret("apiKey");
   const result = pulumi
     .all([args.endpointId, args.input, apiKey, pulumi.all(args.dependsOn ?? [])])
-    .apply(async ([endpointId, input, key]) => {
-      const client = args.client ?? clientFromStack(key);
-      const answer = await client.models.runSync(endpointId, input as Record<string, unknown>);
-      const imageUrl = answer.output.image_url;
-      return { id: answer.id, status: answer.status, imageUrl: typeof imageUrl === "string" ? imageUrl : null };
-    });
+    .apply(([endpointId, input, key]) =>
+      smokeCall(args.client ?? clientFromStack(key), endpointId, input as Record<string, unknown>),
+    );
   return pulumi.unsecret(result);
+}
+
+/** The call itself: one runsync, its answer reduced to what a stack output wants. */
+export async function smokeCall(
+  client: Pick<ComputePlatform, "models">,
+  endpointId: string,
+  input: Record<string, unknown>,
+): Promise<RunSyncSmokeTestResult> {
+  const answer = await client.models.runSync(endpointId, input);
+  const imageUrl = answer.output.image_url;
+  return { id: answer.id, status: answer.status, imageUrl: typeof imageUrl === "string" ? imageUrl : null };
 }
