@@ -23,20 +23,33 @@ export const CONFIG_KEYS = {
   serverlessUrl: "computeplatform:serverlessUrl",
 } as const;
 
-/** Called from each provider's `configure()` with the stack's config. */
+/**
+ * Called with the stack's config by the provider registry (`registerProvider` wraps every
+ * provider's `configure()`), so no resource provider has to call it. Pulumi's plugin calls
+ * `configure()` once per serialized provider, that is once per resource kind.
+ */
 export function configureFromStack(config: pulumi.dynamic.Config): void {
-  const next: PlatformSettings = {
-    apiKey: config.get(CONFIG_KEYS.apiKey) || undefined,
-    apiUrl: config.get(CONFIG_KEYS.apiUrl) || undefined,
-    serverlessUrl: config.get(CONFIG_KEYS.serverlessUrl) || undefined,
+  const text = (key: string): string | undefined => {
+    const value: unknown = config.get(key);
+    return typeof value === "string" && value !== "" ? value : undefined;
   };
-  setPlatformSettings(next);
+  setPlatformSettings({
+    apiKey: text(CONFIG_KEYS.apiKey),
+    apiUrl: text(CONFIG_KEYS.apiUrl),
+    serverlessUrl: text(CONFIG_KEYS.serverlessUrl),
+  });
 }
 
-/** Replace the settings (tests, or a program that configures in-process). */
+/**
+ * Replace the settings (tests, or a program that configures in-process). The same settings
+ * again keep the current client: each kind's `configure()` brings the same stack config, and a
+ * new client mid-deployment would split what should be one client.
+ */
 export function setPlatformSettings(next: PlatformSettings): void {
-  settings = { ...next };
-  client = undefined;
+  const same =
+    settings.apiKey === next.apiKey && settings.apiUrl === next.apiUrl && settings.serverlessUrl === next.serverlessUrl;
+  settings = { apiKey: next.apiKey, apiUrl: next.apiUrl, serverlessUrl: next.serverlessUrl };
+  if (!same) client = undefined;
 }
 
 /**

@@ -10,9 +10,23 @@ export type ProviderKind = "pod" | "serverless-endpoint" | "network-volume";
  * no secret, no absolute path, and a newer package version takes effect without a diff.
  */
 export function shimProvider(kind: ProviderKind): pulumi.dynamic.ResourceProvider {
-  // `require` by package name, resolved in the plugin process (from the program's directory).
-  const target = (): pulumi.dynamic.ResourceProvider =>
-    require("pulumi-computeplatform").dynamicProviders[kind];
+  // `require` by package name: Pulumi's plugin loads this text with require-from-string, so the
+  // name resolves from the plugin's cwd, the project directory, as it would from the program.
+  // Everything else (stack config, defaults, partial failures) lives in the package, not here:
+  // what is frozen into state stays this small.
+  const target = (): pulumi.dynamic.ResourceProvider => {
+    let pkg: { dynamicProviders?: Record<string, pulumi.dynamic.ResourceProvider> };
+    try {
+      pkg = require("pulumi-computeplatform");
+    } catch (e) {
+      throw new Error(
+        `cannot load pulumi-computeplatform from ${process.cwd()}; add it to the project's dependencies: ${(e as Error).message}`,
+      );
+    }
+    const provider = pkg.dynamicProviders?.[kind];
+    if (!provider) throw new Error(`the installed pulumi-computeplatform serves no "${kind}" resource`);
+    return provider;
+  };
   return {
     configure: async (req) => target().configure?.(req),
     check: (olds, news) => target().check!(olds, news),

@@ -168,6 +168,8 @@ export interface CaptureOptions {
   secretKeys?: string[];
   /** Where the program's own `@pulumi/pulumi` is resolved from. @default process.cwd() */
   cwd?: string;
+  /** Extra environment of the program process (`captureProgramFile` only). */
+  env?: Record<string, string | undefined>;
 }
 
 /**
@@ -192,8 +194,8 @@ export async function captureProgramFile(file: string, opts: CaptureOptions = {}
   const stdout = await new Promise<string>((resolve, reject) => {
     execFile(
       process.execPath,
-      [script, path.resolve(file), JSON.stringify({ ...opts, cwd })],
-      { cwd, timeout: 30_000, maxBuffer: 16 * 1024 * 1024 },
+      [script, path.resolve(file), JSON.stringify({ ...opts, env: undefined, cwd })],
+      { cwd, env: { ...process.env, ...opts.env }, timeout: 30_000, maxBuffer: 16 * 1024 * 1024 },
       (err, out, errOut) => (err ? reject(new Error(`program ${file} failed: ${errOut || err.message}`)) : resolve(out)),
     );
   });
