@@ -445,7 +445,8 @@ export class EmulatorServer {
     }
     if ("allow" in route) {
       const err = problem(405, `${method} is not allowed on ${url.pathname}; allowed: ${route.allow.join(", ")}`);
-      return finish({ ...this.problemReply(err), headers: { allow: route.allow.join(", ") } });
+      err.headers.allow = route.allow.join(", ");
+      return finish(this.problemReply(err));
     }
     entry.op = route.op;
     ops = [route.op];
@@ -484,7 +485,8 @@ export class EmulatorServer {
     }
     if (fail5xx) {
       const status = [500, 502, 503][Math.floor(this.random() * 3)];
-      return finish({ ...this.problemReply(problem(status, "injected fault: the platform failed")), headers: rate.headers });
+      const err = problem(status, "injected fault: the platform failed");
+      return finish(shape(err, rate.headers));
     }
 
     let parsed: unknown;
