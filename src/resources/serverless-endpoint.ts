@@ -193,7 +193,7 @@ export interface ServerlessEndpointProviderOptions {
   clock?: Clock;
   /**
    * First pause between reads while waiting for workers, in ms; it grows by half each time.
-   * @default 2000
+   * @default 1000
    */
   pollIntervalMs?: number;
   /**
@@ -292,7 +292,7 @@ export class ServerlessEndpointProvider implements pulumi.dynamic.ResourceProvid
   constructor(options: ServerlessEndpointProviderOptions = {}) {
     this.client = options.client ?? platform;
     this.clock = options.clock ?? systemClock;
-    this.pollIntervalMs = Math.max(1, options.pollIntervalMs ?? 2000);
+    this.pollIntervalMs = Math.max(1, options.pollIntervalMs ?? 1000);
     this.maxPollIntervalMs = Math.max(this.pollIntervalMs, options.maxPollIntervalMs ?? 15_000);
     this.signal = options.signal;
   }
