@@ -8,11 +8,13 @@ export interface SeenRequest {
   url: string;
   headers: IncomingMessage["headers"];
   body: string;
+  /** The client's port: one value across requests means one kept-alive connection. */
+  remotePort: number | undefined;
 }
 
 /** What a handler answers; `destroy` drops the socket after the request was read (and handled). */
 export type Reply =
-  | { status: number; body?: unknown; headers?: Record<string, string>; raw?: string }
+  | { status: number; body?: unknown; headers?: Record<string, string | undefined>; raw?: string }
   | { destroy: true }
   | { hang: true };
 
@@ -36,6 +38,7 @@ export async function startLoopback(handler: Handler) {
       url: req.url ?? "",
       headers: req.headers,
       body: Buffer.concat(chunks).toString("utf8"),
+      remotePort: req.socket.remotePort,
     };
     seen.push(entry);
     const reply = await handler(entry, seen.length - 1);
@@ -48,10 +51,11 @@ export async function startLoopback(handler: Handler) {
       return;
     }
     const text = reply.raw ?? (reply.body === undefined ? "" : JSON.stringify(reply.body));
-    res.writeHead(reply.status, {
+    const headers: Record<string, string> = {
       "content-type": reply.status >= 400 ? "application/problem+json" : "application/json",
-      ...reply.headers,
-    });
+    };
+    for (const [name, value] of Object.entries(reply.headers ?? {})) if (value !== undefined) headers[name] = value;
+    res.writeHead(reply.status, headers);
     res.end(reply.status === 204 ? undefined : text);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
