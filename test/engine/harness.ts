@@ -430,9 +430,7 @@ export class ProviderPlugin {
     opts: { preview?: boolean } = {},
   ): Promise<{ inputs: Record<string, unknown>; failures: CheckFailure[] }> {
     const req = new provproto.CheckRequest();
-    req.setUrn(urn);
-    req.setName(nameOf(urn));
-    req.setType(typeOf(urn));
+    addressed(req, urn);
     req.setOlds(this.marshal(olds, !!opts.preview));
     req.setNews(this.marshal(news, !!opts.preview));
     const resp = await this.call("check", req);
@@ -452,10 +450,7 @@ export class ProviderPlugin {
     opts: { preview?: boolean; ignoreChanges?: string[] } = {},
   ): Promise<DiffResult> {
     const req = new provproto.DiffRequest();
-    req.setId(id);
-    req.setUrn(urn);
-    req.setName(nameOf(urn));
-    req.setType(typeOf(urn));
+    addressed(req, urn, id);
     req.setOldInputs(this.marshal(oldInputs, !!opts.preview));
     req.setOlds(this.marshal(oldOutputs, !!opts.preview));
     req.setNews(this.marshal(news, !!opts.preview));
@@ -468,9 +463,7 @@ export class ProviderPlugin {
 
   async create(urn: string, props: Record<string, unknown>): Promise<{ id: string; outputs: Record<string, unknown> }> {
     const req = new provproto.CreateRequest();
-    req.setUrn(urn);
-    req.setName(nameOf(urn));
-    req.setType(typeOf(urn));
+    addressed(req, urn);
     req.setProperties(this.marshal(props, false));
     const resp = await this.call("create", req);
     const outputs = fromStruct(resp.getProperties());
@@ -484,10 +477,7 @@ export class ProviderPlugin {
     oldInputs: Record<string, unknown>,
   ): Promise<{ id: string; outputs: Record<string, unknown>; inputs?: Record<string, unknown> }> {
     const req = new provproto.ReadRequest();
-    req.setId(id);
-    req.setUrn(urn);
-    req.setName(nameOf(urn));
-    req.setType(typeOf(urn));
+    addressed(req, urn, id);
     req.setProperties(this.marshal(oldOutputs, false));
     req.setInputs(this.marshal(oldInputs, false));
     const resp = await this.call("read", req);
@@ -503,10 +493,7 @@ export class ProviderPlugin {
     oldInputs: Record<string, unknown>,
   ): Promise<Record<string, unknown>> {
     const req = new provproto.UpdateRequest();
-    req.setId(id);
-    req.setUrn(urn);
-    req.setName(nameOf(urn));
-    req.setType(typeOf(urn));
+    addressed(req, urn, id);
     req.setOlds(this.marshal(oldOutputs, false));
     req.setNews(this.marshal(news, false));
     req.setOldInputs(this.marshal(oldInputs, false));
@@ -517,10 +504,7 @@ export class ProviderPlugin {
 
   async delete(urn: string, id: string, oldOutputs: Record<string, unknown>, oldInputs: Record<string, unknown>): Promise<void> {
     const req = new provproto.DeleteRequest();
-    req.setId(id);
-    req.setUrn(urn);
-    req.setName(nameOf(urn));
-    req.setType(typeOf(urn));
+    addressed(req, urn, id);
     req.setProperties(this.marshal(oldOutputs, false));
     req.setOldInputs(this.marshal(oldInputs, false));
     await this.call("delete", req);
@@ -557,6 +541,14 @@ function toCallError(method: string, err: any): ProviderCallError {
 
 export function urnOf(stack: string, project: string, type: string, name: string): string {
   return `urn:pulumi:${stack}::${project}::${type}::${name}`;
+}
+
+/** Every resource request names its resource the same way; `id` once it exists. */
+function addressed(req: any, urn: string, id?: string): void {
+  if (id !== undefined) req.setId(id);
+  req.setUrn(urn);
+  req.setName(nameOf(urn));
+  req.setType(typeOf(urn));
 }
 
 function nameOf(urn: string): string {
