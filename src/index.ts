@@ -3,3 +3,5 @@ export { shimProvider, type ProviderKind } from "./resources/shim";
 export * as client from "./client";
 export { ComputePlatform } from "./client";
 export { EndpointNotReadyError, runSyncSmokeTest, ServerlessEndpoint, ServerlessEndpointProvider, serverlessEndpointSchema, type ImageModelInput, type RunSyncSmokeTestArgs, type RunSyncSmokeTestResult, type ServerlessEndpointArgs, type ServerlessEndpointOutputs, type ServerlessEndpointProviderOptions } from "./resources/serverless-endpoint";
+export { NetworkVolume, NetworkVolumeProvider, networkVolumeArgsSchema, type NetworkVolumeArgs, type NetworkVolumeOutputs, type NetworkVolumeProviderOptions } from "./resources/network-volume";
+export { getCpuFlavors, getDataCenters, getGpuTypes, validVcpuCounts, type CatalogOptions, type CpuFlavor, type DataCenter, type DataCenterFilter, type GpuType, type GpuTypeFilter } from "./resources/catalog";
