@@ -272,6 +272,13 @@ function inputsFromLive(ep: WireEndpoint, settings: LocalSettings): Record<strin
   return inputs;
 }
 
+function goneError(name: string, id: string): Error {
+  return new Error(
+    `ServerlessEndpoint ${JSON.stringify(name)} (${id}) no longer exists on the platform; run \`pulumi refresh\` ` +
+      "to forget it, then `pulumi up` to make a new one",
+  );
+}
+
 /** Create input: the required fields and every optional one the program gave. */
 function createInput(inputs: EndpointInputs): WireEndpointInput {
   const input: Record<string, unknown> = { type: inputs.type };
@@ -341,10 +348,15 @@ export class ServerlessEndpointProvider implements pulumi.dynamic.ResourceProvid
         type: olds.type ?? news.type,
       };
       for (const field of changed) input[field] = news[field];
-      ep = await this.client().endpoints.save(input as WireEndpointInput, this.opts());
+      try {
+        ep = await this.client().endpoints.save(input as WireEndpointInput, this.opts());
+      } catch (err) {
+        if (err instanceof NotFoundError) throw goneError(olds.name, id);
+        throw err;
+      }
     } else {
       const found = await this.find(id);
-      if (!found) throw new Error(`ServerlessEndpoint ${olds.name} (${id}) no longer exists; run \`pulumi refresh\` to forget it, then \`pulumi up\` to make a new one`);
+      if (!found) throw goneError(olds.name, id);
       ep = found;
     }
     // Also when nothing changed: an `up` after a failed readiness wait comes here to wait again.
@@ -362,7 +374,7 @@ export class ServerlessEndpointProvider implements pulumi.dynamic.ResourceProvid
         throw new Error(
           `ServerlessEndpoint ${props?.name ?? id}: ${drained.pods.length} worker(s) still listed ` +
             `${boundMs / 1000} s after scaling to zero; the endpoint stays in state at 0 workers, ` +
-            "run `pulumi destroy` again to finish (or raise drainTimeoutSeconds)",
+            "the next `pulumi destroy` (or `pulumi up`, after a replace) finishes it; or raise drainTimeoutSeconds",
         );
       }
       try {

@@ -69,7 +69,9 @@ describe("lifecycle", () => {
     expect(preview.steps.map((s) => s.op)).toEqual(["create"]);
     expect(r.emu.requestLog()).toEqual([]);
 
-    const up = await stack.up(await program(r, base));
+    const regs = await program(r, base);
+    expect(regs.map((g) => [g.type, g.inputs.__logicalName])).toEqual([["pulumi-nodejs:dynamic/computeplatform:ServerlessEndpoint", "api"]]);
+    const up = await stack.up(regs);
     expect(up.error).toBeUndefined();
     const [res] = [...stack.resources.values()];
     expect(res.outputs).toMatchObject({ name: NAME, type: "QB", workersMin: 1, pods: [{ desiredStatus: "RUNNING" }] });

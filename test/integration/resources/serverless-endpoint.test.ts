@@ -198,6 +198,10 @@ test("read shows drift in props and inputs; a gone endpoint reads as gone and de
   const before = emu.counts().deleteEndpoint;
   await expect(p.delete(id, outs!)).resolves.toBeUndefined();
   expect(emu.counts().deleteEndpoint).toBe(before);
+  // An update of a gone endpoint says what to do, with or without fields to send.
+  const gone = /no longer exists on the platform; run `pulumi refresh`/;
+  await expect(p.update(id, outs!, await inputs(p, { name: "drifty", waitForWorkers: false, workersMax: 2 }))).rejects.toThrow(gone);
+  await expect(p.update(id, outs!, await inputs(p, { name: "drifty-2", waitForWorkers: false }))).rejects.toThrow(gone);
 });
 
 describe("bounded waits (fake clock: the deadline passes without real waiting)", () => {
@@ -254,7 +258,7 @@ describe("bounded waits (fake clock: the deadline passes without real waiting)",
     const clock = fakeClock();
     const p = provider({ client: () => slowClient, clock, pollIntervalMs: 1000, maxPollIntervalMs: 30_000 });
     const { id, outs } = await p.create(await inputs(p, { name: "slow-drain", workersMin: 1, workersMax: 1, waitForWorkers: false, drainTimeoutSeconds: 60 }));
-    await expect(p.delete(id, outs!)).rejects.toThrow(/1 worker\(s\) still listed 60 s after scaling to zero.*pulumi destroy/);
+    await expect(p.delete(id, outs!)).rejects.toThrow(/1 worker\(s\) still listed 60 s after scaling to zero.*next `pulumi destroy`/);
     expect(slow.counts().deleteEndpoint ?? 0).toBe(0);
     expect(slow.state().endpoints.find((e: any) => e.id === id)).toMatchObject({ workersMin: 0, workersMax: 0, pods: [{ desiredStatus: "EXITED" }] });
     expect(clock.now()).toBeLessThanOrEqual(61_000);
