@@ -28,6 +28,9 @@ const registry: Partial<Record<ProviderKind, pulumi.dynamic.ResourceProvider>> =
  *   stores with `properties` as the outputs) gets `__provider` put into those properties: the
  *   plugin loads the provider from the stored outputs on delete and read, and without it the
  *   half-made resource could not be deleted.
+ * - `undefined` is left out of what goes back to the engine (inputs, outputs, partial
+ *   properties): the plugin's `Struct.fromJavaScript` rejects it with "Unexpected struct type",
+ *   which an in-process test of a provider never shows.
  * Methods a provider leaves out behave as Pulumi's plugin treats them.
  */
 export function registerProvider(kind: ProviderKind, provider: pulumi.dynamic.ResourceProvider): void {
@@ -36,12 +39,26 @@ export function registerProvider(kind: ProviderKind, provider: pulumi.dynamic.Re
       configureFromStack(req.config);
       await provider.configure?.(req);
     },
-    check: async (olds, news) => (provider.check ? provider.check(olds, news) : { inputs: news }),
+    check: async (olds, news) => {
+      const r = provider.check ? await provider.check(olds, news) : { inputs: news };
+      return { ...r, inputs: defined(r.inputs) };
+    },
     diff: async (id, olds, news) => (provider.diff ? provider.diff(id, olds, news) : {}),
-    create: (inputs) => keepProviderOnPartialFailure(() => provider.create(inputs), inputs),
-    read: async (id, props) => (provider.read ? provider.read(id, props) : { id, props }),
-    update: (id, olds, news) =>
-      keepProviderOnPartialFailure(async () => (provider.update ? provider.update(id, olds, news) : { outs: {} }), news),
+    create: async (inputs) => {
+      const r = await keepProviderOnPartialFailure(() => provider.create(inputs), inputs);
+      return { ...r, outs: defined(r.outs) };
+    },
+    read: async (id, props) => {
+      const r = provider.read ? await provider.read(id, props) : { id, props };
+      return { ...r, props: defined(r.props), inputs: defined(r.inputs) };
+    },
+    update: async (id, olds, news) => {
+      const r: pulumi.dynamic.UpdateResult = await keepProviderOnPartialFailure(
+        async () => (provider.update ? provider.update(id, olds, news) : {}),
+        news,
+      );
+      return { ...r, outs: defined(r?.outs) };
+    },
     delete: async (id, props) => provider.delete?.(id, props),
   };
 }
@@ -51,11 +68,23 @@ async function keepProviderOnPartialFailure<T>(op: () => Promise<T>, inputs: Rec
     return await op();
   } catch (e) {
     const partial = e as { id?: unknown; properties?: Record<string, unknown> };
-    if (partial?.id && inputs?.[PROVIDER_KEY] !== undefined && partial.properties?.[PROVIDER_KEY] === undefined) {
-      partial.properties = { ...partial.properties, [PROVIDER_KEY]: inputs[PROVIDER_KEY] };
+    if (partial?.id) {
+      const provider = partial.properties?.[PROVIDER_KEY] ?? inputs?.[PROVIDER_KEY];
+      partial.properties = defined({ ...partial.properties, [PROVIDER_KEY]: provider });
     }
     throw e;
   }
+}
+
+/** The value as JSON would carry it: keys with `undefined` left out, `undefined` in arrays null. */
+export function defined<T>(value: T): T {
+  if (Array.isArray(value)) return value.map((v) => (v === undefined ? null : defined(v))) as T;
+  if (value !== null && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = defined(v);
+    return out as T;
+  }
+  return value;
 }
 
 /** The registered provider of a kind, loading the module that registers it if need be. */

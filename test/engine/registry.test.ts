@@ -86,3 +86,19 @@ test("a kind's module is loaded on first lookup, so the root need not import it"
   expect(typeof provider.create).toBe("function");
   expect(typeof provider.check).toBe("function");
 });
+
+test("undefined never goes back to the plugin, whose Struct conversion rejects it", async () => {
+  registerProvider("pod", {
+    check: async (_o, news) => ({ inputs: { ...news, name: undefined } }),
+    create: async () => ({ id: "x", outs: { a: 1, startedAt: undefined, nested: { b: undefined }, list: [1, undefined] } }),
+    read: async (id) => ({ id, props: { a: undefined, c: 2 } }),
+    update: async () => ({ outs: { a: undefined } }),
+  });
+  const p = dynamicProviders.pod;
+  await expect(p.check!({}, { image: "i" })).resolves.toEqual({ inputs: { image: "i" } });
+  const created = await p.create({});
+  expect(created.outs).toEqual({ a: 1, nested: {}, list: [1, null] });
+  expect(Object.keys(created.outs)).not.toContain("startedAt");
+  expect(Object.keys((await p.read!("x", {})).props)).toEqual(["c"]);
+  expect(Object.keys((await p.update!("x", {}, {})).outs)).toEqual([]);
+});
