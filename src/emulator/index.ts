@@ -4,6 +4,8 @@
 
 import { randomBytes } from "node:crypto";
 import type { Faults } from "./faults";
+import type { NetworkVolume } from "./network-volumes";
+import type { PodAction, PodStatus, PodView } from "./pods";
 import { DEFAULT_QUOTAS, type Quotas } from "./rate-limit";
 import {
   type ApiKey,
@@ -14,7 +16,19 @@ import {
   type Timings,
 } from "./server";
 
-export type { ApiKey, EmulatorState, Faults, Quotas, RequestLogEntry, Scope, Timings };
+export type {
+  ApiKey,
+  EmulatorState,
+  Faults,
+  NetworkVolume,
+  PodAction,
+  PodStatus,
+  PodView,
+  Quotas,
+  RequestLogEntry,
+  Scope,
+  Timings,
+};
 
 export interface EmulatorOptions {
   /** TCP port; 0 picks a free one (what tests want). @default 8787 */

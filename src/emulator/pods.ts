@@ -59,6 +59,38 @@ export interface PodRecord {
   publicPorts: number[];
 }
 
+/** The Pod object of spec 2.2, as the API answers it. */
+export interface PodView {
+  id: string;
+  name: string;
+  status: PodStatus;
+  actions: PodAction[];
+  image: string;
+  args: string;
+  disk: number;
+  mounts: Mounts;
+  ports: string[];
+  env: Record<string, string>;
+  registry: string | null;
+  gpu?: { id: string; count: number };
+  cpu?: { id: string; vcpuCount: number; memory: number };
+  cloud: "SECURE" | "COMMUNITY";
+  dataCenterId: string | null;
+  template: string | null;
+  cost: number;
+  locked: boolean;
+  globalNetworking: { enabled: boolean; ip?: string; internalDns?: string };
+  runtime: {
+    uptime: number;
+    gpus: { util: number; memoryUtil: number }[];
+    cpu: { util: number };
+    memory: { util: number };
+    ports: { private: number; public: number | null; type: string; ip: string | null }[];
+  } | null;
+  createdAt: string;
+  startedAt: string | null;
+}
+
 export const ACTIONS: Record<PodStatus, PodAction[]> = {
   PROVISIONING: ["start", "terminate"],
   STARTING: ["stop", "terminate"],
@@ -452,7 +484,7 @@ export class Pods {
   }
 
   /** The Pod object of spec 2.2 as of now. */
-  view(pod: PodRecord): Record<string, unknown> {
+  view(pod: PodRecord): PodView {
     this.advance(pod);
     const now = this.env.now();
     const running = pod.status === "RUNNING";
@@ -463,7 +495,7 @@ export class Pods {
         : pricePerHour(pod.gpu ? { gpuId: pod.gpu.id, count: pod.gpu.count } : { cpuVcpus: pod.cpu!.vcpuCount }, pod.cloud);
     const seed = [...pod.id].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7);
     const uptime = Math.floor(((now - pod.statusAt) * this.env.timeScale) / 1000);
-    const out: Record<string, unknown> = {
+    const out: PodView = {
       id: pod.id,
       name: pod.name,
       status: pod.status,

@@ -18,9 +18,9 @@ import { createHash, randomBytes } from "node:crypto";
 import * as http from "node:http";
 import type { Socket } from "node:net";
 import { CPU_FLAVORS, DATA_CENTERS, GPU_TYPES } from "./catalog";
-import { type Faults, seededRandom, toRegExp } from "./faults";
-import { NetworkVolumes } from "./network-volumes";
-import { type PodRecord, Pods } from "./pods";
+import { checkRate, type Faults, seededRandom, toRegExp } from "./faults";
+import { type NetworkVolume, NetworkVolumes } from "./network-volumes";
+import { type PodRecord, type PodView, Pods } from "./pods";
 import { HttpError, problem } from "./problem";
 import { type Quotas, RateLimiter } from "./rate-limit";
 import { ServerlessService } from "./serverless";
@@ -59,8 +59,9 @@ export interface RequestLogEntry {
 }
 
 export interface EmulatorState {
-  pods: Record<string, unknown>[];
-  networkVolumes: { id: string; name: string; size: number; dataCenter: string }[];
+  /** Every pod, TERMINATED ones included, as GET /v2/pods/{id} would answer. */
+  pods: PodView[];
+  networkVolumes: NetworkVolume[];
   endpoints: readonly unknown[];
 }
 
@@ -200,10 +201,7 @@ export class EmulatorServer {
   }
 
   setFaults(faults: Faults): void {
-    for (const name of ["rate429", "rate5xx", "dropAfterProcessRate"] as const) {
-      const v = faults[name];
-      if (v !== undefined && !(v >= 0 && v <= 1)) throw new RangeError(`faults.${name} must be between 0 and 1, got ${v}`);
-    }
+    for (const name of ["rate429", "rate5xx", "dropAfterProcessRate"] as const) checkRate(name, faults[name]);
     if (faults.slowMs !== undefined && !(faults.slowMs >= 0)) {
       throw new RangeError(`faults.slowMs must be >= 0, got ${faults.slowMs}`);
     }
