@@ -1,0 +1,126 @@
+// NetworkVolume through Pulumi's own dynamic-provider plugin, against the emulator over real
+// HTTP: preview sends nothing; up creates an auto-named volume; rename and grow are updates of
+// the same volume; a shrink stops at Check with no request; destroy while a pod made outside
+// the stack mounts it waits (deleteWaitSeconds: 1, real time) and fails naming the pod, the
+// volume staying in state; destroy after the pod is gone deletes it; the key appears nowhere.
+// The plugin loads the package from dist/ (`npm test` builds first), so run `npm run build`
+// before running this file alone.
+import * as path from "node:path";
+import { ComputePlatform } from "../../src/client";
+import { type Emulator, startEmulator } from "../../src/emulator";
+import { NetworkVolume, type NetworkVolumeArgs } from "../../src/resources/network-volume";
+import { captureProgram, EngineStack, ProviderPlugin, type Registration } from "./harness";
+
+const ROOT = path.resolve(__dirname, "../..");
+const PROJECT_DIR = path.join(ROOT, "examples/quickstart");
+const PROJECT = "quickstart";
+const KEY = "cp_sentinel_volume_8b31f07c2e";
+const SECRET_KEYS = ["computeplatform:apiKey"];
+const QUOTAS = { minute: 100_000, hour: 1_000_000, day: 10_000_000 };
+
+let emu: Emulator;
+let plugin: ProviderPlugin;
+let config: Record<string, string>;
+
+beforeAll(async () => {
+  emu = await startEmulator({
+    port: 0,
+    keys: [{ key: KEY, scopes: ["read", "write"] }],
+    quotas: QUOTAS,
+    timings: { provisioningMs: 10, startingMs: 10, drainMs: 10 },
+  });
+  config = { "computeplatform:apiKey": KEY, "computeplatform:apiUrl": emu.url };
+  plugin = await ProviderPlugin.start({ cwd: PROJECT_DIR, project: PROJECT, config, env: { COMPUTEPLATFORM_API_KEY: undefined } });
+  await plugin.configure(config, SECRET_KEYS);
+});
+
+afterAll(async () => {
+  await plugin?.stop();
+  await emu?.close();
+});
+
+/** The program `new NetworkVolume("datasets", args)`, as the SDK registers it. */
+function program(args: NetworkVolumeArgs, preview = false): Promise<Registration[]> {
+  return captureProgram(
+    () => {
+      new NetworkVolume("datasets", args);
+    },
+    { project: PROJECT, stack: "dev", preview, config, secretKeys: SECRET_KEYS },
+  );
+}
+
+const volumes = () => emu.state().networkVolumes;
+
+test("preview, create, rename, grow, refused shrink, destroy while mounted then after", async () => {
+  const stack = new EngineStack(plugin, { project: PROJECT, stack: "dev" });
+  const base: NetworkVolumeArgs = { size: 20, dataCenter: "EU-RO-1", deleteWaitSeconds: 1 };
+
+  // Bad size: Check fails naming the field and the bounds, before any request.
+  const bad = await stack.preview(await program({ ...base, size: 5000 }, true));
+  expect(bad.failures?.failures).toEqual([{ property: "size", reason: "size must be an integer number of GB from 10 to 4096" }]);
+
+  const preview = await stack.preview(await program(base, true));
+  expect(preview.error).toBeUndefined();
+  expect(preview.steps.map((s) => s.op)).toEqual(["create"]);
+  expect(emu.requestLog()).toEqual([]);
+
+  const regs = await program(base);
+  expect(regs.map((g) => [g.type, g.inputs.__logicalName])).toEqual([["pulumi-nodejs:dynamic/computeplatform:NetworkVolume", "datasets"]]);
+  const up = await stack.up(regs);
+  expect(up.error).toBeUndefined();
+  const [res] = [...stack.resources.values()];
+  expect(res.outputs).toMatchObject({ size: 20, dataCenter: "EU-RO-1", deleteWaitSeconds: 1 });
+  expect(res.outputs.name).toMatch(/^datasets-[0-9a-f]{7}$/);
+  expect(volumes()).toEqual([{ id: res.id, name: res.outputs.name, size: 20, dataCenter: "EU-RO-1" }]);
+
+  // The same program again: the generated name is kept, nothing to do.
+  const same = await stack.up(await program(base));
+  expect(same.steps.map((s) => s.op)).toEqual(["same"]);
+
+  // Rename and grow: updates of the same volume.
+  const renamed = await stack.up(await program({ ...base, name: "datasets" }));
+  expect(renamed.error).toBeUndefined();
+  expect(renamed.steps.map((s) => [s.op, s.diff?.replaces])).toEqual([["update", []]]);
+  const grown = await stack.up(await program({ ...base, name: "datasets", size: 200 }));
+  expect(grown.error).toBeUndefined();
+  expect(grown.steps.map((s) => [s.op, s.diff?.replaces])).toEqual([["update", []]]);
+  expect(stack.resources.get(res.urn)).toMatchObject({ id: res.id, outputs: expect.objectContaining({ name: "datasets", size: 200 }) });
+  expect(volumes()).toEqual([{ id: res.id, name: "datasets", size: 200, dataCenter: "EU-RO-1" }]);
+
+  // Shrink: stopped at Check, in preview and in up alike, with no request sent.
+  const requests = emu.requestLog().length;
+  for (const run of [(r: Registration[]) => stack.preview(r), (r: Registration[]) => stack.up(r)]) {
+    const shrink = await run(await program({ ...base, name: "datasets", size: 100 }));
+    expect(shrink.failures?.failures).toEqual([{ property: "size", reason: expect.stringContaining("cannot shrink from 200 to 100 GB") }]);
+  }
+  expect(emu.requestLog().length).toBe(requests);
+  expect(volumes()).toEqual([expect.objectContaining({ id: res.id, size: 200 })]);
+
+  // A pod made outside the stack mounts the volume; it lands in the volume's data center.
+  const client = new ComputePlatform({ apiKey: KEY, apiUrl: emu.url, pacing: false });
+  try {
+    const pod = await client.pods.create({
+      name: "outside-the-stack",
+      image: "busybox:latest",
+      cpu: { id: "cpu3c", vcpuCount: 2 },
+      mounts: { network: [{ volumeId: res.id, path: "/data" }] },
+    });
+    expect(pod.dataCenterId).toBe("EU-RO-1");
+
+    // Destroy waits deleteWaitSeconds (1 s), then fails naming the pod; the volume stays.
+    const blocked = await stack.destroy();
+    expect(blocked.error?.message).toMatch(new RegExp(`still mounted by pod ${pod.id} \\("outside-the-stack", `));
+    expect(stack.resources.get(res.urn)?.id).toBe(res.id);
+    expect(volumes()).toHaveLength(1);
+
+    await client.pods.delete(pod.id);
+  } finally {
+    await client.close();
+  }
+  const destroy = await stack.destroy();
+  expect(destroy.error).toBeUndefined();
+  expect(volumes()).toEqual([]);
+  expect(stack.resources.size).toBe(0);
+
+  for (const place of [stack.stateText(), plugin.transcript()]) expect(place).not.toContain(KEY);
+});
