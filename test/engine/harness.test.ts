@@ -58,6 +58,16 @@ test("up of a new stack: Configure reached the provider with the secret unwrappe
   expect(typeof a.outputs.__provider).toBe("string");
   expect(journal()[0]).toBe("configure greeting=hello token=set");
   expect(plugin.stdout).toContain(`created ${a.id}`);
+  expect(plugin.transcript()).toContain(`counter ${a.id} is up`);
+});
+
+test("ignoreChanges keeps the old input, so no diff reaches the provider", async () => {
+  const stack = newStack();
+  const opts = { ignoreChanges: ["size"] };
+  await stack.up(await capture({ i: { zone: "z1", size: 2, opts } }));
+  const res = await stack.up(await capture({ i: { zone: "z1", size: 9, opts } }));
+  expect(res.steps.map((s) => s.op)).toEqual(["same"]);
+  expect(stored(only(stack).id).size).toBe(2);
 });
 
 test("a check failure stops the operation before any create", async () => {

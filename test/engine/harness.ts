@@ -29,10 +29,28 @@
  * plugin.transcript()        // stdout + stderr + engine Log messages, to scan for secrets
  * await plugin.stop();
  * ```
- * Each `up`/`preview`/... returns `{ steps, error? }`: a step is `{ urn, op, diff?, failures? }`;
- * an error is a `ProviderCallError` with the plugin's message and, for a create or update that
- * failed after the resource came to exist, `initFailure: { id, outputs, reasons }` (the engine
- * keeps that id in state; so does `EngineStack`).
+ * Each `up`/`preview`/... returns `{ steps, failures?, error? }`: a step is `{ urn, op, diff? }`;
+ * `failures` are Check failures (`{ property, reason }`), which stop the operation as they stop
+ * the engine; an error is a `ProviderCallError` with the plugin's message and, for a create or
+ * update that failed after the resource came to exist, `initFailure: { id, outputs, reasons }`
+ * (the engine keeps that id, with those outputs, in state; so does `EngineStack`).
+ *
+ * How the plugin finds this package: it loads `__provider` with require-from-string, whose
+ * module paths start at the plugin's cwd, so `require("pulumi-computeplatform")` resolves from
+ * the project directory, as from a user's repo. Here the project directory is an example
+ * (`examples/quickstart`): the root package.json declares `examples/*` as workspaces and each
+ * example depends on `"pulumi-computeplatform": "file:../.."`, so `npm install` links
+ * node_modules/pulumi-computeplatform to the repo root and the name resolves to `dist/`
+ * through the exports map. So the plugin runs the built package: `npm run build` first
+ * (`npm test` does it in `pretest`).
+ *
+ * Logs: the engine passes its address only as the plugin's argument, which the Node.js plugin
+ * ignores; `pulumi.log` inside a provider therefore prints to the plugin's stdout, which the
+ * engine relays to the user. `transcript()` holds stdout, stderr and any engine Log call.
+ *
+ * Not modelled: parallel steps (one resource at a time, in registration order; deletes in
+ * reverse), `protect`, `replaceOnChanges`, dependency-driven ordering of deletes, resource
+ * references. Preview never calls Create: the plugin does not support provider previews.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import * as path from "node:path";
@@ -590,6 +608,35 @@ export interface OperationResult {
   error?: ProviderCallError | Error;
 }
 
+/**
+ * The engine's processIgnoreChanges: each listed property path (`a` or `a.b`) keeps its old
+ * input value, or stays absent if it had none.
+ */
+export function ignoreChanges(
+  news: Record<string, unknown>,
+  olds: Record<string, unknown>,
+  paths: string[],
+): Record<string, unknown> {
+  const result = structuredClone(news);
+  for (const p of paths) {
+    const keys = p.split(".");
+    let from: unknown = olds;
+    let to: Record<string, unknown> | undefined = result;
+    for (const [i, k] of keys.entries()) {
+      from = typeof from === "object" && from !== null ? (from as Record<string, unknown>)[k] : undefined;
+      if (i === keys.length - 1) {
+        if (from === undefined) delete to[k];
+        else to[k] = structuredClone(from);
+      } else {
+        const next: unknown = to[k];
+        if (typeof next !== "object" || next === null) break;
+        to = next as Record<string, unknown>;
+      }
+    }
+  }
+  return result;
+}
+
 /** A stack's state and the engine logic that drives one plugin through an operation. */
 export class EngineStack {
   readonly resources = new Map<string, StateResource>();
@@ -631,8 +678,10 @@ export class EngineStack {
       for (const reg of regs) {
         const urn = this.urn(reg);
         const old = this.resources.get(urn);
+        // The engine applies ignoreChanges to the program's inputs before anything else.
+        const goal = old ? ignoreChanges(reg.inputs, old.inputs, reg.options.ignoreChanges) : reg.inputs;
         this.note("Check", urn);
-        let checked = await p.check(urn, old?.inputs ?? {}, reg.inputs, { preview });
+        let checked = await p.check(urn, old?.inputs ?? {}, goal, { preview });
         if (checked.failures.length > 0) {
           return { steps, failures: { urn, failures: checked.failures } };
         }
@@ -651,7 +700,7 @@ export class EngineStack {
           if (preview) continue;
           // A replacement gets fresh defaults: the engine checks again without the old inputs.
           this.note("Check", urn);
-          checked = await p.check(urn, {}, reg.inputs);
+          checked = await p.check(urn, {}, goal);
           if (checked.failures.length > 0) return { steps, failures: { urn, failures: checked.failures } };
           if (diff.deleteBeforeReplace || reg.options.deleteBeforeReplace) {
             await this.delete(old);
