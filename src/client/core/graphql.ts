@@ -193,12 +193,20 @@ export class GraphqlRunner {
       });
     }
     if (Array.isArray(result.errors) && result.errors.length > 0) {
-      throw graphqlError(result.errors as GraphqlErrorEntry[], raw?.status ?? 200, "POST", safeUrl);
+      throw graphqlError(this.redacted(result.errors), raw?.status ?? 200, "POST", safeUrl);
     }
     if (!result.data || typeof result.data !== "object") {
       throw new ResponseValidationError("POST", safeUrl, "a GraphQL result", [{ path: "data", message: "is required" }]);
     }
     return result.data as Record<string, unknown>;
+  }
+
+  /** Server-written error entries with their messages redacted (a server may echo the request). */
+  private redacted(errors: unknown[]): GraphqlErrorEntry[] {
+    return (errors as GraphqlErrorEntry[]).map((e) => ({
+      ...e,
+      message: typeof e?.message === "string" ? this.transport.redact(e.message) : e?.message,
+    }));
   }
 
   private fromRaw(raw: HttpResponse, safeUrl: string): ApiError {
@@ -211,7 +219,7 @@ export class GraphqlRunner {
     const req = { method: "POST", url: safeUrl, auth: "query" as const, setting: "apiUrl" as const };
     const fromHttp = this.transport.errorFrom(req, raw);
     if (Array.isArray(body?.errors) && body.errors.length > 0) {
-      return graphqlError(body.errors as GraphqlErrorEntry[], raw.status, "POST", safeUrl, fromHttp.retryAfterMs);
+      return graphqlError(this.redacted(body.errors), raw.status, "POST", safeUrl, fromHttp.retryAfterMs);
     }
     return fromHttp;
   }

@@ -60,7 +60,10 @@ export interface HttpRequest {
 export interface HttpResponse {
   status: number;
   headers: HeaderMap;
-  /** The body text, with any secret redacted. */
+  /**
+   * The body text as received. Not redacted: it is data (a pod's env may legitimately hold
+   * "Bearer ..."); whatever of it reaches an error goes through `redact` first.
+   */
   body: string;
 }
 
@@ -191,7 +194,7 @@ export class Transport {
       for (const [name, value] of Object.entries(r.headers)) {
         if (value !== undefined) flat[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
       }
-      res = { status: r.statusCode, headers: flat, body: this.redact(body) };
+      res = { status: r.statusCode, headers: flat, body };
     } catch (err) {
       if (req.signal?.aborted) throw req.signal.reason;
       const failure = timeout.signal.aborted
@@ -241,7 +244,7 @@ export class Transport {
   errorFrom(req: HttpRequest, res: HttpResponse): ApiError {
     return makeApiError({
       status: res.status,
-      ...problemFields(res.status, res.body),
+      ...problemFields(res.status, this.redact(res.body)),
       method: req.method,
       url: redactUrl(req.url),
       retryAfterMs: res.status === 429 || res.status >= 500 ? serverDelayMs(res.headers, this.options.clock.now()) : undefined,

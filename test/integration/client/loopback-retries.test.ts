@@ -6,6 +6,7 @@ import {
   InternalServerError,
   PacingRegistry,
   RateLimitError,
+  systemClock,
   TimeoutError,
 } from "../../../src/client";
 import { FakeClock } from "../../unit/client/fake-clock";
@@ -342,4 +343,26 @@ test("keep-alive: sequential calls reuse the pool's connections", async () => {
   expect(srv.seen).toHaveLength(6);
   // undici may open a second socket while the first is being released; it never opens one per call.
   expect(ports.size).toBeLessThanOrEqual(2);
+});
+
+test("response data is not redacted: an env value that looks like a token comes back as sent", async () => {
+  const env = { AUTH: "Bearer abc.def", URL: "http://h/?api_key=zzz", KEY };
+  const { cp } = await setup(() => ({ status: 200, body: wirePod({ env }) }));
+  expect((await cp.pods.get("pod-1")).env).toEqual(env);
+});
+
+test("a retry backoff is cancellable: abort ends the call during the wait", async () => {
+  const { srv, cp } = await setup(() => ({ status: 503, body: { title: "x", status: 503, detail: "down" } }), {
+    clock: systemClock,
+    baseDelayMs: 60_000,
+    maxBackoffMs: 60_000,
+    random: () => 0.99,
+  });
+  const ac = new AbortController();
+  const pending = cp.pods.list({ signal: ac.signal });
+  while (srv.seen.length === 0) await new Promise((r) => setTimeout(r, 5));
+  await new Promise((r) => setTimeout(r, 20));
+  ac.abort(new Error("cancelled by the test"));
+  await expect(pending).rejects.toThrow("cancelled by the test");
+  expect(srv.seen).toHaveLength(1);
 });
