@@ -11,6 +11,7 @@ import {
   PlatformError,
   RateLimitError,
   ResponseValidationError,
+  sharedPacing,
 } from "../../../src/client";
 import { FakeClock } from "../../unit/client/fake-clock";
 import { type Handler, startLoopback } from "./loopback";
@@ -260,6 +261,23 @@ describe("connection failures say how to fix them", () => {
     expect(err).toBeInstanceOf(ConnectionError);
     expect(err.message).toContain("Check COMPUTEPLATFORM_API_URL");
     expect(err.message).not.toContain("npx computeplatform-emulator");
+  });
+
+  test("without a pacing option every client shares the process-wide registry", async () => {
+    const srv = await startLoopback(() => ({ status: 200, body: { cpus: [] } }));
+    servers.push(srv);
+    const a = new ComputePlatform({ apiKey: KEY, apiUrl: srv.url, env: {}, maxRetryDelayMs: 1000 });
+    const b = new ComputePlatform({ apiKey: KEY, apiUrl: srv.url, env: {}, maxRetryDelayMs: 1000 });
+    clients.push(a, b);
+    sharedPacing.holdUntil(PacingRegistry.keyId(KEY), Date.now() + 60_000);
+    try {
+      await expect(a.catalog.cpus()).rejects.toBeInstanceOf(RateLimitError);
+      await expect(b.catalog.cpus()).rejects.toBeInstanceOf(RateLimitError);
+      expect(srv.seen).toHaveLength(0);
+    } finally {
+      sharedPacing.clear();
+    }
+    await expect(b.catalog.cpus()).resolves.toEqual([]);
   });
 
   test("a rate-limit hold longer than maxRetryDelayMs fails before sending", async () => {
