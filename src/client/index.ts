@@ -21,6 +21,8 @@ export type { Endpoints } from "./endpoints";
 export type { Models } from "./models";
 export type { NetworkVolumes } from "./network-volumes";
 export type { Pods } from "./pods";
+/** The zod schemas of the wire objects, for callers that validate their own data. */
+export * as schemas from "./schemas";
 export type {
   Cloud,
   CpuConfig,

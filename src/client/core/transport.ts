@@ -144,7 +144,8 @@ export class Transport {
   private pool(origin: string): Pool {
     let pool = this.pools.get(origin);
     if (!pool) {
-      pool = new Pool(origin, { keepAliveTimeout: 10_000, connections: 8 });
+      // A bounded body too: a misbehaving server cannot make the client buffer without end.
+      pool = new Pool(origin, { keepAliveTimeout: 10_000, connections: 8, maxResponseSize: 64 * 1024 * 1024 });
       this.pools.set(origin, pool);
     }
     return pool;
