@@ -1,0 +1,307 @@
+/**
+ * The Pod provider's methods, called directly, against the emulator over real HTTP. Pod
+ * timings are tens of milliseconds and the poller ticks every few, so waits are real but short.
+ */
+import { ComputePlatform } from "../../../src/client";
+import type { Clock } from "../../../src/client/core/clock";
+import { type Emulator, startEmulator } from "../../../src/emulator";
+import { PodInitError, type PodOutputs, PodProvider } from "../../../src/resources/pod";
+import { LOGICAL_NAME_KEY, type PodInputs } from "../../../src/resources/pod-schema";
+
+const QUOTAS = { minute: 1_000_000, hour: 10_000_000, day: 100_000_000 };
+const POLL = { intervalMs: 10, maxIntervalMs: 30, backoff: 1.5 };
+
+let emu: Emulator;
+let client: ComputePlatform;
+let volumeId: string;
+let otherVolumeId: string;
+
+beforeAll(async () => {
+  emu = await startEmulator({
+    port: 0,
+    quotas: QUOTAS,
+    timings: { provisioningMs: 30, startingMs: 30 },
+    faults: { errorImages: [/^broken\//] },
+  });
+  client = new ComputePlatform({ apiKey: emu.apiKey, apiUrl: emu.url, pacing: false, maxRetries: 4, baseDelayMs: 2, maxBackoffMs: 20 });
+  const dcs = (await client.catalog.dataCenters()).map((d) => d.id);
+  volumeId = (await client.networkVolumes.create({ name: "vol-a", size: 20, dataCenter: dcs[0] })).id;
+  otherVolumeId = (await client.networkVolumes.create({ name: "vol-b", size: 20, dataCenter: dcs[0] })).id;
+});
+
+afterAll(async () => {
+  await client?.close();
+  await emu?.close();
+});
+
+let gpuId: string;
+beforeAll(async () => {
+  gpuId = (await client.catalog.gpus()).find((g) => g.manufacturer === "NVIDIA")!.id;
+});
+
+function provider(over: ConstructorParameters<typeof PodProvider>[0] = {}) {
+  return new PodProvider({ client: () => client, poll: POLL, ...over });
+}
+
+/** Checked inputs, as the engine hands them to create/update. */
+async function inputs(p: PodProvider, news: Record<string, unknown>, olds?: Record<string, unknown>): Promise<PodInputs> {
+  const checked = await p.check(olds ?? {}, { image: "img/app:1", gpu: { id: gpuId }, [LOGICAL_NAME_KEY]: "web", ...news });
+  expect(checked.failures ?? []).toEqual([]);
+  return checked.inputs!;
+}
+
+function live(id: string): any {
+  return emu.state().pods.find((p: any) => p.id === id);
+}
+
+/** Operation counts since `before`. */
+function delta(before: Record<string, number>): Record<string, number> {
+  const now = emu.counts();
+  const out: Record<string, number> = {};
+  for (const [op, n] of Object.entries(now)) if (n - (before[op] ?? 0) > 0) out[op] = n - (before[op] ?? 0);
+  return out;
+}
+
+test("lifecycle: create waits for RUNNING, updates in place, plans a replace, stops and starts, refreshes drift, deletes", async () => {
+  const p = provider();
+  let c0 = emu.counts();
+  const created = await p.create(
+    await inputs(p, {
+      name: "life",
+      env: { MODEL: "llama" },
+      ports: ["8888/http", "22/tcp"],
+      mounts: { network: [{ volumeId, path: "/workspace" }] },
+      waitFor: "PORTS",
+    }),
+  );
+  const id = created.id;
+  let outs: PodOutputs = created.outs!;
+  expect(outs).toMatchObject({ id, name: "life", status: "RUNNING", desiredStatus: "RUNNING", waitFor: "PORTS" });
+  expect(outs.env).toMatchObject({ MODEL: "llama", COMPUTEPLATFORM_POD_ID: id });
+  expect(outs.runtime?.ports?.find((x) => x.private === 22)?.public).toEqual(expect.any(Number));
+  // One POST, then the shared list; never a GET per pod.
+  let d = delta(c0);
+  expect(d.createPod).toBe(1);
+  expect(d.getPod ?? 0).toBe(0);
+  expect(d.listPods).toBeGreaterThanOrEqual(1);
+  expect(JSON.stringify(outs)).not.toContain(emu.apiKey);
+
+  // Update in place: image and env; the platform's env key is not a diff.
+  let news = await inputs(p, { name: "life", env: { MODEL: "mistral" }, ports: ["8888/http", "22/tcp"], mounts: { network: [{ volumeId, path: "/workspace" }] }, waitFor: "PORTS", image: "img/app:2" }, { name: "life" });
+  expect(await p.diff(id, outs, news)).toEqual({ changes: true, replaces: [] });
+  c0 = emu.counts();
+  outs = (await p.update(id, outs, news)).outs!;
+  d = delta(c0);
+  expect(d.updatePod).toBe(1);
+  expect(d.createPod ?? 0).toBe(0);
+  expect(outs).toMatchObject({ image: "img/app:2", status: "RUNNING", env: { MODEL: "mistral", COMPUTEPLATFORM_POD_ID: id } });
+  expect(live(id).image).toBe("img/app:2");
+  expect(await p.diff(id, outs, news)).toEqual({ changes: false, replaces: [] });
+
+  // Replace decision: another network volume. No request is sent by diff.
+  c0 = emu.counts();
+  const moved = await inputs(p, { ...news, mounts: { network: [{ volumeId: otherVolumeId, path: "/workspace" }] } });
+  expect(await p.diff(id, outs, moved)).toEqual({ changes: true, replaces: ["mounts"] });
+  // And update refuses it rather than send the PATCH the platform answers with 400.
+  await expect(p.update(id, outs, moved)).rejects.toThrow(/mounts cannot change in place/);
+  expect(delta(c0)).toEqual({});
+
+  // Stop through desiredStatus, then start again.
+  news = { ...news, desiredStatus: "EXITED" };
+  c0 = emu.counts();
+  outs = (await p.update(id, outs, news)).outs!;
+  expect(outs).toMatchObject({ status: "EXITED", cost: 0, desiredStatus: "EXITED" });
+  expect(delta(c0)).toMatchObject({ podAction: 1 });
+  expect(delta(c0).updatePod ?? 0).toBe(0);
+  news = { ...news, desiredStatus: "RUNNING" };
+  outs = (await p.update(id, outs, news)).outs!;
+  expect(outs).toMatchObject({ status: "RUNNING", desiredStatus: "RUNNING" });
+  expect(live(id).status).toBe("RUNNING");
+
+  // Drift made outside Pulumi: refresh shows it, the next diff wants it back.
+  await client.pods.update(id, { image: "img/app:hotfix", env: { MODEL: "mistral", EXTRA: "x" } });
+  const refreshed = await p.read(id, outs);
+  expect(refreshed.id).toBe(id);
+  expect(refreshed.props).toMatchObject({ image: "img/app:hotfix" });
+  expect(refreshed.inputs).toMatchObject({ image: "img/app:hotfix", env: { MODEL: "mistral" }, name: "life" });
+  expect((refreshed.inputs as any).env).not.toHaveProperty("EXTRA");
+  const afterRefresh = refreshed.props!;
+  expect(await p.diff(id, afterRefresh, news)).toEqual({ changes: true, replaces: [] });
+  outs = (await p.update(id, afterRefresh, news)).outs!;
+  // Back to the declaration; the undeclared key stays.
+  expect(outs).toMatchObject({ image: "img/app:2", env: { MODEL: "mistral", EXTRA: "x" } });
+  await new Promise((r) => setTimeout(r, 100));
+  expect((await p.read(id, outs)).props).toMatchObject({ status: "RUNNING" });
+
+  // Delete: terminate, wait until gone; a second delete (404) is fine; read says gone.
+  c0 = emu.counts();
+  await p.delete(id, outs);
+  expect(live(id).status).toBe("TERMINATED");
+  expect(delta(c0).deletePod).toBe(1);
+  await p.delete(id, outs);
+  expect(await p.read(id, outs)).toEqual({ id: "" });
+});
+
+test("N pods waiting at once cost one listPods per tick, not one getPod per pod per tick", async () => {
+  const p = provider();
+  const c1 = emu.counts();
+  await p.create(await inputs(p, { name: "solo" }));
+  const one = delta(c1);
+
+  const c5 = emu.counts();
+  const made = await Promise.all(["n1", "n2", "n3", "n4", "n5"].map(async (name) => p.create(await inputs(p, { name }))));
+  const five = delta(c5);
+  expect(made.map((r) => r.outs!.status)).toEqual(Array(5).fill("RUNNING"));
+  expect(five.createPod).toBe(5);
+  expect(five.getPod ?? 0).toBe(0);
+  // The five waits share ticks: about as many lists as one pod alone needs, far fewer than 5x.
+  expect(five.listPods).toBeLessThanOrEqual(2 * one.listPods + 2);
+  await Promise.all(made.map((r) => p.delete(r.id, r.outs!)));
+});
+
+test("a pod that ends in ERROR fails with Pulumi's partial state: its id and outputs are kept", async () => {
+  const p = provider();
+  const bad = await inputs(p, { name: "broken", image: "broken/app:1" });
+  const err = (await p.create(bad).catch((e: unknown) => e)) as PodInitError;
+  expect(err).toBeInstanceOf(PodInitError);
+  expect(err.id).toEqual(expect.any(String));
+  expect(err.properties).toMatchObject({ id: err.id, status: "ERROR", name: "broken" });
+  expect(err.reasons[0]).toMatch(/ERROR instead of RUNNING/);
+  expect(live(err.id).status).toBe("ERROR");
+  // The plugin marshals `properties` through a protobuf Struct: no undefined anywhere.
+  expect(JSON.parse(JSON.stringify(err.properties))).toEqual(err.properties);
+
+  // The next `pulumi up`: the pod is in ERROR, so the plan wants it running; a fixed image
+  // is PATCHed and the pod started, the same pod.
+  const fixed = { ...bad, image: "img/app:1" };
+  expect(await p.diff(err.id, err.properties, fixed)).toEqual({ changes: true, replaces: [] });
+  const outs = (await p.update(err.id, err.properties, fixed)).outs!;
+  expect(outs).toMatchObject({ id: err.id, status: "RUNNING", image: "img/app:1" });
+  expect(emu.state().pods.filter((x: any) => x.name === "broken")).toHaveLength(1);
+  await p.delete(err.id, outs);
+});
+
+test("a wait that times out keeps the id too (time is injected: no real ten-minute wait)", async () => {
+  const slowEmu = await startEmulator({ port: 0, quotas: QUOTAS, timings: { provisioningMs: 3_600_000, startingMs: 30 } });
+  const slowClient = new ComputePlatform({ apiKey: slowEmu.apiKey, apiUrl: slowEmu.url, pacing: false });
+  // A clock whose sleeps pass at once but advance its time: the 60 s deadline comes quickly.
+  let offset = 0;
+  const fast: Clock = {
+    now: () => Date.now() + offset,
+    sleep: async (ms) => {
+      offset += ms;
+      await new Promise((r) => setImmediate(r));
+    },
+  };
+  try {
+    const p = new PodProvider({ client: () => slowClient, clock: fast, poll: { intervalMs: 1000, maxIntervalMs: 10_000 } });
+    const err = (await p.create(await inputs(p, { name: "slow", waitTimeoutSeconds: 60 })).catch((e: unknown) => e)) as PodInitError;
+    expect(err).toBeInstanceOf(PodInitError);
+    expect(err.message).toMatch(/did not become RUNNING within 60 s \(it is PROVISIONING\)/);
+    expect(err.properties.status).toBe("PROVISIONING");
+    // Backoff while PROVISIONING: a handful of lists over a minute, not sixty.
+    expect(slowEmu.counts().listPods).toBeLessThanOrEqual(12);
+    expect(slowEmu.state().pods.map((x: any) => x.id)).toEqual([err.id]);
+  } finally {
+    await slowClient.close();
+    await slowEmu.close();
+  }
+});
+
+test("a wait can be cancelled", async () => {
+  const ac = new AbortController();
+  const p = provider({ signal: ac.signal });
+  const pending = p.create(await inputs(p, { name: "cancelled" }));
+  setTimeout(() => ac.abort(new Error("deployment cancelled")), 5);
+  const err = (await pending.catch((e: unknown) => e)) as PodInitError;
+  expect(err).toBeInstanceOf(PodInitError);
+  expect(err.message).toMatch(/deployment cancelled/);
+  await provider().delete(err.id, err.properties);
+});
+
+test("an ambiguous create (connection dropped after processing) never makes two pods", async () => {
+  const p = provider();
+  const names = Array.from({ length: 12 }, (_, i) => `amb-${i}`);
+  emu.setFaults({ seed: 7, dropAfterProcessRate: 0.35, errorImages: [/^broken\//] });
+  const results: { name: string; id?: string }[] = [];
+  try {
+    for (const name of names) {
+      try {
+        results.push({ name, id: (await p.create(await inputs(p, { name }))).id });
+      } catch (err) {
+        results.push({ name, id: (err as PodInitError).id });
+      }
+    }
+  } finally {
+    emu.setFaults({ errorImages: [/^broken\//] });
+  }
+  // The fault did hit creates whose pod was made: the case where a blind retry duplicates.
+  const dropped = emu.requestLog().filter((e) => e.op === "createPod" && e.dropped && e.status === 201).length;
+  for (const r of results) {
+    const pods = emu.state().pods.filter((x: any) => x.name === r.name);
+    expect({ name: r.name, pods: pods.length }).toEqual({ name: r.name, pods: r.id ? 1 : 0 });
+    if (r.id) expect(pods[0].id).toBe(r.id);
+  }
+  expect(results.filter((r) => r.id).length).toBeGreaterThan(0);
+  expect(dropped).toBeGreaterThan(0);
+  await Promise.all(results.filter((r) => r.id).map((r) => p.delete(r.id!, undefined as any)));
+});
+
+test("locked: set through the resource, the pod is unlocked before delete; stop on a locked pod is refused first", async () => {
+  const p = provider();
+  const news = await inputs(p, { name: "locked", locked: true });
+  const created = await p.create(news);
+  expect(created.outs).toMatchObject({ locked: true, status: "RUNNING" });
+  const c0 = emu.counts();
+  await expect(p.update(created.id, created.outs!, { ...news, desiredStatus: "EXITED" })).rejects.toThrow(/locked, so it cannot be stopped/);
+  expect(delta(c0)).toEqual({});
+  // Unlocking and stopping in one change works: the PATCH goes first.
+  const stopped = (await p.update(created.id, created.outs!, { ...news, locked: false, desiredStatus: "EXITED" })).outs!;
+  expect(stopped).toMatchObject({ locked: false, status: "EXITED" });
+  // Locking and starting: the start comes first, the lock last.
+  const relocked = (await p.update(created.id, stopped, { ...news, locked: true, desiredStatus: "RUNNING" })).outs!;
+  expect(relocked).toMatchObject({ locked: true, status: "RUNNING" });
+  const c1 = emu.counts();
+  await p.delete(created.id, relocked);
+  expect(delta(c1)).toMatchObject({ updatePod: 1, deletePod: 1 });
+  expect(live(created.id)).toMatchObject({ status: "TERMINATED" });
+});
+
+test("globalNetworking applies at the next start: the update restarts a running pod", async () => {
+  const dcs = await client.catalog.dataCenters();
+  const dc = dcs.find((x) => x.globalNetwork)!.id;
+  const p = provider();
+  const news = await inputs(p, { name: "gn", dataCenterIds: [dc] });
+  const created = await p.create(news);
+  expect(created.outs!.globalNetworking).toEqual({ enabled: false });
+  const c0 = emu.counts();
+  const outs = (await p.update(created.id, created.outs!, { ...news, globalNetworking: true })).outs!;
+  expect(delta(c0)).toMatchObject({ updatePod: 1, podAction: 1 });
+  expect(outs.globalNetworking).toMatchObject({ enabled: true, ip: expect.any(String) });
+  expect(outs.status).toBe("RUNNING");
+  expect(await p.diff(created.id, outs, { ...news, globalNetworking: true })).toEqual({ changes: false, replaces: [] });
+  await p.delete(created.id, outs);
+});
+
+test("adopt: an existing pod is taken over by PATCHing what differs; what cannot change is refused", async () => {
+  const existing = await client.pods.create({ name: "legacy", image: "img/app:1", gpu: { id: gpuId }, env: { A: "1" } });
+  const p = provider();
+  const c0 = emu.counts();
+  const adopted = await p.create(await inputs(p, { name: "legacy", adopt: existing.id, env: { A: "2" } }));
+  expect(adopted.id).toBe(existing.id);
+  expect(delta(c0).createPod ?? 0).toBe(0);
+  expect(adopted.outs).toMatchObject({ status: "RUNNING", env: { A: "2" } });
+  await expect(p.create(await inputs(p, { name: "legacy", adopt: existing.id, cloud: "COMMUNITY" }))).rejects.toThrow(
+    /adopt: pod .* differs from the declaration in cloud.*cloud: "SECURE"/,
+  );
+  await expect(p.create(await inputs(p, { adopt: "no-such-pod" }))).rejects.toThrow(/no pod with ID no-such-pod/);
+  await p.delete(existing.id, adopted.outs!);
+});
+
+test("a pod deleted outside Pulumi reads as gone", async () => {
+  const p = provider();
+  const created = await p.create(await inputs(p, { name: "vanish" }));
+  await client.pods.delete(created.id);
+  expect(await p.read(created.id, created.outs)).toEqual({ id: "" });
+  expect(await p.read("never-existed", created.outs)).toEqual({ id: "" });
+});
