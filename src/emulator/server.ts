@@ -181,7 +181,11 @@ export class EmulatorServer {
       random: seededRandom((config.faults.seed ?? 1) ^ 0x5eed),
       imageBaseUrl: () => this.baseUrl,
     });
-    if (config.stateFile) this.load(config.stateFile);
+    if (config.stateFile) {
+      this.load(config.stateFile);
+      // Written once at start so an unwritable path fails here, not on the first change.
+      this.persist();
+    }
     this.server = http.createServer((req, res) => {
       this.handle(req, res).catch((err) => {
         // A bug in a handler must not take the server down; the caller sees a 500.
@@ -284,7 +288,12 @@ export class EmulatorServer {
   // ---- routing ----
 
   private route(method: string, path: string): Route | { allow: string[] } | undefined {
-    const seg = path.split("/").filter((s) => s.length > 0).map(decodeURIComponent);
+    let seg: string[];
+    try {
+      seg = path.split("/").filter((s) => s.length > 0).map(decodeURIComponent);
+    } catch {
+      return undefined; // a malformed %-escape names no resource
+    }
     const table: Record<string, Omit<Route, "kind"> & { kind?: Kind }> = {};
     const rest = (op: string, mutates: boolean, run: Route["run"], hasBody = mutates) =>
       ({ op, mutates, hasBody, run }) as Omit<Route, "kind">;

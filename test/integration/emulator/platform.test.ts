@@ -452,6 +452,10 @@ describe("HTTP hygiene: the server answers and keeps serving", () => {
     expectProblem(await api.get("/v2/nothing/here/at/all"), 404);
   });
 
+  test("a malformed %-escape in the path -> 404, not a crash", async () => {
+    expectProblem(await api.get("/v2/pods/%E0%A4%A"), 404);
+  });
+
   test("a method the path does not serve -> 405 with Allow", async () => {
     const r = await api.call("PUT", "/v2/pods", { name: "x" });
     expectProblem(r, 405);

@@ -200,6 +200,10 @@ describe("state file", () => {
     expect(fs.readdirSync(dir).filter((f) => f.includes("atomic.json"))).toEqual(["atomic.json"]);
   });
 
+  test("an unwritable state-file path fails at start, not on the first change", async () => {
+    await expect(start({ stateFile: join(dir, "no-such-dir", "state.json") })).rejects.toThrow(/ENOENT/);
+  });
+
   test("a torn or foreign state file refuses to start with a clear error (nothing is silently lost)", async () => {
     const file = join(dir, "torn.json");
     fs.writeFileSync(file, '{"version":1,"pods":[{"id"');
