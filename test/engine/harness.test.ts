@@ -93,6 +93,16 @@ test("a change that updates: Check, Diff, Update, same id", async () => {
   expect(again.steps.map((s) => s.op)).toEqual(["same"]);
 });
 
+test("a diff that leaves changes out: the engine compares the inputs itself", async () => {
+  const stack = newStack();
+  await stack.up(await capture({ v: { zone: "z1", size: 2, vague: true } }));
+  const same = await stack.up(await capture({ v: { zone: "z1", size: 2, vague: true } }));
+  expect(same.steps.map((s) => [s.op, s.diff?.changes])).toEqual([["same", "unknown"]]);
+  const changed = await stack.up(await capture({ v: { zone: "z1", size: 4, vague: true } }));
+  expect(changed.steps.map((s) => [s.op, s.diff?.changes])).toEqual([["update", "unknown"]]);
+  expect(stored(only(stack).id).size).toBe(4);
+});
+
 test("a replace creates the new one before deleting the old one", async () => {
   const stack = newStack();
   await stack.up(await capture({ r: { zone: "z1", size: 2 } }));

@@ -54,6 +54,7 @@
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import * as path from "node:path";
+import { isDeepStrictEqual } from "node:util";
 
 const PULUMI_DIR = path.dirname(require.resolve("@pulumi/pulumi/package.json"));
 /** Load a module as @pulumi/pulumi itself resolves it, so protobuf classes match its stubs. */
@@ -710,7 +711,11 @@ export class EngineStack {
             await this.create(urn, reg, checked.inputs);
             await this.delete(oldCopy, false);
           }
-        } else if (diff.changes === "some") {
+        } else if (
+          diff.changes === "some" ||
+          // A provider that does not say (DIFF_UNKNOWN): the engine compares old and new inputs.
+          (diff.changes === "unknown" && !isDeepStrictEqual(reveal(old.inputs), reveal(checked.inputs)))
+        ) {
           steps.push({ urn, op: "update", diff });
           if (preview) continue;
           this.note("Update", urn);
