@@ -441,6 +441,45 @@ describe("GraphQL and hosted models are served through ServerlessService", () =>
     expect(emu.counts().runSync).toBeGreaterThanOrEqual(1);
   });
 
+  test("timeScale shrinks serverless worker timers too (startingMs 1000 at timeScale 10: RUNNING after 100 ms)", async () => {
+    let now = 0;
+    const fast = await start({ clock: { now: () => now }, timeScale: 10, timings: { startingMs: 1000, drainMs: 1000 } });
+    try {
+      const res = await fetch(`${fast.url}/graphql?api_key=${FULL}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          query: 'mutation { saveEndpoint(input: { name: "w", gpuIds: "ADA_24", templateId: "t", workersMin: 1, workersMax: 1 }) { id } }',
+        }),
+      });
+      expect(res.status).toBe(200);
+      const workers = () => (fast.state().endpoints[0] as any).pods.map((p: any) => p.desiredStatus);
+      now += 99;
+      expect(workers()).toEqual(["STARTING"]);
+      now += 1;
+      expect(workers()).toEqual(["RUNNING"]);
+    } finally {
+      await fast.close();
+    }
+  });
+
+  test("faults apply to GraphQL and runsync as to REST", async () => {
+    const faulty = await start({ faults: { rate5xx: 1 } });
+    try {
+      const g = await fetch(`${faulty.url}/graphql?api_key=${FULL}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ query: "{ myself { endpoints { id } } }" }),
+      });
+      expect([500, 502, 503]).toContain(g.status);
+      expect(((await g.json()) as any).errors[0].extensions.code).toBe("INTERNAL_SERVER_ERROR");
+      const r = await client(() => faulty).post("/v2/sdxl-turbo/runsync", { input: { prompt: "x", width: 8, height: 8 } });
+      expect([500, 502, 503]).toContain(r.status);
+    } finally {
+      await faulty.close();
+    }
+  });
+
   test("open-parts: runsync on an unknown model -> 404", async () => {
     expect((await api.post("/v2/no-such-model/runsync", { input: {} })).status).toBe(404);
   });

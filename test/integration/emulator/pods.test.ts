@@ -355,6 +355,12 @@ describe("createPod: the Pod it answers (spec 2.2, 3.2)", () => {
     expect(dcs.find((d: any) => d.id === pod.dataCenterId).globalNetwork).toBe(true);
   });
 
+  test("4.1: dataCenterIds omitted or empty lets the scheduler choose", async () => {
+    const dcs = (await api.get("/v2/catalog/datacenters")).body.dataCenters.map((d: any) => d.id);
+    expect(dcs).toContain((await api.createPod(gpuPod())).dataCenterId);
+    expect(dcs).toContain((await api.createPod(gpuPod({ dataCenterIds: [] }))).dataCenterId);
+  });
+
   test("2.2: the scheduler picks dataCenterId from dataCenterIds", async () => {
     expect((await api.createPod(gpuPod({ dataCenterIds: ["CA-MTL-1"] }))).dataCenterId).toBe("CA-MTL-1");
   });
