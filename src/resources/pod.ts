@@ -244,7 +244,7 @@ export interface PodProviderOptions {
   clock?: Clock;
   /**
    * Pace of the shared poller.
-   * @default { intervalMs: 2000, maxIntervalMs: 10000, backoff: 1.5 }
+   * @default from `COMPUTEPLATFORM_POLL_INTERVAL_MS`, else { intervalMs: 2000, maxIntervalMs: 10000, backoff: 1.5 }
    */
   poll?: PollerTimings;
   /** Cancels every wait of this provider. */
@@ -257,6 +257,16 @@ const TERMINAL_GONE = new Set(["TERMINATED"]);
 /** Tries of one action when its outcome is unknown. */
 const ACTION_ATTEMPTS = 3;
 const STOPPED = new Set(["EXITED", "ERROR"]);
+
+/**
+ * `COMPUTEPLATFORM_POLL_INTERVAL_MS` sets the poller's pace inside the plugin, where no
+ * options reach the provider: a slower pace for a large fleet, a fast one against the emulator.
+ */
+export function pollFromEnv(env: Readonly<Record<string, string | undefined>>): PollerTimings {
+  const ms = Number(env.COMPUTEPLATFORM_POLL_INTERVAL_MS);
+  if (!Number.isInteger(ms) || ms <= 0) return {};
+  return { intervalMs: ms, maxIntervalMs: Math.max(ms, 5 * ms) };
+}
 
 /** Drop `undefined` anywhere (Pulumi's Struct marshalling rejects it); keep nulls. */
 function structSafe<T>(value: T): T {
@@ -357,7 +367,7 @@ export class PodProvider implements pulumi.dynamic.ResourceProvider<PodInputs, P
   constructor(options: PodProviderOptions = {}) {
     this.client = options.client ?? platform;
     this.clock = options.clock ?? systemClock;
-    this.poll = options.poll ?? {};
+    this.poll = options.poll ?? pollFromEnv(process.env);
     this.signal = options.signal;
   }
 
