@@ -57,8 +57,30 @@ test("up of a new stack: Configure reached the provider with the secret unwrappe
   expect(a.outputs).toMatchObject({ zone: "z1", size: 2, tokenSeen: true });
   expect(typeof a.outputs.__provider).toBe("string");
   expect(journal()[0]).toBe("configure greeting=hello token=set");
+  await plugin.waitForTranscript(`counter ${a.id} is up`);
   expect(plugin.stdout).toContain(`created ${a.id}`);
-  expect(plugin.transcript()).toContain(`counter ${a.id} is up`);
+});
+
+test("with logToEngine, pulumi.log inside the provider reaches the fake engine's Log", async () => {
+  const logged = await ProviderPlugin.start({
+    cwd: ROOT,
+    project: PROJECT,
+    config: CONFIG,
+    env: { FIXTURE_STORE: store },
+    logToEngine: true,
+  });
+  try {
+    await logged.configure(CONFIG, ["fixture:token"]);
+    const stack = new EngineStack(logged, { project: PROJECT, stack: "logged" });
+    await stack.up(await capture({ l: { zone: "z1", size: 1 } }));
+    const id = only(stack).id;
+    await logged.waitForTranscript(`counter ${id} is up`);
+    expect(logged.engine.logs).toContainEqual({ severity: "info", message: `counter ${id} is up`, urn: "" });
+    expect(logged.stdout).not.toContain(`counter ${id} is up`);
+    await stack.destroy();
+  } finally {
+    await logged.stop();
+  }
 });
 
 test("ignoreChanges keeps the old input, so no diff reaches the provider", async () => {

@@ -231,14 +231,17 @@ export interface EngineLog {
   urn: string;
 }
 
-const SEVERITY: Record<number, string> = { 1: "debug", 2: "info", 3: "warning", 4: "error" };
+const SEVERITY: Record<number, string> = Object.fromEntries(
+  Object.entries(engproto.LogSeverity as Record<string, number>).map(([name, n]) => [n, name.toLowerCase()]),
+);
 
 /** A loopback Engine service: its address is the plugin's argument; it records Log calls. */
 export class FakeEngine {
-  readonly logs: EngineLog[] = [];
   private constructor(
     private readonly server: any,
     readonly address: string,
+    /** Every Log call received, in order. */
+    readonly logs: EngineLog[],
   ) {}
 
   static async start(): Promise<FakeEngine> {
@@ -260,9 +263,7 @@ export class FakeEngine {
         err ? reject(err) : resolve(p),
       ),
     );
-    const engine = new FakeEngine(server, `127.0.0.1:${port}`);
-    (engine as { logs: EngineLog[] }).logs = logs;
-    return engine;
+    return new FakeEngine(server, `127.0.0.1:${port}`, logs);
   }
 
   close(): Promise<void> {
@@ -296,6 +297,13 @@ export interface PluginOptions {
   config?: Record<string, string>;
   /** Extra environment on top of this process's (the engine passes its own environment on). */
   env?: Record<string, string | undefined>;
+  /**
+   * Also point the SDK inside the plugin at the fake engine (`PULUMI_NODEJS_ENGINE`), so
+   * `pulumi.log` calls arrive as engine Log calls with their severity. The real engine does not
+   * do this for providers: leave it off to see what a user sees.
+   * @default false
+   */
+  logToEngine?: boolean;
   /** Upper bound for the plugin to print its port. @default 20000 */
   startTimeoutMs?: number;
   /** Deadline of each gRPC call. @default 60000 */
@@ -336,6 +344,7 @@ export class ProviderPlugin {
       PULUMI_NODEJS_PROJECT: opts.project,
       PULUMI_PROJECT: opts.project,
       PULUMI_CONFIG: JSON.stringify(opts.config ?? {}),
+      ...(opts.logToEngine ? { PULUMI_NODEJS_ENGINE: engine.address } : {}),
       ...opts.env,
     };
     const child = spawn(process.execPath, [entry, engine.address], { cwd: opts.cwd, env, stdio: ["ignore", "pipe", "pipe"] });
@@ -393,6 +402,18 @@ export class ProviderPlugin {
   /** stdout after the port line, stderr, and every engine Log message. */
   transcript(): string {
     return [this.stdoutText, this.stderrText, ...this.engine.logs.map((l) => l.message)].join("\n");
+  }
+
+  /**
+   * Wait, up to `timeoutMs`, until `text` shows in the transcript: the plugin writes and logs
+   * without waiting for the reader, so a line may arrive just after the call that made it.
+   */
+  async waitForTranscript(text: string, timeoutMs = 5_000): Promise<void> {
+    const until = Date.now() + timeoutMs;
+    while (!this.transcript().includes(text)) {
+      if (Date.now() > until) throw new Error(`"${text}" not in the plugin's transcript after ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
   }
 
   get stdout(): string {
