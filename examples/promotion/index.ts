@@ -1,0 +1,48 @@
+// One program, one stack per environment: `dev` and `prod` differ only in their stack files
+// (Pulumi.dev.yaml, Pulumi.prod.yaml). Promote by reviewing `pulumi preview --stack prod`,
+// then `pulumi up --stack prod`.
+import * as pulumi from "@pulumi/pulumi";
+import { Pod, ServerlessEndpoint } from "pulumi-computeplatform";
+import { parsePromotionConfig, POD_GPU_FOR_TIER, PromotionConfigError } from "./config";
+
+const config = new pulumi.Config("promotion");
+
+function readConfig() {
+  try {
+    return parsePromotionConfig((key) => config.get(key));
+  } catch (e) {
+    // A RunError is printed without a stack trace: the message is all the user needs.
+    if (e instanceof PromotionConfigError) {
+      throw new pulumi.RunError(`stack ${pulumi.getStack()}: ${e.message}`);
+    }
+    throw e;
+  }
+}
+
+const settings = readConfig();
+const stack = pulumi.getStack();
+
+// The batch pod runs the release's image on the tier's GPU type. A new tag restarts it in
+// place; a different GPU type replaces it.
+const batch = new Pod("batch", {
+  image: `ghcr.io/acme/inference:${settings.imageTag}`,
+  gpu: { id: POD_GPU_FOR_TIER[settings.gpuTier], count: 1 },
+  env: { RELEASE: settings.imageTag, STACK: stack },
+  ports: ["8000/http"],
+});
+
+// Every field here changes in place: tier, workers and regions are endpoint settings.
+const inference = new ServerlessEndpoint("inference", {
+  gpuIds: settings.gpuTier,
+  templateId: "tpl-inference",
+  workersMin: settings.workersMin,
+  workersMax: settings.workersMax,
+  locations: settings.locations.join(","),
+  idleTimeout: 5,
+});
+
+export const release = settings.imageTag;
+export const batchPodId = batch.id;
+export const batchGpu = batch.gpu;
+export const endpointId = inference.id;
+export const endpointGpu = inference.gpuIds;

@@ -1,0 +1,50 @@
+// Quickstart: a GPU pod with a network volume mounted, a Serverless endpoint, and one
+// runsync smoke call during `pulumi up` (never during `pulumi preview`).
+//
+//   pulumi config set computeplatform:apiUrl http://127.0.0.1:8787
+//   pulumi config set computeplatform:apiKey --secret <key>
+//   pulumi up
+import * as pulumi from "@pulumi/pulumi";
+import { NetworkVolume, Pod, runSyncSmokeTest, ServerlessEndpoint } from "pulumi-computeplatform";
+
+const config = new pulumi.Config("quickstart");
+/** The volume's data center; the pod follows the volume there. */
+const dataCenter = config.get("dataCenter") ?? "US-TX-3";
+/** Changing the GPU type replaces the pod (compute is fixed at creation). */
+const gpuType = config.get("gpuType") ?? "NVIDIA GeForce RTX 4090";
+/** Changing the image updates the pod in place (the container restarts). */
+const image = config.get("image") ?? "pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime";
+
+const volume = new NetworkVolume("data", { size: 50, dataCenter });
+
+const trainer = new Pod("trainer", {
+  image,
+  gpu: { id: gpuType, count: 1 },
+  ports: ["8888/http", "22/tcp"],
+  env: { JUPYTER_PORT: "8888" },
+  // The stack's own volume: the pod depends on it and, with no dataCenterIds, runs beside it.
+  mounts: { network: [{ volumeId: volume.id, path: "/workspace" }] },
+});
+
+const api = new ServerlessEndpoint("api", {
+  gpuIds: "ADA_24",
+  templateId: config.get("templateId") ?? "tpl-quickstart-worker",
+  workersMin: 1,
+  workersMax: config.getNumber("workersMax") ?? 3,
+  idleTimeout: 5,
+});
+
+// One call to a hosted image model once the endpoint is up; preview sends nothing.
+const smoke = runSyncSmokeTest({
+  endpointId: config.get("smokeModel") ?? "sdxl-turbo",
+  input: { prompt: "a lighthouse at dusk", width: 64, height: 64 },
+  dependsOn: [api.id],
+});
+
+export const volumeId = volume.id;
+export const podId = trainer.id;
+export const podStatus = trainer.status;
+export const podDataCenter = trainer.dataCenterId;
+export const endpointId = api.id;
+export const smokeStatus = smoke.status;
+export const smokeImageUrl = smoke.imageUrl;
