@@ -1,0 +1,247 @@
+/**
+ * The quickstart's life through the engine harness, against a running emulator: preview and
+ * up of a new stack, a change that updates in place (a new image), a change that replaces (a
+ * new GPU type), refresh and destroy. Each phase runs the program under mocks with the stack
+ * config of that moment, then drives Pulumi's own dynamic-provider plugin as the engine would.
+ * `npm run demo` prints what it returns; test/engine/examples-lifecycle.test.ts asserts it.
+ */
+import type { Emulator } from "../src/emulator";
+import { EngineStack, type OperationResult, ProviderPlugin, type Registration } from "../test/engine/harness";
+import { captureExample, exampleDir, projectName, resolvingIds } from "./engine-examples";
+
+export const QUICKSTART_IMAGE = "pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime";
+export const UPDATED_IMAGE = "pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime";
+export const QUICKSTART_GPU = "NVIDIA GeForce RTX 4090";
+export const REPLACEMENT_GPU = "NVIDIA L40S";
+const SECRET_KEYS = ["computeplatform:apiKey"];
+
+export interface PhaseStep {
+  /** Logical name, e.g. `trainer`. */
+  name: string;
+  /** `computeplatform:index:Pod` shortened to `Pod`. */
+  type: string;
+  op: string;
+  /** Properties whose value the program changed (for updates and replaces). */
+  changed: string[];
+  /** Properties the provider said force a replacement. */
+  replaces: string[];
+}
+
+export interface Phase {
+  title: string;
+  steps: PhaseStep[];
+  /** Provider calls the engine made, in order (`Check trainer`, `Create trainer`, ...). */
+  calls: string[];
+  /** Requests the emulator served during the phase, by operation. */
+  api: Record<string, number>;
+  /** Resource ids after the phase, by logical name. */
+  ids: Record<string, string>;
+  /** Wall-clock duration. */
+  ms: number;
+  error?: string;
+}
+
+export interface LifecycleOptions {
+  emulator: Emulator;
+  /** Stack name. @default "dev" */
+  stack?: string;
+  /** Called as each phase starts and ends, and with progress lines while resources settle. */
+  onEvent?: (line: string) => void;
+  /**
+   * Real ms between looks at the emulator for progress lines; 0 for none.
+   * @default 0
+   */
+  watchMs?: number;
+  /**
+   * Pace of the pod poller inside the plugin (`COMPUTEPLATFORM_POLL_INTERVAL_MS`).
+   * @default 100
+   */
+  podPollMs?: number;
+}
+
+export interface LifecycleResult {
+  phases: Phase[];
+  /** The provider's stdout, stderr and engine log lines. */
+  transcript: string;
+  /** The stack's state as text after the last `up`, before destroy. */
+  stateText: string;
+  /** `__provider` of the pod as stored in state. */
+  providerText: string;
+}
+
+const shortType = (type: string) => type.split(":").at(-1) ?? type;
+
+function delta(after: Record<string, number>, before: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [op, n] of Object.entries(after)) {
+    const d = n - (before[op] ?? 0);
+    if (d > 0) out[op] = d;
+  }
+  return out;
+}
+
+/** Program inputs that differ from what the state holds (keys the program set, platform keys left out). */
+function changedKeys(stack: EngineStack, reg: Registration): string[] {
+  const old = [...stack.resources.values()].find((r) => r.urn.endsWith(`::${reg.type}::${reg.name}`));
+  if (!old) return [];
+  return Object.entries(reg.inputs)
+    .filter(([k, v]) => !k.startsWith("__") && v !== undefined && JSON.stringify(v) !== JSON.stringify(old.inputs[k]))
+    .map(([k]) => k);
+}
+
+/**
+ * Progress lines from the emulator's own view: pod status and endpoint workers, each time one
+ * changes. `seen` carries over between phases, so a phase prints only its own changes.
+ */
+function watch(emu: Emulator, everyMs: number, seen: Map<string, string>, print: (line: string) => void): () => void {
+  if (everyMs <= 0) return () => {};
+  const started = Date.now();
+  const look = () => {
+    const s = emu.state();
+    const lines: [string, string][] = [
+      ...s.pods.map((p) => [`pod ${p.name} (${p.id})`, p.status] as [string, string]),
+      ...(s.endpoints as { id: string; name: string; pods: { desiredStatus: string }[] }[]).map(
+        (e) => [`endpoint ${e.name} (${e.id})`, `workers [${e.pods.map((w) => w.desiredStatus).join(", ")}]`] as [string, string],
+      ),
+    ];
+    for (const [what, status] of lines) {
+      if (seen.get(what) === status) continue;
+      seen.set(what, status);
+      print(`    t+${String(Date.now() - started).padStart(5)} ms  ${what}: ${status}`);
+    }
+  };
+  look();
+  const timer = setInterval(look, everyMs);
+  return () => {
+    clearInterval(timer);
+    look();
+  };
+}
+
+/** Run the quickstart's lifecycle; the plugin is started and stopped here. */
+export async function runQuickstartLifecycle(opts: LifecycleOptions): Promise<LifecycleResult> {
+  const emu = opts.emulator;
+  const say = opts.onEvent ?? (() => {});
+  const project = projectName("quickstart");
+  const stackName = opts.stack ?? "dev";
+  const config: Record<string, string> = {
+    "computeplatform:apiUrl": emu.url,
+    "computeplatform:serverlessUrl": emu.url,
+    "computeplatform:apiKey": emu.apiKey,
+  };
+  const plugin = await ProviderPlugin.start({
+    cwd: exampleDir("quickstart"),
+    project,
+    config,
+    // The key reaches the plugin only through Configure (stack config), never the environment.
+    env: {
+      COMPUTEPLATFORM_API_KEY: undefined,
+      COMPUTEPLATFORM_POLL_INTERVAL_MS: String(opts.podPollMs ?? 100),
+    },
+  });
+  const phases: Phase[] = [];
+  let stateText = "";
+  try {
+    await plugin.configure(config, SECRET_KEYS);
+    const stack = new EngineStack(plugin, { project, stack: stackName });
+    const seen = new Map<string, string>();
+    const ids = () =>
+      Object.fromEntries([...stack.resources.values()].map((r) => [r.urn.split("::").at(-1) ?? r.urn, r.id]));
+
+    const phase = async (
+      title: string,
+      run: () => Promise<{ result: OperationResult; changed?: Map<string, string[]> }>,
+    ): Promise<Phase> => {
+      say(`== ${title}`);
+      const before = emu.counts();
+      const firstCall = stack.calls.length;
+      const started = Date.now();
+      const stopWatching = watch(emu, opts.watchMs ?? 0, seen, say);
+      let outcome: Awaited<ReturnType<typeof run>>;
+      try {
+        outcome = await run();
+      } finally {
+        stopWatching();
+      }
+      const { result, changed } = outcome;
+      const p: Phase = {
+        title,
+        steps: result.steps.map((s) => {
+          const [type, name] = s.urn.split("::").slice(-2);
+          const touched = s.op === "update" || s.op === "replace" ? (changed?.get(name) ?? []) : [];
+          return { name, type: shortType(type), op: s.op, changed: touched, replaces: s.diff?.replaces ?? [] };
+        }),
+        calls: stack.calls.slice(firstCall),
+        api: delta(emu.counts(), before),
+        ids: ids(),
+        ms: Date.now() - started,
+      };
+      if (result.failures) {
+        p.error = `check failed for ${result.failures.urn}: ${result.failures.failures.map((f) => `${f.property}: ${f.reason}`).join("; ")}`;
+      } else if (result.error) {
+        p.error = result.error.message;
+      }
+      phases.push(p);
+      return p;
+    };
+
+    // A program run (under mocks) followed by the engine's steps, for preview or up.
+    const programPhase = (title: string, mode: "preview" | "up", programConfig: Record<string, string>) =>
+      phase(title, async () => {
+        const regs = await captureExample("quickstart", { stack: stackName, config: programConfig, preview: mode === "preview" });
+        const resolved = resolvingIds(stack, regs, { preview: mode === "preview" });
+        // What the program changed, against the state before the step runs (read now, before up applies it).
+        const changed = new Map(resolved.map((r) => [r.name, changedKeys(stack, r)]));
+        const result = mode === "preview" ? await stack.preview(resolved) : await stack.up(resolved);
+        return { result, changed };
+      });
+
+    const base = { ...config, "quickstart:image": QUICKSTART_IMAGE, "quickstart:gpuType": QUICKSTART_GPU };
+    const inPlace = { ...base, "quickstart:image": UPDATED_IMAGE };
+    const replacing = { ...inPlace, "quickstart:gpuType": REPLACEMENT_GPU };
+
+    const steps: [string, "preview" | "up", Record<string, string>][] = [
+      ["preview (new stack)", "preview", base],
+      ["up (new stack)", "up", base],
+      [`preview: image -> ${UPDATED_IMAGE}`, "preview", inPlace],
+      ["up: change in place", "up", inPlace],
+      [`preview: gpu -> ${REPLACEMENT_GPU}`, "preview", replacing],
+      ["up: change that replaces", "up", replacing],
+    ];
+    for (const [title, mode, cfg] of steps) {
+      const p = await programPhase(title, mode, cfg);
+      say(describe(p));
+      if (p.error) return { phases, transcript: plugin.transcript(), stateText: stack.stateText(), providerText: "" };
+    }
+    stateText = stack.stateText();
+    const pod = [...stack.resources.values()].find((r) => r.type.endsWith(":Pod"));
+    const providerText = typeof pod?.outputs.__provider === "string" ? pod.outputs.__provider : "";
+
+    const refreshed = await phase("refresh", async () => ({ result: await stack.refresh() }));
+    say(describe(refreshed));
+    if (!refreshed.error) {
+      const destroyed = await phase("destroy", async () => ({ result: await stack.destroy() }));
+      say(describe(destroyed));
+    }
+    return { phases, transcript: plugin.transcript(), stateText, providerText };
+  } finally {
+    await plugin.stop();
+  }
+}
+
+/** One phase as text: its steps, the provider calls and the API requests it spent. */
+export function describe(p: Phase): string {
+  const sign: Record<string, string> = { create: "+", update: "~", replace: "+-", delete: "-", same: " ", refresh: "=", "read-gone": "x" };
+  const lines = p.steps.map((s) => {
+    const why = s.op === "replace" ? ` (replaces on ${s.replaces.join(", ")})` : s.op === "update" ? ` (${s.changed.join(", ")})` : "";
+    const id = p.ids[s.name] ? `  id ${p.ids[s.name]}` : "";
+    return `  ${(sign[s.op] ?? "?").padEnd(2)} ${s.op.padEnd(9)} ${s.type} ${s.name}${why}${id}`;
+  });
+  const api = Object.entries(p.api)
+    .map(([op, n]) => `${op} ${n}`)
+    .join(", ");
+  lines.push(`  provider calls: ${p.calls.join(", ") || "none"}`);
+  lines.push(`  API requests:   ${api || "none"}  (${p.ms} ms)`);
+  if (p.error) lines.push(`  FAILED: ${p.error}`);
+  return lines.join("\n");
+}
