@@ -26,7 +26,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ComputePlatform } from "../client";
 import { type Clock, systemClock } from "../client/core/clock";
-import { ConflictError, NotFoundError } from "../client/core/errors";
+import { AmbiguousRequestError, ConflictError, NotFoundError } from "../client/core/errors";
 import { isAmbiguous } from "../client/core/transport";
 import type { PodCreateParams, PodUpdateParams } from "../client/schemas";
 import {
@@ -254,6 +254,8 @@ export interface PodProviderOptions {
 type LivePoller = PodPoller<LivePod>;
 
 const TERMINAL_GONE = new Set(["TERMINATED"]);
+/** Extra look-ups by name after a create whose outcome the client could not settle. */
+const AMBIGUOUS_LOOKUPS = 3;
 /** Tries of one action when its outcome is unknown. */
 const ACTION_ATTEMPTS = 3;
 const STOPPED = new Set(["EXITED", "ERROR"]);
@@ -404,7 +406,13 @@ export class PodProvider implements pulumi.dynamic.ResourceProvider<PodInputs, P
     if (inputs.adopt) return this.adopt(inputs);
     const client = this.client();
     const body = createBody(inputs);
-    let pod = await client.pods.create(body, { signal: this.signal });
+    let pod: LivePod;
+    try {
+      pod = await client.pods.create(body, { signal: this.signal });
+    } catch (err) {
+      if (!(err instanceof AmbiguousRequestError)) throw err;
+      pod = await this.findAfterAmbiguous(client, body, err);
+    }
     if (!matchesCreate(pod, body)) pod = await this.ownPodAfterMismatch(client, body, pod);
     let last = pod;
     try {
@@ -417,15 +425,47 @@ export class PodProvider implements pulumi.dynamic.ResourceProvider<PodInputs, P
   }
 
   /**
+   * The create's outcome is unknown and the client's own look-up failed too. Throwing now
+   * would leave a pod the next `pulumi up` duplicates, so look a few more times; a list that
+   * answers without the pod proves the create did not happen.
+   */
+  private async findAfterAmbiguous(
+    client: ComputePlatform,
+    body: PodCreateParams,
+    err: AmbiguousRequestError,
+  ): Promise<LivePod> {
+    let lastError: unknown = err;
+    for (let attempt = 1; attempt <= AMBIGUOUS_LOOKUPS; attempt++) {
+      await this.clock.sleep(Math.min(5000, 250 * 2 ** attempt), this.signal);
+      let pods: LivePod[];
+      try {
+        pods = await client.pods.list({ signal: this.signal });
+      } catch (e) {
+        lastError = e;
+        continue;
+      }
+      const found = newestOf(pods.filter((p) => matchesCreate(p, body)));
+      if (found) return found;
+      throw new Error(`creating pod "${body.name}" failed and no pod was made (${err.message}); run the deployment again`, {
+        cause: err,
+      });
+    }
+    throw new Error(
+      `creating pod "${body.name}" failed and whether the pod exists is unknown (${
+        lastError instanceof Error ? lastError.message : String(lastError)
+      }). Before running the deployment again, look for a pod named "${body.name}" and delete it or declare it with adopt.`,
+      { cause: err },
+    );
+  }
+
+  /**
    * The client's look-up after an ambiguous create found a pod that is not the one asked
    * for (the pod being replaced, with the same name). Look again, excluding it: found, that
    * is ours; not found, the create did not happen, and saying so is safe.
    */
   private async ownPodAfterMismatch(client: ComputePlatform, body: PodCreateParams, wrong: LivePod): Promise<LivePod> {
     const pods = await client.pods.list({ signal: this.signal });
-    const ours = pods
-      .filter((p) => p.id !== wrong.id && matchesCreate(p, body))
-      .sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1))[0];
+    const ours = newestOf(pods.filter((p) => p.id !== wrong.id && matchesCreate(p, body)));
     if (ours) return ours;
     throw new Error(
       `creating pod "${body.name}" failed (the connection dropped) and no new pod was made; the pod ` +
@@ -665,6 +705,10 @@ export class PodProvider implements pulumi.dynamic.ResourceProvider<PodInputs, P
       until: (p) => (p === undefined || p.status === "TERMINATED" ? "done" : "pending"),
     });
   }
+}
+
+function newestOf(pods: LivePod[]): LivePod | undefined {
+  return pods.reduce<LivePod | undefined>((best, p) => (!best || p.createdAt > best.createdAt ? p : best), undefined);
 }
 
 /** The pod as last seen when `err` happened: the failed pod, the timed-out one, or `fallback`. */

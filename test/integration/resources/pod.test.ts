@@ -5,7 +5,7 @@
 import { ComputePlatform } from "../../../src/client";
 import type { Clock } from "../../../src/client/core/clock";
 import { type Emulator, startEmulator } from "../../../src/emulator";
-import { PodInitError, type PodOutputs, PodProvider } from "../../../src/resources/pod";
+import { createBody, matchesCreate, PodInitError, type PodOutputs, PodProvider } from "../../../src/resources/pod";
 import { LOGICAL_NAME_KEY, type PodInputs } from "../../../src/resources/pod-schema";
 
 const QUOTAS = { minute: 1_000_000, hour: 10_000_000, day: 100_000_000 };
@@ -304,4 +304,74 @@ test("a pod deleted outside Pulumi reads as gone", async () => {
   await client.pods.delete(created.id);
   expect(await p.read(created.id, created.outs)).toEqual({ id: "" });
   expect(await p.read("never-existed", created.outs)).toEqual({ id: "" });
+});
+
+test("an ambiguous create whose look-up fails too is settled by looking again: one pod, not two", async () => {
+  // Every request is processed and then its connection dropped: the POST made a pod, and the
+  // client's look-up by name could not tell. The provider's next look-up runs after the fault ends.
+  emu.setFaults({ dropAfterProcessRate: 1, errorImages: [/^broken\//] });
+  const healing: Clock = {
+    now: () => Date.now(),
+    sleep: async () => emu.setFaults({ errorImages: [/^broken\//] }),
+  };
+  const p = provider({ clock: healing });
+  let created: Awaited<ReturnType<PodProvider["create"]>>;
+  try {
+    created = await p.create(await inputs(p, { name: "amb-lookup" }));
+  } finally {
+    emu.setFaults({ errorImages: [/^broken\//] });
+  }
+  const pods = emu.state().pods.filter((x: any) => x.name === "amb-lookup");
+  expect(pods.map((x: any) => x.id)).toEqual([created.id]);
+  expect(created.outs!.status).toBe("RUNNING");
+  await p.delete(created.id, created.outs!);
+});
+
+test("when the outcome stays unknown, create says so and names the pod to look for", async () => {
+  emu.setFaults({ dropAfterProcessRate: 1 });
+  const p = provider({ clock: { now: () => Date.now(), sleep: async () => {} } });
+  try {
+    await expect(p.create(await inputs(p, { name: "amb-unknown" }))).rejects.toThrow(
+      /whether the pod exists is unknown.*look for a pod named "amb-unknown"/,
+    );
+  } finally {
+    emu.setFaults({ errorImages: [/^broken\//] });
+  }
+  const [pod] = emu.state().pods.filter((x: any) => x.name === "amb-unknown");
+  await client.pods.delete(pod.id);
+});
+
+test("the look-up after an ambiguous create does not take the pod being replaced for the new one", () => {
+  const body = createBody({
+    name: "same-name",
+    image: "img/app:1",
+    gpu: { id: "G", count: 2 },
+    cloud: "SECURE",
+    globalNetworking: false,
+    locked: false,
+    desiredStatus: "RUNNING",
+    waitFor: "RUNNING",
+    waitTimeoutSeconds: 600,
+  });
+  const pod = {
+    name: "same-name",
+    image: "img/app:1",
+    gpu: { id: "G", count: 1 },
+    cloud: "SECURE",
+    dataCenterId: "X",
+    mounts: {},
+  } as any;
+  expect(matchesCreate(pod, body)).toBe(false);
+  expect(matchesCreate({ ...pod, gpu: { id: "G", count: 2 } }, body)).toBe(true);
+  expect(matchesCreate({ ...pod, gpu: { id: "G", count: 2 }, cloud: "COMMUNITY" }, body)).toBe(false);
+});
+
+test("Pod.get's read: state holds nothing but the provider, and the pod reads with its settings derived", async () => {
+  const existing = await client.pods.create({ name: "read-only", image: "img/app:1", gpu: { id: gpuId } });
+  const p = provider();
+  const r = await p.read(existing.id, {});
+  expect(r.id).toBe(existing.id);
+  expect(r.props).toMatchObject({ id: existing.id, name: "read-only", desiredStatus: "RUNNING", waitFor: "RUNNING" });
+  expect(JSON.parse(JSON.stringify(r))).toEqual(r);
+  await client.pods.delete(existing.id);
 });
