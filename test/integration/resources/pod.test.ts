@@ -6,7 +6,7 @@ import { ComputePlatform } from "../../../src/client";
 import type { Clock } from "../../../src/client/core/clock";
 import { type Emulator, startEmulator } from "../../../src/emulator";
 import { createBody, matchesCreate, PodInitError, type PodOutputs, PodProvider } from "../../../src/resources/pod";
-import { LOGICAL_NAME_KEY, type PodInputs } from "../../../src/resources/pod-schema";
+import { checkPod, LOGICAL_NAME_KEY, type PodInputs } from "../../../src/resources/pod-schema";
 
 const QUOTAS = { minute: 1_000_000, hour: 10_000_000, day: 100_000_000 };
 const POLL = { intervalMs: 10, maxIntervalMs: 30, backoff: 1.5 };
@@ -342,17 +342,7 @@ test("when the outcome stays unknown, create says so and names the pod to look f
 });
 
 test("the look-up after an ambiguous create does not take the pod being replaced for the new one", () => {
-  const body = createBody({
-    name: "same-name",
-    image: "img/app:1",
-    gpu: { id: "G", count: 2 },
-    cloud: "SECURE",
-    globalNetworking: false,
-    locked: false,
-    desiredStatus: "RUNNING",
-    waitFor: "RUNNING",
-    waitTimeoutSeconds: 600,
-  });
+  const body = createBody(checkPod(undefined, { name: "same-name", image: "img/app:1", gpu: { id: "G", count: 2 } }).inputs!);
   const pod = {
     name: "same-name",
     image: "img/app:1",
