@@ -76,8 +76,17 @@ export class Endpoints {
       name: checked.name,
       signal: opts.signal,
       attempt: () => run("unsafe"),
+      // The type too: a replacement (only `type` forces one) keeps name and template, and the
+      // old endpoint must not pass for the new one.
       lookup: async () =>
-        (await this.list(opts)).filter((e) => e.name === checked.name && e.templateId === checked.templateId).at(-1),
+        (await this.list(opts))
+          .filter(
+            (e) =>
+              e.name === checked.name &&
+              e.templateId === checked.templateId &&
+              (checked.type === undefined || e.type == null || e.type === checked.type),
+          )
+          .at(-1),
     });
   }
 
