@@ -156,6 +156,7 @@ test("N pods waiting at once cost one listPods per tick, not one getPod per pod 
   expect(five.getPod ?? 0).toBe(0);
   // The five waits share ticks: about as many lists as one pod alone needs, far fewer than 5x.
   expect(five.listPods).toBeLessThanOrEqual(2 * one.listPods + 2);
+  console.log(`waiting for RUNNING: 1 pod cost ${JSON.stringify(one)}; 5 pods at once cost ${JSON.stringify(five)}`);
   await Promise.all(made.map((r) => p.delete(r.id, r.outs!)));
 });
 
@@ -295,6 +296,12 @@ test("adopt: an existing pod is taken over by PATCHing what differs; what cannot
     /adopt: pod .* differs from the declaration in cloud.*cloud: "SECURE"/,
   );
   await expect(p.create(await inputs(p, { adopt: "no-such-pod" }))).rejects.toThrow(/no pod with ID no-such-pod/);
+  // A replace while adopt names this pod would adopt it again and then delete it: refused at preview.
+  const adoptedInputs = await inputs(p, { name: "legacy", adopt: existing.id, env: { A: "2" } });
+  await expect(p.diff(existing.id, adopted.outs!, { ...adoptedInputs, cloud: "COMMUNITY" })).rejects.toThrow(
+    /cannot change on an adopted pod while adopt is set/,
+  );
+  expect(await p.diff(existing.id, adopted.outs!, adoptedInputs)).toEqual({ changes: false, replaces: [] });
   await p.delete(existing.id, adopted.outs!);
 });
 
@@ -364,4 +371,14 @@ test("Pod.get's read: state holds nothing but the provider, and the pod reads wi
   expect(r.props).toMatchObject({ id: existing.id, name: "read-only", desiredStatus: "RUNNING", waitFor: "RUNNING" });
   expect(JSON.parse(JSON.stringify(r))).toEqual(r);
   await client.pods.delete(existing.id);
+});
+
+test("a pod created with desiredStatus EXITED is started, then stopped, and stays stopped", async () => {
+  const p = provider();
+  const news = await inputs(p, { name: "born-stopped", desiredStatus: "EXITED" });
+  const created = await p.create(news);
+  expect(created.outs).toMatchObject({ status: "EXITED", desiredStatus: "EXITED", cost: 0 });
+  expect(live(created.id).status).toBe("EXITED");
+  expect(await p.diff(created.id, created.outs!, news)).toEqual({ changes: false, replaces: [] });
+  await p.delete(created.id, created.outs!);
 });
