@@ -298,6 +298,8 @@ export interface PodDeclaration {
   envKeys: string[];
   /** The globalNetworking the user asked for. */
   globalNetworking: boolean;
+  /** The lock the user asked for: only a lock this resource set is lifted before delete. */
+  locked?: boolean;
 }
 
 /** A Pod's state: every field of spec 2.2 as last read, plus the settings only this resource has. */

@@ -283,6 +283,7 @@ export function declarationFor(inputs: PodInputs): PodDeclaration {
       .sort(),
     envKeys: Object.keys(inputs.env ?? {}).sort(),
     globalNetworking: inputs.globalNetworking,
+    locked: inputs.locked,
   };
 }
 
@@ -677,7 +678,7 @@ export class PodProvider implements pulumi.dynamic.ResourceProvider<PodInputs, P
   async delete(id: string, props: PodOutputs): Promise<void> {
     const client = this.client();
     // Unlock only a lock this resource set: someone else's lock is theirs to lift.
-    const lockedHere = props?.__declared?.keys.includes("locked") && props.locked === true;
+    const lockedHere = props?.__declared?.locked === true && props.locked !== false;
     try {
       if (lockedHere) await client.pods.update(id, { locked: false }, { signal: this.signal });
       await client.pods.delete(id, { signal: this.signal });

@@ -382,3 +382,16 @@ test("a pod created with desiredStatus EXITED is started, then stopped, and stay
   expect(await p.diff(created.id, created.outs!, news)).toEqual({ changes: false, replaces: [] });
   await p.delete(created.id, created.outs!);
 });
+
+test("a lock set outside Pulumi is not lifted by delete", async () => {
+  const p = provider();
+  const created = await p.create(await inputs(p, { name: "locked-elsewhere" }));
+  await client.pods.update(created.id, { locked: true });
+  const refreshed = (await p.read(created.id, created.outs)).props!;
+  expect(refreshed.locked).toBe(true);
+  const c0 = emu.counts();
+  await p.delete(created.id, refreshed);
+  expect(delta(c0).updatePod ?? 0).toBe(0);
+  expect(delta(c0).deletePod).toBe(1);
+  expect(live(created.id)).toMatchObject({ status: "TERMINATED", locked: true });
+});
