@@ -111,7 +111,8 @@ export function statusMatches(
   waitFor: unknown,
 ): boolean {
   if (isUnknown(desired) || isUnknown(waitFor)) return false;
-  if (desired === "EXITED") return pod.status === "EXITED";
+  // A failed container is not running either, and ERROR offers no stop: nothing to do.
+  if (desired === "EXITED") return pod.status === "EXITED" || pod.status === "ERROR";
   return isReady(pod, waitFor === "PORTS" ? "PORTS" : "RUNNING");
 }
 

@@ -147,6 +147,8 @@ describe("Pod plan: one row per rule of the issue", () => {
     const before = checked({ ...gpuPod, desiredStatus: "EXITED" });
     const olds = podOutputs(liveFor(before, { status: "EXITED" }), before);
     expect(planPodChange(olds, before).updates).toEqual([]);
+    expect(planPodChange({ ...olds, status: "ERROR" }, before).updates).toEqual([]);
+    expect(planPodChange({ ...olds, status: "RUNNING" }, before).updates).toEqual(["desiredStatus"]);
   });
 });
 
