@@ -9,7 +9,8 @@ import * as path from "node:path";
 import { ComputePlatform } from "../../src/client";
 import { type Emulator, startEmulator } from "../../src/emulator";
 import { NetworkVolume, type NetworkVolumeArgs } from "../../src/resources/network-volume";
-import { captureProgram, EngineStack, ProviderPlugin, type Registration } from "./harness";
+import { Pod } from "../../src/resources/pod";
+import { captureProgram, EngineStack, ProviderPlugin, type Registration, urnOf } from "./harness";
 
 const ROOT = path.resolve(__dirname, "../..");
 const PROJECT_DIR = path.join(ROOT, "examples/quickstart");
@@ -30,7 +31,12 @@ beforeAll(async () => {
     timings: { provisioningMs: 10, startingMs: 10, drainMs: 10 },
   });
   config = { "computeplatform:apiKey": KEY, "computeplatform:apiUrl": emu.url };
-  plugin = await ProviderPlugin.start({ cwd: PROJECT_DIR, project: PROJECT, config, env: { COMPUTEPLATFORM_API_KEY: undefined } });
+  plugin = await ProviderPlugin.start({
+    cwd: PROJECT_DIR,
+    project: PROJECT,
+    config,
+    env: { COMPUTEPLATFORM_API_KEY: undefined, COMPUTEPLATFORM_POLL_INTERVAL_MS: "10" },
+  });
   await plugin.configure(config, SECRET_KEYS);
 });
 
@@ -123,4 +129,45 @@ test("preview, create, rename, grow, refused shrink, destroy while mounted then 
   expect(stack.resources.size).toBe(0);
 
   for (const place of [stack.stateText(), plugin.transcript()]) expect(place).not.toContain(KEY);
+});
+
+test("a pod mounting volume.id depends on the volume, runs in its data center, and is deleted first", async () => {
+  const stack = new EngineStack(plugin, { project: PROJECT, stack: "dev" });
+  const regs = await captureProgram(
+    () => {
+      const volume = new NetworkVolume("shared", { size: 10, dataCenter: "CA-MTL-1" });
+      new Pod("worker", {
+        image: "busybox:latest",
+        cpu: { id: "cpu3c", vcpuCount: 2 },
+        mounts: { network: [{ volumeId: volume.id, path: "/data" }] },
+      });
+    },
+    { project: PROJECT, stack: "dev", config, secretKeys: SECRET_KEYS },
+  );
+  const [volumeReg, podReg] = regs;
+  const volumeUrn = urnOf("dev", PROJECT, volumeReg.type, "shared");
+  expect(podReg.options.dependencies).toEqual([volumeUrn]);
+
+  // The engine creates the volume first and registers the pod with its real id.
+  expect((await stack.up([volumeReg])).error).toBeUndefined();
+  const volumeId = stack.resources.get(volumeUrn)!.id;
+  (podReg.inputs.mounts as any).network[0].volumeId = volumeId;
+  const up = await stack.up([volumeReg, podReg]);
+  expect(up.error).toBeUndefined();
+  expect(up.steps.map((s) => s.op)).toEqual(["same", "create"]);
+  const pod = [...stack.resources.values()].find((r) => r.urn !== volumeUrn)!;
+  expect(pod.outputs).toMatchObject({ dataCenterId: "CA-MTL-1", mounts: { network: [{ volumeId, path: "/data" }] } });
+  expect(emu.state().pods.find((p: any) => p.id === pod.id)).toMatchObject({ dataCenterId: "CA-MTL-1" });
+
+  // Dependents go first, so the volume's delete meets no pod: one DELETE, answered 204.
+  const from = emu.requestLog().length;
+  const destroy = await stack.destroy();
+  expect(destroy.error).toBeUndefined();
+  expect(stack.calls.slice(-2)).toEqual(["Delete worker", "Delete shared"]);
+  const volumeDeletes = emu
+    .requestLog()
+    .slice(from)
+    .filter((e) => e.op === "deleteNetworkVolume");
+  expect(volumeDeletes.map((e) => e.status)).toEqual([204]);
+  expect(volumes()).toEqual([]);
 });
