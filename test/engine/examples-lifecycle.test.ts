@@ -1,0 +1,157 @@
+// The examples through Pulumi's own dynamic-provider plugin against the emulator, over real
+// HTTP: the quickstart's whole life as `npm run demo` runs it (preview, up, a change in place,
+// a change that replaces, refresh, destroy), and the promotion program's dev and prod configs
+// previewed against a prod stack.
+import { type Emulator, startEmulator } from "../../src/emulator";
+import { captureExample, exampleDir, projectName, stackConfig } from "../../scripts/engine-examples";
+import {
+  type LifecycleResult,
+  QUICKSTART_GPU,
+  REPLACEMENT_GPU,
+  runQuickstartLifecycle,
+  UPDATED_IMAGE,
+} from "../../scripts/quickstart-lifecycle";
+import { EngineStack, ProviderPlugin } from "./harness";
+
+let emu: Emulator;
+
+beforeAll(async () => {
+  // Pods provision and start in a few ms; the providers' own poll pace bounds the run.
+  emu = await startEmulator({ port: 0, timeScale: 1000 });
+});
+
+afterAll(async () => {
+  await emu?.close();
+});
+
+describe("quickstart lifecycle", () => {
+  let result: LifecycleResult;
+  const phase = (title: string) => {
+    const p = result.phases.find((x) => x.title.startsWith(title));
+    if (!p) throw new Error(`no phase ${title}; ran ${result.phases.map((x) => x.title).join(", ")}`);
+    return p;
+  };
+  const ops = (title: string) => Object.fromEntries(phase(title).steps.map((s) => [s.name, s.op]));
+
+  beforeAll(async () => {
+    result = await runQuickstartLifecycle({ emulator: emu, stack: "lifecycle", podPollMs: 20 });
+  }, 90_000);
+
+  test("every phase ran without error, in order", () => {
+    expect(result.phases.map((p) => [p.title.split(":")[0], p.error])).toEqual([
+      ["preview (new stack)", undefined],
+      ["up (new stack)", undefined],
+      ["preview", undefined],
+      ["up", undefined],
+      ["preview", undefined],
+      ["up", undefined],
+      ["refresh", undefined],
+      ["destroy", undefined],
+    ]);
+  });
+
+  test("previews only Check and Diff, and send no request; the smoke call runs once per up", () => {
+    for (const p of result.phases.filter((x) => x.title.startsWith("preview"))) {
+      expect(p.api).toEqual({});
+      expect(p.calls.every((c) => c.startsWith("Check ") || c.startsWith("Diff "))).toBe(true);
+    }
+    expect(result.phases.filter((x) => x.title.startsWith("up")).map((p) => p.api.runSync)).toEqual([1, 1, 1]);
+  });
+
+  test("up of a new stack creates the volume, the endpoint and the pod mounting that volume", () => {
+    expect(ops("up (new stack)")).toEqual({ data: "create", api: "create", trainer: "create" });
+    expect(phase("up (new stack)").api).toMatchObject({ createNetworkVolume: 1, saveEndpoint: 1, createPod: 1 });
+    const preview = phase("preview (new stack)");
+    expect(ops("preview (new stack)")).toEqual({ data: "create", api: "create", trainer: "create" });
+    expect(preview.calls).toEqual(["Check data", "Check api", "Check trainer"]);
+  });
+
+  test("a new image: preview says update, up updates the same pod in place", () => {
+    expect(ops("preview: image")).toEqual({ data: "same", api: "same", trainer: "update" });
+    expect(phase("preview: image").steps.find((s) => s.name === "trainer")?.changed).toEqual(["image"]);
+    const up = phase("up: change in place");
+    expect(ops("up: change in place")).toEqual({ data: "same", api: "same", trainer: "update" });
+    expect(up.ids.trainer).toBe(phase("up (new stack)").ids.trainer);
+    expect(up.api.updatePod).toBe(1);
+    expect(up.api.createPod).toBeUndefined();
+    expect(up.calls.slice(-1)).toEqual(["Update trainer"]);
+  });
+
+  test("a new GPU type: preview says replace on gpu, up creates the new pod before deleting the old", () => {
+    expect(ops("preview: gpu")).toEqual({ data: "same", api: "same", trainer: "replace" });
+    expect(phase("preview: gpu").steps.find((s) => s.name === "trainer")?.replaces).toEqual(["gpu"]);
+    const up = phase("up: change that replaces");
+    expect(up.calls.slice(-3)).toEqual(["Check trainer", "Create trainer", "Delete trainer"]);
+    expect(up.api).toMatchObject({ createPod: 1, deletePod: 1 });
+    expect(up.ids.trainer).not.toBe(phase("up: change in place").ids.trainer);
+    expect(up.ids.data).toBe(phase("up (new stack)").ids.data);
+  });
+
+  test("the emulator saw what the phases say: the old pod terminated, the new one on the same volume", () => {
+    const pods = emu.state().pods.filter((p) => p.name.startsWith("trainer-"));
+    const first = pods.find((p) => p.id === phase("up (new stack)").ids.trainer)!;
+    const second = pods.find((p) => p.id === phase("up: change that replaces").ids.trainer)!;
+    expect(first.gpu?.id).toBe(QUICKSTART_GPU);
+    expect(first.image).toBe(UPDATED_IMAGE);
+    expect(second.gpu?.id).toBe(REPLACEMENT_GPU);
+    expect(second.image).toBe(UPDATED_IMAGE);
+    const volumeId = phase("up (new stack)").ids.data;
+    for (const p of [first, second]) expect(p.mounts.network?.[0]).toEqual({ volumeId, path: "/workspace" });
+    // No dataCenterIds in the program: the pod runs where the volume is.
+    expect(second.dataCenterId).toBe("US-TX-3");
+  });
+
+  test("refresh reads all three and finds them; destroy leaves nothing", () => {
+    expect(ops("refresh")).toEqual({ data: "refresh", api: "refresh", trainer: "refresh" });
+    expect(phase("refresh").ids).toEqual(phase("up: change that replaces").ids);
+    expect(phase("destroy").calls).toEqual(["Delete trainer", "Delete api", "Delete data"]);
+    const s = emu.state();
+    expect(s.pods.filter((p) => p.status !== "TERMINATED")).toEqual([]);
+    expect(s.networkVolumes).toEqual([]);
+    expect(s.endpoints).toEqual([]);
+  });
+
+  test("the API key is in neither the plugin's output nor the state; __provider is the by-name shim", () => {
+    expect(result.transcript).not.toContain(emu.apiKey);
+    expect(result.stateText).not.toContain(emu.apiKey);
+    expect(result.providerText).toContain('require("pulumi-computeplatform")');
+    expect(result.providerText).not.toContain(exampleDir("quickstart"));
+  });
+});
+
+test("promotion: against a prod stack, the dev tag is an in-place update; the whole dev config replaces the pod", async () => {
+  const project = projectName("promotion");
+  const platform = { "computeplatform:apiUrl": emu.url, "computeplatform:apiKey": emu.apiKey };
+  const prodConfig = { ...platform, ...stackConfig("promotion", "prod") };
+  const devConfig = { ...platform, ...stackConfig("promotion", "dev") };
+  const plugin = await ProviderPlugin.start({ cwd: exampleDir("promotion"), project, config: prodConfig });
+  try {
+    await plugin.configure(prodConfig, ["computeplatform:apiKey"]);
+    const prod = new EngineStack(plugin, { project, stack: "prod" });
+    const program = (config: Record<string, string>) => captureExample("promotion", { stack: "prod", config, preview: true });
+    const ops = (steps: { urn: string; op: string }[]) => Object.fromEntries(steps.map((s) => [s.urn.split("::").at(-1), s.op]));
+
+    const up = await prod.up(await captureExample("promotion", { stack: "prod", config: prodConfig }));
+    expect(up.error ?? up.failures).toBeUndefined();
+    expect(ops(up.steps)).toEqual({ batch: "create", inference: "create" });
+
+    const before = emu.counts();
+    // Review step 1: the release candidate's tag promoted to prod.
+    const tagOnly = await prod.preview(await program({ ...prodConfig, "promotion:imageTag": devConfig["promotion:imageTag"] }));
+    expect(tagOnly.error ?? tagOnly.failures).toBeUndefined();
+    expect(ops(tagOnly.steps)).toEqual({ batch: "update", inference: "same" });
+
+    // Every difference between the two stack files, as a preview of prod would show it.
+    const devAll = await prod.preview(await program({ ...devConfig }));
+    expect(devAll.error ?? devAll.failures).toBeUndefined();
+    expect(ops(devAll.steps)).toEqual({ batch: "replace", inference: "update" });
+    expect(devAll.steps.find((s) => s.urn.endsWith("::batch"))?.diff?.replaces).toEqual(["gpu"]);
+    expect(emu.counts()).toEqual(before);
+
+    const down = await prod.destroy();
+    expect(down.error).toBeUndefined();
+    expect(emu.state().endpoints).toEqual([]);
+  } finally {
+    await plugin.stop();
+  }
+}, 60_000);
