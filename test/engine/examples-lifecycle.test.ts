@@ -122,8 +122,8 @@ describe("quickstart lifecycle", () => {
 test("promotion: against a prod stack, the dev tag is an in-place update; the whole dev config replaces the pod", async () => {
   const project = projectName("promotion");
   const platform = { "computeplatform:apiUrl": emu.url, "computeplatform:apiKey": emu.apiKey };
-  const prodConfig = { ...platform, ...stackConfig("promotion", "prod") };
-  const devConfig = { ...platform, ...stackConfig("promotion", "dev") };
+  const prodConfig: Record<string, string> = { ...platform, ...stackConfig("promotion", "prod") };
+  const devConfig: Record<string, string> = { ...platform, ...stackConfig("promotion", "dev") };
   const plugin = await ProviderPlugin.start({ cwd: exampleDir("promotion"), project, config: prodConfig });
   try {
     await plugin.configure(prodConfig, ["computeplatform:apiKey"]);
