@@ -103,6 +103,11 @@ export const podArgsSchema = z.strictObject(
       .record(z.string(), z.string({ error: "env values must be strings" }), {
         error: "env must be a map of strings",
       })
+      // The platform sets it to the pod's id on every pod: declared, it would show a diff forever.
+      .refine((env) => !Object.hasOwn(env, "COMPUTEPLATFORM_POD_ID"), {
+        path: ["COMPUTEPLATFORM_POD_ID"],
+        message: "env.COMPUTEPLATFORM_POD_ID is set by the platform to the pod's id; remove it from env",
+      })
       .optional(),
     registry: z.string({ error: "registry must be a registry credential ID or null" }).nullable().optional(),
     gpu: z
