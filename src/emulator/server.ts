@@ -404,7 +404,8 @@ export class EmulatorServer {
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? "/", "http://emulator.invalid");
+    // The request target is a path: "//" must not throw, and "//host/v2/pods" must not route as /v2/pods.
+    const url = new URL(`http://emulator.invalid${req.url?.startsWith("/") ? req.url : "/"}`);
     const method = req.method ?? "GET";
     const body = await this.readBody(req);
     if (body === "cut") {
