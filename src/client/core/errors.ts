@@ -230,7 +230,7 @@ export function makeApiError(init: ApiErrorInit): ApiError {
     what = init.detail || init.title || "request failed";
   }
   if (init.status === 401) what += ` (check the API key: ${API_KEY_HINT})`;
-  if (init.status === 403) what += " (the API key is valid but is not allowed to do this)";
+  if (init.status === 403) what += ` (the API key is valid but is not allowed to do this: use a key with that permission; ${API_KEY_HINT})`;
   if (init.status === 429 && init.retryAfterMs !== undefined) {
     what += ` (retry after ${Math.ceil(init.retryAfterMs / 1000)} s)`;
   }
