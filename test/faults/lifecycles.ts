@@ -42,6 +42,8 @@ export interface Figures {
   unclearMessages: string[];
   /** Lifecycles whose stack could not be brought to the goal within the attempts. */
   notConverged: string[];
+  /** Every error a failed operation raised, as the provider threw it (the secret scan reads them). */
+  errors: unknown[];
 }
 
 export function emptyFigures(): Figures {
@@ -57,6 +59,7 @@ export function emptyFigures(): Figures {
     missing: [],
     unclearMessages: [],
     notConverged: [],
+    errors: [],
   };
 }
 
@@ -127,6 +130,7 @@ async function retry(
       return false;
     }
     const f = r.failure!;
+    fig.errors.push(f.error);
     const key = `${f.op} ${f.kind}`;
     fig.failuresBy[key] = (fig.failuresBy[key] ?? 0) + 1;
     if (/no capacity/i.test(f.message)) fig.noCapacityRefusals++;

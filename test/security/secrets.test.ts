@@ -1,0 +1,145 @@
+/**
+ * The API key appears nowhere but in the request that carries it. After full lifecycles with
+ * failed operations and retries (faults on, a pod that ends in ERROR, no capacity, a wrong key),
+ * a distinctive sentinel key is searched for in: Pulumi state (inputs, outputs, `__provider`),
+ * the registered programs, the plugin's stdout and stderr and the engine's log calls, every
+ * error (message, stack, JSON, inspection, causes), the emulator's request log, the client's
+ * debug log and the client object itself.
+ * The plugin loads the package from dist/: run `npm run build` first (`npm test` does).
+ */
+import * as path from "node:path";
+import { inspect } from "node:util";
+import { type Emulator, startEmulator } from "../../src/emulator";
+import { Pod } from "../../src/resources/pod";
+import { ServerlessEndpoint } from "../../src/resources/serverless-endpoint";
+import { captureProgram, EngineStack, ProviderPlugin, type OperationResult } from "../engine/harness";
+import { emptyFigures, PROFILES, runLifecycle } from "../faults/lifecycles";
+import { livePods, SENTINEL_KEY, startRig } from "../faults/rig";
+import { errorSurfaces, placesWith } from "./scan";
+
+const PROJECT_DIR = path.resolve(__dirname, "../../examples/quickstart");
+const PROJECT = "quickstart";
+const WRONG_KEY = "cp_sentinel_wrong_4d1f0a_e41b";
+let scansPassed = 0;
+afterAll(() => console.log(`secret scans: ${scansPassed} places scanned, the key found in none`));
+
+function expectNowhere(secret: string, places: Record<string, string>): void {
+  // The scan finds the key where it is: a redaction that works is what makes the list empty.
+  expect(placesWith(secret, { ...places, control: `Authorization: Bearer ${secret}` })).toEqual(["control"]);
+  scansPassed += Object.keys(places).length;
+}
+
+test("in-process lifecycles under faults: the key is in no error, log line, request log entry or client dump", async () => {
+  const lines: string[] = [];
+  const rig = await startRig({ faults: { seed: 3 }, maxRetries: 1, logger: { debug: (l) => lines.push(l) } });
+  const fig = emptyFigures();
+  try {
+    for (const name of ["mixed", "pod ends in ERROR", "no capacity"]) {
+      await runLifecycle(rig, PROFILES.find((p) => p.name === name)!, `sec-${fig.lifecycles}`, true, fig);
+    }
+    expect(fig.orphans).toEqual([]);
+    // Failed operations and retries really happened, so the scan covers their errors and log lines.
+    expect(fig.errors.length).toBeGreaterThanOrEqual(3);
+    expect(lines.some((l) => /retry/.test(l))).toBe(true);
+    expectNowhere(SENTINEL_KEY, {
+      "client debug log": lines.join("\n"),
+      "request log": JSON.stringify(rig.emu.requestLog()),
+      "client (inspect)": inspect(rig.client, { depth: 10, showHidden: true }),
+      "client (JSON)": JSON.stringify(rig.client) ?? "",
+      ...Object.fromEntries(fig.errors.map((e, i) => [`error ${i}`, errorSurfaces(e).join("\n")])),
+    });
+  } finally {
+    await rig.close();
+  }
+});
+
+describe("through Pulumi's plugin", () => {
+  let emu: Emulator;
+  beforeAll(async () => {
+    emu = await startEmulator({
+      port: 0,
+      keys: [{ key: SENTINEL_KEY, scopes: ["read", "write"] }],
+      quotas: { minute: 1_000_000, hour: 10_000_000, day: 100_000_000 },
+      timings: { provisioningMs: 15, startingMs: 15, drainMs: 15 },
+      faults: { seed: 11, rate429: 0.1, rate5xx: 0.1, dropAfterProcessRate: 0.05, errorImages: [/crash/] },
+    });
+  });
+  afterAll(() => emu?.close());
+
+  async function plugin(key: string) {
+    const config = { "computeplatform:apiKey": key, "computeplatform:apiUrl": emu.url };
+    const p = await ProviderPlugin.start({
+      cwd: PROJECT_DIR,
+      project: PROJECT,
+      config,
+      env: { COMPUTEPLATFORM_API_KEY: undefined, COMPUTEPLATFORM_POLL_INTERVAL_MS: "10" },
+    });
+    await p.configure(config, ["computeplatform:apiKey"]);
+    return { p, config };
+  }
+
+  const program = (config: Record<string, string>, image: string) =>
+    captureProgram(
+      () => {
+        new Pod("worker", { name: "sec-worker", image, gpu: { id: "NVIDIA L40S" }, env: { TOKEN_LIKE: "Bearer not-the-key" } });
+        new ServerlessEndpoint("api", { gpuIds: "AMPERE_24", templateId: "tpl-sec", workersMin: 0, workersMax: 1 });
+      },
+      { project: PROJECT, stack: "dev", config, secretKeys: ["computeplatform:apiKey"] },
+    );
+
+  test("a lifecycle with a failed create, retries, refresh and destroy: not in state, programs, transcript or errors", async () => {
+    const { p, config } = await plugin(SENTINEL_KEY);
+    const stack = new EngineStack(p, { project: PROJECT, stack: "dev" });
+    const results: OperationResult[] = [];
+    const regs = [await program(config, "img/crash:1"), await program(config, "img/app:2")];
+    try {
+      // The first up fails (the pod ends in ERROR); the fixed program is run until it succeeds.
+      results.push(await stack.up(regs[0]));
+      expect(results[0].error?.message).toMatch(/ERROR/);
+      for (let i = 0; i < 6 && (results.length === 1 || results.at(-1)!.error); i++) results.push(await stack.up(regs[1]));
+      expect(results.at(-1)!.error).toBeUndefined();
+      results.push(await stack.refresh());
+      for (let i = 0; i < 6 && stack.resources.size > 0; i++) results.push(await stack.destroy());
+      expect(stack.resources.size).toBe(0);
+      expect(livePods(emu.state())).toEqual([]);
+      // __provider is in state and in the programs: the scan covers it.
+      expect(JSON.stringify(regs)).toContain("__provider");
+      const errors = results.flatMap((r) => (r.error ? [r.error] : []));
+      expect(errors.length).toBeGreaterThanOrEqual(1);
+      expectNowhere(SENTINEL_KEY, {
+        state: stack.stateText(),
+        programs: JSON.stringify(regs),
+        "plugin stdout": p.stdout,
+        "plugin stderr": p.stderr,
+        "engine log calls": JSON.stringify(p.engine.logs),
+        "request log": JSON.stringify(emu.requestLog()),
+        ...Object.fromEntries(errors.map((e, i) => [`operation error ${i}`, errorSurfaces(e).join("\n")])),
+      });
+    } finally {
+      await p.stop();
+    }
+  });
+
+  test("a wrong key: every operation fails with a 401 that names the setting, and the wrong key is shown nowhere", async () => {
+    const { p, config } = await plugin(WRONG_KEY);
+    try {
+      const stack = new EngineStack(p, { project: PROJECT, stack: "dev" });
+      const regs = await program(config, "img/app:1");
+      const before = emu.requestLog().length;
+      const up = await stack.up(regs);
+      expect(up.error?.message).toMatch(/401|invalid API key/);
+      expect(up.error?.message).toMatch(/computeplatform:apiKey|COMPUTEPLATFORM_API_KEY/);
+      // Not retried: one request, and nothing was made.
+      expect(emu.requestLog().slice(before).map((e) => e.status)).toEqual([401]);
+      expect(stack.resources.size).toBe(0);
+      expectNowhere(WRONG_KEY, {
+        state: stack.stateText(),
+        transcript: p.transcript(),
+        error: errorSurfaces(up.error).join("\n"),
+        "request log": JSON.stringify(emu.requestLog()),
+      });
+    } finally {
+      await p.stop();
+    }
+  });
+});
