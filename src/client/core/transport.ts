@@ -15,7 +15,7 @@ import {
 } from "./errors";
 import { Pacer, PacingRegistry } from "./pacing";
 import { redactText, redactUrl, sanitizeError, urlPath } from "./redact";
-import { type BackoffOptions, exhaustedWindowDelayMs, type HeaderMap, retryDelayMs, serverDelayMs } from "./retry";
+import { type BackoffOptions, type HeaderMap, retryDelayMs, serverDelayMs } from "./retry";
 import { fieldIssues } from "./validate";
 
 /** Where debug lines go. Every line is redacted before it is handed over. */
@@ -169,8 +169,9 @@ export class Transport {
         });
       }
       if (pending > 0) this.log(`${req.method} ${urlPath(req.url)} paced for ${pending} ms (rate-limit window exhausted)`);
-      await this.pacer.wait(req.signal, this.options.maxRetryDelayMs);
     }
+    // Counted against the key's budget before it goes; handed back with the answer below.
+    const ticket = await this.pacer?.acquire(req.signal, this.options.maxRetryDelayMs);
 
     const url = new URL(req.url);
     const headers: Record<string, string> = { accept: "application/json", ...req.headers };
@@ -197,6 +198,7 @@ export class Transport {
       }
       res = { status: r.statusCode, headers: flat, body };
     } catch (err) {
+      if (ticket) this.pacer!.settle(ticket, undefined);
       if (req.signal?.aborted) throw req.signal.reason;
       const failure = timeout.signal.aborted
         ? new TimeoutError(req.method, safeUrl, this.options.timeoutMs)
@@ -207,10 +209,12 @@ export class Transport {
       clearTimeout(timer);
     }
 
-    if (this.pacer) {
-      const now = this.options.clock.now();
-      const hold = res.status === 429 ? serverDelayMs(res.headers, now) : exhaustedWindowDelayMs(res.headers);
-      if (hold !== undefined) this.pacer.hold(hold);
+    if (ticket) {
+      // A 429 holds the key for the delay it names; the budget follows every answer's counts
+      // (an `r=0` makes the next request wait for the reset).
+      const hold = res.status === 429 ? serverDelayMs(res.headers, this.options.clock.now()) : undefined;
+      if (hold !== undefined) this.pacer!.hold(hold);
+      this.pacer!.settle(ticket, res.headers);
     }
     this.log(
       `${req.method} ${urlPath(req.url)} -> ${res.status} (attempt ${attempt}, ${this.options.clock.now() - started} ms)`,
