@@ -2,6 +2,7 @@
 // HTTP: the quickstart's whole life as `npm run demo` runs it (preview, up, a change in place,
 // a change that replaces, refresh, destroy), and the promotion program's dev and prod configs
 // previewed against a prod stack.
+import { ComputePlatform } from "../../src/client";
 import { type Emulator, startEmulator } from "../../src/emulator";
 import { captureExample, exampleDir, projectName, stackConfig } from "../../scripts/engine-examples";
 import {
@@ -11,7 +12,7 @@ import {
   runQuickstartLifecycle,
   UPDATED_IMAGE,
 } from "../../scripts/quickstart-lifecycle";
-import { EngineStack, ProviderPlugin } from "./harness";
+import { captureProgram, EngineStack, ProviderPlugin } from "./harness";
 
 let emu: Emulator;
 
@@ -124,25 +125,35 @@ test("promotion: against a prod stack, the dev tag is an in-place update; the wh
   const platform = { "computeplatform:apiUrl": emu.url, "computeplatform:apiKey": emu.apiKey };
   const prodConfig: Record<string, string> = { ...platform, ...stackConfig("promotion", "prod") };
   const devConfig: Record<string, string> = { ...platform, ...stackConfig("promotion", "dev") };
-  const plugin = await ProviderPlugin.start({ cwd: exampleDir("promotion"), project, config: prodConfig });
+  const plugin = await ProviderPlugin.start({
+    cwd: exampleDir("promotion"),
+    project,
+    config: prodConfig,
+    env: { COMPUTEPLATFORM_POLL_INTERVAL_MS: "20" },
+  });
   try {
     await plugin.configure(prodConfig, ["computeplatform:apiKey"]);
     const prod = new EngineStack(plugin, { project, stack: "prod" });
-    const program = (config: Record<string, string>) => captureExample("promotion", { stack: "prod", config, preview: true });
     const ops = (steps: { urn: string; op: string }[]) => Object.fromEntries(steps.map((s) => [s.urn.split("::").at(-1), s.op]));
+    // The three program runs are independent of the stack's state; run them side by side.
+    const [current, tagOnlyRegs, devAllRegs] = await Promise.all([
+      captureExample("promotion", { stack: "prod", config: prodConfig }),
+      // Review step 1: the release candidate's tag promoted to prod.
+      captureExample("promotion", { stack: "prod", config: { ...prodConfig, "promotion:imageTag": devConfig["promotion:imageTag"] }, preview: true }),
+      // Every difference between the two stack files, as a preview of prod would show it.
+      captureExample("promotion", { stack: "prod", config: devConfig, preview: true }),
+    ]);
 
-    const up = await prod.up(await captureExample("promotion", { stack: "prod", config: prodConfig }));
+    const up = await prod.up(current);
     expect(up.error ?? up.failures).toBeUndefined();
     expect(ops(up.steps)).toEqual({ batch: "create", inference: "create" });
 
     const before = emu.counts();
-    // Review step 1: the release candidate's tag promoted to prod.
-    const tagOnly = await prod.preview(await program({ ...prodConfig, "promotion:imageTag": devConfig["promotion:imageTag"] }));
+    const tagOnly = await prod.preview(tagOnlyRegs);
     expect(tagOnly.error ?? tagOnly.failures).toBeUndefined();
     expect(ops(tagOnly.steps)).toEqual({ batch: "update", inference: "same" });
 
-    // Every difference between the two stack files, as a preview of prod would show it.
-    const devAll = await prod.preview(await program({ ...devConfig }));
+    const devAll = await prod.preview(devAllRegs);
     expect(devAll.error ?? devAll.failures).toBeUndefined();
     expect(ops(devAll.steps)).toEqual({ batch: "replace", inference: "update" });
     expect(devAll.steps.find((s) => s.urn.endsWith("::batch"))?.diff?.replaces).toEqual(["gpu"]);
@@ -151,6 +162,48 @@ test("promotion: against a prod stack, the dev tag is an in-place update; the wh
     const down = await prod.destroy();
     expect(down.error).toBeUndefined();
     expect(emu.state().endpoints).toEqual([]);
+  } finally {
+    await plugin.stop();
+  }
+}, 60_000);
+
+test("README: a pod made outside the stack is taken over with adopt (no second pod), then owned by destroy", async () => {
+  const cp = new ComputePlatform({ apiUrl: emu.url, apiKey: emu.apiKey });
+  const existing = await cp.pods.create({ name: "legacy-notebook", image: "jupyter/base-notebook:2024-10", gpu: { id: "NVIDIA RTX A6000" } });
+  const config = { "computeplatform:apiUrl": emu.url, "computeplatform:apiKey": emu.apiKey };
+  const project = projectName("quickstart");
+  // The README's declaration, with the id of the pod made above.
+  const regs = await captureProgram(
+    () => {
+      // By name, as a user's program loads it: `__provider` is then the built package's shim.
+      const { Pod } = require("pulumi-computeplatform");
+      new Pod("notebook", {
+        name: "legacy-notebook",
+        image: "jupyter/base-notebook:2024-12",
+        gpu: { id: "NVIDIA RTX A6000" },
+        adopt: existing.id,
+      });
+    },
+    { cwd: exampleDir("quickstart"), project, stack: "adopt", config },
+  );
+  const plugin = await ProviderPlugin.start({
+    cwd: exampleDir("quickstart"),
+    project,
+    config,
+    env: { COMPUTEPLATFORM_POLL_INTERVAL_MS: "20" },
+  });
+  try {
+    await plugin.configure(config, ["computeplatform:apiKey"]);
+    const stack = new EngineStack(plugin, { project, stack: "adopt" });
+    const before = emu.counts();
+    const up = await stack.up(regs);
+    expect(up.error ?? up.failures).toBeUndefined();
+    expect([...stack.resources.values()][0].id).toBe(existing.id);
+    expect(emu.counts().createPod ?? 0).toBe(before.createPod ?? 0);
+    expect(emu.state().pods.find((p) => p.id === existing.id)).toMatchObject({ image: "jupyter/base-notebook:2024-12" });
+    const down = await stack.destroy();
+    expect(down.error).toBeUndefined();
+    expect(emu.state().pods.find((p) => p.id === existing.id)?.status).toBe("TERMINATED");
   } finally {
     await plugin.stop();
   }
