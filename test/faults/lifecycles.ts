@@ -112,6 +112,7 @@ async function retry(
   fig: Figures,
   rig: Rig,
   engine: MiniEngine,
+  prefix: string,
   label: string,
   op: () => Promise<OpResult>,
   between: (f: OpResult) => void = () => {},
@@ -119,7 +120,7 @@ async function retry(
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     const r = await op();
     fig.operations++;
-    const a = audit(rig.emu, [engine], r.ok);
+    const a = audit(rig.emu, [engine], r.ok, prefix);
     fig.orphans.push(...a.orphans.map((o) => `${label}: ${o}`));
     fig.duplicates.push(...a.duplicates.map((d) => `${label}: ${d}`));
     fig.missing.push(...a.missing.map((m) => `${label}: ${m}`));
@@ -160,13 +161,13 @@ export async function runLifecycle(rig: Rig, profile: Profile, stack: string, ex
     image = "img/app:2";
   };
   const converged =
-    (await retry(fig, rig, engine, `${stack} create`, () => engine.up(program(rig, stack, "create", image, explicitName)), lift)) &&
-    (await retry(fig, rig, engine, `${stack} update`, () => engine.up(program(rig, stack, "update", image, explicitName)))) &&
-    (await retry(fig, rig, engine, `${stack} replace`, () => engine.up(program(rig, stack, "replace", image, explicitName)))) &&
-    (await retry(fig, rig, engine, `${stack} refresh`, () => engine.refresh()));
+    (await retry(fig, rig, engine, `${stack}-`, `${stack} create`, () => engine.up(program(rig, stack, "create", image, explicitName)), lift)) &&
+    (await retry(fig, rig, engine, `${stack}-`, `${stack} update`, () => engine.up(program(rig, stack, "update", image, explicitName)))) &&
+    (await retry(fig, rig, engine, `${stack}-`, `${stack} replace`, () => engine.up(program(rig, stack, "replace", image, explicitName)))) &&
+    (await retry(fig, rig, engine, `${stack}-`, `${stack} refresh`, () => engine.refresh()));
   if (!converged) fig.notConverged.push(`${stack} (${profile.name})`);
   // Destroy whatever happened before: nothing may be left behind either way.
-  const destroyed = await retry(fig, rig, engine, `${stack} destroy`, () => engine.destroy());
+  const destroyed = await retry(fig, rig, engine, `${stack}-`, `${stack} destroy`, () => engine.destroy());
   if (!destroyed) fig.notConverged.push(`${stack} destroy (${profile.name})`);
   if (engine.state.size > 0 || engine.pendingDeletes.length > 0) {
     fig.notConverged.push(`${stack}: ${engine.state.size + engine.pendingDeletes.length} resource(s) still in state after destroy`);

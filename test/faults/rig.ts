@@ -333,12 +333,16 @@ export function liveEndpoints(state: EmulatorState) {
   return state.endpoints as { id: string; name: string; type?: string }[];
 }
 
-/** Compare the emulator's own state with what `stacks` know. `settled`: every operation succeeded, so nothing may be missing. */
-export function audit(emu: Emulator, stacks: MiniEngine[], settled: boolean): Audit {
+/**
+ * Compare the emulator's own state with what `stacks` know. `settled`: every operation
+ * succeeded, so nothing may be missing. `prefix`: only objects whose name starts with it are
+ * this audit's business (stacks running side by side name their resources apart).
+ */
+export function audit(emu: Emulator, stacks: MiniEngine[], settled: boolean, prefix = ""): Audit {
   const s = emu.state();
   const known = new Set(stacks.flatMap((st) => [...st.knownIds()]));
-  const pods = livePods(s);
-  const eps = liveEndpoints(s);
+  const pods = livePods(s).filter((p) => p.name.startsWith(prefix));
+  const eps = liveEndpoints(s).filter((e) => e.name.startsWith(prefix));
   const orphans = [...pods.map((p) => `pod ${p.id} "${p.name}" ${p.status}`), ...eps.map((e) => `endpoint ${e.id} "${e.name}"`)].filter(
     (line) => !known.has(line.split(" ")[1]),
   );
@@ -349,7 +353,7 @@ export function audit(emu: Emulator, stacks: MiniEngine[], settled: boolean): Au
     ...dup(pods.filter((p) => !leaving.has(p.id)).map((p) => p.name)).map((n) => `pod "${n}"`),
     ...dup(eps.filter((e) => !leaving.has(e.id)).map((e) => e.name)).map((n) => `endpoint "${n}"`),
   ];
-  const liveIds = new Set([...pods.map((p) => p.id), ...eps.map((e) => e.id)]);
+  const liveIds = new Set([...livePods(s).map((p) => p.id), ...liveEndpoints(s).map((e) => e.id)]);
   const missing = settled
     ? stacks.flatMap((st) => [...st.state.values()].filter((e) => !liveIds.has(e.id)).map((e) => `${e.kind} ${e.id} (${e.name})`))
     : [];
