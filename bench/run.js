@@ -1,5 +1,5 @@
 // `npm run bench`: the benchmarks are TypeScript, like the tests; the repo's require hook
-// (@swc/core, types stripped, nothing written to disk) runs them on the repo's Node 22.
+// (Babel, types stripped, nothing written to disk) runs them on the repo's Node 22.
 "use strict";
 require("../scripts/register-ts.js");
 
