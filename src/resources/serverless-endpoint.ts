@@ -43,6 +43,7 @@ import {
   type ScalerType,
 } from "./serverless-endpoint-plan";
 import { shimProvider } from "./shim";
+import { PodPoller, PodWaitTimeoutError } from "./wait";
 
 export {
   ENDPOINT_TYPES,
@@ -224,6 +225,14 @@ export class EndpointNotReadyError extends Error {
 /** Stops a loop that would otherwise run on with a clock that does not advance. */
 const MAX_POLLS = 10_000;
 
+/**
+ * An endpoint as the shared poller sees it. The poller backs off while what it waits on is
+ * "PROVISIONING" (slow, nothing to see until it ends); every endpoint wait (workers starting,
+ * workers draining) is such a phase, so every endpoint reads as one and the pause grows by
+ * half each read, as it did when each endpoint polled alone.
+ */
+type PolledEndpoint = WireEndpoint & { status: "PROVISIONING" };
+
 function runningWorkers(ep: WireEndpoint): number {
   return (ep.pods ?? []).filter((p) => p.desiredStatus === "RUNNING").length;
 }
@@ -295,6 +304,7 @@ export class ServerlessEndpointProvider implements pulumi.dynamic.ResourceProvid
   private readonly pollIntervalMs: number;
   private readonly maxPollIntervalMs: number;
   private readonly signal?: AbortSignal;
+  private readonly pollers = new WeakMap<object, PodPoller<PolledEndpoint>>();
 
   constructor(options: ServerlessEndpointProviderOptions = {}) {
     this.client = options.client ?? platform;
@@ -396,7 +406,8 @@ export class ServerlessEndpointProvider implements pulumi.dynamic.ResourceProvid
    * Returns the endpoint as last read when the deadline passes first.
    */
   private async scaleToZeroAndDrain(id: string, knownType: string | undefined, deadline: number): Promise<"gone" | "drained" | WireEndpoint> {
-    const ep = await this.find(id);
+    // From the shared poller's next list: a stack's endpoints deleted together share one read.
+    const ep = await this.pollUntil(id, () => true, deadline);
     if (!ep) return "gone";
     if (ep.workersMin !== 0 || ep.workersMax !== 0) {
       try {
@@ -416,7 +427,7 @@ export class ServerlessEndpointProvider implements pulumi.dynamic.ResourceProvid
         throw err;
       }
     }
-    const last = await this.pollUntil(id, (e) => (e.pods ?? []).length === 0, deadline);
+    const last = await this.pollUntil(id, (e) => (e.pods ?? []).length === 0, deadline, ep);
     if (last === undefined) return "gone";
     return (last.pods ?? []).length === 0 ? "drained" : last;
   }
@@ -431,7 +442,7 @@ export class ServerlessEndpointProvider implements pulumi.dynamic.ResourceProvid
     if (!settings.waitForWorkers) return outs();
     const deadline = this.clock.now() + 1000 * settings.readyTimeoutSeconds;
     try {
-      const found = await this.pollUntil(saved.id, (e) => runningWorkers(e) >= (e.workersMin ?? 0), deadline);
+      const found = await this.pollUntil(saved.id, (e) => runningWorkers(e) >= (e.workersMin ?? 0), deadline, saved);
       if (found === undefined) {
         throw new EndpointNotReadyError(saved.id, outs(), [`endpoint ${saved.id} disappeared while waiting for its workers`]);
       }
@@ -453,19 +464,48 @@ export class ServerlessEndpointProvider implements pulumi.dynamic.ResourceProvid
   }
 
   /**
-   * Read the endpoint until `done` holds or the deadline passes, pausing longer each time.
-   * Returns the last read, or undefined when the endpoint is gone.
+   * Read the endpoint until `done` holds or the deadline passes, pausing longer each time,
+   * through the client's shared poller: one `myself` per tick answers every endpoint this
+   * process waits on (a stack of twenty endpoints would otherwise send twenty). `seen`, the
+   * endpoint as just read or saved, may already be done. Returns the last read, or undefined
+   * when the endpoint is gone.
    */
-  private async pollUntil(id: string, done: (ep: WireEndpoint) => boolean, deadline: number): Promise<WireEndpoint | undefined> {
-    let pauseMs = this.pollIntervalMs;
-    for (let poll = 1; ; poll++) {
-      const ep = await this.find(id);
-      if (!ep || done(ep)) return ep;
-      const left = deadline - this.clock.now();
-      if (left <= 0 || poll >= MAX_POLLS) return ep;
-      await this.clock.sleep(Math.min(pauseMs, left), this.signal);
-      pauseMs = Math.min(Math.ceil(pauseMs * 1.5), this.maxPollIntervalMs);
+  private async pollUntil(
+    id: string,
+    done: (ep: WireEndpoint) => boolean,
+    deadline: number,
+    seen?: WireEndpoint,
+  ): Promise<WireEndpoint | undefined> {
+    if (seen && done(seen)) return seen;
+    try {
+      return await this.poller().wait(id, {
+        description: "ready",
+        timeoutMs: Math.max(0, deadline - this.clock.now()),
+        signal: this.signal,
+        until: (e) => (e === undefined || done(e) ? "done" : "pending"),
+      });
+    } catch (err) {
+      // Out of time: the caller decides from the endpoint as last read.
+      if (err instanceof PodWaitTimeoutError) return (err.last as PolledEndpoint | undefined) ?? (await this.find(id));
+      throw err;
     }
+  }
+
+  /** The one poller of the current client. */
+  private poller(): PodPoller<PolledEndpoint> {
+    const client = this.client();
+    let p = this.pollers.get(client);
+    if (!p) {
+      const list = async () =>
+        (await client.endpoints.list(this.opts())).map((e) => ({ ...e, status: "PROVISIONING" as const }));
+      p = new PodPoller<PolledEndpoint>(list, this.clock, {
+        intervalMs: this.pollIntervalMs,
+        maxIntervalMs: this.maxPollIntervalMs,
+        backoff: 1.5,
+      });
+      this.pollers.set(client, p);
+    }
+    return p;
   }
 
   private opts(): { signal?: AbortSignal } {
