@@ -54,8 +54,8 @@ export interface CaptureExampleOptions {
   /** Run as `pulumi preview` runs the program (`isDryRun()` true). @default false */
   preview?: boolean;
   /**
-   * Type-check while compiling, as `pulumi up` does by default (TypeScript 3.8 vendored by
-   * @pulumi/pulumi, a few seconds); otherwise transpile only, as with
+   * Type-check while compiling, as `pulumi up` does by default (with the project's TypeScript,
+   * else the 3.8 that @pulumi/pulumi vendors; a few seconds); otherwise transpile only, as with
    * `PULUMI_NODEJS_TRANSPILE_ONLY=true`.
    * @default false
    */
