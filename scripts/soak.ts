@@ -39,6 +39,10 @@ const SOAK_PROFILES: Profile[] = [
   { name: "everything", faults: { rate429: 0.2, rate5xx: 0.2, dropAfterProcessRate: 0.15, slowMs: 10 }, errorImage: true },
 ];
 
+/** The same object seen after several operations counts once: "label: pod p001 ..." -> "pod p001 ...". */
+const withoutLabel = (l: string) => (l.includes(": ") ? l.slice(l.indexOf(": ") + 2) : l);
+const distinct = (lines: string[]) => new Set(lines.map(withoutLabel)).size;
+
 interface Row {
   profile: string;
   fig: Figures;
@@ -90,7 +94,7 @@ async function main(): Promise<number> {
     errors: errors.map((e) => (e instanceof Error ? `${e.message}\n${e.stack}` : String(e))).join("\n"),
   });
 
-  const header = ["profile", "lifecycles", "ops", "failed+recovered", "requests", "429", "5xx", "dropped", "ERROR pods", "no capacity", "orphans", "duplicates", "missing", "unclear", "not converged", "s"];
+  const header = ["profile", "lifecycles", "ops", "failed+recovered", "requests", "429", "5xx", "dropped", "ERROR pods", "no capacity", "leaked", "duplicated", "known leak", "missing", "unclear", "not converged", "s"];
   const table = rows.map((r) => [
     r.profile,
     r.fig.lifecycles,
@@ -102,8 +106,9 @@ async function main(): Promise<number> {
     r.faults.dropped,
     r.fig.podsInError,
     r.fig.noCapacityRefusals,
-    r.fig.orphans.length,
-    r.fig.duplicates.length,
+    distinct(r.fig.orphans),
+    distinct(r.fig.duplicates),
+    new Set(r.fig.knownLeaks.flatMap((l) => /: endpoint ([0-9a-z]+) "/.exec(l)?.[1] ?? [])).size,
     r.fig.missing.length,
     r.fig.unclearMessages.length,
     r.fig.notConverged.length,
@@ -120,8 +125,9 @@ async function main(): Promise<number> {
   }
   console.log(`live pods and endpoints left on the platform: ${leftover}; key found in: ${leakedKey.length ? leakedKey.join(", ") : "nothing"}`);
   if (stopped) console.log(`time budget of ${budgetMs / 1000} s reached: later profiles not run`);
-  const problems = rows.flatMap((r) => [...r.fig.orphans, ...r.fig.duplicates, ...r.fig.missing, ...r.fig.unclearMessages, ...r.fig.notConverged]);
-  for (const p of problems.slice(0, 20)) console.log(`  ${p}`);
+  // The known leak is a leak too: it fails the soak, it is only told apart in the table.
+  const problems = rows.flatMap((r) => [...r.fig.orphans, ...r.fig.duplicates, ...r.fig.knownLeaks, ...r.fig.missing, ...r.fig.unclearMessages, ...r.fig.notConverged]);
+  for (const p of [...new Set(problems.map(withoutLabel))].slice(0, 20)) console.log(`  ${p}`);
   return problems.length > 0 || leftover > 0 || leakedKey.length > 0 ? 1 : 0;
 }
 

@@ -38,8 +38,9 @@ test("in-process lifecycles under faults: the key is in no error, log line, requ
       await runLifecycle(rig, PROFILES.find((p) => p.name === name)!, `sec-${fig.lifecycles}`, true, fig);
     }
     expect(fig.orphans).toEqual([]);
-    // Failed operations and retries really happened, so the scan covers their errors and log lines.
-    expect(fig.errors.length).toBeGreaterThanOrEqual(3);
+    // Failed operations and retries really happened, so the scan covers their errors and log
+    // lines: the ERROR pod and the refused capacity fail one operation each, whatever the timing.
+    expect(fig.errors.length).toBeGreaterThanOrEqual(2);
     expect(lines.some((l) => /retry/.test(l))).toBe(true);
     expectNowhere(SENTINEL_KEY, {
       "client debug log": lines.join("\n"),
