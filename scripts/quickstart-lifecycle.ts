@@ -140,7 +140,6 @@ export async function runQuickstartLifecycle(opts: LifecycleOptions): Promise<Li
     },
   });
   const phases: Phase[] = [];
-  let stateText = "";
   try {
     await plugin.configure(config, SECRET_KEYS);
     const stack = new EngineStack(plugin, { project, stack: stackName });
@@ -208,21 +207,26 @@ export async function runQuickstartLifecycle(opts: LifecycleOptions): Promise<Li
       [`preview: gpu -> ${REPLACEMENT_GPU}`, "preview", replacing],
       ["up: change that replaces", "up", replacing],
     ];
+    let failed = false;
     for (const [title, mode, cfg] of steps) {
       const p = await programPhase(title, mode, cfg);
       say(describe(p));
-      if (p.error) return { phases, transcript: plugin.transcript(), stateText: stack.stateText(), providerText: "" };
+      if (p.error) {
+        failed = true;
+        break;
+      }
     }
-    stateText = stack.stateText();
+    const stateText = stack.stateText();
     const pod = [...stack.resources.values()].find((r) => r.type.endsWith(":Pod"));
     const providerText = typeof pod?.outputs.__provider === "string" ? pod.outputs.__provider : "";
 
-    const refreshed = await phase("refresh", async () => ({ result: await stack.refresh() }));
-    say(describe(refreshed));
-    if (!refreshed.error) {
-      const destroyed = await phase("destroy", async () => ({ result: await stack.destroy() }));
-      say(describe(destroyed));
+    if (!failed) {
+      const refreshed = await phase("refresh", async () => ({ result: await stack.refresh() }));
+      say(describe(refreshed));
     }
+    // Also after a failure: whatever the stack holds is deleted, so nothing is left behind.
+    const destroyed = await phase("destroy", async () => ({ result: await stack.destroy() }));
+    say(describe(destroyed));
     return { phases, transcript: plugin.transcript(), stateText, providerText };
   } finally {
     await plugin.stop();
