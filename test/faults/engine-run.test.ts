@@ -9,17 +9,12 @@
  * the plugin's stdout, stderr and engine log calls, every error, the request log.
  * The plugin loads the package from dist/: run `npm run build` first (`npm test` does).
  */
-import * as path from "node:path";
-import { type Emulator, startEmulator } from "../../src/emulator";
+import type { Emulator } from "../../src/emulator";
 import { Pod } from "../../src/resources/pod";
 import { ServerlessEndpoint } from "../../src/resources/serverless-endpoint";
-import { captureProgram, EngineStack, type OperationResult, ProviderPlugin, type Registration } from "../engine/harness";
+import { captureProgram, EngineStack, type OperationResult, type ProviderPlugin, type Registration } from "../engine/harness";
 import { errorSurfaces, placesWith } from "../security/scan";
-import { faultCounts, liveEndpoints, livePods, SENTINEL_KEY } from "./rig";
-
-const PROJECT_DIR = path.resolve(__dirname, "../../examples/quickstart");
-const PROJECT = "quickstart";
-const CONFIG_SECRETS = ["computeplatform:apiKey"];
+import { CONFIG_SECRETS, faultCounts, liveEndpoints, livePods, PROJECT, SENTINEL_KEY, stackConfig, startPlugin, startSentinelEmulator } from "./rig";
 /** Runs of one operation before the test gives up on it, as a user would give up. */
 const ATTEMPTS = 6;
 
@@ -28,22 +23,12 @@ let plugin: ProviderPlugin;
 let config: Record<string, string>;
 
 beforeAll(async () => {
-  emu = await startEmulator({
-    port: 0,
-    keys: [{ key: SENTINEL_KEY, scopes: ["read", "write"] }],
-    quotas: { minute: 1_000_000, hour: 10_000_000, day: 100_000_000 },
-    timings: { provisioningMs: 15, startingMs: 15, drainMs: 15 },
+  emu = await startSentinelEmulator({
     requestLogSize: 100_000,
     faults: { seed: 11, rate429: 0.1, rate5xx: 0.1, dropAfterProcessRate: 0.05, errorImages: [/crash/] },
   });
-  config = { "computeplatform:apiKey": SENTINEL_KEY, "computeplatform:apiUrl": emu.url };
-  plugin = await ProviderPlugin.start({
-    cwd: PROJECT_DIR,
-    project: PROJECT,
-    config,
-    env: { COMPUTEPLATFORM_API_KEY: undefined, COMPUTEPLATFORM_POLL_INTERVAL_MS: "10" },
-  });
-  await plugin.configure(config, CONFIG_SECRETS);
+  config = stackConfig(emu);
+  plugin = await startPlugin(emu);
 });
 afterAll(async () => {
   await plugin?.stop();

@@ -17,17 +17,13 @@
  * The plugin loads the package from dist/: run `npm run build` first (`npm test` does).
  */
 import type { ChildProcess } from "node:child_process";
-import * as path from "node:path";
 import { ComputePlatform } from "../../src/client";
-import { type Emulator, startEmulator } from "../../src/emulator";
+import type { Emulator } from "../../src/emulator";
 import { Pod, type PodArgs } from "../../src/resources/pod";
 import { ServerlessEndpoint, type ServerlessEndpointArgs, ServerlessEndpointProvider } from "../../src/resources/serverless-endpoint";
-import { captureProgram, EngineStack, ProviderPlugin } from "../engine/harness";
-import { livePods, SENTINEL_KEY } from "./rig";
+import { captureProgram, EngineStack, type ProviderPlugin } from "../engine/harness";
+import { CONFIG_SECRETS, livePods, PROJECT, SENTINEL_KEY, stackConfig, startPlugin as startPluginFor, startSentinelEmulator } from "./rig";
 
-const PROJECT_DIR = path.resolve(__dirname, "../../examples/quickstart");
-const PROJECT = "quickstart";
-const SECRET_KEYS = ["computeplatform:apiKey"];
 /** Long enough that the kill always lands before the answer; short enough to keep the suite quick. */
 const SLOW_MS = 150;
 
@@ -36,29 +32,15 @@ let config: Record<string, string>;
 let gpuId: string;
 
 beforeAll(async () => {
-  emu = await startEmulator({
-    port: 0,
-    keys: [{ key: SENTINEL_KEY, scopes: ["read", "write"] }],
-    quotas: { minute: 1_000_000, hour: 10_000_000, day: 100_000_000 },
-    timings: { provisioningMs: 20, startingMs: 20, drainMs: 20 },
-  });
-  config = { "computeplatform:apiKey": SENTINEL_KEY, "computeplatform:apiUrl": emu.url };
+  emu = await startSentinelEmulator();
+  config = stackConfig(emu);
   const res = await fetch(`${emu.url}/v2/catalog/gpus`, { headers: { authorization: `Bearer ${SENTINEL_KEY}` } });
   gpuId = ((await res.json()) as { gpus: { id: string; manufacturer: string }[] }).gpus.find((g) => g.manufacturer === "NVIDIA")!.id;
 });
 afterAll(() => emu?.close());
 
 /** A fresh plugin process, as each `pulumi` command starts one. */
-async function startPlugin(): Promise<ProviderPlugin> {
-  const plugin = await ProviderPlugin.start({
-    cwd: PROJECT_DIR,
-    project: PROJECT,
-    config,
-    env: { COMPUTEPLATFORM_API_KEY: undefined, COMPUTEPLATFORM_POLL_INTERVAL_MS: "10" },
-  });
-  await plugin.configure(config, SECRET_KEYS);
-  return plugin;
-}
+const startPlugin = () => startPluginFor(emu);
 
 /** The same stack state, driven by another plugin. */
 function carry(from: EngineStack, plugin: ProviderPlugin): EngineStack {
@@ -93,7 +75,7 @@ const podProgram = (args: PodArgs) =>
     () => {
       new Pod("worker", args);
     },
-    { project: PROJECT, stack: "dev", config, secretKeys: SECRET_KEYS },
+    { project: PROJECT, stack: "dev", config, secretKeys: CONFIG_SECRETS },
   );
 
 const endpointProgram = (args: ServerlessEndpointArgs) =>
@@ -101,7 +83,7 @@ const endpointProgram = (args: ServerlessEndpointArgs) =>
     () => {
       new ServerlessEndpoint("api", args);
     },
-    { project: PROJECT, stack: "dev", config, secretKeys: SECRET_KEYS },
+    { project: PROJECT, stack: "dev", config, secretKeys: CONFIG_SECRETS },
   );
 
 const live = () => ({

@@ -12,12 +12,14 @@
  * create-before-delete replace whose delete fails stays in state as a pending delete, deleted
  * first by the next operation; properties cross the wire as JSON (undefined dropped).
  */
+import * as path from "node:path";
 import type * as pulumi from "@pulumi/pulumi";
 import { ComputePlatform } from "../../src/client";
 import type { Clock } from "../../src/client/core/clock";
 import { type Emulator, type EmulatorState, type Faults, startEmulator } from "../../src/emulator";
 import { PodProvider } from "../../src/resources/pod";
 import { ServerlessEndpointProvider } from "../../src/resources/serverless-endpoint";
+import { ProviderPlugin } from "../engine/harness";
 
 /** A key no other string in the repo has: any place it shows up, it leaked from here. */
 export const SENTINEL_KEY = "cp_sentinel_7f3a9c_do_not_leak_e41b";
@@ -45,6 +47,49 @@ export function compressedClock(factor: number): Clock {
   };
 }
 
+/** Keys, quotas and millisecond timings every rig uses; `faults` and the log size vary. */
+export function startSentinelEmulator(opts: { faults?: Faults; requestLogSize?: number } = {}): Promise<Emulator> {
+  return startEmulator({
+    port: 0,
+    keys: [
+      { key: SENTINEL_KEY, scopes: ["read", "write"] },
+      { key: READ_ONLY_KEY, scopes: ["read"] },
+    ],
+    quotas: { minute: 10_000_000, hour: 10_000_000, day: 10_000_000 },
+    timings: { provisioningMs: 15, startingMs: 15, drainMs: 15 },
+    requestLogSize: opts.requestLogSize ?? 1_000_000,
+    faults: opts.faults ?? {},
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Through Pulumi's plugin
+
+/** The project directory the plugin runs in, as in test/engine. */
+export const PROJECT_DIR = path.resolve(__dirname, "../../examples/quickstart");
+export const PROJECT = "quickstart";
+export const CONFIG_SECRETS = ["computeplatform:apiKey"];
+
+export function stackConfig(emu: Emulator, key = SENTINEL_KEY): Record<string, string> {
+  return { "computeplatform:apiKey": key, "computeplatform:apiUrl": emu.url };
+}
+
+/** A fresh plugin process, as each `pulumi` command starts one, configured from stack config with `key`. */
+export async function startPlugin(emu: Emulator, key = SENTINEL_KEY): Promise<ProviderPlugin> {
+  const config = stackConfig(emu, key);
+  const plugin = await ProviderPlugin.start({
+    cwd: PROJECT_DIR,
+    project: PROJECT,
+    config,
+    env: { COMPUTEPLATFORM_API_KEY: undefined, COMPUTEPLATFORM_POLL_INTERVAL_MS: "10" },
+  });
+  await plugin.configure(config, CONFIG_SECRETS);
+  return plugin;
+}
+
+// ---------------------------------------------------------------------------------------------
+// In-process
+
 export interface RigOptions {
   faults?: Faults;
   /** Debug lines of the client go here (the secret scan reads them). */
@@ -63,17 +108,7 @@ export interface Rig {
 }
 
 export async function startRig(opts: RigOptions = {}): Promise<Rig> {
-  const emu = await startEmulator({
-    port: 0,
-    keys: [
-      { key: SENTINEL_KEY, scopes: ["read", "write"] },
-      { key: READ_ONLY_KEY, scopes: ["read"] },
-    ],
-    quotas: { minute: 10_000_000, hour: 10_000_000, day: 10_000_000 },
-    timings: { provisioningMs: 15, startingMs: 15, drainMs: 15 },
-    requestLogSize: 1_000_000,
-    faults: opts.faults ?? {},
-  });
+  const emu = await startSentinelEmulator({ faults: opts.faults });
   const client = new ComputePlatform({
     apiKey: SENTINEL_KEY,
     apiUrl: emu.url,

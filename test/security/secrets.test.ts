@@ -1,24 +1,22 @@
 /**
- * The API key appears nowhere but in the request that carries it. After full lifecycles with
- * failed operations and retries (faults on, a pod that ends in ERROR, no capacity, a wrong key),
- * a distinctive sentinel key is searched for in: Pulumi state (inputs, outputs, `__provider`),
- * the registered programs, the plugin's stdout and stderr and the engine's log calls, every
- * error (message, stack, JSON, inspection, causes), the emulator's request log, the client's
- * debug log and the client object itself.
+ * The API key appears nowhere but in the request that carries it. After lifecycles with failed
+ * operations and retries (faults on, a pod that ends in ERROR, no capacity) and with a wrong
+ * key, a distinctive sentinel key is searched for in every error (message, stack, JSON,
+ * inspection, causes), the emulator's request log, the client's debug log and the client
+ * object, and, through the plugin, in state, the transcript and the errors. The full plugin
+ * lifecycle (state with `__provider`, programs, stdout, stderr, engine log calls) is scanned by
+ * test/faults/engine-run.test.ts, whose faulted run serves both.
  * The plugin loads the package from dist/: run `npm run build` first (`npm test` does).
  */
-import * as path from "node:path";
 import { inspect } from "node:util";
-import { type Emulator, startEmulator } from "../../src/emulator";
+import type { Emulator } from "../../src/emulator";
 import { Pod } from "../../src/resources/pod";
 import { ServerlessEndpoint } from "../../src/resources/serverless-endpoint";
-import { captureProgram, EngineStack, ProviderPlugin } from "../engine/harness";
+import { captureProgram, EngineStack } from "../engine/harness";
 import { emptyFigures, PROFILES, runLifecycle } from "../faults/lifecycles";
-import { SENTINEL_KEY, startRig } from "../faults/rig";
+import { PROJECT, SENTINEL_KEY, stackConfig, startPlugin, startRig, startSentinelEmulator } from "../faults/rig";
 import { errorSurfaces, placesWith } from "./scan";
 
-const PROJECT_DIR = path.resolve(__dirname, "../../examples/quickstart");
-const PROJECT = "quickstart";
 const WRONG_KEY = "cp_sentinel_wrong_4d1f0a_e41b";
 let scansPassed = 0;
 afterAll(() => console.log(`secret scans: ${scansPassed} places scanned, the key found in none`));
@@ -57,25 +55,12 @@ test("in-process lifecycles under faults: the key is in no error, log line, requ
 describe("through Pulumi's plugin", () => {
   let emu: Emulator;
   beforeAll(async () => {
-    emu = await startEmulator({
-      port: 0,
-      keys: [{ key: SENTINEL_KEY, scopes: ["read", "write"] }],
-      quotas: { minute: 1_000_000, hour: 10_000_000, day: 100_000_000 },
-      timings: { provisioningMs: 15, startingMs: 15, drainMs: 15 },
-    });
+    emu = await startSentinelEmulator();
   });
   afterAll(() => emu?.close());
 
   async function plugin(key: string) {
-    const config = { "computeplatform:apiKey": key, "computeplatform:apiUrl": emu.url };
-    const p = await ProviderPlugin.start({
-      cwd: PROJECT_DIR,
-      project: PROJECT,
-      config,
-      env: { COMPUTEPLATFORM_API_KEY: undefined, COMPUTEPLATFORM_POLL_INTERVAL_MS: "10" },
-    });
-    await p.configure(config, ["computeplatform:apiKey"]);
-    return { p, config };
+    return { p: await startPlugin(emu, key), config: stackConfig(emu, key) };
   }
 
   const program = (config: Record<string, string>, image: string) =>
