@@ -4,7 +4,7 @@
 // previewed against a prod stack.
 import { ComputePlatform } from "../../src/client";
 import { type Emulator, startEmulator } from "../../src/emulator";
-import { captureExample, exampleDir, projectName, stackConfig } from "../../scripts/engine-examples";
+import { captureExample, type ExampleName, exampleDir, projectName, resolvingIds, stackConfig } from "../../scripts/engine-examples";
 import {
   type LifecycleResult,
   QUICKSTART_GPU,
@@ -24,6 +24,24 @@ beforeAll(async () => {
 afterAll(async () => {
   await emu?.close();
 });
+
+/** A plugin for an example's project, configured as the engine does, and an empty stack on it. */
+async function startPlugin(example: ExampleName, config: Record<string, string>, stack: string) {
+  const project = projectName(example);
+  const plugin = await ProviderPlugin.start({
+    cwd: exampleDir(example),
+    project,
+    config,
+    env: { COMPUTEPLATFORM_POLL_INTERVAL_MS: "20" },
+  });
+  try {
+    await plugin.configure(config, ["computeplatform:apiKey"]);
+  } catch (e) {
+    await plugin.stop();
+    throw e;
+  }
+  return { plugin, stack: new EngineStack(plugin, { project, stack }) };
+}
 
 describe("quickstart lifecycle", () => {
   let result: LifecycleResult;
@@ -121,19 +139,11 @@ describe("quickstart lifecycle", () => {
 });
 
 test("promotion: against a prod stack, the dev tag is an in-place update; the whole dev config replaces the pod", async () => {
-  const project = projectName("promotion");
   const platform = { "computeplatform:apiUrl": emu.url, "computeplatform:apiKey": emu.apiKey };
   const prodConfig: Record<string, string> = { ...platform, ...stackConfig("promotion", "prod") };
   const devConfig: Record<string, string> = { ...platform, ...stackConfig("promotion", "dev") };
-  const plugin = await ProviderPlugin.start({
-    cwd: exampleDir("promotion"),
-    project,
-    config: prodConfig,
-    env: { COMPUTEPLATFORM_POLL_INTERVAL_MS: "20" },
-  });
+  const { plugin, stack: prod } = await startPlugin("promotion", prodConfig, "prod");
   try {
-    await plugin.configure(prodConfig, ["computeplatform:apiKey"]);
-    const prod = new EngineStack(plugin, { project, stack: "prod" });
     const ops = (steps: { urn: string; op: string }[]) => Object.fromEntries(steps.map((s) => [s.urn.split("::").at(-1), s.op]));
     // The three program runs are independent of the stack's state; run them side by side.
     const [current, tagOnlyRegs, devAllRegs] = await Promise.all([
@@ -186,15 +196,8 @@ test("README: a pod made outside the stack is taken over with adopt (no second p
     },
     { cwd: exampleDir("quickstart"), project, stack: "adopt", config },
   );
-  const plugin = await ProviderPlugin.start({
-    cwd: exampleDir("quickstart"),
-    project,
-    config,
-    env: { COMPUTEPLATFORM_POLL_INTERVAL_MS: "20" },
-  });
+  const { plugin, stack } = await startPlugin("quickstart", config, "adopt");
   try {
-    await plugin.configure(config, ["computeplatform:apiKey"]);
-    const stack = new EngineStack(plugin, { project, stack: "adopt" });
     const before = emu.counts();
     const up = await stack.up(regs);
     expect(up.error ?? up.failures).toBeUndefined();
@@ -204,6 +207,32 @@ test("README: a pod made outside the stack is taken over with adopt (no second p
     const down = await stack.destroy();
     expect(down.error).toBeUndefined();
     expect(emu.state().pods.find((p) => p.id === existing.id)?.status).toBe("TERMINATED");
+  } finally {
+    await plugin.stop();
+  }
+}, 60_000);
+
+test("cpu-pod: up makes a CPU pod on the stack's volume in the volume's data center; destroy leaves nothing", async () => {
+  const config = { "computeplatform:apiUrl": emu.url, "computeplatform:apiKey": emu.apiKey };
+  const { plugin, stack } = await startPlugin("cpu-pod", config, "dev");
+  try {
+    const regs = await captureExample("cpu-pod", { stack: "dev", config });
+    const up = await stack.up(resolvingIds(stack, regs, { preview: false }));
+    expect(up.error ?? up.failures).toBeUndefined();
+    const ids = Object.fromEntries([...stack.resources.values()].map((r) => [r.urn.split("::").at(-1), r.id]));
+    const pod = emu.state().pods.find((p) => p.id === ids.etl);
+    expect(pod).toMatchObject({
+      status: "RUNNING",
+      dataCenterId: "EU-RO-1",
+      // cpu3g has 4 GB per vCPU.
+      cpu: { id: "cpu3g", vcpuCount: 4, memory: 16 },
+      mounts: { network: [{ volumeId: ids.datasets, path: "/data" }] },
+    });
+    expect(pod?.gpu).toBeUndefined();
+    const down = await stack.destroy();
+    expect(down.error).toBeUndefined();
+    expect(emu.state().pods.find((p) => p.id === ids.etl)?.status).toBe("TERMINATED");
+    expect(emu.state().networkVolumes.find((v) => v.id === ids.datasets)).toBeUndefined();
   } finally {
     await plugin.stop();
   }
