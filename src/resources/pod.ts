@@ -244,7 +244,7 @@ export interface PodProviderOptions {
   clock?: Clock;
   /**
    * Pace of the shared poller.
-   * @default from `COMPUTEPLATFORM_POLL_INTERVAL_MS`, else { intervalMs: 2000, maxIntervalMs: 10000, backoff: 1.5 }
+   * @default from `COMPUTEPLATFORM_POLL_INTERVAL_MS`, else { intervalMs: 1500, maxIntervalMs: 10000, backoff: 1.5 }
    */
   poll?: PollerTimings;
   /** Cancels every wait of this provider. */
