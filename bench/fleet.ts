@@ -26,6 +26,8 @@ export interface FleetResult {
   rejected429: number;
   /** The calls the work cannot do without (see `callsNeeded`). */
   needed: number;
+  /** Shortest time between two consecutive pod lists, emulated s (undefined with fewer than two). */
+  minListGapS?: number;
   /** max(start time, calls needed / quota), real ms. */
   lowerBoundMs: number;
   /** What the lower bound is made of. */
@@ -97,6 +99,15 @@ export async function runFleet(shape: Shape, variant: Variant, n: number, limitM
     }
     result.wallMs = performance.now() - t0;
     const c = calls(b.emu, from);
+    const lists = b.emu
+      .requestLog()
+      .slice(from)
+      .filter((x) => x.op === "listPods")
+      .map((x) => Date.parse(x.at));
+    for (let i = 1; i < lists.length; i++) {
+      const gap = b.emuSec(lists[i] - lists[i - 1]);
+      result.minListGapS = Math.min(result.minListGapS ?? gap, gap);
+    }
     result.byOp = c.byOp;
     result.sent = c.total;
     result.rejected429 = c.rejected429;
@@ -118,9 +129,9 @@ async function providerFleet(b: Bench, gpuId: string, n: number, e: number, sign
   const s = b.shape.timeScale;
   // Its own pacing registry: the budget of this key in this process, as in the plugin.
   const client = new ComputePlatform({ apiKey: b.key, apiUrl: b.emu.url, pacing: new PacingRegistry() });
-  // The providers' default pace (2 s, backing off to 10 s while PROVISIONING; endpoints from
-  // 1 s to 15 s) in emulated time: the plugin's COMPUTEPLATFORM_POLL_INTERVAL_MS does the same.
-  const pods = new PodProvider({ client: () => client, poll: { intervalMs: 2000 / s, maxIntervalMs: 10_000 / s }, signal });
+  // The providers' default pace (wait.ts: 1.5 s, backing off to 10 s while PROVISIONING;
+  // endpoints from 1 s to 15 s) in emulated time, as COMPUTEPLATFORM_POLL_INTERVAL_MS would set it.
+  const pods = new PodProvider({ client: () => client, poll: { intervalMs: 1500 / s, maxIntervalMs: 10_000 / s }, signal });
   const eps = new ServerlessEndpointProvider({
     client: () => client,
     pollIntervalMs: 1000 / s,
