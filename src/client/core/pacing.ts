@@ -130,7 +130,13 @@ export class PacingRegistry {
     if (ticket.probe) budget.probing = false;
     budget.inFlight = Math.max(0, budget.inFlight - 1);
     const windows = headers ? parseRateLimit(headers.ratelimit) : undefined;
-    if (headers && windows === undefined && budget.mode === "unknown") budget.mode = "untracked";
+    if (headers && windows === undefined) {
+      if (budget.mode === "unknown") budget.mode = "untracked";
+      // Answered without counts (a path the server does not limit): it did not spend the budget.
+      for (const w of budget.windows.values()) {
+        if (ticket.sentAt >= w.since) w.remaining = Math.min(w.quota ?? Number.POSITIVE_INFINITY, w.remaining + 1);
+      }
+    }
     if (windows) {
       const policy = parseRateLimitPolicy(headers?.["ratelimit-policy"]) ?? [];
       if (budget.mode !== "tracked") budget.windows.clear();

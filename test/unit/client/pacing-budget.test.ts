@@ -61,6 +61,18 @@ test("a server that sends no RateLimit is not gated after its first answer", () 
   for (let i = 0; i < 50; i++) go(reg.reserve(KEY, 0));
 });
 
+test("an answer without counts (a path the server does not limit) gives its unit back; a lost answer does not", () => {
+  const reg = new PacingRegistry();
+  reg.settle(go(reg.reserve(KEY, 0)), headers(2, 60), 0);
+  const unlimited = go(reg.reserve(KEY, 0));
+  const lost = go(reg.reserve(KEY, 0));
+  expect(reg.reserve(KEY, 0)).toEqual({ waitMs: 60_000 });
+  reg.settle(unlimited, {}, 5);
+  reg.settle(lost, undefined, 5);
+  go(reg.reserve(KEY, 5));
+  expect(reg.reserve(KEY, 5)).toEqual({ waitMs: 59_995 });
+});
+
 test("a probe that got no answer lets the next request probe", () => {
   const reg = new PacingRegistry();
   const probe = go(reg.reserve(KEY, 0));
