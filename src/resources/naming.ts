@@ -1,24 +1,220 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
+import type { Clock } from "../client/core/clock";
 
 /**
- * Pulumi-style auto-naming: the resource's logical name plus a random suffix, so the same
- * program deployed to two stacks (dev and prod) never collides on the platform.
- * The suffix is 7 lowercase hex characters, as Pulumi's own providers use.
+ * Pulumi-style auto-naming: the resource's logical name plus a 7-hex suffix, so the same
+ * program deployed to two stacks (dev and prod) never collides on the platform. The suffix
+ * comes from the owner token when there is one (so a create retried after a crash picks the
+ * same name), else it is random.
  */
-export function autoName(resourceName: string, random: () => Buffer = () => randomBytes(4)): string {
-  return `${resourceName}-${random().toString("hex").slice(0, 7)}`;
+export function autoName(resourceName: string, random: () => Buffer = () => randomBytes(4), token?: string): string {
+  const suffix = token !== undefined && /^[0-9a-f]{7,}$/.test(token) ? token : random().toString("hex");
+  return `${resourceName}-${suffix.slice(0, 7)}`;
 }
 
 /**
  * The name a `check()` settles on: the user's, else the one generated before (kept in the
- * old inputs, so an update never renames), else a new one.
+ * old inputs, so an update never renames), else a new one (from `token` when given).
  */
 export function resolveName(
   given: unknown,
   oldInputs: { name?: unknown } | undefined,
   resourceName: string,
+  token?: string,
 ): unknown {
   if (given !== undefined && given !== null && given !== "") return given;
   if (typeof oldInputs?.name === "string" && oldInputs.name !== "") return oldInputs.name;
-  return autoName(resourceName);
+  return autoName(resourceName, undefined, token);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Owner tokens: finding a create again after the plugin died mid-create
+//
+// When the plugin is killed after the platform made a pod but before Pulumi got its id, the
+// engine's state has nothing, and the next `up` creates again. Only the platform and the
+// program survive, so the create must be findable from what the program gives: its
+// organization, project, stack, parents, kind and logical name (hidden inputs set by the
+// resource class). The hash of those, the base token, goes on every pod (env) and into every
+// auto-name.
+//
+// A dynamic provider sees no URN and no state, and Pulumi's engine checks every create with no
+// old inputs (a new resource, the second check of a replacement, and `pulumi up --replace`
+// alike), so the token alone cannot tell a pod left by a crash from the pod being replaced.
+// What the engine does give, in the same plugin process: a replacement driven by `diff`
+// (a replacing property, or `replaceOnChanges`) calls `diff` with the old id first. The
+// provider remembers it, and the second check derives the token from (base, old id): the
+// replacement's token differs from every older pod's, and a retry after a crash (which diffs
+// the same old pod again) derives the same one. So:
+//   - token from (base, old id): a live pod with it is an earlier try of this very
+//     replacement, never in any state: adopt it.
+//   - base token, no old id known (a new resource, or `--replace`): a live pod with it is
+//     either a crash's leftover or the current pod of a forced replace, and nothing tells
+//     which. Neither may be adopted (the engine deletes the current one next), so a new pod
+//     is made and those are terminated once it exists: exactly what a replace does, and a
+//     leftover is cleaned up.
+// ---------------------------------------------------------------------------------------------
+
+/** Hidden inputs the resource classes add next to `__logicalName`. */
+export const OWNER_INPUT_KEYS = ["__organization", "__project", "__stack", "__parents"] as const;
+/** The input that carries the resource's logical name (as `LOGICAL_NAME_KEY` of each resource). */
+const LOGICAL_NAME_INPUT = "__logicalName";
+/** The input that carries the token `check()` settled on. */
+export const OWNER_TOKEN_KEY = "__ownerToken";
+
+/** sha256 hex, first 16 characters. */
+export function shortHash(text: string): string {
+  return createHash("sha256").update(text).digest("hex").slice(0, 16);
+}
+
+/** The base token of a resource: who declares it, as the program says. */
+export function baseOwnerToken(kind: string, inputs: Record<string, unknown>, logicalName: string): string {
+  const part = (k: string) => (typeof inputs[k] === "string" ? (inputs[k] as string) : "");
+  return shortHash(
+    JSON.stringify([kind, part("__organization"), part("__project"), part("__stack"), part("__parents"), logicalName]),
+  );
+}
+
+/** The base token of checked inputs (undefined without a logical name). */
+export function baseOf(kind: string, inputs: Record<string, unknown>): string | undefined {
+  const logicalName = inputs[LOGICAL_NAME_INPUT];
+  return typeof logicalName === "string" && logicalName !== "" ? baseOwnerToken(kind, inputs, logicalName) : undefined;
+}
+
+/** The token of the pod that replaces the one with id `predecessor`. */
+export function replacementToken(base: string, predecessor: string): string {
+  return shortHash(`${base}/${predecessor}`);
+}
+
+/**
+ * The owner token a `check()` settles on: the one already settled (old inputs carry it
+ * through updates), else from (base, old id) when a `diff` in this process showed which
+ * object is being replaced, else the base token.
+ */
+export function ownerToken(
+  kind: string,
+  olds: Record<string, unknown> | undefined,
+  news: Record<string, unknown>,
+  predecessorOf: (base: string) => string | undefined = () => undefined,
+): string | undefined {
+  const kept = olds !== null && typeof olds === "object" ? olds[OWNER_TOKEN_KEY] : undefined;
+  if (typeof kept === "string" && kept !== "") return kept;
+  // Without the resource's logical name (a provider driven directly, not through the resource
+  // class) there is no identity to own anything by: no token, and nothing is looked for.
+  const logicalName = news[LOGICAL_NAME_INPUT];
+  if (typeof logicalName !== "string" || logicalName === "") return undefined;
+  const base = baseOwnerToken(kind, news, logicalName);
+  const old = predecessorOf(base);
+  return old === undefined ? base : replacementToken(base, old);
+}
+
+/**
+ * The hidden inputs a resource class registers: organization, project and stack from the
+ * running program, and the ancestry (type and name of each parent), so two resources of the
+ * same logical name under different components never share a token.
+ */
+export function ownerInputs(
+  parent: unknown,
+  program: { organization(): string; project(): string; stack(): string },
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  const put = (k: string, f: () => string) => {
+    try {
+      const v = f();
+      if (typeof v === "string" && v !== "") out[k] = v;
+    } catch {
+      // Outside a Pulumi program (a unit test constructing a resource): nothing to add.
+    }
+  };
+  put("__organization", program.organization);
+  put("__project", program.project);
+  put("__stack", program.stack);
+  // The SDK keeps each resource's type and name on it; its own alias logic reads them too.
+  const chain: string[] = [];
+  let p = parent as { __pulumiType?: unknown; __name?: unknown; __parentResource?: unknown } | undefined;
+  for (let depth = 0; p && depth < 64; depth++) {
+    if (typeof p.__pulumiType === "string" && p.__pulumiType !== "pulumi:pulumi:Stack") chain.push(`${p.__pulumiType}::${String(p.__name)}`);
+    p = p.__parentResource as typeof p;
+  }
+  if (chain.length > 0) out.__parents = chain.reverse().join("$");
+  return out;
+}
+
+/**
+ * What a `diff` saw, for the `check` and `create` of a replacement in the same process: the
+ * old id behind each base token. Forgotten when that id is deleted.
+ */
+export class Predecessors {
+  private readonly byBase = new Map<string, string>();
+
+  record(base: string | undefined, id: string): void {
+    if (base && id) this.byBase.set(base, id);
+  }
+
+  get(base: string | undefined): string | undefined {
+    return base === undefined ? undefined : this.byBase.get(base);
+  }
+
+  forget(id: string): void {
+    for (const [base, known] of this.byBase) if (known === id) this.byBase.delete(base);
+  }
+}
+
+/**
+ * A look-up tried up to `attempts` times, pausing 0.5, 1, 2 s between (a failed list proves
+ * nothing); a client error no retry fixes (bad key, missing permission) is passed on at once.
+ */
+export async function lookAgain<T>(
+  look: () => Promise<T>,
+  opts: { clock: Pick<Clock, "sleep">; signal?: AbortSignal; attempts: number },
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await look();
+    } catch (err) {
+      const status = (err as { status?: unknown })?.status;
+      const fatal = typeof status === "number" && status >= 400 && status < 500 && status !== 408 && status !== 429;
+      if (attempt >= opts.attempts || fatal) throw err;
+      await opts.clock.sleep(Math.min(5000, 250 * 2 ** attempt), opts.signal);
+    }
+  }
+}
+
+/**
+ * One list call shared by every owner look-up that can use it: the creates of a fleet start
+ * together and all read the same answer. A list is good for a token when it was sent after
+ * the last create with that token ended (in this process; a crash ends every earlier one), and
+ * is reused for at most `maxAgeMs`.
+ */
+export class SharedList<T> {
+  private current: { seq: number; at: number; items: Promise<T[]> } | undefined;
+  private seq = 0;
+  private readonly fences = new Map<string, number>();
+
+  constructor(
+    private readonly list: () => Promise<T[]>,
+    private readonly clock: Pick<Clock, "now">,
+    private readonly maxAgeMs = 2000,
+  ) {}
+
+  /** Lists sent so far say nothing about what a create with `token` did: it just ended. */
+  fence(token: string): void {
+    this.fences.set(token, this.seq);
+  }
+
+  get(token: string): Promise<T[]> {
+    const c = this.current;
+    if (c && c.seq > (this.fences.get(token) ?? 0) && this.clock.now() - c.at <= this.maxAgeMs) return c.items;
+    const entry = { seq: ++this.seq, at: this.clock.now(), items: this.list() };
+    // A failed list is not shared with later callers.
+    entry.items.catch(() => {
+      if (this.current === entry) this.current = undefined;
+    });
+    this.current = entry;
+    return entry.items;
+  }
+
+  /** List calls made so far. */
+  get calls(): number {
+    return this.seq;
+  }
 }

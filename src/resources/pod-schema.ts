@@ -2,7 +2,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type { MountsParams, Pod as WirePod } from "../client/schemas";
 import { checkFailures, containsUnknown, isUnknown } from "./check";
-import { resolveName } from "./naming";
+import { OWNER_INPUT_KEYS, OWNER_TOKEN_KEY, ownerToken, resolveName } from "./naming";
 
 /**
  * The Pod's inputs as `check()` settles them: the rules of spec 2.3, 2.4, 4.1 and 8, the
@@ -12,6 +12,11 @@ import { resolveName } from "./naming";
 
 /** The input that carries the resource's logical name to `check()`, for auto-naming. */
 export const LOGICAL_NAME_KEY = "__logicalName";
+/**
+ * The env var the provider sets on every pod it creates: the owner token (naming.ts), by which
+ * a create whose answer was lost (the plugin killed mid-create) is found again.
+ */
+export const OWNER_ENV = "COMPUTEPLATFORM_OWNER";
 /** How long create and update wait for readiness, by default: 10 minutes. */
 export const DEFAULT_WAIT_TIMEOUT_SECONDS = 600;
 /** Upper bound of `waitTimeoutSeconds`: a day. */
@@ -52,6 +57,8 @@ export interface PodInputs {
   /** ID of an existing pod to take under management instead of creating one. */
   adopt?: string;
   [LOGICAL_NAME_KEY]?: string;
+  /** The owner token `check()` settled on (see naming.ts); never part of a diff. */
+  [OWNER_TOKEN_KEY]?: string;
 }
 
 /** The Pod object of spec 2.2, as the client returns it. */
@@ -107,6 +114,11 @@ export const podArgsSchema = z.strictObject(
       .refine((env) => !Object.hasOwn(env, "COMPUTEPLATFORM_POD_ID"), {
         path: ["COMPUTEPLATFORM_POD_ID"],
         message: "env.COMPUTEPLATFORM_POD_ID is set by the platform to the pod's id; remove it from env",
+      })
+      // The provider's own: a pod whose owner token the program could set could be mistaken for another's.
+      .refine((env) => !Object.hasOwn(env, OWNER_ENV), {
+        path: [OWNER_ENV],
+        message: `env.${OWNER_ENV} is set by this provider to find a pod again after an interrupted create; remove it from env`,
       })
       .optional(),
     registry: z.string({ error: "registry must be a registry credential ID or null" }).nullable().optional(),
@@ -193,7 +205,7 @@ export const podArgsSchema = z.strictObject(
 );
 
 /** Properties the engine or the resource class add; not the user's. */
-const RESERVED_KEYS = new Set(["__provider", LOGICAL_NAME_KEY]);
+const RESERVED_KEYS = new Set<string>(["__provider", LOGICAL_NAME_KEY, OWNER_TOKEN_KEY, ...OWNER_INPUT_KEYS]);
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === "object" && !Array.isArray(v) && !isUnknown(v);
@@ -207,6 +219,7 @@ const absent = (v: unknown) => v === undefined || v === null;
 export function normalizePodInputs(
   olds: Record<string, unknown> | undefined,
   news: Record<string, unknown>,
+  predecessorOf: (base: string) => string | undefined = () => undefined,
 ): Record<string, unknown> {
   const logicalName = typeof news[LOGICAL_NAME_KEY] === "string" ? (news[LOGICAL_NAME_KEY] as string) : "pod";
   const out: Record<string, unknown> = {};
@@ -215,7 +228,9 @@ export function normalizePodInputs(
     if (v === undefined || (v === null && k !== "registry")) continue;
     out[k] = v;
   }
-  out.name = resolveName(news.name, isObject(olds) ? olds : undefined, logicalName);
+  const token = ownerToken("Pod", olds, news, predecessorOf);
+  if (token !== undefined) out[OWNER_TOKEN_KEY] = token;
+  out.name = resolveName(news.name, isObject(olds) ? olds : undefined, logicalName, token);
   out.cloud ??= "SECURE";
   out.globalNetworking ??= false;
   out.locked ??= false;
@@ -281,8 +296,9 @@ export function crossFieldFailures(inputs: Record<string, unknown>): pulumi.dyna
 export function checkPod(
   olds: Record<string, unknown> | undefined,
   news: Record<string, unknown>,
+  predecessorOf?: (base: string) => string | undefined,
 ): pulumi.dynamic.CheckResult<PodInputs> {
-  const inputs = normalizePodInputs(olds, news);
+  const inputs = normalizePodInputs(olds, news, predecessorOf);
   const userInputs = Object.fromEntries(Object.entries(inputs).filter(([k]) => !RESERVED_KEYS.has(k)));
   const parsed = podArgsSchema.safeParse(userInputs);
   const failures = parsed.success ? [] : checkFailures(parsed.error, userInputs);

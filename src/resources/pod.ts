@@ -2,11 +2,15 @@
  * Pod: lifecycle -> API calls
  *
  *   check   no request. Spec 2.3, 2.4, 4.1 and 8 as failures naming the property; defaults
- *           filled in; the name settled (user's, else the old one, else logical name + 7 hex).
+ *           filled in; the owner token settled (naming.ts); the name settled (user's, else
+ *           the old one, else logical name + 7 hex of the token).
  *   diff    no request. pod-plan.ts: compute, cloud, dataCenterIds, mount kind, network
- *           volumeId, persistent size -> replace; the rest -> update in place.
- *   create  POST /v2/pods (after an ambiguous failure the client looks the pod up by name
- *           before anything else), then the shared poller's GET /v2/pods per tick until
+ *           volumeId, persistent size -> replace; the rest -> update in place. Remembers the
+ *           id, in case the engine replaces the pod (naming.ts).
+ *   create  GET /v2/pods once for a fleet (earlier tries, by owner token in env: a
+ *           replacement takes one over by PATCH, else they are DELETEd once this pod exists);
+ *           POST /v2/pods (after an ambiguous failure the client looks the pod up by name
+ *           before anything else, and the provider a few times more), then the shared poller's GET /v2/pods per tick until
  *           RUNNING (or ports published); desiredStatus EXITED: POST .../action stop;
  *           locked: PATCH {locked: true} last. A pod that ends in ERROR or times out fails
  *           with its id and outputs kept (Pulumi's partial state), so it is never forgotten.
@@ -43,11 +47,14 @@ import {
   type DesiredStatus,
   LOGICAL_NAME_KEY,
   type LivePod,
+  OWNER_ENV,
   type PodDeclaration,
   type PodInputs,
   type PodOutputs,
   type WaitFor,
 } from "./pod-schema";
+import { randomBytes } from "node:crypto";
+import { baseOf, lookAgain, OWNER_TOKEN_KEY, ownerInputs, Predecessors, SharedList } from "./naming";
 import { registerProvider } from "./providers";
 import { platform } from "./runtime";
 import { shimProvider } from "./shim";
@@ -66,8 +73,9 @@ export { planPodChange, type PodPlan } from "./pod-plan";
 export interface PodArgs {
   /**
    * The pod's name on the platform. Changing it renames the pod in place.
-   * @default the resource's logical name plus a random 7-character suffix (e.g. `trainer-1a2b3c4`),
-   * so the same program in two stacks never collides
+   * @default the resource's logical name plus 7 hex characters of its owner token (e.g.
+   * `trainer-1a2b3c4`): the same program in two stacks never collides, and a create retried after
+   * an interrupted deployment picks the same name
    */
   name?: pulumi.Input<string>;
   /** Container image reference, e.g. `pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime`. Updates in place (restarts the container). */
@@ -90,8 +98,9 @@ export interface PodArgs {
   ports?: pulumi.Input<pulumi.Input<string>[]>;
   /**
    * Environment variables. Only the keys declared here are managed: keys the platform adds
-   * (e.g. `COMPUTEPLATFORM_POD_ID`) are left alone and never show a diff. Removing a key
-   * removes it from the pod. Updates in place (restarts the container).
+   * (e.g. `COMPUTEPLATFORM_POD_ID`) and this provider's `COMPUTEPLATFORM_OWNER` (the owner
+   * token, see the README's limits) are left alone, never show a diff, and may not be declared.
+   * Removing a key removes it from the pod. Updates in place (restarts the container).
    * @default {}
    */
   env?: pulumi.Input<Record<string, pulumi.Input<string>>>;
@@ -328,6 +337,10 @@ export function createBody(inputs: PodInputs): PodCreateParams {
   if (inputs.disk !== undefined) body.disk = inputs.disk;
   if (inputs.ports !== undefined) body.ports = [...inputs.ports];
   if (inputs.env !== undefined) body.env = { ...inputs.env };
+  // Only the declared env keys are ever compared (pod-plan.ts), so this one never shows a diff.
+  // The token, then this create's own mark: an earlier try (same token) never passes for it.
+  const token = inputs[OWNER_TOKEN_KEY];
+  if (token) body.env = { ...body.env, [OWNER_ENV]: `${token}.${randomBytes(4).toString("hex")}` };
   if (inputs.registry !== undefined) body.registry = inputs.registry;
   if (inputs.gpu) body.gpu = { id: inputs.gpu.id, count: inputs.gpu.count };
   if (inputs.cpu) body.cpu = { id: inputs.cpu.id, vcpuCount: inputs.cpu.vcpuCount };
@@ -359,6 +372,12 @@ export function matchesCreate(pod: LivePod, body: PodCreateParams): boolean {
   return true;
 }
 
+/** Whether `pod` was made by a create with owner token `token` (its env holds `<token>.<mark>`). */
+export function ownedBy(pod: Pick<LivePod, "env">, token: string): boolean {
+  const v = pod.env?.[OWNER_ENV];
+  return typeof v === "string" && (v === token || v.startsWith(`${token}.`));
+}
+
 /** The real provider behind `shimProvider("pod")`. */
 export class PodProvider implements pulumi.dynamic.ResourceProvider<PodInputs, PodOutputs> {
   private readonly client: () => ComputePlatform;
@@ -366,6 +385,11 @@ export class PodProvider implements pulumi.dynamic.ResourceProvider<PodInputs, P
   private readonly poll: PollerTimings;
   private readonly signal?: AbortSignal;
   private readonly pollers = new WeakMap<ComputePlatform, LivePoller>();
+  private readonly ownerLists = new WeakMap<ComputePlatform, SharedList<LivePod>>();
+  /** What `diff` saw: the pod each resource's replacement replaces (naming.ts). */
+  private readonly predecessors = new Predecessors();
+  /** Pods this process's creates handed to the engine: in its state, never an earlier try. */
+  private readonly handedOver = new Set<string>();
 
   constructor(options: PodProviderOptions = {}) {
     this.client = options.client ?? platform;
@@ -384,11 +408,24 @@ export class PodProvider implements pulumi.dynamic.ResourceProvider<PodInputs, P
     return p;
   }
 
-  async check(olds: any, news: any): Promise<pulumi.dynamic.CheckResult<PodInputs>> {
-    return checkPod(olds, news);
+  /** The list the owner look-ups of this client share: one call for a fleet's creates. */
+  private ownerList(client: ComputePlatform): SharedList<LivePod> {
+    let l = this.ownerLists.get(client);
+    if (!l) {
+      l = new SharedList<LivePod>(() => client.pods.list({ signal: this.signal }), this.clock);
+      this.ownerLists.set(client, l);
+    }
+    return l;
   }
 
-  async diff(_id: string, olds: PodOutputs, news: PodInputs): Promise<pulumi.dynamic.DiffResult> {
+  async check(olds: any, news: any): Promise<pulumi.dynamic.CheckResult<PodInputs>> {
+    return checkPod(olds, news, (base) => this.predecessors.get(base));
+  }
+
+  async diff(id: string, olds: PodOutputs, news: PodInputs): Promise<pulumi.dynamic.DiffResult> {
+    // If the engine replaces this pod (for a replacing property or replaceOnChanges), its
+    // second check and the create follow in this process: they derive the new token from it.
+    this.predecessors.record(baseOf("Pod", news as any), id);
     const plan = planPodChange(olds, news);
     if (plan.replaces.length > 0 && typeof news.adopt === "string" && news.adopt === olds.id) {
       // A replacement would adopt this same pod again, and then delete it as the old one.
@@ -406,15 +443,85 @@ export class PodProvider implements pulumi.dynamic.ResourceProvider<PodInputs, P
   async create(inputs: PodInputs): Promise<pulumi.dynamic.CreateResult<PodOutputs>> {
     if (inputs.adopt) return this.adopt(inputs);
     const client = this.client();
+    const token = inputs[OWNER_TOKEN_KEY];
+    if (!token) return this.createNew(client, inputs, new Set());
+    const list = this.ownerList(client);
+    try {
+      // A replacement diffed in this process: a pod with its token is an earlier try of it,
+      // known to no state, so it is taken over instead of making another (naming.ts).
+      const replacing = token !== baseOf("Pod", inputs as any);
+      let earlier: LivePod[] | undefined;
+      try {
+        earlier = await this.earlierTries(list, token);
+      } catch (err) {
+        // Without the list nothing can be taken over; a new resource can still be made.
+        if (replacing) {
+          throw new Error(
+            `creating pod "${inputs.name}": nothing was created, because looking for an earlier try of this replacement ` +
+              `failed (${err instanceof Error ? err.message : String(err)}); run the deployment again`,
+            { cause: err },
+          );
+        }
+      }
+      const fit = replacing ? newestOf(earlier!.filter((p) => this.fits(p, inputs))) : undefined;
+      let result: pulumi.dynamic.CreateResult<PodOutputs> | undefined;
+      let failure: unknown;
+      try {
+        result = fit
+          ? await this.takeOver(client, fit, inputs)
+          : await this.createNew(client, inputs, new Set((earlier ?? []).map((p) => p.id)));
+      } catch (err) {
+        failure = err;
+      }
+      const made = result?.id ?? (failure instanceof PodInitError ? failure.id : undefined);
+      // No pod made: the earlier tries stay for the next try, which finds them again.
+      if (made === undefined) throw failure;
+      this.handedOver.add(made);
+      const madeAt = (result?.outs ?? (failure as PodInitError).properties).createdAt;
+      let left: Error | undefined;
+      try {
+        // Listed before the POST, else made before this pod (the platform's clock on both sides).
+        const others = earlier ?? (await this.earlierTries(list, token)).filter((p) => p.createdAt < madeAt);
+        left = await this.retire(
+          client,
+          others.filter((p) => p.id !== made),
+        );
+      } catch (err) {
+        left = new Error(
+          `the pod was made, but looking for earlier tries of this create (left by an interrupted deployment) failed: ${
+            err instanceof Error ? err.message : String(err)
+          }. Look for pods whose env ${OWNER_ENV} starts with ${token} other than this one, and delete them.`,
+        );
+      }
+      if (failure !== undefined) throw failure;
+      if (left) throw new PodInitError(made, result!.outs!, left);
+      return result!;
+    } finally {
+      list.fence(token);
+    }
+  }
+
+  /** Live pods an earlier create with `token` made. A few looks, since a failed one proves nothing. */
+  private async earlierTries(list: SharedList<LivePod>, token: string): Promise<LivePod[]> {
+    const pods = await lookAgain(() => list.get(token), { clock: this.clock, signal: this.signal, attempts: AMBIGUOUS_LOOKUPS });
+    return pods.filter((p) => ownedBy(p, token) && !TERMINAL_GONE.has(p.status) && !this.handedOver.has(p.id));
+  }
+
+  /** POST the pod, then wait for it. `excluded`: pods that exist already, so cannot be the one made. */
+  private async createNew(
+    client: ComputePlatform,
+    inputs: PodInputs,
+    excluded: Set<string>,
+  ): Promise<pulumi.dynamic.CreateResult<PodOutputs>> {
     const body = createBody(inputs);
     let pod: LivePod;
     try {
       pod = await client.pods.create(body, { signal: this.signal });
     } catch (err) {
       if (!(err instanceof AmbiguousRequestError)) throw err;
-      pod = await this.findAfterAmbiguous(client, body, err);
+      pod = await this.findAfterAmbiguous(client, body, err, excluded);
     }
-    if (!matchesCreate(pod, body)) pod = await this.ownPodAfterMismatch(client, body, pod);
+    if (excluded.has(pod.id) || !this.isOurs(pod, body)) pod = await this.ownPodAfterMismatch(client, body, pod, excluded);
     let last = pod;
     try {
       last = await this.converge(client, pod, inputs, { restart: false });
@@ -423,6 +530,68 @@ export class PodProvider implements pulumi.dynamic.ResourceProvider<PodInputs, P
     } catch (err) {
       throw new PodInitError(pod.id, podOutputs(lastSeen(err, last), inputs), err);
     }
+  }
+
+  /** What a create of `body` makes: the same fixed fields and, when it has one, the same owner mark. */
+  private isOurs(pod: LivePod, body: PodCreateParams): boolean {
+    const mark = body.env?.[OWNER_ENV];
+    return matchesCreate(pod, body) && (mark === undefined || pod.env?.[OWNER_ENV] === mark);
+  }
+
+  /** Whether an existing pod can become this declaration by PATCHing (compute, cloud, mount and place fit). */
+  private fits(pod: LivePod, inputs: PodInputs): boolean {
+    if (inputs.dataCenterIds?.length && pod.dataCenterId && !inputs.dataCenterIds.includes(pod.dataCenterId)) return false;
+    return planPodChange(this.baselineOf(pod, inputs), inputs).replaces.length === 0;
+  }
+
+  /** The pod as if this resource had made it, wanting nothing beyond its live values. */
+  private baselineOf(pod: LivePod, inputs: PodInputs): PodOutputs {
+    return podOutputs(
+      pod,
+      { ...inputs, desiredStatus: STOPPED.has(pod.status) ? "EXITED" : "RUNNING" },
+      { keys: declarationFor(inputs).keys, envKeys: [], globalNetworking: pod.globalNetworking.enabled },
+    );
+  }
+
+  /** An earlier try of this replacement: PATCH what differs and wait, as an update would. */
+  private async takeOver(client: ComputePlatform, pod: LivePod, inputs: PodInputs): Promise<pulumi.dynamic.CreateResult<PodOutputs>> {
+    return { id: pod.id, outs: await this.apply(client, pod.id, this.baselineOf(pod, inputs), inputs) };
+  }
+
+  /**
+   * Terminate earlier tries that did not become the resource's pod (a crash's leftovers, or
+   * the pod a forced replace replaces, which the engine deletes next anyway). Resolves with
+   * an error naming what is left, or undefined.
+   */
+  private async retire(client: ComputePlatform, pods: LivePod[]): Promise<Error | undefined> {
+    const left: string[] = [];
+    for (const pod of pods) {
+      let done = false;
+      let last: unknown;
+      for (let attempt = 1; attempt <= ACTION_ATTEMPTS && !done; attempt++) {
+        try {
+          if (pod.locked) await client.pods.update(pod.id, { locked: false }, { signal: this.signal });
+          await client.pods.delete(pod.id, { signal: this.signal });
+          done = true;
+        } catch (err) {
+          last = err;
+          if (err instanceof NotFoundError) done = true;
+          // Terminated meanwhile (the engine's own delete of a replaced pod, or a lost answer).
+          if (err instanceof ConflictError) {
+            done = await client.pods.get(pod.id, { signal: this.signal }).then(
+              (p) => p.status === "TERMINATED",
+              (e: unknown) => e instanceof NotFoundError,
+            );
+          }
+        }
+      }
+      if (!done) left.push(`${pod.id} ("${pod.name}"): ${last instanceof Error ? last.message : String(last)}`);
+    }
+    if (left.length === 0) return undefined;
+    return new Error(
+      `the pod was made, but an earlier try of this create could not be terminated: ${left.join("; ")}. ` +
+        "Delete it by hand: no stack knows it.",
+    );
   }
 
   /**
@@ -434,6 +603,7 @@ export class PodProvider implements pulumi.dynamic.ResourceProvider<PodInputs, P
     client: ComputePlatform,
     body: PodCreateParams,
     err: AmbiguousRequestError,
+    excluded: Set<string>,
   ): Promise<LivePod> {
     let lastError: unknown = err;
     for (let attempt = 1; attempt <= AMBIGUOUS_LOOKUPS; attempt++) {
@@ -445,7 +615,7 @@ export class PodProvider implements pulumi.dynamic.ResourceProvider<PodInputs, P
         lastError = e;
         continue;
       }
-      const found = newestOf(pods.filter((p) => matchesCreate(p, body)));
+      const found = newestOf(pods.filter((p) => !excluded.has(p.id) && this.isOurs(p, body)));
       if (found) return found;
       throw new Error(`creating pod "${body.name}" failed and no pod was made (${err.message}); run the deployment again`, {
         cause: err,
@@ -464,9 +634,14 @@ export class PodProvider implements pulumi.dynamic.ResourceProvider<PodInputs, P
    * for (the pod being replaced, with the same name). Look again, excluding it: found, that
    * is ours; not found, the create did not happen, and saying so is safe.
    */
-  private async ownPodAfterMismatch(client: ComputePlatform, body: PodCreateParams, wrong: LivePod): Promise<LivePod> {
+  private async ownPodAfterMismatch(
+    client: ComputePlatform,
+    body: PodCreateParams,
+    wrong: LivePod,
+    excluded: Set<string>,
+  ): Promise<LivePod> {
     const pods = await client.pods.list({ signal: this.signal });
-    const ours = newestOf(pods.filter((p) => p.id !== wrong.id && matchesCreate(p, body)));
+    const ours = newestOf(pods.filter((p) => p.id !== wrong.id && !excluded.has(p.id) && this.isOurs(p, body)));
     if (ours) return ours;
     throw new Error(
       `creating pod "${body.name}" failed (the connection dropped) and no new pod was made; the pod ` +
@@ -491,12 +666,7 @@ export class PodProvider implements pulumi.dynamic.ResourceProvider<PodInputs, P
         `adopt: pod ${id} runs in data center ${pod.dataCenterId}, which is not among dataCenterIds (${inputs.dataCenterIds.join(", ")})`,
       );
     }
-    // The pod as if this resource had made it, wanting nothing beyond its live values.
-    const baseline = podOutputs(
-      pod,
-      { ...inputs, desiredStatus: STOPPED.has(pod.status) ? "EXITED" : "RUNNING" },
-      { keys: declarationFor(inputs).keys, envKeys: [], globalNetworking: pod.globalNetworking.enabled },
-    );
+    const baseline = this.baselineOf(pod, inputs);
     const plan = planPodChange(baseline, inputs);
     if (plan.replaces.length > 0) {
       throw new Error(
@@ -676,6 +846,7 @@ export class PodProvider implements pulumi.dynamic.ResourceProvider<PodInputs, P
   }
 
   async delete(id: string, props: PodOutputs): Promise<void> {
+    this.predecessors.forget(id);
     const client = this.client();
     // Unlock only a lock this resource set: someone else's lock is theirs to lift.
     const lockedHere = props?.__declared?.locked === true && props.locked !== false;
@@ -861,6 +1032,11 @@ export class Pod extends pulumi.dynamic.Resource {
         waitTimeoutSeconds: a.waitTimeoutSeconds,
         adopt: a.adopt,
         [LOGICAL_NAME_KEY]: name,
+        ...ownerInputs(opts?.parent, {
+          organization: pulumi.getOrganization,
+          project: pulumi.getProject,
+          stack: pulumi.getStack,
+        }),
         // Output properties the engine fills in; declared so they are readable on the object.
         status: undefined,
         actions: undefined,

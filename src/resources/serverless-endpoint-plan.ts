@@ -6,7 +6,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { checkFailures, isUnknown } from "./check";
-import { resolveName } from "./naming";
+import { autoName, OWNER_TOKEN_KEY, ownerToken, resolveName } from "./naming";
 
 export const GPU_IDS = ["AMPERE_16", "AMPERE_24", "ADA_24", "AMPERE_48", "ADA_48_PRO", "AMPERE_80", "ADA_80_PRO"] as const;
 export const LOCATIONS = ["CZ", "FR", "GB", "NO", "RO", "US"] as const;
@@ -125,18 +125,41 @@ export const endpointInputsSchema = z
     }
   });
 
-export type EndpointInputs = z.infer<typeof endpointInputsSchema> & { [LOGICAL_NAME_KEY]?: string };
+export type EndpointInputs = z.infer<typeof endpointInputsSchema> & {
+  [LOGICAL_NAME_KEY]?: string;
+  /** The owner token `check()` settled on (see naming.ts); never part of a diff. */
+  [OWNER_TOKEN_KEY]?: string;
+};
+
+/** The kind in owner tokens: an endpoint and a pod of the same logical name never share one. */
+export const ENDPOINT_KIND = "ServerlessEndpoint";
+
+/**
+ * Whether the endpoint's name is the one generated from its owner token: only such a name
+ * says which stack's resource made it (a name the user gave may be another stack's too).
+ */
+export function isOwnerNamed(inputs: { name?: unknown; [LOGICAL_NAME_KEY]?: unknown; [OWNER_TOKEN_KEY]?: unknown }): boolean {
+  const token = inputs[OWNER_TOKEN_KEY];
+  const logical = typeof inputs[LOGICAL_NAME_KEY] === "string" ? inputs[LOGICAL_NAME_KEY] : "endpoint";
+  return typeof token === "string" && inputs.name === autoName(logical, undefined, token);
+}
 
 /**
  * `check()`: fill the defaults (so an explicit default and an omitted one give the same
  * inputs, hence no diff), then validate. `olds` are the old inputs: they keep a generated
  * name stable across updates.
  */
-export function checkEndpointInputs(olds: Record<string, any> | undefined, news: Record<string, any>): pulumi.dynamic.CheckResult {
+export function checkEndpointInputs(
+  olds: Record<string, any> | undefined,
+  news: Record<string, any>,
+  predecessorOf?: (base: string) => string | undefined,
+): pulumi.dynamic.CheckResult {
   const logicalName = typeof news[LOGICAL_NAME_KEY] === "string" ? news[LOGICAL_NAME_KEY] : "endpoint";
+  const token = ownerToken(ENDPOINT_KIND, olds, news, predecessorOf);
   const inputs: Record<string, any> = {
     ...news,
-    name: resolveName(news.name, olds, logicalName),
+    [OWNER_TOKEN_KEY]: token,
+    name: resolveName(news.name, olds, logicalName, token),
     type: news.type ?? DEFAULT_TYPE,
     waitForWorkers: news.waitForWorkers ?? true,
     readyTimeoutSeconds: news.readyTimeoutSeconds ?? DEFAULT_READY_TIMEOUT_SECONDS,

@@ -2,10 +2,15 @@
  * ServerlessEndpoint: lifecycle -> API calls (all GraphQL, POST /graphql)
  *
  *   check   no request. Allowed values of spec 2.9, integers >= 0, workersMin <= workersMax;
- *           defaults filled (type QB, wait settings); an auto-name kept across updates.
+ *           defaults filled (type QB, wait settings); the owner token and an auto-name from
+ *           it (naming.ts), both kept across updates.
  *   diff    no request. type -> replace (the kind is fixed); any other field -> update in
  *           place. A field left out of the program is the platform's choice: never a diff.
- *   create  saveEndpoint(input: {name, gpuIds, templateId, type, ...given fields})
+ *   create  myself { endpoints } once for a stack's creates (endpoints of the same name: an
+ *           auto-named one is an earlier try of this create, taken over by a replacement or
+ *           deleted once this one exists; any other only kept from passing for the new one),
+ *           saveEndpoint(input: {name, gpuIds, templateId, type, ...given fields}) (after an
+ *           ambiguous failure, a few more looks by name),
  *           then, unless waitForWorkers is false, myself { endpoints } until workersMin
  *           workers are RUNNING (readyTimeoutSeconds). A failed wait keeps the id: Pulumi
  *           records the endpoint and the next `up` waits again.
@@ -22,8 +27,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ComputePlatform } from "../client";
 import { type Clock, systemClock } from "../client/core/clock";
-import { ConflictError, NotFoundError } from "../client/core/errors";
+import { AmbiguousRequestError, ConflictError, NotFoundError } from "../client/core/errors";
 import type { Endpoint as WireEndpoint, EndpointInput as WireEndpointInput } from "../client/schemas";
+import { baseOf as baseOfKind, lookAgain, OWNER_TOKEN_KEY, ownerInputs, Predecessors, SharedList } from "./naming";
 import { registerProvider } from "./providers";
 import { platform } from "./runtime";
 import {
@@ -32,11 +38,13 @@ import {
   DEFAULT_DRAIN_TIMEOUT_SECONDS,
   DEFAULT_READY_TIMEOUT_SECONDS,
   DEFAULT_TYPE,
+  ENDPOINT_KIND,
   type EndpointInputs,
   type EndpointType,
   endpointInputsSchema,
   type FlashBootType,
   type GpuId,
+  isOwnerNamed,
   LOGICAL_NAME_KEY,
   planEndpointDiff,
   SAVED_FIELDS,
@@ -58,8 +66,11 @@ export { endpointInputsSchema as serverlessEndpointSchema };
 export interface ServerlessEndpointArgs {
   /**
    * The endpoint's name on the platform, any non-empty string. Changing it renames the
-   * endpoint in place.
-   * @default the resource's logical name plus a random 7-character suffix (e.g. `api-1a2b3c4`)
+   * endpoint in place. Leave it out to be covered after an interrupted deployment: an endpoint
+   * has nowhere else to carry its owner token, and a name you give may be another stack's too,
+   * so an endpoint made by a create whose plugin was killed is then not found again (README, limits).
+   * @default the resource's logical name plus 7 hex characters of its owner token (e.g.
+   * `api-1a2b3c4`), the same for a retried create, apart across stacks
    */
   name?: pulumi.Input<string>;
   /**
@@ -224,6 +235,10 @@ export class EndpointNotReadyError extends Error {
 
 /** Stops a loop that would otherwise run on with a clock that does not advance. */
 const MAX_POLLS = 10_000;
+/** Extra look-ups after a create whose outcome the client could not settle. */
+const AMBIGUOUS_LOOKUPS = 3;
+/** Tries to delete an earlier try of a create that did not become the resource's endpoint. */
+const RETIRE_ATTEMPTS = 3;
 
 /**
  * An endpoint as the shared poller sees it. The poller backs off while what it waits on is
@@ -281,6 +296,11 @@ function inputsFromLive(ep: WireEndpoint, settings: LocalSettings): Record<strin
   return inputs;
 }
 
+/** The base owner token of an endpoint's checked inputs. */
+function baseOf(inputs: Record<string, unknown>): string | undefined {
+  return baseOfKind(ENDPOINT_KIND, inputs);
+}
+
 function goneError(name: string, id: string): Error {
   return new Error(
     `ServerlessEndpoint ${JSON.stringify(name)} (${id}) no longer exists on the platform; run \`pulumi refresh\` ` +
@@ -305,6 +325,11 @@ export class ServerlessEndpointProvider implements pulumi.dynamic.ResourceProvid
   private readonly maxPollIntervalMs: number;
   private readonly signal?: AbortSignal;
   private readonly pollers = new WeakMap<object, PodPoller<PolledEndpoint>>();
+  private readonly ownerLists = new WeakMap<object, SharedList<WireEndpoint>>();
+  /** What `diff` saw: the endpoint each resource's replacement replaces (naming.ts). */
+  private readonly predecessors = new Predecessors();
+  /** Endpoints this process's creates handed to the engine: in its state, never an earlier try. */
+  private readonly handedOver = new Set<string>();
 
   constructor(options: ServerlessEndpointProviderOptions = {}) {
     this.client = options.client ?? platform;
@@ -315,18 +340,181 @@ export class ServerlessEndpointProvider implements pulumi.dynamic.ResourceProvid
   }
 
   async check(olds: any, news: any): Promise<pulumi.dynamic.CheckResult<EndpointInputs>> {
-    return checkEndpointInputs(olds, news) as pulumi.dynamic.CheckResult<EndpointInputs>;
+    return checkEndpointInputs(olds, news, (base) => this.predecessors.get(base)) as pulumi.dynamic.CheckResult<EndpointInputs>;
   }
 
-  async diff(_id: string, olds: ServerlessEndpointOutputs, news: EndpointInputs): Promise<pulumi.dynamic.DiffResult> {
+  async diff(id: string, olds: ServerlessEndpointOutputs, news: EndpointInputs): Promise<pulumi.dynamic.DiffResult> {
+    // If the engine replaces this endpoint, its second check and the create follow in this
+    // process: they derive the new token (and auto-name) from it.
+    this.predecessors.record(baseOf(news), id);
     return planEndpointDiff(olds, news);
   }
 
+  /**
+   * Before saving: the endpoints that already carry the name. An auto-named one (its name
+   * comes from the owner token, so it is this stack's resource) is an earlier try of this
+   * create whose answer was lost: taken over when this is a replacement diffed in this
+   * process, else deleted once the new one exists (naming.ts says why). A name the user gave
+   * may be another stack's: such endpoints are only kept from passing for the new one.
+   */
   async create(inputs: EndpointInputs): Promise<pulumi.dynamic.CreateResult<ServerlessEndpointOutputs>> {
     const settings = localSettings(inputs);
-    const saved = await this.client().endpoints.save(createInput(inputs), this.opts());
+    const token = inputs[OWNER_TOKEN_KEY];
+    const owned = isOwnerNamed(inputs);
+    const key = owned ? token! : `name:${inputs.name}`;
+    const list = this.ownerList();
+    try {
+      const named = await this.sameNamed(list, key, inputs.name);
+      // None of them can be the endpoint this create makes; those this process handed to the
+      // engine are in its state, so they are no earlier try either.
+      const excluded = new Set(named.map((e) => e.id));
+      const earlier = named.filter((e) => !this.handedOver.has(e.id));
+      const old = this.predecessors.get(baseOf(inputs));
+      if (old) excluded.add(old);
+      if (!owned) {
+        try {
+          const r = await this.createNew(inputs, settings, excluded);
+          this.handedOver.add(r.id);
+          return r;
+        } catch (err) {
+          if (err instanceof EndpointNotReadyError) this.handedOver.add(err.id);
+          throw err;
+        }
+      }
+      const replacing = token !== baseOf(inputs);
+      const fit = replacing ? earlier.filter((e) => (e.type ?? inputs.type) === inputs.type).at(-1) : undefined;
+      let result: pulumi.dynamic.CreateResult<ServerlessEndpointOutputs> | undefined;
+      let failure: unknown;
+      try {
+        result = fit
+          ? { id: fit.id, ...(await this.update(fit.id, endpointOutputs(fit, settings, inputs.type), inputs)) }
+          : await this.createNew(inputs, settings, excluded);
+      } catch (err) {
+        failure = err;
+      }
+      const made = result?.id ?? (failure instanceof EndpointNotReadyError ? failure.id : undefined);
+      // Nothing made: leave the earlier ones for the next try, which finds them again.
+      if (made === undefined) throw failure;
+      this.handedOver.add(made);
+      const left = await this.retire(earlier.filter((e) => e.id !== made), inputs);
+      if (failure !== undefined) throw failure;
+      if (left) throw new EndpointNotReadyError(made, result!.outs!, [left]);
+      return result!;
+    } finally {
+      list.fence(key);
+    }
+  }
+
+  /** Endpoints named `name` now. A few looks, since a failed one proves nothing; then the create fails, having made nothing. */
+  private async sameNamed(list: SharedList<WireEndpoint>, key: string, name: string): Promise<WireEndpoint[]> {
+    try {
+      const all = await lookAgain(() => list.get(key), { clock: this.clock, signal: this.signal, attempts: AMBIGUOUS_LOOKUPS });
+      return all.filter((e) => e.name === name);
+    } catch (err) {
+      throw new Error(
+        `creating endpoint "${name}": nothing was created, because the endpoints already named so could not be listed ` +
+          `(${err instanceof Error ? err.message : String(err)}); run the deployment again`,
+        { cause: err },
+      );
+    }
+  }
+
+  /** saveEndpoint, then wait for the workers. `excluded`: endpoints that cannot be the one made. */
+  private async createNew(
+    inputs: EndpointInputs,
+    settings: LocalSettings,
+    excluded: Set<string>,
+  ): Promise<pulumi.dynamic.CreateResult<ServerlessEndpointOutputs>> {
+    const input = createInput(inputs);
+    let saved: WireEndpoint;
+    try {
+      saved = await this.client().endpoints.save(input, this.opts());
+    } catch (err) {
+      if (!(err instanceof AmbiguousRequestError)) throw err;
+      saved = await this.findAfterAmbiguous(input, err, excluded);
+    }
+    // The client's own look-up took an endpoint that was there before (same name): look again without it.
+    if (excluded.has(saved.id)) saved = await this.findAfterAmbiguous(input, undefined, excluded);
     const outs = await this.settle(saved, settings, inputs.type);
     return { id: saved.id, outs };
+  }
+
+  /**
+   * The create's outcome is unknown (`err`), or the client took an older endpoint for it
+   * (no `err`). Throwing without an id would leave an endpoint the next `pulumi up`
+   * duplicates, so look a few more times; a list that answers without it proves the create
+   * did not happen.
+   */
+  private async findAfterAmbiguous(
+    input: WireEndpointInput,
+    err: AmbiguousRequestError | undefined,
+    excluded: Set<string>,
+  ): Promise<WireEndpoint> {
+    let lastError: unknown = err;
+    for (let attempt = 1; attempt <= AMBIGUOUS_LOOKUPS; attempt++) {
+      if (err) await this.clock.sleep(Math.min(5000, 250 * 2 ** attempt), this.signal);
+      let endpoints: WireEndpoint[];
+      try {
+        endpoints = await this.client().endpoints.list(this.opts());
+      } catch (e) {
+        lastError = e;
+        continue;
+      }
+      const found = endpoints
+        .filter(
+          (e) =>
+            !excluded.has(e.id) &&
+            e.name === input.name &&
+            e.templateId === input.templateId &&
+            (e.type == null || e.type === (input.type ?? DEFAULT_TYPE)),
+        )
+        .at(-1);
+      if (found) return found;
+      const why = err ? err.message : "the endpoint found by name existed before this create";
+      throw new Error(`creating endpoint "${input.name}" failed and no endpoint was made (${why}); run the deployment again`, {
+        cause: err,
+      });
+    }
+    throw new Error(
+      `creating endpoint "${input.name}" failed and whether the endpoint exists is unknown (${
+        lastError instanceof Error ? lastError.message : String(lastError)
+      }). Before running the deployment again, look for an endpoint named "${input.name}" and delete it.`,
+      { cause: err },
+    );
+  }
+
+  /**
+   * Delete earlier tries that did not become the resource's endpoint (scaled to zero and
+   * drained first, as any delete). Resolves with a message naming what is left, or undefined.
+   */
+  private async retire(endpoints: WireEndpoint[], inputs: EndpointInputs): Promise<string | undefined> {
+    const left: string[] = [];
+    for (const ep of endpoints) {
+      let last: unknown;
+      let done = false;
+      for (let attempt = 1; attempt <= RETIRE_ATTEMPTS && !done; attempt++) {
+        try {
+          await this.delete(ep.id, { name: ep.name, type: ep.type ?? inputs.type, drainTimeoutSeconds: inputs.drainTimeoutSeconds });
+          done = true;
+        } catch (e) {
+          last = e;
+        }
+      }
+      if (!done) left.push(`${ep.id} ("${ep.name}"): ${last instanceof Error ? last.message : String(last)}`);
+    }
+    if (left.length === 0) return undefined;
+    return `the endpoint was made, but an earlier try of this create could not be deleted: ${left.join("; ")}. Delete it by hand: no stack knows it.`;
+  }
+
+  /** The list the look-ups before a create share: one `myself` for a stack's endpoints. */
+  private ownerList(): SharedList<WireEndpoint> {
+    const client = this.client();
+    let l = this.ownerLists.get(client);
+    if (!l) {
+      l = new SharedList<WireEndpoint>(() => client.endpoints.list(this.opts()), this.clock);
+      this.ownerLists.set(client, l);
+    }
+    return l;
   }
 
   async read(id: string, props?: Partial<ServerlessEndpointOutputs>): Promise<pulumi.dynamic.ReadResult<ServerlessEndpointOutputs>> {
@@ -374,6 +562,7 @@ export class ServerlessEndpointProvider implements pulumi.dynamic.ResourceProvid
   }
 
   async delete(id: string, props: Partial<ServerlessEndpointOutputs>): Promise<void> {
+    this.predecessors.forget(id);
     const boundMs = 1000 * (props?.drainTimeoutSeconds ?? DEFAULT_DRAIN_TIMEOUT_SECONDS);
     const deadline = this.clock.now() + boundMs;
     let backoffMs = this.pollIntervalMs;
@@ -587,6 +776,11 @@ export class ServerlessEndpoint extends pulumi.dynamic.Resource {
         drainTimeoutSeconds: undefined,
         ...args,
         [LOGICAL_NAME_KEY]: name,
+        ...ownerInputs(opts?.parent, {
+          organization: pulumi.getOrganization,
+          project: pulumi.getProject,
+          stack: pulumi.getStack,
+        }),
       },
       opts,
       "computeplatform",
