@@ -6,11 +6,13 @@
  * fail with no id, as it does when a plugin crashes; the next run starts a new plugin on the
  * same state.
  *
- * Mid-update and mid-delete converge with `refresh` then `up` / `destroy`. Mid-create does
- * not: the engine never learned the id (a plugin that dies leaves no pending operation, only a
- * failed step), the next `up` checks the resource as new, and the providers create a second
- * pod or endpoint. The tests marked KNOWN LEAK pin that exact outcome, so a fix makes them fail
- * and they are then turned around to expect one pod, known to the stack.
+ * Mid-update and mid-delete converge with `refresh` then `up` / `destroy`. Mid-create is the
+ * hard one: the engine never learned the id (a plugin that dies leaves no pending operation,
+ * only a failed step) and the next `up` checks the resource as new. The providers find the
+ * earlier try again by its owner token (src/resources/naming.ts): a replacement takes it over,
+ * a new resource makes its pod and terminates the earlier one; either way one pod, known to
+ * the stack, and nothing left after destroy. The same token keeps a forced replace from taking
+ * the current pod, and two stacks from touching each other's pods.
  *
  * Each plugin start costs a second or more, so the tests form a chain: the plugin that recovers
  * one test is the one the next test kills.
@@ -21,7 +23,7 @@ import { ComputePlatform } from "../../src/client";
 import type { Emulator } from "../../src/emulator";
 import { Pod, type PodArgs } from "../../src/resources/pod";
 import { ServerlessEndpoint, type ServerlessEndpointArgs, ServerlessEndpointProvider } from "../../src/resources/serverless-endpoint";
-import { captureProgram, EngineStack, type ProviderPlugin } from "../engine/harness";
+import { captureProgram, EngineStack, type ProviderPlugin, urnOf } from "../engine/harness";
 import { CONFIG_SECRETS, livePods, PROJECT, SENTINEL_KEY, stackConfig, startPlugin as startPluginFor, startSentinelEmulator } from "./rig";
 
 /** Long enough that the kill always lands before the answer; short enough to keep the suite quick. */
@@ -44,7 +46,7 @@ const startPlugin = () => startPluginFor(emu);
 
 /** The same stack state, driven by another plugin. */
 function carry(from: EngineStack, plugin: ProviderPlugin): EngineStack {
-  const next = new EngineStack(plugin, { project: PROJECT, stack: "dev" });
+  const next = new EngineStack(plugin, { project: PROJECT, stack: from.stack });
   for (const [urn, res] of from.resources) next.resources.set(urn, structuredClone(res));
   return next;
 }
@@ -70,12 +72,12 @@ async function killDuring<T>(plugin: ProviderPlugin, opName: string, op: () => P
   return result;
 }
 
-const podProgram = (args: PodArgs) =>
+const podProgram = (args: PodArgs, stack = "dev") =>
   captureProgram(
     () => {
       new Pod("worker", args);
     },
-    { project: PROJECT, stack: "dev", config, secretKeys: CONFIG_SECRETS },
+    { project: PROJECT, stack, config, secretKeys: CONFIG_SECRETS },
   );
 
 const endpointProgram = (args: ServerlessEndpointArgs) =>
@@ -143,27 +145,42 @@ test("mid-update and mid-delete of a pod: refresh, then up or destroy, converge 
   expect(live().pods).toEqual([]);
 });
 
-test("endpoint: mid-delete converges; KNOWN LEAK mid-create makes a second endpoint of the same name", async () => {
-  const regs = await endpointProgram({ name: "crash-api", gpuIds: "AMPERE_24", templateId: "tpl-1", workersMin: 0, workersMax: 1 });
+test("endpoint: mid-create of an auto-named endpoint leaves one, known to the stack; mid-delete converges", async () => {
+  const regs = await endpointProgram({ gpuIds: "AMPERE_24", templateId: "tpl-1", workersMin: 0, workersMax: 1 });
   const stack = new EngineStack(current, { project: PROJECT, stack: "dev" });
   const create = await interrupt(stack, "saveEndpoint", (s) => s.up(regs));
   expect(create.result.error).toBeDefined();
   expect(create.next.resources.size).toBe(0);
-  expect(live().endpoints.map((e) => e.name)).toEqual(["crash-api"]);
-  const first = live().endpoints[0].id;
+  const [first] = live().endpoints;
+  expect(live().endpoints).toHaveLength(1);
+  expect(first.name).toMatch(/^api-[0-9a-f]{7}$/);
   expect((await create.next.refresh()).error).toBeUndefined();
   expect((await create.next.up(regs)).error).toBeUndefined();
-  // The leak, exactly: a second endpoint with the same name; the first is known to no stack.
-  const after = live().endpoints;
-  expect(after.map((e) => e.name)).toEqual(["crash-api", "crash-api"]);
-  expect([...create.next.resources.values()].map((r) => r.id)).toEqual([after.find((e) => e.id !== first)!.id]);
+  // One endpoint, the stack's, with the same name: the earlier try was deleted once it existed.
+  const [known] = [...create.next.resources.values()].map((r) => r.id);
+  expect(live().endpoints.map((e) => [e.id, e.name])).toEqual([[known, first.name]]);
 
   // Mid-delete: scaled to zero, killed before deleteEndpoint; destroy finishes it.
   const del = await interrupt(create.next, "saveEndpoint", (s) => s.destroy());
   expect(del.result.error).toBeDefined();
-  expect(live().endpoints.filter((e) => e.id !== first)).toEqual([expect.objectContaining({ workersMin: 0 })]);
+  expect(live().endpoints).toEqual([expect.objectContaining({ id: known, workersMin: 0 })]);
   expect((await del.next.refresh()).error).toBeUndefined();
   expect((await del.next.destroy()).error).toBeUndefined();
+  expect(live().endpoints).toEqual([]);
+});
+
+test("KNOWN LIMIT mid-create of a user-named endpoint: the next up makes a second one (see README)", async () => {
+  // Endpoints carry no env: only a name made from the owner token says whose an endpoint is.
+  // A name the user gave may be another stack's too, so no earlier try is looked for.
+  const regs = await endpointProgram({ name: "crash-api", gpuIds: "AMPERE_24", templateId: "tpl-1", workersMin: 0, workersMax: 1 });
+  const stack = new EngineStack(current, { project: PROJECT, stack: "dev" });
+  const create = await interrupt(stack, "saveEndpoint", (s) => s.up(regs));
+  expect(create.result.error).toBeDefined();
+  const first = live().endpoints[0].id;
+  expect((await create.next.up(regs)).error).toBeUndefined();
+  expect(live().endpoints.map((e) => e.name)).toEqual(["crash-api", "crash-api"]);
+  expect([...create.next.resources.values()].map((r) => r.id)).not.toContain(first);
+  expect((await create.next.destroy()).error).toBeUndefined();
   expect(live().endpoints.map((e) => e.id)).toEqual([first]);
   await sweep();
 });
@@ -188,18 +205,111 @@ async function midCreate(args: PodArgs) {
   return { first, pods, known, leftover };
 }
 
-test("KNOWN LEAK mid-create of a named pod: the next up makes a second pod with that name", async () => {
+test("mid-create of a named pod: the next up leaves one pod with that name, known to the stack", async () => {
   const r = await midCreate({ name: "crash-worker", image: "img/app:1", gpu: { id: gpuId } });
-  expect(r.pods.map((p) => p.name)).toEqual(["crash-worker", "crash-worker"]);
-  expect(r.known).toHaveLength(1);
-  expect(r.known).not.toContain(r.first.id);
-  expect(r.leftover).toEqual([r.first.id]);
+  expect(r.pods.map((p) => p.name)).toEqual(["crash-worker"]);
+  expect(r.known).toEqual([r.pods[0].id]);
+  expect(r.leftover).toEqual([]);
 });
 
-test("KNOWN LEAK mid-create of an auto-named pod: the next up picks a new name and orphans the first pod", async () => {
+test("mid-create of an auto-named pod: the next up leaves one pod with the same name, known to the stack", async () => {
   const r = await midCreate({ image: "img/app:1", gpu: { id: gpuId } });
-  expect(r.pods).toHaveLength(2);
   expect(r.first.name).toMatch(/^worker-[0-9a-f]{7}$/);
-  expect(r.pods.map((p) => p.name)).not.toEqual([r.first.name, r.first.name]);
-  expect(r.leftover).toEqual([r.first.id]);
+  expect(r.pods.map((p) => p.name)).toEqual([r.first.name]);
+  expect(r.known).toEqual([r.pods[0].id]);
+  expect(r.leftover).toEqual([]);
+});
+
+test("a replace with a changed gpu, killed mid-create: the next up takes over the pod it made, and deletes the old one", async () => {
+  const base: PodArgs = { image: "img/app:1", gpu: { id: gpuId, count: 1 } };
+  const stack = new EngineStack(current, { project: PROJECT, stack: "dev" });
+  expect((await stack.up(await podProgram(base))).error).toBeUndefined();
+  const [old] = [...stack.resources.values()];
+  const bigger = await podProgram({ ...base, gpu: { id: gpuId, count: 2 } });
+  const { result, next } = await interrupt(stack, "createPod", (s) => s.up(bigger));
+  expect(result.error).toBeDefined();
+  const orphan = live().pods.find((p) => p.id !== old.id)!;
+  expect(orphan.gpu).toEqual(expect.objectContaining({ count: 2 }));
+  expect([...next.resources.values()].map((r) => r.id)).toEqual([old.id]);
+
+  const posts = emu.counts().createPod ?? 0;
+  const up = await next.up(bigger);
+  expect(up.error).toBeUndefined();
+  expect(up.steps.map((s) => s.op)).toEqual(["replace"]);
+  // The pod the killed create made is the replacement: no second POST.
+  expect(emu.counts().createPod ?? 0).toBe(posts);
+  expect(live().pods.map((p) => p.id)).toEqual([orphan.id]);
+  expect([...next.resources.values()].map((r) => r.id)).toEqual([orphan.id]);
+  // Its name came from the same token both times.
+  expect(orphan.name).not.toBe(old.outputs.name);
+  expect((await next.destroy()).error).toBeUndefined();
+  expect(live().pods).toEqual([]);
+});
+
+/**
+ * A replace the engine forces with the same inputs, by its exact calls (the harness models
+ * neither): `replaceOnChanges` on a property that changed in place (Check with the old inputs,
+ * Diff, Check again without them, Create, Delete the old) or `pulumi up --replace` (Check
+ * without old inputs, no Diff, Create, Delete the old).
+ */
+async function forcedReplace(stack: EngineStack, regs: Awaited<ReturnType<typeof podProgram>>, via: "replaceOnChanges" | "--replace") {
+  const [reg] = regs;
+  const urn = urnOf(stack.stack, stack.project, reg.type, reg.name);
+  const old = stack.resources.get(urn)!;
+  if (via === "replaceOnChanges") {
+    const first = await current.check(urn, old.inputs, reg.inputs);
+    const diff = await current.diff(urn, old.id, old.inputs, old.outputs, first.inputs);
+    expect(diff).toEqual(expect.objectContaining({ changes: "some", replaces: [] }));
+  }
+  const checked = await current.check(urn, {}, reg.inputs);
+  const made = await current.create(urn, checked.inputs);
+  stack.resources.set(urn, { ...old, id: made.id, inputs: checked.inputs, outputs: made.outputs });
+  await current.delete(urn, old.id, old.outputs, old.inputs);
+  return { old: old.id, made: made.id };
+}
+
+test("a forced replace, by replaceOnChanges or --replace, makes a new pod and deletes the old one", async () => {
+  const args: PodArgs = { image: "img/app:1", gpu: { id: gpuId }, env: { MODEL: "small" } };
+  const stack = new EngineStack(current, { project: PROJECT, stack: "dev" });
+  expect((await stack.up(await podProgram(args))).error).toBeUndefined();
+  // replaceOnChanges: ["env"] with env changed; the provider alone would update in place.
+  const a = await forcedReplace(stack, await podProgram({ ...args, env: { MODEL: "large" } }), "replaceOnChanges");
+  expect(a.made).not.toBe(a.old);
+  expect(live().pods.map((p) => [p.id, p.env.MODEL])).toEqual([[a.made, "large"]]);
+  // --replace, twice: the first replaces a pod made by a replacement, the second one made new.
+  const same = await podProgram({ ...args, env: { MODEL: "large" } });
+  const b = await forcedReplace(stack, same, "--replace");
+  expect(b.made).not.toBe(b.old);
+  expect(live().pods.map((p) => p.id)).toEqual([b.made]);
+  const c = await forcedReplace(stack, same, "--replace");
+  expect(c.made).not.toBe(c.old);
+  expect(live().pods.map((p) => p.id)).toEqual([c.made]);
+  expect((await stack.destroy()).error).toBeUndefined();
+  expect(live().pods).toEqual([]);
+});
+
+test("two stacks of one program, same logical and user-given names: neither touches the other's pods", async () => {
+  const args: PodArgs = { name: "same-name", image: "img/app:1", gpu: { id: gpuId } };
+  const regsDev = await podProgram(args, "dev");
+  const dev = new EngineStack(current, { project: PROJECT, stack: "dev" });
+  const crashed = await interrupt(dev, "createPod", (s) => s.up(regsDev));
+  expect(crashed.result.error).toBeDefined();
+  const [devOrphan] = live().pods;
+
+  // prod's create finds no earlier try of its own: it makes its pod and leaves dev's alone.
+  const prod = new EngineStack(current, { project: PROJECT, stack: "prod" });
+  expect((await prod.up(await podProgram(args, "prod"))).error).toBeUndefined();
+  const [prodPod] = [...prod.resources.values()].map((r) => r.id);
+  expect(prodPod).not.toBe(devOrphan.id);
+  expect(live().pods.map((p) => p.id).sort()).toEqual([devOrphan.id, prodPod].sort());
+
+  // dev's next up settles dev's earlier try and leaves prod's pod alone.
+  const devNext = crashed.next;
+  expect((await devNext.up(regsDev)).error).toBeUndefined();
+  const [devPod] = [...devNext.resources.values()].map((r) => r.id);
+  expect(live().pods.map((p) => p.id).sort()).toEqual([devPod, prodPod].sort());
+  expect((await devNext.destroy()).error).toBeUndefined();
+  expect(live().pods.map((p) => p.id)).toEqual([prodPod]);
+  expect((await prod.destroy()).error).toBeUndefined();
+  expect(live().pods).toEqual([]);
 });

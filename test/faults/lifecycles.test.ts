@@ -31,7 +31,7 @@ test("every profile, auto-named and named: no leak, no duplicate, every failure 
     `faults suite: ${fig.lifecycles} lifecycles, ${fig.operations} operations (${fig.failedOperations} failed and recovered), ` +
       `${faults.requests} requests; injected: 429 ${faults["429"]}, 5xx ${faults["5xx"]}, dropped ${faults.dropped}, ` +
       `pods in ERROR ${fig.podsInError}, no-capacity refusals ${fig.noCapacityRefusals}; failures by call ${JSON.stringify(fig.failuresBy)}; ` +
-      `orphans ${fig.orphans.length}, duplicates ${fig.duplicates.length}, known endpoint leak ${fig.knownLeaks.length}`,
+      `orphans ${fig.orphans.length}, duplicates ${fig.duplicates.length}`,
   );
   expect(fig.orphans).toEqual([]);
   expect(fig.duplicates).toEqual([]);

@@ -6,8 +6,7 @@
  * again, a bounded number of times; after every operation the emulator's own state is
  * audited against the stack.
  */
-import { AmbiguousRequestError } from "../../src/client";
-import { audit, type Declaration, type Failure, liveEndpoints, MiniEngine, type OpResult, type Rig, SENTINEL_KEY } from "./rig";
+import { audit, type Declaration, type Failure, MiniEngine, type OpResult, type Rig, SENTINEL_KEY } from "./rig";
 import type { Faults } from "../../src/emulator";
 
 export interface Profile {
@@ -39,13 +38,6 @@ export interface Figures {
   noCapacityRefusals: number;
   orphans: string[];
   duplicates: string[];
-  /**
-   * Orphans and duplicates of the one leak known today (see ambiguous-create.test.ts): an
-   * endpoint create whose answer was lost and whose look-up failed. Counted apart, and the
-   * endpoints deleted at the end of their lifecycle, so the suite stays deterministic while
-   * the figures still show them.
-   */
-  knownLeaks: string[];
   missing: string[];
   unclearMessages: string[];
   /** Lifecycles whose stack could not be brought to the goal within the attempts. */
@@ -64,7 +56,6 @@ export function emptyFigures(): Figures {
     noCapacityRefusals: 0,
     orphans: [],
     duplicates: [],
-    knownLeaks: [],
     missing: [],
     unclearMessages: [],
     notConverged: [],
@@ -116,9 +107,6 @@ function program(rig: Rig, stack: string, step: "create" | "update" | "replace",
   ];
 }
 
-/** Names of endpoints whose create ended in AmbiguousRequestError, per stack prefix. */
-const ambiguousEndpoints = new Map<string, Set<string>>();
-
 /** Run `op` until it succeeds or the attempts run out; `between` runs after each failure (the user's fix). */
 async function retry(
   fig: Figures,
@@ -132,18 +120,9 @@ async function retry(
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     const r = await op();
     fig.operations++;
-    const f0 = r.failure;
-    if (f0?.kind === "endpoint" && f0.op === "create" && f0.error instanceof AmbiguousRequestError) {
-      ambiguousEndpoints.set(prefix, (ambiguousEndpoints.get(prefix) ?? new Set()).add(f0.error.objectName));
-    }
     const a = audit(rig.emu, [engine], r.ok, prefix);
-    const known = ambiguousEndpoints.get(prefix) ?? new Set<string>();
-    const isKnown = (line: string) => line.startsWith("endpoint ") && [...known].some((n) => line.includes(`"${n}"`));
-    for (const line of [...a.orphans, ...a.duplicates]) {
-      if (isKnown(line)) fig.knownLeaks.push(`${label}: ${line}`);
-      else if (a.orphans.includes(line)) fig.orphans.push(`${label}: ${line}`);
-      else fig.duplicates.push(`${label}: ${line}`);
-    }
+    fig.orphans.push(...a.orphans.map((line) => `${label}: ${line}`));
+    fig.duplicates.push(...a.duplicates.map((line) => `${label}: ${line}`));
     fig.missing.push(...a.missing.map((m) => `${label}: ${m}`));
     if (r.ok) return true;
     fig.failedOperations++;
@@ -190,19 +169,6 @@ export async function runLifecycle(rig: Rig, profile: Profile, stack: string, ex
   // Destroy whatever happened before: nothing may be left behind either way.
   const destroyed = await retry(fig, rig, engine, `${stack}-`, `${stack} destroy`, () => engine.destroy());
   if (!destroyed) fig.notConverged.push(`${stack} destroy (${profile.name})`);
-  // The known leak's endpoints: deleted here, so the next lifecycle starts from an empty platform.
-  const leaked = ambiguousEndpoints.get(`${stack}-`) ?? new Set<string>();
-  for (const ep of liveEndpoints(rig.emu.state()).filter((e) => leaked.has(e.name) && !engine.knownIds().has(e.id))) {
-    // Faults are still on (other stacks may be running): try as a user would, a few times.
-    for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-      const done = await rig.providers.endpoint.delete!(ep.id, { drainTimeoutSeconds: 10 }).then(
-        () => true,
-        () => false,
-      );
-      if (done) break;
-    }
-  }
-  ambiguousEndpoints.delete(`${stack}-`);
   if (engine.state.size > 0 || engine.pendingDeletes.length > 0) {
     fig.notConverged.push(`${stack}: ${engine.state.size + engine.pendingDeletes.length} resource(s) still in state after destroy`);
   }
