@@ -1,12 +1,15 @@
 /**
  * The Pod provider's methods, called directly, against the emulator over real HTTP. Pod
  * timings are tens of milliseconds and the poller ticks every few, so waits are real but short.
+ * Tests that count ticks, or whose seeded faults must hit the same requests every run, use
+ * their own emulator on a stepped clock (steppedRig) instead.
  */
 import { ComputePlatform } from "../../../src/client";
-import type { Clock } from "../../../src/client/core/clock";
-import { type Emulator, startEmulator } from "../../../src/emulator";
+import { type Clock, systemClock } from "../../../src/client/core/clock";
+import { type Emulator, type Faults, startEmulator } from "../../../src/emulator";
 import { createBody, matchesCreate, PodInitError, type PodOutputs, PodProvider } from "../../../src/resources/pod";
 import { checkPod, LOGICAL_NAME_KEY, type PodInputs } from "../../../src/resources/pod-schema";
+import { SteppedClock, trackedClient } from "./stepped-clock";
 
 const QUOTAS = { minute: 1_000_000, hour: 10_000_000, day: 100_000_000 };
 const POLL = { intervalMs: 10, maxIntervalMs: 30, backoff: 1.5 };
@@ -54,9 +57,27 @@ function live(id: string): any {
   return emu.state().pods.find((p: any) => p.id === id);
 }
 
+/**
+ * An emulator, a client and a provider (at its default poll pace) on one stepped clock, so
+ * the ticks a wait takes and the order of every request follow from the code alone: a seed
+ * then faults the same requests on every run. Every provider call goes through `clock.drive`.
+ */
+async function steppedRig(faults: Faults = {}) {
+  const clock = new SteppedClock();
+  const emu = await startEmulator({ port: 0, quotas: QUOTAS, timings: { provisioningMs: 3000, startingMs: 2000 }, faults, clock });
+  const raw = new ComputePlatform({ apiKey: emu.apiKey, apiUrl: emu.url, pacing: false, maxRetries: 4, baseDelayMs: 2, maxBackoffMs: 20 });
+  const client = trackedClient(clock, raw);
+  const p = new PodProvider({ client: () => client, clock });
+  const close = async () => {
+    await raw.close();
+    await emu.close();
+  };
+  return { clock, emu, p, close };
+}
+
 /** Operation counts since `before`. */
-function delta(before: Record<string, number>): Record<string, number> {
-  const now = emu.counts();
+function delta(before: Record<string, number>, from: Emulator = emu): Record<string, number> {
+  const now = from.counts();
   const out: Record<string, number> = {};
   for (const [op, n] of Object.entries(now)) if (n - (before[op] ?? 0) > 0) out[op] = n - (before[op] ?? 0);
   return out;
@@ -143,21 +164,33 @@ test("lifecycle: create waits for RUNNING, updates in place, plans a replace, st
 });
 
 test("N pods waiting at once cost one listPods per tick, not one getPod per pod per tick", async () => {
-  const p = provider();
-  const c1 = emu.counts();
-  await p.create(await inputs(p, { name: "solo" }));
-  const one = delta(c1);
-
-  const c5 = emu.counts();
-  const made = await Promise.all(["n1", "n2", "n3", "n4", "n5"].map(async (name) => p.create(await inputs(p, { name }))));
-  const five = delta(c5);
-  expect(made.map((r) => r.outs!.status)).toEqual(Array(5).fill("RUNNING"));
-  expect(five.createPod).toBe(5);
-  expect(five.getPod ?? 0).toBe(0);
-  // The five waits share ticks: about as many lists as one pod alone needs, far fewer than 5x.
-  expect(five.listPods).toBeLessThanOrEqual(2 * one.listPods + 2);
-  console.log(`waiting for RUNNING: 1 pod cost ${JSON.stringify(one)}; 5 pods at once cost ${JSON.stringify(five)}`);
-  await Promise.all(made.map((r) => p.delete(r.id, r.outs!)));
+  const rig = await steppedRig();
+  try {
+    /** Creates the pods at once; the listPods reads at each instant they were read at. */
+    const wave = async (names: string[]) => {
+      const from = rig.emu.requestLog().length;
+      const c0 = rig.emu.counts();
+      const made = await rig.clock.drive(Promise.all(names.map(async (name) => rig.p.create(await inputs(rig.p, { name })))));
+      expect(made.map((r) => r.outs!.status)).toEqual(names.map(() => "RUNNING"));
+      const perInstant = new Map<string, number>();
+      for (const e of rig.emu.requestLog().slice(from)) if (e.op === "listPods") perInstant.set(e.at, (perInstant.get(e.at) ?? 0) + 1);
+      const cost = delta(c0, rig.emu);
+      await rig.clock.drive(Promise.all(made.map((r) => rig.p.delete(r.id, r.outs!))));
+      return { made, cost, listsPerTick: [...perInstant.values()] };
+    };
+    const one = await wave(["solo"]);
+    const five = await wave(["n1", "n2", "n3", "n4", "n5"]);
+    console.log(`waiting for RUNNING: 1 pod cost ${JSON.stringify(one.cost)}; 5 pods at once cost ${JSON.stringify(five.cost)}`);
+    expect(five.cost.createPod).toBe(5);
+    expect(five.cost.getPod ?? 0).toBe(0);
+    // The five waits share ticks: one list at every instant the poller reads at (five pods
+    // polling alone would list five times at each), and as many instants as one pod needs.
+    expect(one.listsPerTick.length).toBeGreaterThan(1);
+    expect(one.listsPerTick).toEqual(one.listsPerTick.map(() => 1));
+    expect(five.listsPerTick).toEqual(one.listsPerTick);
+  } finally {
+    await rig.close();
+  }
 });
 
 test("a pod that ends in ERROR fails with Pulumi's partial state: its id and outputs are kept", async () => {
@@ -211,9 +244,17 @@ test("a wait that times out keeps the id too (time is injected: no real ten-minu
 
 test("a wait can be cancelled", async () => {
   const ac = new AbortController();
-  const p = provider({ signal: ac.signal });
+  // Cancelled as the wait first pauses between reads: after the create was answered, however
+  // slow the machine (a timer could fire before the POST is answered, and abort that instead).
+  const cancelling: Clock = {
+    now: () => systemClock.now(),
+    sleep: (ms, signal) => {
+      ac.abort(new Error("deployment cancelled"));
+      return systemClock.sleep(ms, signal);
+    },
+  };
+  const p = provider({ signal: ac.signal, clock: cancelling });
   const pending = p.create(await inputs(p, { name: "cancelled" }));
-  setTimeout(() => ac.abort(new Error("deployment cancelled")), 5);
   const err = (await pending.catch((e: unknown) => e)) as PodInitError;
   expect(err).toBeInstanceOf(PodInitError);
   expect(err.message).toMatch(/deployment cancelled/);
@@ -221,31 +262,34 @@ test("a wait can be cancelled", async () => {
 });
 
 test("an ambiguous create (connection dropped after processing) never makes two pods", async () => {
-  const p = provider();
+  // Stepped: the requests come in the same order every run, so the seed drops the same ones.
+  const rig = await steppedRig();
+  const { p } = rig;
   const names = Array.from({ length: 12 }, (_, i) => `amb-${i}`);
-  emu.setFaults({ seed: 7, dropAfterProcessRate: 0.35, errorImages: [/^broken\//] });
+  rig.emu.setFaults({ seed: 7, dropAfterProcessRate: 0.35 });
   const results: { name: string; id?: string }[] = [];
   try {
     for (const name of names) {
       try {
-        results.push({ name, id: (await p.create(await inputs(p, { name }))).id });
+        results.push({ name, id: (await rig.clock.drive(p.create(await inputs(p, { name })))).id });
       } catch (err) {
         results.push({ name, id: (err as PodInitError).id });
       }
     }
+    rig.emu.setFaults({});
+    // The fault did hit creates whose pod was made: the case where a blind retry duplicates.
+    const dropped = rig.emu.requestLog().filter((e) => e.op === "createPod" && e.dropped && e.status === 201).length;
+    for (const r of results) {
+      const pods = rig.emu.state().pods.filter((x: any) => x.name === r.name);
+      expect({ name: r.name, pods: pods.length }).toEqual({ name: r.name, pods: r.id ? 1 : 0 });
+      if (r.id) expect(pods[0].id).toBe(r.id);
+    }
+    expect(results.filter((r) => r.id).length).toBeGreaterThan(0);
+    expect(dropped).toBeGreaterThan(0);
+    await rig.clock.drive(Promise.all(results.filter((r) => r.id).map((r) => p.delete(r.id!, undefined as any))));
   } finally {
-    emu.setFaults({ errorImages: [/^broken\//] });
+    await rig.close();
   }
-  // The fault did hit creates whose pod was made: the case where a blind retry duplicates.
-  const dropped = emu.requestLog().filter((e) => e.op === "createPod" && e.dropped && e.status === 201).length;
-  for (const r of results) {
-    const pods = emu.state().pods.filter((x: any) => x.name === r.name);
-    expect({ name: r.name, pods: pods.length }).toEqual({ name: r.name, pods: r.id ? 1 : 0 });
-    if (r.id) expect(pods[0].id).toBe(r.id);
-  }
-  expect(results.filter((r) => r.id).length).toBeGreaterThan(0);
-  expect(dropped).toBeGreaterThan(0);
-  await Promise.all(results.filter((r) => r.id).map((r) => p.delete(r.id!, undefined as any)));
 });
 
 test("locked: set through the resource, the pod is unlocked before delete; stop on a locked pod is refused first", async () => {

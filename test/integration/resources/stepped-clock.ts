@@ -98,3 +98,17 @@ export function tracked<T extends object>(clock: SteppedClock, target: T): T {
     },
   });
 }
+
+/** A client whose every resource namespace (`pods`, `endpoints`...) is `tracked`; one object, so pollers shared per client stay shared. */
+export function trackedClient<C extends object>(clock: SteppedClock, client: C): C {
+  const namespaces = new Map<PropertyKey, unknown>();
+  return new Proxy(client, {
+    get(obj, prop) {
+      const value = Reflect.get(obj, prop, obj);
+      if (typeof value === "function") return value.bind(obj);
+      if (typeof value !== "object" || value === null) return value;
+      if (!namespaces.has(prop)) namespaces.set(prop, tracked(clock, value));
+      return namespaces.get(prop);
+    },
+  });
+}
