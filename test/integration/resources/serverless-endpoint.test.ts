@@ -3,7 +3,7 @@
  * HTTP (GraphQL). Emulator timings are tens of milliseconds, so waits are real but short.
  */
 import { ComputePlatform, ConflictError } from "../../../src/client";
-import type { Clock } from "../../../src/client/core/clock";
+import { type Clock, systemClock } from "../../../src/client/core/clock";
 import { type Emulator, startEmulator } from "../../../src/emulator";
 import {
   EndpointNotReadyError,
@@ -266,14 +266,23 @@ describe("bounded waits (fake clock: the deadline passes without real waiting)",
 
   test("a wait can be cancelled", async () => {
     const controller = new AbortController();
+    // Cancelled as the wait first pauses between reads: after the save was answered, however
+    // slow the machine (a timer could fire before the save is answered, and abort that instead).
+    const cancelling: Clock = {
+      now: () => systemClock.now(),
+      sleep: (ms, signal) => {
+        controller.abort(new Error("cancelled by test"));
+        return systemClock.sleep(ms, signal);
+      },
+    };
     const p = provider({
       client: () => slowClient,
+      clock: cancelling,
       signal: controller.signal,
       pollIntervalMs: 5,
       maxPollIntervalMs: 5,
     });
     const checked = await inputs(p, { name: "cancel-me", workersMin: 1, workersMax: 1 });
-    setTimeout(() => controller.abort(new Error("cancelled by test")), 50);
     const err = await p.create(checked).catch((e) => e);
     // Still an init failure with the id: the endpoint exists and must not be forgotten.
     expect(err).toBeInstanceOf(EndpointNotReadyError);
