@@ -181,9 +181,10 @@ export async function lookAgain<T>(
 
 /**
  * One list call shared by every owner look-up that can use it: the creates of a fleet start
- * together and all read the same answer. A list is good for a token when it was sent after
- * the last create with that token ended (in this process; a crash ends every earlier one), and
- * is reused for at most `maxAgeMs`.
+ * together and all read the same answer, and the shared poller's own lists (sent through
+ * `fresh`) serve them too, so a look-up after a wait usually costs no call at all. A list is
+ * good for a token when it was sent after the last create with that token ended (in this
+ * process; a crash ends every earlier one), and is reused for at most `maxAgeMs`.
  */
 export class SharedList<T> {
   private current: { seq: number; at: number; items: Promise<T[]> } | undefined;
@@ -204,6 +205,11 @@ export class SharedList<T> {
   get(token: string): Promise<T[]> {
     const c = this.current;
     if (c && c.seq > (this.fences.get(token) ?? 0) && this.clock.now() - c.at <= this.maxAgeMs) return c.items;
+    return this.fresh();
+  }
+
+  /** A new list call, which later look-ups may share. */
+  fresh(): Promise<T[]> {
     const entry = { seq: ++this.seq, at: this.clock.now(), items: this.list() };
     // A failed list is not shared with later callers.
     entry.items.catch(() => {

@@ -7,8 +7,9 @@
  *   diff    no request. pod-plan.ts: compute, cloud, dataCenterIds, mount kind, network
  *           volumeId, persistent size -> replace; the rest -> update in place. Remembers the
  *           id, in case the engine replaces the pod (naming.ts).
- *   create  GET /v2/pods once for a fleet (earlier tries, by owner token in env: a
- *           replacement takes one over by PATCH, else they are DELETEd once this pod exists);
+ *   create  earlier tries of this create (owner token in env) from the list the poller's
+ *           GET /v2/pods shares (one call for a fleet at most): a replacement takes one over
+ *           by PATCH, before any POST; otherwise they are DELETEd once this pod exists.
  *           POST /v2/pods (after an ambiguous failure the client looks the pod up by name
  *           before anything else, and the provider a few times more), then the shared poller's GET /v2/pods per tick until
  *           RUNNING (or ports published); desiredStatus EXITED: POST .../action stop;
@@ -390,6 +391,8 @@ export class PodProvider implements pulumi.dynamic.ResourceProvider<PodInputs, P
   private readonly predecessors = new Predecessors();
   /** Pods this process's creates handed to the engine: in its state, never an earlier try. */
   private readonly handedOver = new Set<string>();
+  /** Owner marks of this process's creates still running or handed over: never an earlier try. */
+  private readonly marks = new Set<string>();
 
   constructor(options: PodProviderOptions = {}) {
     this.client = options.client ?? platform;
@@ -398,11 +401,15 @@ export class PodProvider implements pulumi.dynamic.ResourceProvider<PodInputs, P
     this.signal = options.signal;
   }
 
-  /** The one poller of a client: every pod this process waits on shares its list calls. */
+  /**
+   * The one poller of a client: every pod this process waits on shares its list calls, and
+   * the owner look-ups read them too.
+   */
   poller(client: ComputePlatform = this.client()): LivePoller {
     let p = this.pollers.get(client);
     if (!p) {
-      p = new PodPoller<LivePod>(() => client.pods.list({ signal: this.signal }), this.clock, this.poll);
+      const lists = this.ownerList(client);
+      p = new PodPoller<LivePod>(() => lists.fresh(), this.clock, this.poll);
       this.pollers.set(client, p);
     }
     return p;
@@ -448,14 +455,15 @@ export class PodProvider implements pulumi.dynamic.ResourceProvider<PodInputs, P
     const list = this.ownerList(client);
     try {
       // A replacement diffed in this process: a pod with its token is an earlier try of it,
-      // known to no state, so it is taken over instead of making another (naming.ts).
+      // known to no state, so it is taken over instead of making another (naming.ts). For a
+      // new resource nothing is taken over, so the look-up waits until the pod exists (a
+      // create refused at once costs one request, as before).
       const replacing = token !== baseOf("Pod", inputs as any);
       let earlier: LivePod[] | undefined;
-      try {
-        earlier = await this.earlierTries(list, token);
-      } catch (err) {
-        // Without the list nothing can be taken over; a new resource can still be made.
-        if (replacing) {
+      if (replacing) {
+        try {
+          earlier = await this.earlierTries(list, token);
+        } catch (err) {
           throw new Error(
             `creating pod "${inputs.name}": nothing was created, because looking for an earlier try of this replacement ` +
               `failed (${err instanceof Error ? err.message : String(err)}); run the deployment again`,
@@ -463,13 +471,11 @@ export class PodProvider implements pulumi.dynamic.ResourceProvider<PodInputs, P
           );
         }
       }
-      const fit = replacing ? newestOf(earlier!.filter((p) => this.fits(p, inputs))) : undefined;
+      const fit = earlier && newestOf(earlier.filter((p) => this.fits(p, inputs)));
       let result: pulumi.dynamic.CreateResult<PodOutputs> | undefined;
       let failure: unknown;
       try {
-        result = fit
-          ? await this.takeOver(client, fit, inputs)
-          : await this.createNew(client, inputs, new Set((earlier ?? []).map((p) => p.id)));
+        result = fit ? await this.takeOver(client, fit, inputs) : await this.createNew(client, inputs, new Set());
       } catch (err) {
         failure = err;
       }
@@ -477,15 +483,10 @@ export class PodProvider implements pulumi.dynamic.ResourceProvider<PodInputs, P
       // No pod made: the earlier tries stay for the next try, which finds them again.
       if (made === undefined) throw failure;
       this.handedOver.add(made);
-      const madeAt = (result?.outs ?? (failure as PodInitError).properties).createdAt;
       let left: Error | undefined;
       try {
-        // Listed before the POST, else made before this pod (the platform's clock on both sides).
-        const others = earlier ?? (await this.earlierTries(list, token)).filter((p) => p.createdAt < madeAt);
-        left = await this.retire(
-          client,
-          others.filter((p) => p.id !== made),
-        );
+        const others = (earlier ?? (await this.earlierTries(list, token))).filter((p) => p.id !== made);
+        left = await this.retire(client, others);
       } catch (err) {
         left = new Error(
           `the pod was made, but looking for earlier tries of this create (left by an interrupted deployment) failed: ${
@@ -504,7 +505,13 @@ export class PodProvider implements pulumi.dynamic.ResourceProvider<PodInputs, P
   /** Live pods an earlier create with `token` made. A few looks, since a failed one proves nothing. */
   private async earlierTries(list: SharedList<LivePod>, token: string): Promise<LivePod[]> {
     const pods = await lookAgain(() => list.get(token), { clock: this.clock, signal: this.signal, attempts: AMBIGUOUS_LOOKUPS });
-    return pods.filter((p) => ownedBy(p, token) && !TERMINAL_GONE.has(p.status) && !this.handedOver.has(p.id));
+    return pods.filter(
+      (p) =>
+        ownedBy(p, token) &&
+        !TERMINAL_GONE.has(p.status) &&
+        !this.handedOver.has(p.id) &&
+        !this.marks.has(p.env[OWNER_ENV]!),
+    );
   }
 
   /** POST the pod, then wait for it. `excluded`: pods that exist already, so cannot be the one made. */
@@ -514,14 +521,22 @@ export class PodProvider implements pulumi.dynamic.ResourceProvider<PodInputs, P
     excluded: Set<string>,
   ): Promise<pulumi.dynamic.CreateResult<PodOutputs>> {
     const body = createBody(inputs);
+    const mark = body.env?.[OWNER_ENV];
+    if (mark) this.marks.add(mark);
     let pod: LivePod;
     try {
-      pod = await client.pods.create(body, { signal: this.signal });
+      try {
+        pod = await client.pods.create(body, { signal: this.signal });
+      } catch (err) {
+        if (!(err instanceof AmbiguousRequestError)) throw err;
+        pod = await this.findAfterAmbiguous(client, body, err, excluded);
+      }
+      if (excluded.has(pod.id) || !this.isOurs(pod, body)) pod = await this.ownPodAfterMismatch(client, body, pod, excluded);
     } catch (err) {
-      if (!(err instanceof AmbiguousRequestError)) throw err;
-      pod = await this.findAfterAmbiguous(client, body, err, excluded);
+      // Given up without an id: a pod it may have made is an earlier try for the next create.
+      if (mark) this.marks.delete(mark);
+      throw err;
     }
-    if (excluded.has(pod.id) || !this.isOurs(pod, body)) pod = await this.ownPodAfterMismatch(client, body, pod, excluded);
     let last = pod;
     try {
       last = await this.converge(client, pod, inputs, { restart: false });

@@ -6,10 +6,9 @@
  *           it (naming.ts), both kept across updates.
  *   diff    no request. type -> replace (the kind is fixed); any other field -> update in
  *           place. A field left out of the program is the platform's choice: never a diff.
- *   create  myself { endpoints } once for a stack's creates (endpoints of the same name: an
- *           auto-named one is an earlier try of this create, taken over by a replacement or
- *           deleted once this one exists; any other only kept from passing for the new one),
- *           saveEndpoint(input: {name, gpuIds, templateId, type, ...given fields}) (after an
+ *   create  auto-named: myself { endpoints } (shared: one for a stack's creates) for the
+ *           endpoints of that name, earlier tries of this create, taken over by a replacement
+ *           or deleted once this one exists. Then saveEndpoint(input: {name, gpuIds, templateId, type, ...given fields}) (after an
  *           ambiguous failure, a few more looks by name),
  *           then, unless waitForWorkers is false, myself { endpoints } until workersMin
  *           workers are RUNNING (readyTimeoutSeconds). A failed wait keeps the id: Pulumi
@@ -351,36 +350,38 @@ export class ServerlessEndpointProvider implements pulumi.dynamic.ResourceProvid
   }
 
   /**
-   * Before saving: the endpoints that already carry the name. An auto-named one (its name
-   * comes from the owner token, so it is this stack's resource) is an earlier try of this
-   * create whose answer was lost: taken over when this is a replacement diffed in this
+   * An auto-named endpoint (its name comes from the owner token, so it says which stack's
+   * resource made it): the endpoints that already carry the name are earlier tries of this
+   * create whose answer was lost, taken over when this is a replacement diffed in this
    * process, else deleted once the new one exists (naming.ts says why). A name the user gave
-   * may be another stack's: such endpoints are only kept from passing for the new one.
+   * may be another stack's: nothing is looked for.
    */
   async create(inputs: EndpointInputs): Promise<pulumi.dynamic.CreateResult<ServerlessEndpointOutputs>> {
     const settings = localSettings(inputs);
     const token = inputs[OWNER_TOKEN_KEY];
-    const owned = isOwnerNamed(inputs);
-    const key = owned ? token! : `name:${inputs.name}`;
+    const old = this.predecessors.get(baseOf(inputs));
+    if (!isOwnerNamed(inputs)) {
+      // A name the user gave says nothing about whose an endpoint is: no look-up (a create
+      // refused at once costs one request); only the endpoint being replaced is kept from
+      // passing for the new one after an ambiguous create.
+      try {
+        const r = await this.createNew(inputs, settings, new Set(old ? [old] : []));
+        this.handedOver.add(r.id);
+        return r;
+      } catch (err) {
+        if (err instanceof EndpointNotReadyError) this.handedOver.add(err.id);
+        throw err;
+      }
+    }
+    const key = token!;
     const list = this.ownerList();
     try {
       const named = await this.sameNamed(list, key, inputs.name);
       // None of them can be the endpoint this create makes; those this process handed to the
       // engine are in its state, so they are no earlier try either.
       const excluded = new Set(named.map((e) => e.id));
-      const earlier = named.filter((e) => !this.handedOver.has(e.id));
-      const old = this.predecessors.get(baseOf(inputs));
       if (old) excluded.add(old);
-      if (!owned) {
-        try {
-          const r = await this.createNew(inputs, settings, excluded);
-          this.handedOver.add(r.id);
-          return r;
-        } catch (err) {
-          if (err instanceof EndpointNotReadyError) this.handedOver.add(err.id);
-          throw err;
-        }
-      }
+      const earlier = named.filter((e) => !this.handedOver.has(e.id));
       const replacing = token !== baseOf(inputs);
       const fit = replacing ? earlier.filter((e) => (e.type ?? inputs.type) === inputs.type).at(-1) : undefined;
       let result: pulumi.dynamic.CreateResult<ServerlessEndpointOutputs> | undefined;
@@ -685,8 +686,9 @@ export class ServerlessEndpointProvider implements pulumi.dynamic.ResourceProvid
     const client = this.client();
     let p = this.pollers.get(client);
     if (!p) {
-      const list = async () =>
-        (await client.endpoints.list(this.opts())).map((e) => ({ ...e, status: "PROVISIONING" as const }));
+      // Through the owner look-ups' shared list: a create's look-up can reuse a wait's read.
+      const lists = this.ownerList();
+      const list = async () => (await lists.fresh()).map((e) => ({ ...e, status: "PROVISIONING" as const }));
       p = new PodPoller<PolledEndpoint>(list, this.clock, {
         intervalMs: this.pollIntervalMs,
         maxIntervalMs: this.maxPollIntervalMs,
