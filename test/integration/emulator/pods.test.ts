@@ -394,27 +394,12 @@ describe("pod life on timers (spec 3, open-parts)", () => {
     }
   });
 
-  test("open-parts: start on PROVISIONING -> 200, no change", async () => {
-    const pod = await api.createPod(gpuPod());
-    const r = await api.post(`/v2/pods/${pod.id}/action`, { action: "start" });
-    expect(r.status).toBe(200);
-    expect(r.body.status).toBe("PROVISIONING");
-  });
-
   test("open-parts: stop on RUNNING -> EXITED, cost 0.0, runtime null, actions [start, terminate]", async () => {
     const pod = await api.createPod(gpuPod());
     await api.waitFor(pod.id, "RUNNING");
     const r = await api.post(`/v2/pods/${pod.id}/action`, { action: "stop" });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ status: "EXITED", cost: 0, runtime: null, actions: ["start", "terminate"] });
-  });
-
-  test("open-parts: stop on STARTING -> EXITED", async () => {
-    const pod = await api.createPod(gpuPod());
-    await api.waitFor(pod.id, "RUNNING");
-    expect((await api.post(`/v2/pods/${pod.id}/action`, { action: "restart" })).body.status).toBe("STARTING");
-    const r = await api.post(`/v2/pods/${pod.id}/action`, { action: "stop" });
-    expect(r.body.status).toBe("EXITED");
   });
 
   test("open-parts: start on EXITED -> STARTING -> RUNNING", async () => {
@@ -434,19 +419,6 @@ describe("pod life on timers (spec 3, open-parts)", () => {
     expect(r.body).toMatchObject({ status: "STARTING", runtime: null });
     const again = await api.waitFor(pod.id, "RUNNING");
     expect(Date.parse(again.startedAt)).toBeGreaterThan(Date.parse(first.startedAt));
-  });
-
-  test("open-parts: an action not in the pod's actions -> 409", async () => {
-    const pod = await api.createPod(gpuPod());
-    for (const action of ["stop", "restart"]) {
-      const r = await api.post(`/v2/pods/${pod.id}/action`, { action });
-      expect(r.status).toBe(409);
-      expect(r.body.detail).toMatch(/not valid while the pod is PROVISIONING/);
-    }
-    await api.waitFor(pod.id, "RUNNING");
-    await api.post(`/v2/pods/${pod.id}/action`, { action: "stop" });
-    expect((await api.post(`/v2/pods/${pod.id}/action`, { action: "restart" })).status).toBe(409);
-    expect((await api.post(`/v2/pods/${pod.id}/action`, { action: "stop" })).status).toBe(409);
   });
 
   test("2.2/open-parts: stop and restart on a locked pod -> 409; terminate still works", async () => {
@@ -816,6 +788,37 @@ describe("pod life on a manual clock: transitions at exactly the configured time
     const pod = await status(created.id);
     expect(pod.status).toBe("RUNNING");
     expect(pod.startedAt).toBe(new Date(now).toISOString());
+  });
+
+  // These hold a pod in PROVISIONING or STARTING across several requests: with real
+  // millisecond timings a slow machine would let the pod move on between them.
+  test("open-parts: start on PROVISIONING -> 200, no change", async () => {
+    const pod = await capi.createPod(gpuPod());
+    const r = await capi.post(`/v2/pods/${pod.id}/action`, { action: "start" });
+    expect(r.status).toBe(200);
+    expect(r.body.status).toBe("PROVISIONING");
+  });
+
+  test("open-parts: stop on STARTING -> EXITED", async () => {
+    const pod = await capi.createPod(gpuPod());
+    now += 3000;
+    expect((await capi.post(`/v2/pods/${pod.id}/action`, { action: "restart" })).body.status).toBe("STARTING");
+    const r = await capi.post(`/v2/pods/${pod.id}/action`, { action: "stop" });
+    expect(r.body.status).toBe("EXITED");
+  });
+
+  test("open-parts: an action not in the pod's actions -> 409", async () => {
+    const pod = await capi.createPod(gpuPod());
+    for (const action of ["stop", "restart"]) {
+      const r = await capi.post(`/v2/pods/${pod.id}/action`, { action });
+      expect(r.status).toBe(409);
+      expect(r.body.detail).toMatch(/not valid while the pod is PROVISIONING/);
+    }
+    now += 3000;
+    expect((await status(pod.id)).status).toBe("RUNNING");
+    await capi.post(`/v2/pods/${pod.id}/action`, { action: "stop" });
+    expect((await capi.post(`/v2/pods/${pod.id}/action`, { action: "restart" })).status).toBe(409);
+    expect((await capi.post(`/v2/pods/${pod.id}/action`, { action: "stop" })).status).toBe(409);
   });
 
   test("open-parts: an update restart -> STARTING for startingMs, then RUNNING", async () => {
