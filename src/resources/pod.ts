@@ -59,7 +59,7 @@ import { baseOf, lookAgain, OWNER_TOKEN_KEY, ownerInputs, Predecessors, SharedLi
 import { registerProvider } from "./providers";
 import { platform } from "./runtime";
 import { shimProvider } from "./shim";
-import { PodPoller, type PollerTimings, PodWaitTimeoutError } from "./wait";
+import { PodPoller, type PollerTimings, PodWaitTimeoutError, pollFromEnv } from "./wait";
 
 export {
   checkPod,
@@ -269,16 +269,6 @@ const AMBIGUOUS_LOOKUPS = 3;
 /** Tries of one action when its outcome is unknown. */
 const ACTION_ATTEMPTS = 3;
 const STOPPED = new Set(["EXITED", "ERROR"]);
-
-/**
- * `COMPUTEPLATFORM_POLL_INTERVAL_MS` sets the poller's pace inside the plugin, where no
- * options reach the provider: a slower pace for a large fleet, a fast one against the emulator.
- */
-export function pollFromEnv(env: Readonly<Record<string, string | undefined>>): PollerTimings {
-  const ms = Number(env.COMPUTEPLATFORM_POLL_INTERVAL_MS);
-  if (!Number.isInteger(ms) || ms <= 0) return {};
-  return { intervalMs: ms, maxIntervalMs: Math.max(ms, 5 * ms) };
-}
 
 /** Drop `undefined` anywhere (Pulumi's Struct marshalling rejects it); keep nulls. */
 function structSafe<T>(value: T): T {

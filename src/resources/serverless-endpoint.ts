@@ -50,7 +50,7 @@ import {
   type ScalerType,
 } from "./serverless-endpoint-plan";
 import { shimProvider } from "./shim";
-import { PodPoller, PodWaitTimeoutError } from "./wait";
+import { PodPoller, PodWaitTimeoutError, pollFromEnv } from "./wait";
 
 export {
   ENDPOINT_TYPES,
@@ -333,8 +333,10 @@ export class ServerlessEndpointProvider implements pulumi.dynamic.ResourceProvid
   constructor(options: ServerlessEndpointProviderOptions = {}) {
     this.client = options.client ?? platform;
     this.clock = options.clock ?? systemClock;
-    this.pollIntervalMs = Math.max(1, options.pollIntervalMs ?? 1000);
-    this.maxPollIntervalMs = Math.max(this.pollIntervalMs, options.maxPollIntervalMs ?? 15_000);
+    // Inside the plugin no options reach the provider: the same env knob as the pod poller.
+    const fromEnv = pollFromEnv(process.env);
+    this.pollIntervalMs = Math.max(1, options.pollIntervalMs ?? fromEnv.intervalMs ?? 1000);
+    this.maxPollIntervalMs = Math.max(this.pollIntervalMs, options.maxPollIntervalMs ?? fromEnv.maxIntervalMs ?? 15_000);
     this.signal = options.signal;
   }
 

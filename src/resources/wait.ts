@@ -235,3 +235,13 @@ export class PodPoller<P extends PolledPod> {
     }
   }
 }
+
+/**
+ * `COMPUTEPLATFORM_POLL_INTERVAL_MS` sets the pollers' pace (pods and endpoints) inside the plugin, where no
+ * options reach the provider: a slower pace for a large fleet, a fast one against the emulator.
+ */
+export function pollFromEnv(env: Readonly<Record<string, string | undefined>>): PollerTimings {
+  const ms = Number(env.COMPUTEPLATFORM_POLL_INTERVAL_MS);
+  if (!Number.isInteger(ms) || ms <= 0) return {};
+  return { intervalMs: ms, maxIntervalMs: Math.max(ms, 5 * ms) };
+}

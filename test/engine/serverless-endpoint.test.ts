@@ -27,7 +27,7 @@ interface Rig {
 async function rig(timings: { startingMs: number; drainMs: number }): Promise<Rig> {
   const emu = await startEmulator({ port: 0, keys: [{ key: KEY, scopes: ["read", "write"] }], quotas: QUOTAS, timings });
   const config = { "computeplatform:apiKey": KEY, "computeplatform:apiUrl": emu.url };
-  const plugin = await ProviderPlugin.start({ cwd: PROJECT_DIR, project: PROJECT, config, env: { COMPUTEPLATFORM_API_KEY: undefined } });
+  const plugin = await ProviderPlugin.start({ cwd: PROJECT_DIR, project: PROJECT, config, env: { COMPUTEPLATFORM_API_KEY: undefined, COMPUTEPLATFORM_POLL_INTERVAL_MS: "10" } });
   await plugin.configure(config, SECRET_KEYS);
   return { emu, plugin, config };
 }
