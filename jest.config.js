@@ -8,5 +8,9 @@ module.exports = {
   transform: {
     "^.+\\.(t|j)sx?$": ["babel-jest", require("./scripts/babel-ts.js")],
   },
+  // Jest's default on a 2-core machine is one worker; most suites wait on loopback servers and
+  // plugin processes rather than the CPU, so two workers halve the run (measured on a clean
+  // clone, nothing else running: 168 s with one worker, 82 s with two, 71 s with three).
+  maxWorkers: 2,
   testTimeout: 30000,
 };
