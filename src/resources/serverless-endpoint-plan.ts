@@ -5,11 +5,13 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
+import { GPU_TIERS, LOCATIONS } from "../client/schemas";
 import { checkFailures, isUnknown } from "./check";
 import { autoName, OWNER_TOKEN_KEY, ownerToken, resolveName } from "./naming";
 
-export const GPU_IDS = ["AMPERE_16", "AMPERE_24", "ADA_24", "AMPERE_48", "ADA_48_PRO", "AMPERE_80", "ADA_80_PRO"] as const;
-export const LOCATIONS = ["CZ", "FR", "GB", "NO", "RO", "US"] as const;
+// The allowed values of spec 2.9 are the client's (one list for the wire and for check()).
+export const GPU_IDS = GPU_TIERS;
+export { LOCATIONS };
 export const ENDPOINT_TYPES = ["QB", "LB"] as const;
 export const SCALER_TYPES = ["QUEUE_DELAY", "REQUEST_COUNT"] as const;
 export const FLASH_BOOT_TYPES = ["OFF", "FLASHBOOT"] as const;
