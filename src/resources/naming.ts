@@ -208,6 +208,17 @@ export class SharedList<T> {
     return this.fresh();
   }
 
+  /**
+   * The newest list if it was sent after list number `seq`, whatever its age, else a new one.
+   * After a create's wait, the list that saw the new pod was sent after its POST, so it shows
+   * every earlier try (all older than the POST): no list of its own is needed.
+   */
+  since(seq: number): Promise<T[]> {
+    const c = this.current;
+    if (c && c.seq > seq) return c.items;
+    return this.fresh();
+  }
+
   /** A new list call, which later look-ups may share. */
   fresh(): Promise<T[]> {
     const entry = { seq: ++this.seq, at: this.clock.now(), items: this.list() };

@@ -462,6 +462,8 @@ export class PodProvider implements pulumi.dynamic.ResourceProvider<PodInputs, P
         }
       }
       const fit = earlier && newestOf(earlier.filter((p) => this.fits(p, inputs)));
+      // Lists sent from here on were sent after this create's POST.
+      const beforePost = list.calls;
       let result: pulumi.dynamic.CreateResult<PodOutputs> | undefined;
       let failure: unknown;
       try {
@@ -475,7 +477,7 @@ export class PodProvider implements pulumi.dynamic.ResourceProvider<PodInputs, P
       this.handedOver.add(made);
       let left: Error | undefined;
       try {
-        const others = (earlier ?? (await this.earlierTries(list, token))).filter((p) => p.id !== made);
+        const others = (earlier ?? (await this.earlierTries(list, token, beforePost))).filter((p) => p.id !== made);
         left = await this.retire(client, others);
       } catch (err) {
         left = new Error(
@@ -493,8 +495,16 @@ export class PodProvider implements pulumi.dynamic.ResourceProvider<PodInputs, P
   }
 
   /** Live pods an earlier create with `token` made. A few looks, since a failed one proves nothing. */
-  private async earlierTries(list: SharedList<LivePod>, token: string): Promise<LivePod[]> {
-    const pods = await lookAgain(() => list.get(token), { clock: this.clock, signal: this.signal, attempts: AMBIGUOUS_LOOKUPS });
+  private async earlierTries(list: SharedList<LivePod>, token: string, afterList?: number): Promise<LivePod[]> {
+    // After a create, the wait's own last list (sent after the POST) answers; a failed look
+    // asks for a fresh one.
+    let first = afterList !== undefined;
+    const look = () => {
+      const items = first ? list.since(afterList!) : list.get(token);
+      first = false;
+      return items;
+    };
+    const pods = await lookAgain(look, { clock: this.clock, signal: this.signal, attempts: AMBIGUOUS_LOOKUPS });
     return pods.filter(
       (p) =>
         ownedBy(p, token) &&
