@@ -10,15 +10,12 @@ import * as path from "node:path";
 import { ComputePlatform } from "../src/client";
 import { startEmulator } from "../src/emulator";
 import { PodProvider } from "../src/resources/pod";
-import { captureProgramFile, ProviderPlugin, urnOf } from "../test/engine/harness";
+import { captureProgramFile, PROJECT, PROJECT_DIR, ProviderPlugin, SECRET_KEYS, urnOf } from "../test/engine/harness";
 import { median } from "./common";
 
 const ROOT = path.resolve(__dirname, "..");
-const PROJECT_DIR = path.join(ROOT, "examples/quickstart");
 const PROGRAM = path.join(ROOT, "test/engine/fixtures/pod-program.js");
-const PROJECT = "quickstart";
 const KEY = "cp_bench_plugin_000000000000000";
-const SECRET_KEYS = ["computeplatform:apiKey"];
 const POLL_MS = 5;
 
 export const CALLS = ["Check", "Create", "Diff", "Update", "Delete"] as const;

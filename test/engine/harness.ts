@@ -74,6 +74,15 @@ const runner: {
 } = require("./capture-runner.js");
 
 /** The engine's marker for a value not known yet (preview only). */
+/**
+ * The project directory the plugin runs in, as the engine runs it in the program's directory:
+ * the quickstart example, whose node_modules links this package by name.
+ */
+export const PROJECT_DIR = path.resolve(__dirname, "../../examples/quickstart");
+export const PROJECT = "quickstart";
+/** Stack config keys the engine marks secret in Configure. */
+export const SECRET_KEYS = ["computeplatform:apiKey"];
+
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 /** The key and value that mark a wire object as a secret. */
 export const SIG_KEY = "4dabf18193072939515e22adb298388d";

@@ -5,18 +5,13 @@
 // volume staying in state; destroy after the pod is gone deletes it; the key appears nowhere.
 // The plugin loads the package from dist/ (`npm test` builds first), so run `npm run build`
 // before running this file alone.
-import * as path from "node:path";
 import { ComputePlatform } from "../../src/client";
 import { type Emulator, startEmulator } from "../../src/emulator";
 import { NetworkVolume, type NetworkVolumeArgs } from "../../src/resources/network-volume";
 import { Pod } from "../../src/resources/pod";
-import { captureProgram, EngineStack, ProviderPlugin, type Registration, urnOf } from "./harness";
+import { captureProgram, EngineStack, PROJECT, PROJECT_DIR, ProviderPlugin, type Registration, SECRET_KEYS, urnOf } from "./harness";
 
-const ROOT = path.resolve(__dirname, "../..");
-const PROJECT_DIR = path.join(ROOT, "examples/quickstart");
-const PROJECT = "quickstart";
 const KEY = "cp_sentinel_volume_8b31f07c2e";
-const SECRET_KEYS = ["computeplatform:apiKey"];
 const QUOTAS = { minute: 100_000, hour: 1_000_000, day: 10_000_000 };
 
 let emu: Emulator;

@@ -6,14 +6,10 @@
 import * as path from "node:path";
 import { ComputePlatform } from "../../src/client";
 import { type Emulator, startEmulator } from "../../src/emulator";
-import { captureProgramFile, EngineStack, ProviderCallError, ProviderPlugin, type Registration, UNKNOWN } from "./harness";
+import { captureProgramFile, EngineStack, PROJECT, PROJECT_DIR, ProviderCallError, ProviderPlugin, type Registration, SECRET_KEYS, UNKNOWN } from "./harness";
 
-const ROOT = path.resolve(__dirname, "../..");
-const PROJECT_DIR = path.join(ROOT, "examples/quickstart");
 const PROGRAM = path.join(__dirname, "fixtures/pod-program.js");
-const PROJECT = "quickstart";
 const KEY = "cp_sentinel_pod_engine_5e1d77a0";
-const SECRET_KEYS = ["computeplatform:apiKey"];
 
 let emu: Emulator;
 let plugin: ProviderPlugin;

@@ -4,17 +4,12 @@
 // destroy scales to zero, drains and deletes; a failed readiness wait keeps the endpoint in
 // state; the key appears nowhere. The plugin loads the package from dist/ (`npm test` builds
 // first), so run `npm run build` before running this file alone.
-import * as path from "node:path";
 import { ComputePlatform } from "../../src/client";
 import { type Emulator, startEmulator } from "../../src/emulator";
 import { ServerlessEndpoint, type ServerlessEndpointArgs } from "../../src/resources/serverless-endpoint";
-import { captureProgram, EngineStack, ProviderCallError, ProviderPlugin, type Registration } from "./harness";
+import { captureProgram, EngineStack, PROJECT, PROJECT_DIR, ProviderCallError, ProviderPlugin, type Registration, SECRET_KEYS } from "./harness";
 
-const ROOT = path.resolve(__dirname, "../..");
-const PROJECT_DIR = path.join(ROOT, "examples/quickstart");
-const PROJECT = "quickstart";
 const KEY = "cp_sentinel_endpoint_5e1d2c9b70";
-const SECRET_KEYS = ["computeplatform:apiKey"];
 const QUOTAS = { minute: 100_000, hour: 1_000_000, day: 10_000_000 };
 const NAME = 'inference "prod" {v: [1]} \\ path\nline two';
 

@@ -5,18 +5,15 @@
 // the emulator over real HTTP.
 import * as path from "node:path";
 import { type Emulator, startEmulator } from "../../src/emulator";
-import { captureProgramFile, EngineStack, ProviderPlugin, type Registration } from "./harness";
+import { captureProgramFile, EngineStack, PROJECT, PROJECT_DIR, ProviderPlugin, type Registration, SECRET_KEYS } from "./harness";
 
 const ROOT = path.resolve(__dirname, "../..");
 // The project directory: its node_modules/pulumi-computeplatform is the workspace link.
-const PROJECT_DIR = path.join(ROOT, "examples/quickstart");
 const PROGRAM = path.join(__dirname, "fixtures/platform-program.js");
-const PROJECT = "quickstart";
 // Sentinels: the stack config key is the emulator's valid key; the environment's is wrong, so
 // a provider that fell back to the environment would fail with 401.
 const CONFIG_KEY = "cp_sentinel_stack_7f3a91c2e8";
 const ENV_KEY = "cp_sentinel_env_4b6d0e15aa";
-const SECRET_KEYS = ["computeplatform:apiKey"];
 
 let emu: Emulator;
 let plugin: ProviderPlugin;

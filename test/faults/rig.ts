@@ -12,14 +12,15 @@
  * create-before-delete replace whose delete fails stays in state as a pending delete, deleted
  * first by the next operation; properties cross the wire as JSON (undefined dropped).
  */
-import * as path from "node:path";
 import type * as pulumi from "@pulumi/pulumi";
 import { ComputePlatform } from "../../src/client";
 import type { Clock } from "../../src/client/core/clock";
 import { type Emulator, type EmulatorState, type Faults, startEmulator } from "../../src/emulator";
 import { PodProvider } from "../../src/resources/pod";
 import { ServerlessEndpointProvider } from "../../src/resources/serverless-endpoint";
-import { ProviderPlugin } from "../engine/harness";
+import { PROJECT, PROJECT_DIR, ProviderPlugin } from "../engine/harness";
+
+export { PROJECT, PROJECT_DIR };
 
 /** A key no other string in the repo has: any place it shows up, it leaked from here. */
 export const SENTINEL_KEY = "cp_sentinel_7f3a9c_do_not_leak_e41b";
@@ -66,8 +67,6 @@ export function startSentinelEmulator(opts: { faults?: Faults; requestLogSize?: 
 // Through Pulumi's plugin
 
 /** The project directory the plugin runs in, as in test/engine. */
-export const PROJECT_DIR = path.resolve(__dirname, "../../examples/quickstart");
-export const PROJECT = "quickstart";
 export const CONFIG_SECRETS = ["computeplatform:apiKey"];
 
 export function stackConfig(emu: Emulator, key = SENTINEL_KEY): Record<string, string> {
