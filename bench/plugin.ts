@@ -1,20 +1,18 @@
 // Benchmark 3: what Pulumi's dynamic-provider plugin adds to each provider call. The same
 // Pod lifecycle (Check, Create, Check + Diff of a rename, Update, Delete) runs through the
-// plugin over gRPC (the engine harness of test/engine, the package loaded by name from
+// plugin over gRPC (the engine harness of tools/engine, the package loaded by name from
 // dist/ inside the plugin) and directly against a PodProvider in this process, both against
 // one emulator with instant pod states and a 5 ms poll, so the difference is the plugin's:
 // gRPC, marshalling, deserializing `__provider`, loading the package. Also the size of
 // `__provider` as the SDK serializes it into state (captured under setMocks from a compiled
 // program, as `pulumi up` would store it).
-import * as path from "node:path";
 import { ComputePlatform } from "../src/client";
 import { startEmulator } from "../src/emulator";
 import { PodProvider } from "../src/resources/pod";
-import { captureProgramFile, PROJECT, PROJECT_DIR, ProviderPlugin, SECRET_KEYS, urnOf } from "../test/engine/harness";
+import { captureProgramFile, POD_PROGRAM, PROJECT, PROJECT_DIR, ProviderPlugin, SECRET_KEYS, urnOf } from "../tools/engine";
 import { median } from "./common";
 
-const ROOT = path.resolve(__dirname, "..");
-const PROGRAM = path.join(ROOT, "test/engine/fixtures/pod-program.js");
+const PROGRAM = POD_PROGRAM;
 const KEY = "cp_bench_plugin_000000000000000";
 const POLL_MS = 5;
 

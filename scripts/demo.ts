@@ -1,6 +1,6 @@
 /**
  * `npm run demo`: the quickstart's whole life against an embedded emulator, driven by the
- * engine harness (test/engine/harness.ts). The harness plays the Pulumi engine's side around
+ * engine harness (tools/engine). The harness plays the Pulumi engine's side around
  * Pulumi's own dynamic-provider plugin; it is a test tool and not a substitute for `pulumi up`.
  * Exits non-zero unless every phase succeeded and the emulator is left with no pod, volume
  * or endpoint.

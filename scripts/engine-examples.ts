@@ -1,5 +1,5 @@
 /**
- * The example programs as the engine harness (test/engine/harness.ts) sees them: each
+ * The example programs as the engine harness (tools/engine) sees them: each
  * `examples/<name>/index.ts` run under `setMocks` in a child `node`, compiled by the TypeScript
  * that `pulumi up` would use, with a stack's config; and the registrations' cross-resource
  * inputs resolved the way the engine resolves them. Shared by `npm run demo` and the engine
@@ -7,7 +7,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { captureProgramFile, type EngineStack, type Registration, UNKNOWN, urnOf } from "../test/engine/harness";
+import { captureProgramFile, type EngineStack, type Registration, UNKNOWN, urnOf } from "../tools/engine";
 
 export const ROOT = path.resolve(__dirname, "..");
 export const EXAMPLES_DIR = path.join(ROOT, "examples");

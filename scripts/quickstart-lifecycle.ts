@@ -6,7 +6,7 @@
  * `npm run demo` prints what it returns; test/engine/examples-lifecycle.test.ts asserts it.
  */
 import type { Emulator } from "../src/emulator";
-import { EngineStack, type OperationResult, ProviderPlugin, type Registration } from "../test/engine/harness";
+import { EngineStack, type OperationResult, ProviderPlugin, type Registration } from "../tools/engine";
 import { captureExample, exampleDir, projectName, resolvingIds } from "./engine-examples";
 
 export const QUICKSTART_IMAGE = "pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime";

@@ -11,9 +11,7 @@
  *   npm run soak -- --rounds 4 --concurrency 3 --seconds 300 --seed 1 --retries 1,4
  */
 import { parseArgs } from "node:util";
-import { emptyFigures, type Figures, PROFILES, type Profile, runLifecycle } from "../test/faults/lifecycles";
-import { faultCounts, liveEndpoints, livePods, SENTINEL_KEY, startRig } from "../test/faults/rig";
-import { placesWith } from "../test/security/scan";
+import { emptyFigures, faultCounts, type Figures, liveEndpoints, livePods, placesWith, type Profile, PROFILES, runLifecycle, SENTINEL_KEY, startRig } from "../tools/faults";
 
 const { values } = parseArgs({
   options: {

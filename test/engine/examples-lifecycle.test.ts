@@ -12,7 +12,7 @@ import {
   runQuickstartLifecycle,
   UPDATED_IMAGE,
 } from "../../scripts/quickstart-lifecycle";
-import { captureProgram, EngineStack, ProviderPlugin } from "./harness";
+import { captureProgram, EngineStack, ProviderPlugin } from "../../tools/engine";
 
 let emu: Emulator;
 

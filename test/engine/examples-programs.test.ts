@@ -5,7 +5,7 @@
 import { execFile } from "node:child_process";
 import * as path from "node:path";
 import { captureExample, type ExampleName, exampleDir, ROOT, stackConfig } from "../../scripts/engine-examples";
-import type { Registration } from "./harness";
+import type { Registration } from "../../tools/engine";
 
 const TSC = path.join(ROOT, "node_modules/typescript-native/bin/tsc");
 // Nothing listens here: a program that sent a request during preview would fail loudly.

@@ -9,7 +9,7 @@ import { ComputePlatform } from "../../src/client";
 import { type Emulator, startEmulator } from "../../src/emulator";
 import { NetworkVolume, type NetworkVolumeArgs } from "../../src/resources/network-volume";
 import { Pod } from "../../src/resources/pod";
-import { captureProgram, EngineStack, PROJECT, PROJECT_DIR, ProviderPlugin, type Registration, SECRET_KEYS, urnOf } from "./harness";
+import { captureProgram, EngineStack, PROJECT, PROJECT_DIR, ProviderPlugin, type Registration, SECRET_KEYS, urnOf } from "../../tools/engine";
 
 const KEY = "cp_sentinel_volume_8b31f07c2e";
 const QUOTAS = { minute: 100_000, hour: 1_000_000, day: 10_000_000 };

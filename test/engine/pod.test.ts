@@ -3,12 +3,11 @@
 // replaces; create waits for RUNNING; update in place; replace gets a fresh auto-name; stop and
 // start through desiredStatus; refresh shows drift and the next up undoes it; a pod in ERROR is
 // kept with its id (ErrorResourceInitFailed) and the next up repairs the same pod; destroy.
-import * as path from "node:path";
 import { ComputePlatform } from "../../src/client";
 import { type Emulator, startEmulator } from "../../src/emulator";
-import { captureProgramFile, EngineStack, PROJECT, PROJECT_DIR, ProviderCallError, ProviderPlugin, type Registration, SECRET_KEYS, UNKNOWN } from "./harness";
+import { captureProgramFile, EngineStack, PROJECT, PROJECT_DIR, POD_PROGRAM, ProviderCallError, ProviderPlugin, type Registration, SECRET_KEYS, UNKNOWN } from "../../tools/engine";
 
-const PROGRAM = path.join(__dirname, "fixtures/pod-program.js");
+const PROGRAM = POD_PROGRAM;
 const KEY = "cp_sentinel_pod_engine_5e1d77a0";
 
 let emu: Emulator;

@@ -7,7 +7,7 @@
 import { ComputePlatform } from "../../src/client";
 import { type Emulator, startEmulator } from "../../src/emulator";
 import { ServerlessEndpoint, type ServerlessEndpointArgs } from "../../src/resources/serverless-endpoint";
-import { captureProgram, EngineStack, PROJECT, PROJECT_DIR, ProviderCallError, ProviderPlugin, type Registration, SECRET_KEYS } from "./harness";
+import { captureProgram, EngineStack, PROJECT, PROJECT_DIR, ProviderCallError, ProviderPlugin, type Registration, SECRET_KEYS } from "../../tools/engine";
 
 const KEY = "cp_sentinel_endpoint_5e1d2c9b70";
 const QUOTAS = { minute: 100_000, hour: 1_000_000, day: 10_000_000 };

@@ -5,7 +5,7 @@
 // the emulator over real HTTP.
 import * as path from "node:path";
 import { type Emulator, startEmulator } from "../../src/emulator";
-import { captureProgramFile, EngineStack, PROJECT, PROJECT_DIR, ProviderPlugin, type Registration, SECRET_KEYS } from "./harness";
+import { captureProgramFile, EngineStack, PROJECT, PROJECT_DIR, ProviderPlugin, type Registration, SECRET_KEYS } from "../../tools/engine";
 
 const ROOT = path.resolve(__dirname, "../..");
 // The project directory: its node_modules/pulumi-computeplatform is the workspace link.

@@ -7,7 +7,7 @@
  * those looks fail too, the next `up` finds the object by its owner token: interrupted.test.ts.)
  */
 import { seededRandom } from "../../src/emulator/faults";
-import { liveEndpoints, livePods, MiniEngine, type Rig, startRig } from "./rig";
+import { liveEndpoints, livePods, MiniEngine, type Rig, startRig } from "../../tools/faults";
 
 type Fate = "ok" | "cut" | "5xx";
 

@@ -5,7 +5,7 @@
  * and the stack would point at an endpoint that no longer exists.
  */
 import { seededRandom } from "../../src/emulator/faults";
-import { type Rig, startRig } from "./rig";
+import { type Rig, startRig } from "../../tools/faults";
 
 /** A seed whose first roll at `rate` fails (then one roll picks the status) and whose next roll passes. */
 function seedFailingFirstOnly(rate: number): number {

@@ -1,5 +1,5 @@
 /**
- * One stack lifecycle through Pulumi's own dynamic-provider plugin (test/engine/harness.ts)
+ * One stack lifecycle through Pulumi's own dynamic-provider plugin (tools/engine)
  * while the emulator injects 429s, 5xx and cut connections, and the first pod ends in ERROR:
  * create (fails, the pod kept with its id), the fixed program, an in-place update, a replace
  * of both resources, refresh, destroy; each operation run again until it succeeds, as a user
@@ -12,9 +12,8 @@
 import type { Emulator } from "../../src/emulator";
 import { Pod } from "../../src/resources/pod";
 import { ServerlessEndpoint } from "../../src/resources/serverless-endpoint";
-import { captureProgram, EngineStack, type OperationResult, type ProviderPlugin, type Registration } from "../engine/harness";
-import { errorSurfaces, placesWith } from "../security/scan";
-import { CONFIG_SECRETS, faultCounts, liveEndpoints, livePods, PROJECT, SENTINEL_KEY, stackConfig, startPlugin, startSentinelEmulator } from "./rig";
+import { captureProgram, EngineStack, type OperationResult, type ProviderPlugin, type Registration } from "../../tools/engine";
+import { CONFIG_SECRETS, errorSurfaces, faultCounts, liveEndpoints, livePods, placesWith, PROJECT, SENTINEL_KEY, stackConfig, startPlugin, startSentinelEmulator } from "../../tools/faults";
 /** Runs of one operation before the test gives up on it, as a user would give up. */
 const ATTEMPTS = 6;
 

@@ -1,6 +1,6 @@
 /**
  * The provider process killed mid-operation, through Pulumi's own dynamic-provider plugin
- * (test/engine/harness.ts). The kill lands at the most ambiguous moment: the platform has
+ * (tools/engine). The kill lands at the most ambiguous moment: the platform has
  * processed the request (the emulator answers slowly, so its log shows the request before the
  * plugin sees the answer) and the plugin dies before it can report. The engine sees the call
  * fail with no id, as it does when a plugin crashes; the next run starts a new plugin on the
@@ -23,8 +23,8 @@ import { ComputePlatform } from "../../src/client";
 import type { Emulator } from "../../src/emulator";
 import { Pod, type PodArgs } from "../../src/resources/pod";
 import { ServerlessEndpoint, type ServerlessEndpointArgs, ServerlessEndpointProvider } from "../../src/resources/serverless-endpoint";
-import { captureProgram, EngineStack, type ProviderPlugin, urnOf } from "../engine/harness";
-import { CONFIG_SECRETS, livePods, PROJECT, SENTINEL_KEY, stackConfig, startPlugin as startPluginFor, startSentinelEmulator } from "./rig";
+import { captureProgram, EngineStack, type ProviderPlugin, urnOf } from "../../tools/engine";
+import { CONFIG_SECRETS, livePods, PROJECT, SENTINEL_KEY, stackConfig, startPlugin as startPluginFor, startSentinelEmulator } from "../../tools/faults";
 
 /** Long enough that the kill always lands before the answer; short enough to keep the suite quick. */
 const SLOW_MS = 150;

@@ -8,8 +8,7 @@
  * that is gone; every failure says what failed; every stack is destroyed at the end.
  * `npm run soak` runs the same lifecycles many more times.
  */
-import { emptyFigures, PROFILES, runLifecycle } from "./lifecycles";
-import { faultCounts, livePods, liveEndpoints, type Rig, startRig } from "./rig";
+import { emptyFigures, faultCounts, liveEndpoints, livePods, PROFILES, type Rig, runLifecycle, startRig } from "../../tools/faults";
 
 let rig: Rig;
 beforeAll(async () => {

@@ -8,7 +8,7 @@
 import * as http from "node:http";
 import fc from "fast-check";
 import { type Emulator, startEmulator } from "../../src/emulator";
-import { SENTINEL_KEY } from "../faults/rig";
+import { SENTINEL_KEY } from "../../tools/faults";
 
 let emu: Emulator;
 let podId: string;

@@ -5,7 +5,7 @@
  * makes a provider or the emulator throw anything but a clear, named failure.
  */
 import fc from "fast-check";
-import { startRig, type Rig } from "../faults/rig";
+import { startRig, type Rig } from "../../tools/faults";
 import { ENDPOINT_MUTATIONS, hostile, names, POD_MUTATIONS, validEndpointArgs, validPodArgs } from "./arbitraries";
 
 const SEED = 20261122;

@@ -6,7 +6,7 @@
 import { ComputePlatform } from "../../src/client";
 import { PodProvider } from "../../src/resources/pod";
 import { ServerlessEndpointProvider } from "../../src/resources/serverless-endpoint";
-import { compressedClock, READ_ONLY_KEY, type Rig, SENTINEL_KEY, startRig } from "../faults/rig";
+import { compressedClock, READ_ONLY_KEY, type Rig, SENTINEL_KEY, startRig } from "../../tools/faults";
 
 let rig: Rig;
 beforeAll(async () => {

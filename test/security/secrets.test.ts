@@ -12,10 +12,8 @@ import { inspect } from "node:util";
 import type { Emulator } from "../../src/emulator";
 import { Pod } from "../../src/resources/pod";
 import { ServerlessEndpoint } from "../../src/resources/serverless-endpoint";
-import { captureProgram, EngineStack } from "../engine/harness";
-import { emptyFigures, PROFILES, runLifecycle } from "../faults/lifecycles";
-import { PROJECT, SENTINEL_KEY, stackConfig, startPlugin, startRig, startSentinelEmulator } from "../faults/rig";
-import { errorSurfaces, placesWith } from "./scan";
+import { captureProgram, EngineStack } from "../../tools/engine";
+import { emptyFigures, errorSurfaces, placesWith, PROFILES, PROJECT, runLifecycle, SENTINEL_KEY, stackConfig, startPlugin, startRig, startSentinelEmulator } from "../../tools/faults";
 
 const WRONG_KEY = "cp_sentinel_wrong_4d1f0a_e41b";
 let scansPassed = 0;

@@ -6,8 +6,10 @@
  * again, a bounded number of times; after every operation the emulator's own state is
  * audited against the stack.
  */
-import { audit, type Declaration, type Failure, MiniEngine, type OpResult, type Rig, SENTINEL_KEY } from "./rig";
 import type { Faults } from "../../src/emulator";
+import { audit } from "./audit";
+import { type Declaration, type Failure, MiniEngine, type OpResult } from "./mini-engine";
+import { type Rig, SENTINEL_KEY } from "./rig";
 
 export interface Profile {
   name: string;

@@ -14,9 +14,9 @@ import {
   ProviderPlugin,
   type Registration,
   UNKNOWN,
-} from "./harness";
+} from "../../../tools/engine";
 
-const ROOT = path.resolve(__dirname, "../..");
+const ROOT = path.resolve(__dirname, "../../..");
 const TOKEN = "fixture-token-0d9f3c";
 const CONFIG = { "fixture:greeting": "hello", "fixture:token": TOKEN };
 const PROJECT = "fixture";

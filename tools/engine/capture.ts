@@ -1,0 +1,69 @@
+// Programs under Pulumi's mocks: what a program registers, as the SDK sends it to the engine.
+import { execFile } from "node:child_process";
+import * as path from "node:path";
+
+const runner: {
+  capture(program: () => unknown, opts: CaptureOptions): Promise<Registration[]>;
+} = require("./capture-runner.js");
+
+/** One RegisterResource request, as the SDK sent it (inputs in wire form). */
+export interface Registration {
+  type: string;
+  name: string;
+  custom: boolean;
+  inputs: Record<string, unknown>;
+  options: {
+    deleteBeforeReplace: boolean;
+    protect: boolean;
+    ignoreChanges: string[];
+    replaceOnChanges: string[];
+    additionalSecretOutputs: string[];
+    dependencies: string[];
+  };
+}
+
+export interface CaptureOptions {
+  project?: string;
+  stack?: string;
+  /** Mocks in preview mode. @default false */
+  preview?: boolean;
+  /** Stack config, full keys (`computeplatform:apiUrl`). */
+  config?: Record<string, string>;
+  /** Which config keys are secret. */
+  secretKeys?: string[];
+  /** Where the program's own `@pulumi/pulumi` is resolved from. @default process.cwd() */
+  cwd?: string;
+  /** Extra environment of the program process (`captureProgramFile` only). */
+  env?: Record<string, string | undefined>;
+}
+
+/**
+ * Run a program function in this process under `setMocks`; returns the custom resources'
+ * registrations (the stack resource is left out). Runs after jest's transform, so a function
+ * defined in a test file serializes as the transformed text; use `captureProgramFile` when the
+ * exact compiled text matters.
+ */
+export async function captureProgram(program: () => unknown, opts: CaptureOptions = {}): Promise<Registration[]> {
+  const regs = await runner.capture(program, opts);
+  return regs.filter((r) => r.custom);
+}
+
+/**
+ * Run a compiled program file (CommonJS) in a child `node`, the way the language host runs it:
+ * no test transform, cwd = its directory unless given, so `__provider` is the exact text
+ * `pulumi up` would store.
+ */
+export async function captureProgramFile(file: string, opts: CaptureOptions = {}): Promise<Registration[]> {
+  const cwd = opts.cwd ?? path.dirname(file);
+  const script = path.join(__dirname, "capture-runner.js");
+  const stdout = await new Promise<string>((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [script, path.resolve(file), JSON.stringify({ ...opts, env: undefined, cwd })],
+      { cwd, env: { ...process.env, ...opts.env }, timeout: 30_000, maxBuffer: 16 * 1024 * 1024 },
+      (err, out, errOut) => (err ? reject(new Error(`program ${file} failed: ${errOut || err.message}`)) : resolve(out)),
+    );
+  });
+  const regs: Registration[] = JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}").registrations;
+  return regs.filter((r) => r.custom);
+}
