@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { startRig, type Rig } from "../../tools/faults";
-import { ENDPOINT_MUTATIONS, hostile, names, POD_MUTATIONS, validEndpointArgs, validPodArgs } from "./arbitraries";
+import { ENDPOINT_MUTATIONS, hostile, names, POD_MUTATIONS, validEndpointArgs, validPodArgs } from "../helpers/arbitraries";
 
 const SEED = 20261122;
 let rig: Rig;

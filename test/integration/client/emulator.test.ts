@@ -10,7 +10,7 @@ import {
   type Pod,
 } from "../../../src/client";
 import { type Emulator, startEmulator } from "../../../src/emulator";
-import { FakeClock } from "../../unit/client/fake-clock";
+import { FakeClock } from "../../helpers/fake-clock";
 
 // The client against the emulator (a second, independent reading of the spec) over real HTTP.
 

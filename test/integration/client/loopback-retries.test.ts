@@ -9,8 +9,8 @@ import {
   systemClock,
   TimeoutError,
 } from "../../../src/client";
-import { FakeClock } from "../../unit/client/fake-clock";
-import { type Handler, startLoopback, wirePod } from "./loopback";
+import { FakeClock } from "../../helpers/fake-clock";
+import { type Handler, startLoopback, wirePod } from "../../helpers/loopback";
 
 // Real HTTP on a loopback port, with answers scripted to the fault under test.
 

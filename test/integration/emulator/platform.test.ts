@@ -2,7 +2,7 @@
 // volumes (open-parts), rate limits (8), the routes to ServerlessService, and HTTP hygiene.
 import { parseList } from "structured-headers";
 import type { Emulator } from "../../../src/emulator";
-import { client, FULL, READ_ONLY, RTX4090, start } from "./rest-helpers";
+import { client, FULL, READ_ONLY, RTX4090, start } from "../../helpers/emulator-rest";
 
 let emu: Emulator;
 const api = client(() => emu);

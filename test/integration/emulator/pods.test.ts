@@ -1,7 +1,7 @@
 // Conformance of the emulator's pod operations, one test per rule of the spec (sections 2,
 // 3, 4, 7, 8) and open-parts, over real HTTP with millisecond timings.
 import type { Emulator } from "../../../src/emulator";
-import { A100, client, MI300X, RTX4090, seen, start } from "./rest-helpers";
+import { A100, client, MI300X, RTX4090, seen, start } from "../../helpers/emulator-rest";
 
 let emu: Emulator;
 const api = client(() => emu);

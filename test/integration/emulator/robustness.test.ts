@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Emulator } from "../../../src/emulator";
 import { writeFileAtomic } from "../../../src/emulator/state-file";
-import { client, FULL, RTX4090, start } from "./rest-helpers";
+import { client, FULL, RTX4090, start } from "../../helpers/emulator-rest";
 
 const REPO = join(__dirname, "../../..");
 let dir: string;

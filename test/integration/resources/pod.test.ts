@@ -9,7 +9,7 @@ import { type Clock, systemClock } from "../../../src/client/core/clock";
 import { type Emulator, type Faults, startEmulator } from "../../../src/emulator";
 import { createBody, matchesCreate, PodInitError, type PodOutputs, PodProvider } from "../../../src/resources/pod";
 import { checkPod, LOGICAL_NAME_KEY, type PodInputs } from "../../../src/resources/pod-schema";
-import { SteppedClock, trackedClient } from "./stepped-clock";
+import { SteppedClock, trackedClient } from "../../helpers/stepped-clock";
 
 const QUOTAS = { minute: 1_000_000, hour: 10_000_000, day: 100_000_000 };
 const POLL = { intervalMs: 10, maxIntervalMs: 30, backoff: 1.5 };

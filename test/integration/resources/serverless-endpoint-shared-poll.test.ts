@@ -8,7 +8,7 @@
 import { ComputePlatform } from "../../../src/client";
 import { type Emulator, startEmulator } from "../../../src/emulator";
 import { ServerlessEndpointProvider } from "../../../src/resources/serverless-endpoint";
-import { SteppedClock, tracked } from "./stepped-clock";
+import { SteppedClock, tracked } from "../../helpers/stepped-clock";
 
 let emu: Emulator;
 let client: ComputePlatform;

@@ -11,8 +11,8 @@ import {
   PodUpdateParamsSchema,
   RunSyncResponseSchema,
 } from "../../../src/client/schemas";
-import { FakeClock } from "./fake-clock";
-import { wirePod } from "../../integration/client/loopback";
+import { FakeClock } from "../../helpers/fake-clock";
+import { wirePod } from "../../helpers/loopback";
 
 const transport = new Transport({
   apiKey: "k_test_1234",

@@ -1,4 +1,4 @@
-import type { Clock } from "../../../src/client/core/clock";
+import type { Clock } from "../../src/client/core/clock";
 
 /**
  * A clock whose `sleep` advances `now` at once and records the wait, so a test of a

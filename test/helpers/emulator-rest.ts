@@ -1,6 +1,6 @@
 // Shared by the REST conformance tests: a started emulator with millisecond timings, and a
 // `fetch` wrapper that returns status, headers and the parsed body.
-import { type Emulator, type EmulatorOptions, startEmulator } from "../../../src/emulator";
+import { type Emulator, type EmulatorOptions, startEmulator } from "../../src/emulator";
 
 export const FULL = "cp_test_full_rest_0123456789";
 export const READ_ONLY = "cp_test_read_rest_0123456789";

@@ -1,4 +1,4 @@
-import type { Clock } from "../../../src/client/core/clock";
+import type { Clock } from "../../src/client/core/clock";
 
 /**
  * Time for tests that poll a real server: it moves only when nothing is in flight. Every
