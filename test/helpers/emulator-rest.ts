@@ -89,3 +89,31 @@ export function client(emu: () => Emulator) {
 export const seen = (pod: any): string[] => pod.__seen;
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A problem+json answer (spec 7) with `status`, a title and a detail. */
+export function expectProblem(r: { status: number; headers: Headers; body: any }, status: number): void {
+  expect(r.status).toBe(status);
+  expect(r.headers.get("content-type")).toBe("application/problem+json");
+  expect(r.body).toEqual(
+    expect.objectContaining({ title: expect.any(String), status, detail: expect.any(String) }),
+  );
+}
+
+/**
+ * One emulator for a whole test file: started before its tests, closed after them. `emu()` is
+ * the running emulator; `api` calls it.
+ */
+export function sharedEmulator(options: EmulatorOptions = {}): { emu: () => Emulator; api: ReturnType<typeof client> } {
+  let running: Emulator | undefined;
+  beforeAll(async () => {
+    running = await start(options);
+  });
+  afterAll(async () => {
+    await running?.close();
+  });
+  const emu = (): Emulator => {
+    if (!running) throw new Error("the emulator runs only while the file's tests do");
+    return running;
+  };
+  return { emu, api: client(emu) };
+}

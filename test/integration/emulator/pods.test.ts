@@ -1,18 +1,9 @@
 // Conformance of the emulator's pod operations, one test per rule of the spec (sections 2,
 // 3, 4, 7, 8) and open-parts, over real HTTP with millisecond timings.
 import type { Emulator } from "../../../src/emulator";
-import { A100, client, MI300X, RTX4090, seen, start } from "../../helpers/emulator-rest";
+import { A100, client, MI300X, RTX4090, seen, sharedEmulator, start } from "../../helpers/emulator-rest";
 
-let emu: Emulator;
-const api = client(() => emu);
-
-beforeAll(async () => {
-  emu = await start();
-});
-
-afterAll(async () => {
-  await emu?.close();
-});
+const { api, emu } = sharedEmulator();
 
 const gpuPod = (more: Record<string, unknown> = {}) => ({ gpu: { id: RTX4090 }, ...more });
 const cpuPod = (more: Record<string, unknown> = {}) => ({ cpu: { id: "cpu3c", vcpuCount: 4 }, ...more });
@@ -258,22 +249,22 @@ describe("createPod: cross-field rules -> 400 with a detail naming the rule (ope
   });
 
   test("open-parts: no capacity for the GPU type in the allowed data centers -> 400 'no capacity'", async () => {
-    emu.setFaults({ noCapacity: [{ gpuId: A100 }] });
+    emu().setFaults({ noCapacity: [{ gpuId: A100 }] });
     try {
       await create400({ gpu: { id: A100 } }, /no capacity/);
     } finally {
-      emu.setFaults({});
+      emu().setFaults({});
     }
   });
 
   test("open-parts: no capacity in one data center -> the scheduler places the pod in the next allowed one", async () => {
-    emu.setFaults({ noCapacity: [{ gpuId: A100, dataCenterId: "US-TX-3" }] });
+    emu().setFaults({ noCapacity: [{ gpuId: A100, dataCenterId: "US-TX-3" }] });
     try {
       const pod = await api.createPod({ gpu: { id: A100 }, dataCenterIds: ["US-TX-3", "US-KS-2"] });
       expect(pod.dataCenterId).toBe("US-KS-2");
       await create400({ gpu: { id: A100 }, dataCenterIds: ["US-TX-3"] }, /no capacity/);
     } finally {
-      emu.setFaults({});
+      emu().setFaults({});
     }
   });
 });
@@ -446,7 +437,7 @@ describe("pod life on timers (spec 3, open-parts)", () => {
   });
 
   test("open-parts: terminate works from every other status (EXITED, ERROR, STARTING)", async () => {
-    emu.setFaults({ errorImages: [/^broken/] });
+    emu().setFaults({ errorImages: [/^broken/] });
     try {
       const a = await api.createPod(gpuPod({ image: "broken:1" }));
       const b = await api.createPod(gpuPod());
@@ -460,7 +451,7 @@ describe("pod life on timers (spec 3, open-parts)", () => {
         expect((await api.post(`/v2/pods/${id}/action`, { action: "terminate" })).status).toBe(204);
       }
     } finally {
-      emu.setFaults({});
+      emu().setFaults({});
     }
   });
 
@@ -488,7 +479,7 @@ describe("pod life on timers (spec 3, open-parts)", () => {
   });
 
   test("open-parts: an image the platform cannot start ends in ERROR; start retries and fails again", async () => {
-    emu.setFaults({ errorImages: ["^crashloop:"] });
+    emu().setFaults({ errorImages: ["^crashloop:"] });
     try {
       const pod = await api.createPod(gpuPod({ image: "crashloop:1" }));
       const failed = await api.waitFor(pod.id, "ERROR");
@@ -499,12 +490,12 @@ describe("pod life on timers (spec 3, open-parts)", () => {
       expect(r.body.status).toBe("STARTING");
       await api.waitFor(pod.id, "ERROR");
     } finally {
-      emu.setFaults({});
+      emu().setFaults({});
     }
   });
 
   test("open-parts: ERROR -> start -> RUNNING once the image is fixed by an update", async () => {
-    emu.setFaults({ errorImages: ["^crashloop:"] });
+    emu().setFaults({ errorImages: ["^crashloop:"] });
     try {
       const pod = await api.createPod(gpuPod({ image: "crashloop:1" }));
       await api.waitFor(pod.id, "ERROR");
@@ -513,7 +504,7 @@ describe("pod life on timers (spec 3, open-parts)", () => {
       await api.post(`/v2/pods/${pod.id}/action`, { action: "start" });
       await api.waitFor(pod.id, "RUNNING");
     } finally {
-      emu.setFaults({});
+      emu().setFaults({});
     }
   });
 

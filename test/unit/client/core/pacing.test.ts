@@ -1,6 +1,6 @@
 // The per-key budget of PacingRegistry, step by step with explicit times: requests are counted
 // when they go, not when `r=0` comes back, so concurrent requests never outrun a window.
-import { type PacingDecision, PacingRegistry, type PacingTicket } from "../../../src/client/core/pacing";
+import { type PacingDecision, PacingRegistry, type PacingTicket } from "../../../../src/client/core/pacing";
 
 const KEY = "k";
 const headers = (r: number, t: number, q = 3, w = 60) => ({

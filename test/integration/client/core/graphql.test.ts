@@ -12,9 +12,9 @@ import {
   RateLimitError,
   ResponseValidationError,
   sharedPacing,
-} from "../../../src/client";
-import { FakeClock } from "../../helpers/fake-clock";
-import { type Handler, startLoopback } from "../../helpers/loopback";
+} from "../../../../src/client";
+import { FakeClock } from "../../../helpers/fake-clock";
+import { type Handler, startLoopback } from "../../../helpers/loopback";
 
 // A key with characters that change under percent-encoding, so both forms are searched for.
 const KEY = "cp_live_Zx9+/Key=Secret_000111";

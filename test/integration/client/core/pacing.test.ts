@@ -1,8 +1,8 @@
 // Pacing against the emulator's own windows with requests in flight at once: the budget counts
 // each request before it goes, so a burst larger than the window waits for the reset instead of
 // earning 429s (reading `r=0` after the fact cannot: the burst is out before any answer says so).
-import { ComputePlatform, PacingRegistry } from "../../../src/client";
-import { startEmulator } from "../../../src/emulator";
+import { ComputePlatform, PacingRegistry } from "../../../../src/client";
+import { startEmulator } from "../../../../src/emulator";
 
 test("12 concurrent requests with a quota of 5 a window: every one answered 200, none refused", async () => {
   // A minute of the emulator lasts one real second here.

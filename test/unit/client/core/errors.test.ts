@@ -12,8 +12,8 @@ import {
   problemFields,
   RateLimitError,
   UnprocessableEntityError,
-} from "../../../src/client/core/errors";
-import { graphqlError } from "../../../src/client/core/graphql";
+} from "../../../../src/client/core/errors";
+import { graphqlError } from "../../../../src/client/core/graphql";
 
 const URL_ = "http://127.0.0.1:1/v2/pods";
 

@@ -8,9 +8,9 @@ import {
   RateLimitError,
   systemClock,
   TimeoutError,
-} from "../../../src/client";
-import { FakeClock } from "../../helpers/fake-clock";
-import { type Handler, startLoopback, wirePod } from "../../helpers/loopback";
+} from "../../../../src/client";
+import { FakeClock } from "../../../helpers/fake-clock";
+import { type Handler, startLoopback, wirePod } from "../../../helpers/loopback";
 
 // Real HTTP on a loopback port, with answers scripted to the fault under test.
 

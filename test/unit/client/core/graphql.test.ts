@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { Kind, type ObjectValueNode, type OperationDefinitionNode, parse, type FieldNode } from "graphql";
-import { buildDocument, EnumLiteral, valueNode } from "../../../src/client/core/graphql";
-import { deleteEndpointDocument, myselfDocument, saveEndpointDocument } from "../../../src/client/endpoints";
+import { buildDocument, EnumLiteral, valueNode } from "../../../../src/client/core/graphql";
+import { deleteEndpointDocument, myselfDocument, saveEndpointDocument } from "../../../../src/client/endpoints";
 
 /** The `input` object of the first root field of a printed document, read back by graphql-js. */
 function inputOf(doc: string): ObjectValueNode {

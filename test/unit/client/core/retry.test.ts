@@ -6,7 +6,7 @@ import {
   parseRetryAfter,
   retryDelayMs,
   serverDelayMs,
-} from "../../../src/client/core/retry";
+} from "../../../../src/client/core/retry";
 
 const NOW = Date.UTC(2026, 0, 1, 12, 0, 0);
 const POLICY = '"minute";q=60;w=60, "hour";q=3000;w=3600, "day";q=50000;w=86400';
