@@ -1,0 +1,87 @@
+// The computeplatform-emulator command (src/emulator/cli.ts) as a user starts it.
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import { join } from "node:path";
+import { RTX4090 } from "../../helpers/emulator-rest";
+
+const REPO = join(__dirname, "../../..");
+
+describe("the computeplatform-emulator command (dist/emulator/cli.js; `npm test` builds first)", () => {
+  const cli = join(REPO, "dist/emulator/cli.js");
+  const node = process.execPath;
+
+  function run(args: string[]): { child: ReturnType<typeof spawn>; output: () => string } {
+    const child = spawn(node, [cli, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let text = "";
+    child.stdout!.on("data", (d) => {
+      text += d;
+    });
+    child.stderr!.on("data", (d) => {
+      text += d;
+    });
+    return { child, output: () => text };
+  }
+
+  async function until(cond: () => boolean, limitMs = 10_000): Promise<void> {
+    const deadline = Date.now() + limitMs;
+    while (!cond()) {
+      if (Date.now() > deadline) throw new Error("timed out waiting for the emulator command");
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  const exited = (child: ReturnType<typeof spawn>) =>
+    new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+
+  test("the bin starts with a node shebang", () => {
+    expect(fs.readFileSync(join(REPO, "src/emulator/cli.ts"), "utf8").split("\n")[0]).toBe("#!/usr/bin/env node");
+  });
+
+  test("--help lists every option", async () => {
+    const { child, output } = run(["--help"]);
+    expect(await exited(child)).toBe(0);
+    for (const flag of [
+      "--port", "--host", "--key", "--state-file", "--quota-minute", "--quota-hour", "--quota-day", "--provisioning-ms",
+      "--starting-ms", "--drain-ms", "--time-scale", "--seed", "--rate-429", "--rate-5xx", "--drop-rate", "--slow-ms",
+      "--error-image", "--no-capacity",
+    ]) {
+      expect(output()).toContain(flag);
+    }
+  });
+
+  test("an unknown flag exits 2 with a message", async () => {
+    const { child, output } = run(["--bogus"]);
+    expect(await exited(child)).toBe(2);
+    expect(output()).toMatch(/bogus/);
+  });
+
+  test("it prints its address, a working key and the env vars; keys, quotas and faults apply; SIGTERM closes it", async () => {
+    const { child, output } = run([
+      "--port", "0", "--key", "cp_cli_full", "--key", "cp_cli_ro:read", "--quota-minute", "3", "--time-scale", "10",
+      "--no-capacity", `${RTX4090}@US-TX-3`,
+    ]);
+    try {
+      await until(() => /COMPUTEPLATFORM_API_KEY=/.test(output()));
+      const url = /export COMPUTEPLATFORM_API_URL=(\S+)/.exec(output())![1];
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(output()).toContain("export COMPUTEPLATFORM_API_KEY=cp_cli_full");
+      const h = { authorization: "Bearer cp_cli_full", "content-type": "application/json" };
+      const created = await fetch(`${url}/v2/pods`, {
+        method: "POST",
+        headers: h,
+        body: JSON.stringify({ name: "x", image: "i", gpu: { id: RTX4090 }, dataCenterIds: ["US-TX-3"] }),
+      });
+      expect(created.status).toBe(400);
+      expect(created.headers.get("ratelimit-policy")).toMatch(/^"minute";q=3;w=6, /);
+      const ro = await fetch(`${url}/v2/network-volumes`, {
+        method: "POST",
+        headers: { ...h, authorization: "Bearer cp_cli_ro" },
+        body: JSON.stringify({ name: "v", size: 10, dataCenter: "US-TX-3" }),
+      });
+      expect(ro.status).toBe(403);
+    } finally {
+      child.kill("SIGTERM");
+    }
+    expect(await exited(child)).toBe(0);
+  });
+});

@@ -1,0 +1,124 @@
+// The emulator's state file: what survives a restart, and what a damaged file does.
+import * as fs from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { writeFileAtomic } from "../../../src/emulator/state-file";
+import { client, FULL, RTX4090, start } from "../../helpers/emulator-rest";
+
+let dir: string;
+
+beforeAll(() => {
+  dir = fs.mkdtempSync(join(tmpdir(), "cp-emu-"));
+});
+
+afterAll(() => {
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe("state file", () => {
+  test("pods, volumes, endpoints and id counters survive a restart", async () => {
+    const file = join(dir, "survive.json");
+    const first = await start({ stateFile: file });
+    const api1 = client(() => first);
+    const vol = await api1.createVolume("US-KS-2", 25);
+    const pod = await api1.createPod({
+      name: "kept",
+      gpu: { id: RTX4090 },
+      env: { A: "1" },
+      mounts: { network: [{ volumeId: vol.id, path: "/data" }] },
+    });
+    const gone = await api1.createPod({ name: "gone", gpu: { id: RTX4090 } });
+    await api1.del(`/v2/pods/${gone.id}`);
+    await fetch(`${first.url}/graphql?api_key=${FULL}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ query: 'mutation { saveEndpoint(input: { name: "ep", gpuIds: "ADA_24", templateId: "t" }) { id } }' }),
+    });
+    await first.close();
+
+    const second = await start({ stateFile: file });
+    try {
+      const api2 = client(() => second);
+      const again = await api2.get(`/v2/pods/${pod.id}`);
+      expect(again.status).toBe(200);
+      expect(again.body).toMatchObject({ name: "kept", dataCenterId: "US-KS-2", mounts: pod.mounts, env: pod.env });
+      expect((await api2.get(`/v2/pods/${gone.id}`)).body.status).toBe("TERMINATED");
+      expect((await api2.get(`/v2/network-volumes/${vol.id}`)).body).toEqual(vol);
+      expect(second.state().endpoints.map((e: any) => e.name)).toContain("ep");
+      const fresh = await api2.createPod({ gpu: { id: RTX4090 } });
+      expect([pod.id, gone.id]).not.toContain(fresh.id);
+      const newVol = await api2.createVolume();
+      expect(newVol.id).not.toBe(vol.id);
+    } finally {
+      await second.close();
+    }
+  });
+
+  test("timers resume from persisted timestamps: a pod created before the restart is RUNNING after it", async () => {
+    const file = join(dir, "resume.json");
+    let now = Date.parse("2026-03-01T00:00:00Z");
+    const clock = { now: () => now };
+    const timings = { provisioningMs: 1000, startingMs: 1000 };
+    const first = await start({ stateFile: file, clock, timings });
+    const pod = await client(() => first).createPod({ gpu: { id: RTX4090 } });
+    await first.close();
+    now += 1500;
+    const second = await start({ stateFile: file, clock, timings });
+    try {
+      const api2 = client(() => second);
+      expect((await api2.get(`/v2/pods/${pod.id}`)).body.status).toBe("STARTING");
+      now += 500;
+      const running = (await api2.get(`/v2/pods/${pod.id}`)).body;
+      expect(running.status).toBe("RUNNING");
+      expect(Date.parse(running.startedAt)).toBe(Date.parse(pod.createdAt) + 2000);
+    } finally {
+      await second.close();
+    }
+  });
+
+  test("every change is on disk before the response: the file parses and holds the pod, no temp files left", async () => {
+    const file = join(dir, "sync.json");
+    const emu = await start({ stateFile: file });
+    try {
+      const api = client(() => emu);
+      for (let i = 0; i < 20; i++) {
+        const pod = await api.createPod({ name: `n${i}`, gpu: { id: RTX4090 } });
+        const saved = JSON.parse(fs.readFileSync(file, "utf8"));
+        expect(saved.pods.map((p: any) => p.id)).toContain(pod.id);
+      }
+      expect(fs.readdirSync(dir).filter((f) => f.includes("sync.json"))).toEqual(["sync.json"]);
+    } finally {
+      await emu.close();
+    }
+  });
+
+  test("writes are atomic: a write that fails before the rename leaves the old file whole and no temp file", () => {
+    const file = join(dir, "atomic.json");
+    writeFileAtomic(file, '{"version":"old"}');
+    const io = {
+      openSync: fs.openSync,
+      writeSync: (fd: number, data: string) => fs.writeSync(fd, data.slice(0, 5)), // a torn write
+      fsyncSync: fs.fsyncSync,
+      closeSync: fs.closeSync,
+      renameSync: () => {
+        throw Object.assign(new Error("EIO: simulated crash"), { code: "EIO" });
+      },
+      rmSync: fs.rmSync,
+    };
+    expect(() => writeFileAtomic(file, '{"version":"new"}', io)).toThrow(/simulated crash/);
+    expect(fs.readFileSync(file, "utf8")).toBe('{"version":"old"}');
+    expect(fs.readdirSync(dir).filter((f) => f.includes("atomic.json"))).toEqual(["atomic.json"]);
+  });
+
+  test("an unwritable state-file path fails at start, not on the first change", async () => {
+    await expect(start({ stateFile: join(dir, "no-such-dir", "state.json") })).rejects.toThrow(/ENOENT/);
+  });
+
+  test("a torn or foreign state file refuses to start with a clear error (nothing is silently lost)", async () => {
+    const file = join(dir, "torn.json");
+    fs.writeFileSync(file, '{"version":1,"pods":[{"id"');
+    await expect(start({ stateFile: file })).rejects.toThrow(/torn\.json is not valid JSON/);
+    fs.writeFileSync(file, '{"version":99}');
+    await expect(start({ stateFile: file })).rejects.toThrow(/version 99/);
+  });
+});
