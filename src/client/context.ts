@@ -24,7 +24,13 @@ export class ClientContext {
     body: unknown,
     schema: S | undefined,
     what: string,
-    opts: RequestOptions & { mode?: RetryMode; setting?: AddressSetting; notFoundOnRetryIsSuccess?: boolean } = {},
+    opts: RequestOptions & {
+      mode?: RetryMode;
+      setting?: AddressSetting;
+      notFoundOnRetryIsSuccess?: boolean;
+      /** Values of `body` that must never reach an error or a log line (write-only credentials). */
+      writeOnly?: readonly string[];
+    } = {},
   ): Promise<z.infer<S>> {
     const setting = opts.setting ?? "apiUrl";
     const base = setting === "apiUrl" ? this.apiUrl : this.serverlessUrl;
@@ -36,6 +42,7 @@ export class ClientContext {
         auth: "bearer",
         setting,
         signal: opts.signal,
+        writeOnly: opts.writeOnly,
       },
       schema,
       what,
@@ -58,4 +65,12 @@ export function seg(id: string): string {
     throw new RequestValidationError("id", [{ path: "id", message: "must be a non-empty string" }]);
   }
   return encodeURIComponent(id);
+}
+
+/** `path` with the defined entries of `query` as its query string (none: `path` unchanged). */
+export function withQuery(path: string, query: Readonly<Record<string, string | number | undefined>>): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
+  const qs = params.toString();
+  return qs ? `${path}?${qs}` : path;
 }

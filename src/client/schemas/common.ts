@@ -17,6 +17,26 @@ export type Cloud = z.infer<typeof CloudSchema>;
 export const PortSchema = z.string().regex(/^\d{1,5}\/[a-z]+$/, "must be formatted <port>/<protocol>, e.g. 8888/http");
 export const EnvSchema = z.record(z.string(), z.string());
 
+/** The contract's ContainerConfig as an answer carries it (pods and templates). */
+export const containerConfigFields = {
+  image: z.string(),
+  args: z.string(),
+  disk: int(),
+  ports: z.array(z.string()),
+  env: EnvSchema,
+  registry: z.string().nullable(),
+};
+
+/** The contract's ContainerConfig as a create or update sends it, every field optional. */
+export const containerConfigParams = {
+  image: z.string().min(1).optional(),
+  args: z.string().optional(),
+  disk: int().min(1).optional(),
+  ports: z.array(PortSchema).optional(),
+  env: EnvSchema.optional(),
+  registry: z.string().nullable().optional(),
+};
+
 // Mounts as the wire answers them (pods; templates carry only `persistent`).
 export const PersistentMountSchema = z.looseObject({ size: int(), path: z.string() });
 export const NetworkMountSchema = z.looseObject({ volumeId: z.string(), path: z.string() });

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import {
   CloudSchema,
+  containerConfigFields,
+  containerConfigParams,
   CreateNetworkMountSchema,
   CreatePersistentMountSchema,
   dateTime,
@@ -63,13 +65,8 @@ export const PodSchema = z.looseObject({
   name: z.string(),
   status: PodStatusSchema,
   actions: z.array(PodActionSchema),
-  image: z.string(),
-  args: z.string(),
-  disk: int(),
+  ...containerConfigFields,
   mounts: MountsSchema,
-  ports: z.array(z.string()),
-  env: EnvSchema,
-  registry: z.string().nullable(),
   gpu: GpuConfigSchema.optional(),
   cpu: CpuConfigSchema.optional(),
   cloud: CloudSchema,
@@ -138,12 +135,7 @@ export type PodCreateParams = z.input<typeof PodCreateParamsSchema>;
 
 export const PodUpdateParamsSchema = z.strictObject({
   name: z.string().min(1).optional(),
-  image: z.string().min(1).optional(),
-  args: z.string().optional(),
-  disk: int().min(1).optional(),
-  ports: z.array(PortSchema).optional(),
-  env: EnvSchema.optional(),
-  registry: z.string().nullable().optional(),
+  ...containerConfigParams,
   mounts: MountsParamsSchema.optional(),
   locked: z.boolean().optional(),
   globalNetworking: z.boolean().optional(),
