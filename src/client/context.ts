@@ -56,7 +56,7 @@ export class ClientContext {
 export function checkParams<S extends z.ZodType>(schema: S, value: unknown, what: string): z.infer<S> {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  throw new RequestValidationError(what, fieldIssues(parsed.error));
+  throw new RequestValidationError(what, fieldIssues(parsed.error, value));
 }
 
 /** A path segment from a caller's id, percent-encoded so it cannot change the path. */

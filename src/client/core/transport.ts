@@ -332,7 +332,7 @@ export class Transport {
   validate<S extends z.ZodType>(schema: S, value: unknown, req: HttpRequest, what: string): z.infer<S> {
     const parsed = schema.safeParse(value);
     if (parsed.success) return parsed.data;
-    throw new ResponseValidationError(req.method, redactUrl(req.url), what, fieldIssues(parsed.error));
+    throw new ResponseValidationError(req.method, redactUrl(req.url), what, fieldIssues(parsed.error, value));
   }
 
   /** Close every pool (idle keep-alive sockets would otherwise linger). */

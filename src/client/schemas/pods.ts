@@ -20,6 +20,8 @@ export type PodStatus = z.infer<typeof PodStatusSchema>;
 
 export const PodActionSchema = z.enum(["start", "stop", "restart", "terminate"]);
 export type PodAction = z.infer<typeof PodActionSchema>;
+/** The body of `POST /v2/pods/{id}/action`. */
+export const PodActionRequestSchema = z.strictObject({ action: PodActionSchema });
 
 // --- Pod (response) ---
 
