@@ -35,10 +35,15 @@ export type {
   BillingQueryParams,
   BillingRecord,
   BillingResponse,
+  AvailabilityLevel,
+  CatalogAvailability,
   Cloud,
+  Compliance,
   CpuConfig,
   CpuFlavor,
+  CpuType,
   DataCenter,
+  DataCenterRegion,
   Endpoint,
   EndpointBillingAmounts,
   EndpointBillingRecord,
@@ -46,6 +51,7 @@ export type {
   EndpointInput,
   FlashBootType,
   GpuConfig,
+  GpuManufacturer,
   GpuType,
   Mounts,
   MountsParams,
@@ -78,6 +84,7 @@ export type {
   TemplateMounts,
   TemplateMountsParams,
   TemplateUpdateParams,
+  VolumeType,
 } from "./schemas";
 
 /** Options of `new ComputePlatform()`. Every setting may be left undefined. */
