@@ -67,10 +67,15 @@ export function seg(id: string): string {
   return encodeURIComponent(id);
 }
 
+/** A query value: lists go comma-separated (the contract's `style: form, explode: false`). */
+export type QueryValue = string | number | boolean | readonly string[] | undefined;
+
 /** `path` with the defined entries of `query` as its query string (none: `path` unchanged). */
-export function withQuery(path: string, query: Readonly<Record<string, string | number | undefined>>): string {
+export function withQuery(path: string, query: Readonly<Record<string, QueryValue>>): string {
   const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
+  for (const [name, value] of Object.entries(query)) {
+    if (value !== undefined) params.set(name, Array.isArray(value) ? value.join(",") : String(value));
+  }
   const qs = params.toString();
   return qs ? `${path}?${qs}` : path;
 }

@@ -107,3 +107,75 @@ export type DataCenter = z.infer<typeof DataCenterSchema>;
 export const CpuListSchema = z.looseObject({ cpus: z.array(CpuTypeSchema) });
 export const GpuListSchema = z.looseObject({ gpus: z.array(GpuTypeSchema) });
 export const DataCenterListSchema = z.looseObject({ dataCenters: z.array(DataCenterSchema) });
+
+// --- Look-up options (query parameters) ---
+
+const AVAILABILITY_ONLY = 'is valid only with include: ["AVAILABILITY"]';
+
+/** The contract's rule for the availability filters: they need the AVAILABILITY expansion. */
+function availabilityRule<S extends z.ZodType<{ include?: readonly string[] }>>(schema: S, filters: readonly string[]) {
+  return schema.superRefine((q, ctx) => {
+    if (q.include?.includes("AVAILABILITY")) return;
+    for (const name of filters) {
+      if ((q as Record<string, unknown>)[name] !== undefined) ctx.addIssue({ code: "custom", path: [name], message: AVAILABILITY_ONLY });
+    }
+  });
+}
+
+const include = z.array(z.enum(["AVAILABILITY"])).max(1).optional();
+
+/** Options of `catalog.gpus()` and `catalog.gpu(id)`. */
+export const GpuCatalogQuerySchema = availabilityRule(
+  z.strictObject({
+    /** `["AVAILABILITY"]` adds `availability` and per-data-center `dataCenters`. */
+    include,
+    /** Availability for these products. @default ["POD"] (server side) */
+    product: z.array(z.enum(["POD", "CLUSTER", "SERVERLESS"])).min(1).optional(),
+    /** GPU count the availability is for. @default 1 */
+    count: int().min(1).optional(),
+    /** Cloud the availability is for. @default "SECURE" (server side) */
+    cloud: z.enum(["SECURE", "COMMUNITY"]).optional(),
+    /** Lowest CUDA version, `12` or `12.1`. */
+    minCudaVersion: z.string().regex(/^\d+(\.\d+)?$/, "must be a CUDA version such as 12 or 12.1").optional(),
+  }),
+  ["product", "count", "cloud", "minCudaVersion"],
+);
+export type GpuCatalogQuery = z.input<typeof GpuCatalogQuerySchema>;
+
+/** Options of `catalog.cpus()` and `catalog.cpu(id)`. */
+export const CpuCatalogQuerySchema = availabilityRule(
+  z.strictObject({
+    include,
+    product: z.array(z.enum(["POD", "SERVERLESS"])).min(1).optional(),
+    /** vCPU count the availability is for: a power of two, at least 2. */
+    vcpuCount: int()
+      .min(2)
+      .refine((n) => (n & (n - 1)) === 0, "must be a power of two")
+      .optional(),
+  }),
+  ["product", "vcpuCount"],
+);
+export type CpuCatalogQuery = z.input<typeof CpuCatalogQuerySchema>;
+
+const dataCenterInclude = z.array(z.enum(["GPU_AVAILABILITY", "CPU_AVAILABILITY"])).optional();
+
+/** Options of `catalog.dataCenter(id)`. */
+export const DataCenterLookupQuerySchema = z.strictObject({
+  /** Adds `gpuAvailability` and/or `cpuAvailability`. */
+  include: dataCenterInclude,
+});
+export type DataCenterLookupQuery = z.input<typeof DataCenterLookupQuerySchema>;
+
+/** Options of `catalog.dataCenters()`: each filter narrows the list (families combine with AND). */
+export const DataCenterCatalogQuerySchema = z.strictObject({
+  include: dataCenterInclude,
+  /** Any of these regions. */
+  regions: z.array(DataCenterRegionSchema).min(1).optional(),
+  /** Every one of these volume tiers. */
+  networkVolumeTypes: z.array(VolumeTypeSchema).min(1).optional(),
+  /** Every one of these certifications. */
+  compliance: z.array(ComplianceSchema).min(1).optional(),
+  /** Only those with (true) or without (false) global networking. */
+  globalNetwork: z.boolean().optional(),
+});
+export type DataCenterCatalogQuery = z.input<typeof DataCenterCatalogQuerySchema>;

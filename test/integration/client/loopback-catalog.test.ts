@@ -73,6 +73,39 @@ describe("catalog", () => {
     ]);
   });
 
+  test("options go as the contract's query parameters, lists comma-separated", async () => {
+    const { srv, cp } = await setup((r) => ({ status: 200, body: byPath[r.path] }));
+    await cp.catalog.gpus({ include: ["AVAILABILITY"], product: ["POD", "SERVERLESS"], count: 2, cloud: "COMMUNITY", minCudaVersion: "12.1" });
+    await cp.catalog.cpu("cpu3c", { include: ["AVAILABILITY"], vcpuCount: 8 });
+    await cp.catalog.dataCenters({ regions: ["EUROPE", "ASIA"], networkVolumeTypes: ["STANDARD"], compliance: ["GDPR"], globalNetwork: false });
+    await cp.catalog.dataCenter("EU-RO-1", { include: ["GPU_AVAILABILITY", "CPU_AVAILABILITY"] });
+    await cp.catalog.cpus();
+    expect(srv.seen.map((r) => r.url)).toEqual([
+      "/v2/catalog/gpus?include=AVAILABILITY&product=POD%2CSERVERLESS&count=2&cloud=COMMUNITY&minCudaVersion=12.1",
+      "/v2/catalog/cpus/cpu3c?include=AVAILABILITY&vcpuCount=8",
+      "/v2/catalog/datacenters?regions=EUROPE%2CASIA&networkVolumeTypes=STANDARD&compliance=GDPR&globalNetwork=false",
+      "/v2/catalog/datacenters/EU-RO-1?include=GPU_AVAILABILITY%2CCPU_AVAILABILITY",
+      "/v2/catalog/cpus",
+    ]);
+  });
+
+  test("options the contract refuses fail before anything is sent, naming the rule", async () => {
+    const { srv, cp } = await setup(catalog);
+    const cases: [() => Promise<unknown>, string][] = [
+      [() => cp.catalog.gpus({ count: 2 }), 'count is valid only with include: ["AVAILABILITY"]'],
+      [() => cp.catalog.gpu("x", { include: ["AVAILABILITY"], minCudaVersion: "twelve" }), "minCudaVersion is invalid (must be a CUDA version such as 12 or 12.1)"],
+      [() => cp.catalog.cpus({ include: ["AVAILABILITY"], vcpuCount: 6 }), "vcpuCount must be a power of two"],
+      [() => cp.catalog.dataCenters({ regions: ["MARS" as never] }), "regions[0] must be one of"],
+      [() => cp.catalog.dataCenter("EU-RO-1", { regions: ["EUROPE"] } as never), "regions is not an allowed property"],
+    ];
+    for (const [call, message] of cases) {
+      const err = await call().then(() => new Error("expected a rejection"), (e: Error) => e);
+      expect(err).toBeInstanceOf(RequestValidationError);
+      expect(err.message).toContain(message);
+    }
+    expect(srv.seen).toHaveLength(0);
+  });
+
   test("an empty id fails before anything is sent", async () => {
     const { srv, cp } = await setup(catalog);
     await expect(cp.catalog.dataCenter("")).rejects.toBeInstanceOf(RequestValidationError);

@@ -195,7 +195,7 @@ describe("pacing: an exhausted window holds the next request instead of earning 
     registry.holdUntil(PacingRegistry.keyId(KEY), clock.now() + 30_000);
     const ac = new AbortController();
     ac.abort(new Error("stop"));
-    await expect(cp.catalog.cpus({ signal: ac.signal })).rejects.toThrow("stop");
+    await expect(cp.catalog.cpus({}, { signal: ac.signal })).rejects.toThrow("stop");
     expect(srv.seen).toHaveLength(0);
   });
 });

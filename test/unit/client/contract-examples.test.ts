@@ -86,6 +86,20 @@ const COMPONENTS: Record<string, { zod: z.ZodType; kind: "response" | "request" 
   PodActionRequest: { zod: schemas.PodActionRequestSchema, kind: "request" },
 };
 
+/** The query parameters each operation takes and the zod schema that checks the client's options. */
+const QUERIES: Record<string, z.ZodType> = {
+  listGpuTypes: schemas.GpuCatalogQuerySchema,
+  getGpuType: schemas.GpuCatalogQuerySchema,
+  listCpuTypes: schemas.CpuCatalogQuerySchema,
+  getCpuType: schemas.CpuCatalogQuerySchema,
+  listDataCenters: schemas.DataCenterCatalogQuerySchema,
+  getDataCenter: schemas.DataCenterLookupQuerySchema,
+  listBilling: schemas.BillingQueryParamsSchema,
+  listPodBilling: schemas.PodBillingQueryParamsSchema,
+  listNetworkVolumeBilling: schemas.NetworkVolumeBillingQueryParamsSchema,
+  listEndpointBilling: schemas.BillingQueryParamsSchema,
+};
+
 /** Enum components and their zod enums: the same values, and the component's own examples pass. */
 const ENUMS: Record<string, z.ZodEnum> = {
   AvailabilityLevel: schemas.AvailabilityLevelSchema,
@@ -218,5 +232,21 @@ describe("each modelled contract schema and its zod schema have the same fields"
     const extra = (zod as z.ZodType).safeParse(probe);
     const refusedUnknown = !extra.success && extra.error.issues.some((i) => i.code === "unrecognized_keys");
     expect(refusedUnknown).toBe(kind === "request");
+  });
+});
+
+describe("the client's query options are the contract's query parameters", () => {
+  test.each(Object.entries(QUERIES))("%s", (id, zod) => {
+    const op = operations().find(([name]) => name === id)![1];
+    const params = (op.parameters ?? []).map(deref).filter((p: Json) => p.in === "query");
+    const shape = (zod as unknown as { shape: Record<string, z.ZodType> }).shape;
+    expect(Object.keys(shape).sort()).toEqual(params.map((p: Json) => p.name).sort());
+    for (const p of params) {
+      const values = deref(p.schema);
+      // Every enum value the contract lists (one item of a list) is accepted; the parameter's example too.
+      const items = values.items ? deref(values.items) : values;
+      for (const v of items.enum ?? []) expect(issues(shape[p.name], values.type === "array" ? [v] : v)).toEqual([]);
+      for (const example of [p.example, values.example].filter((e) => e !== undefined)) expect(issues(shape[p.name], example)).toEqual([]);
+    }
   });
 });
