@@ -10,10 +10,16 @@ import { type Registry, type RegistryCreateParams, RegistryCreateParamsSchema, R
 export class Registries {
   constructor(private readonly ctx: ClientContext) {}
 
-  /** Create a credential (201); never makes two (look-up by name after an ambiguous failure). */
+  /**
+   * Create a credential (201); never makes two: after an ambiguous failure it is looked up by
+   * name. The credentials cannot be read back to compare, so only one that was not there
+   * before this call counts (one list before the create): an older credential of the same
+   * name is never taken for the new one.
+   */
   async create(params: RegistryCreateParams, opts: RequestOptions = {}): Promise<Registry> {
     const body = checkParams(RegistryCreateParamsSchema, params, "registry create params");
     const writeOnly = [body.username, body.password];
+    const older = new Set((await this.list(opts)).filter((r) => r.name === body.name).map((r) => r.id));
     return createOnce({
       transport: this.ctx.transport,
       what: "registry",
@@ -22,7 +28,7 @@ export class Registries {
       writeOnly,
       attempt: () =>
         this.ctx.rest("POST", "/v2/registries", body, RegistrySchema, "a Registry", { ...opts, mode: "unsafe", writeOnly }),
-      lookup: async () => (await this.list(opts)).filter((r) => r.name === body.name).at(-1),
+      lookup: async () => (await this.list(opts)).filter((r) => r.name === body.name && !older.has(r.id)).at(-1),
     });
   }
 

@@ -158,22 +158,49 @@ describe("registries", () => {
     await expect(cp.registries.list()).resolves.toEqual([created]);
     await expect(cp.registries.delete("reg-1")).resolves.toBeUndefined();
     expect(srv.seen.map((r) => `${r.method} ${r.path}`)).toEqual([
+      "GET /v2/registries",
       "POST /v2/registries",
       "GET /v2/registries/reg%201",
       "GET /v2/registries",
       "DELETE /v2/registries/reg-1",
     ]);
-    expect(body(srv.seen[0])).toEqual(CREDENTIALS);
+    expect(body(srv.seen[1])).toEqual(CREDENTIALS);
+  });
+
+  test("an ambiguous create finds the new credential by name, never an older one of the same name", async () => {
+    const registries = [{ id: "reg-old", name: "private" }];
+    const { srv, cp } = await setup((r) => {
+      if (r.method === "GET") return { status: 200, body: { registries } };
+      registries.push({ id: "reg-new", name: "private" });
+      return { destroy: true };
+    });
+    await expect(cp.registries.create(CREDENTIALS)).resolves.toEqual({ id: "reg-new", name: "private" });
+    expect(srv.count("POST", "/v2/registries")).toBe(1);
+  });
+
+  test("an ambiguous create that made nothing is not answered with an older credential of the same name", async () => {
+    const { srv, cp } = await setup((r) =>
+      r.method === "GET"
+        ? { status: 200, body: { registries: [{ id: "reg-old", name: "private" }] } }
+        : srv.count("POST", "/v2/registries") === 1
+          ? { status: 503, body: { title: "Service Unavailable", status: 503, detail: "down" } }
+          : { status: 201, body: { id: "reg-new", name: "private" } },
+    );
+    await expect(cp.registries.create(CREDENTIALS)).resolves.toEqual({ id: "reg-new", name: "private" });
+    expect(srv.count("POST", "/v2/registries")).toBe(2);
   });
 
   test("username and password never reach an error or a log line, even when the server echoes them", async () => {
     const lines: string[] = [];
     // A server that echoes the request body back (raw and as JSON) in every error it writes.
     const { cp } = await setup(
-      (r) => ({
-        status: 422,
-        body: { title: "Unprocessable Entity", status: 422, detail: `rejected ${r.body}`, errors: [`$.password: '${CREDENTIALS.password}' too weak`] },
-      }),
+      (r) =>
+        r.method === "GET"
+          ? { status: 200, body: { registries: [] } }
+          : {
+              status: 422,
+              body: { title: "Unprocessable Entity", status: 422, detail: `rejected ${r.body}`, errors: [`$.password: '${CREDENTIALS.password}' too weak`] },
+            },
       lines,
     );
     const err = await cp.registries.create(CREDENTIALS).catch((e) => e);
@@ -187,13 +214,20 @@ describe("registries", () => {
   });
 
   test("a short password is masked where it stands as a token of its own", async () => {
-    const { cp } = await setup(() => ({ status: 400, body: { title: "Bad Request", status: 400, detail: "user bob with password x9 rejected" } }));
+    const { cp } = await setup((r) =>
+      r.method === "GET"
+        ? { status: 200, body: { registries: [] } }
+        : { status: 400, body: { title: "Bad Request", status: 400, detail: "user bob with password x9 rejected" } },
+    );
     const err = await cp.registries.create({ name: "private", username: "bob", password: "x9" }).catch((e) => e);
     expect(err.message).toContain("user [REDACTED] with password [REDACTED] rejected");
   });
 
   test("an ambiguous create whose look-up fails says so without the credentials", async () => {
-    const { srv, cp } = await setup(() => ({ status: 500, body: { title: "Internal", status: 500, detail: `boom ${CREDENTIALS.password}` } }));
+    // The list before the create answers; everything after fails, echoing the password.
+    const { srv, cp } = await setup((_r, i) =>
+      i === 0 ? { status: 200, body: { registries: [] } } : { status: 500, body: { title: "Internal", status: 500, detail: `boom ${CREDENTIALS.password}` } },
+    );
     const err = await cp.registries.create(CREDENTIALS).catch((e) => e);
     expect(err.name).toBe("AmbiguousRequestError");
     expect(err.cause).toBeInstanceOf(InternalServerError);
