@@ -108,11 +108,18 @@ test("catalog, network volumes and a CPU pod mounting one", async () => {
   const [cpus, gpus, dcs] = await Promise.all([cp.catalog.cpus(), cp.catalog.gpus(), cp.catalog.dataCenters()]);
   expect(delta(before)).toEqual({ listCpus: 1, listGpus: 1, listDataCenters: 1 });
   expect(gpus.some((g) => g.manufacturer === "AMD")).toBe(true);
-  const dc = dcs[0];
+  const dc = dcs.find((d) => d.networkVolumeTypes.length > 0)!;
   const flavor = cpus[0];
+  // By id, as the contract's records, the id percent-encoded (GPU ids hold spaces).
+  const gpu = gpus.find((g) => g.id.includes(" "))!;
+  await expect(cp.catalog.gpu(gpu.id)).resolves.toMatchObject({ id: gpu.id, memory: gpu.memory, price: gpu.price });
+  await expect(cp.catalog.cpu(flavor.id)).resolves.toMatchObject({ id: flavor.id, price: flavor.price });
+  await expect(cp.catalog.dataCenter(dc.id)).resolves.toMatchObject({ id: dc.id, region: dc.region });
+  await expect(cp.catalog.gpu("no such gpu")).rejects.toBeInstanceOf(NotFoundError);
 
   const vol = await cp.networkVolumes.create({ name: "data", size: 20, dataCenter: dc.id });
-  expect(vol).toMatchObject({ name: "data", size: 20, dataCenter: dc.id });
+  // No type asked for: the data center's first tier.
+  expect(vol).toMatchObject({ name: "data", size: 20, dataCenter: dc.id, type: dc.networkVolumeTypes[0] });
   expect(await cp.networkVolumes.get(vol.id)).toEqual(vol);
   expect((await cp.networkVolumes.list()).map((v) => v.id)).toContain(vol.id);
   await expect(cp.networkVolumes.update(vol.id, { size: 30 })).resolves.toMatchObject({ size: 30 });
