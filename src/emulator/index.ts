@@ -6,15 +6,10 @@ import { randomBytes } from "node:crypto";
 import type { Faults } from "./faults";
 import type { NetworkVolume } from "./network-volumes";
 import type { PodAction, PodStatus, PodView } from "./pods";
+import type { RequestLogEntry } from "./request-log";
+import type { ApiKey, Scope } from "./http/types";
 import { DEFAULT_QUOTAS, type Quotas } from "./rate-limit";
-import {
-  type ApiKey,
-  EmulatorServer,
-  type EmulatorState,
-  type RequestLogEntry,
-  type Scope,
-  type Timings,
-} from "./server";
+import { EmulatorServer, type EmulatorState, type Timings } from "./http/server";
 
 export type {
   ApiKey,

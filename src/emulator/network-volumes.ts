@@ -62,4 +62,14 @@ export class NetworkVolumes {
     }
     this.byId.delete(id);
   }
+
+  snapshot(): NetworkVolume[] {
+    return this.list();
+  }
+
+  restore(saved: unknown): void {
+    if (!Array.isArray(saved)) throw new Error("state file: networkVolumes must be an array");
+    this.byId.clear();
+    for (const v of saved as NetworkVolume[]) this.byId.set(v.id, { ...v });
+  }
 }
