@@ -19,6 +19,8 @@ export interface DataCenter {
   id: string;
   name: string;
   globalNetwork: boolean;
+  /** Storage tiers for network volumes; the first is the default of a create without `type`. */
+  networkVolumeTypes: ("STANDARD" | "HIGH_PERFORMANCE")[];
 }
 
 export const CPU_FLAVORS: readonly CpuFlavor[] = [
@@ -40,12 +42,12 @@ export const GPU_TYPES: readonly GpuType[] = [
 ];
 
 export const DATA_CENTERS: readonly DataCenter[] = [
-  { id: "US-TX-3", name: "United States (Texas 3)", globalNetwork: true },
-  { id: "US-KS-2", name: "United States (Kansas 2)", globalNetwork: true },
-  { id: "EU-RO-1", name: "Europe (Romania 1)", globalNetwork: true },
-  { id: "EU-CZ-1", name: "Europe (Czechia 1)", globalNetwork: false },
-  { id: "CA-MTL-1", name: "Canada (Montreal 1)", globalNetwork: false },
-  { id: "US-GA-1", name: "United States (Georgia 1)", globalNetwork: false },
+  { id: "US-TX-3", name: "United States (Texas 3)", globalNetwork: true, networkVolumeTypes: ["HIGH_PERFORMANCE", "STANDARD"] },
+  { id: "US-KS-2", name: "United States (Kansas 2)", globalNetwork: true, networkVolumeTypes: ["STANDARD", "HIGH_PERFORMANCE"] },
+  { id: "EU-RO-1", name: "Europe (Romania 1)", globalNetwork: true, networkVolumeTypes: ["STANDARD", "HIGH_PERFORMANCE"] },
+  { id: "EU-CZ-1", name: "Europe (Czechia 1)", globalNetwork: false, networkVolumeTypes: ["STANDARD"] },
+  { id: "CA-MTL-1", name: "Canada (Montreal 1)", globalNetwork: false, networkVolumeTypes: ["STANDARD"] },
+  { id: "US-GA-1", name: "United States (Georgia 1)", globalNetwork: false, networkVolumeTypes: ["HIGH_PERFORMANCE"] },
 ];
 
 const GPU_PRICE_PER_HOUR: Record<string, number> = {
@@ -80,4 +82,15 @@ export function pricePerHour(
 /** open-parts: memory = vcpuCount × ramGbPerVcpu, rounded down, at least 1. */
 export function cpuMemoryGb(flavor: CpuFlavor, vcpuCount: number): number {
   return Math.max(1, Math.floor(vcpuCount * flavor.ramGbPerVcpu));
+}
+
+/** USD per GB and 30-day month of network volume storage, by tier. */
+export const VOLUME_PRICE_PER_GB_MONTH = { STANDARD: 0.07, HIGH_PERFORMANCE: 0.14 } as const;
+
+/** USD per hosted-model call (runsync), what GET /v2/billing/endpoints bills. */
+export const MODEL_CALL_PRICE = 0.002;
+
+/** USD per hour a volume of `size` GB in tier `type` costs. */
+export function volumePricePerHour(size: number, type: keyof typeof VOLUME_PRICE_PER_GB_MONTH): number {
+  return (size * VOLUME_PRICE_PER_GB_MONTH[type]) / (30 * 24);
 }

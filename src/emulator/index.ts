@@ -5,6 +5,8 @@
 import { randomBytes } from "node:crypto";
 import type { Faults } from "./faults";
 import type { NetworkVolume } from "./network-volumes";
+import type { Registry } from "./registries";
+import type { Template } from "./templates";
 import type { PodAction, PodStatus, PodView } from "./pods";
 import type { RequestLogEntry } from "./request-log";
 import type { ApiKey, Scope } from "./http/types";
@@ -20,8 +22,10 @@ export type {
   PodStatus,
   PodView,
   Quotas,
+  Registry,
   RequestLogEntry,
   Scope,
+  Template,
   Timings,
 };
 

@@ -5,10 +5,14 @@ import { cpuMemoryGb, findCpu, pricePerHour } from "./catalog";
 import { ACTIONS, INTERNAL_DOMAIN, POD_ID_ENV, type PodRecord, type PodView } from "./pod-types";
 import { portNumber } from "./validate";
 
+/** USD per hour the pod's compute costs while it is not EXITED or TERMINATED. */
+export function computePrice(pod: PodRecord): number {
+  return pricePerHour(pod.gpu ? { gpuId: pod.gpu.id, count: pod.gpu.count } : { cpuVcpus: pod.cpu!.vcpuCount }, pod.cloud);
+}
+
 /** USD per hour the pod costs now: 0 while EXITED or TERMINATED (spec 2.2). */
 export function podCost(pod: PodRecord): number {
-  if (pod.status === "EXITED" || pod.status === "TERMINATED") return 0.0;
-  return pricePerHour(pod.gpu ? { gpuId: pod.gpu.id, count: pod.gpu.count } : { cpuVcpus: pod.cpu!.vcpuCount }, pod.cloud);
+  return pod.status === "EXITED" || pod.status === "TERMINATED" ? 0.0 : computePrice(pod);
 }
 
 /** `pod` must already be advanced to `now`. */

@@ -17,6 +17,7 @@ import {
 } from "./pod-types";
 import { podView } from "./pod-view";
 import { contractViolation, problem } from "./problem";
+import { checkRegistryRef } from "./registries";
 import { createPodSchema, podActionSchema, updatePodSchema, validate } from "./validate";
 
 export * from "./pod-types";
@@ -34,8 +35,11 @@ export interface PodEnvironment {
   newId: () => string;
   nextNumber: () => number;
   volume: (id: string) => NetworkVolume | undefined;
+  registryExists: (id: string) => boolean;
   failsToStart: (image: string) => boolean;
   hasCapacity: (gpuId: string, dataCenterId: string) => boolean;
+  /** Called when the pod starts (true) or stops (false) costing money (spec 2.2 `cost`). */
+  billing: (pod: PodRecord, on: boolean, at: number) => void;
 }
 
 /** Container disk when the request gives none. */
@@ -107,6 +111,7 @@ export class Pods {
     if (errors.length > 0) throw contractViolation(errors);
     const b = body as CreatePodBody;
     checkCreate(b);
+    checkRegistryRef("registry", b.registry, this.env.registryExists);
     let volume: NetworkVolume | undefined;
     const netMount = b.mounts?.network?.[0];
     if (netMount) {
@@ -149,6 +154,7 @@ export class Pods {
       publicPorts: this.publicPorts(ports.length),
     };
     this.byId.set(id, pod);
+    this.env.billing(pod, true, now);
     return pod;
   }
 
@@ -172,6 +178,7 @@ export class Pods {
     if (pod.status === "TERMINATED") throw problem(409, `pod '${id}' is TERMINATED and cannot be updated`);
     const b = body as UpdatePodBody;
     const mounts = nextMounts(pod, b.mounts);
+    checkRegistryRef("registry", b.registry, this.env.registryExists);
     if (b.globalNetworking) checkGlobalNetworkingUpdate(pod);
     const next = {
       image: b.image ?? pod.image,
@@ -230,6 +237,8 @@ export class Pods {
     const now = this.env.now();
     switch (action) {
       case "start":
+        // EXITED cost nothing; every other status already costs.
+        if (pod.status === "EXITED") this.env.billing(pod, true, now);
         // PROVISIONING: start is accepted and changes nothing (open-parts).
         if (pod.status !== "PROVISIONING") this.restartContainer(pod);
         break;
@@ -237,20 +246,19 @@ export class Pods {
         this.restartContainer(pod);
         break;
       case "stop":
-        pod.status = "EXITED";
-        pod.statusAt = now;
-        break;
       case "terminate":
-        pod.status = "TERMINATED";
+        pod.status = action === "stop" ? "EXITED" : "TERMINATED";
         pod.statusAt = now;
+        this.env.billing(pod, false, now);
         break;
     }
     return pod;
   }
 
-  /** Whether a pod that is not TERMINATED mounts the volume. */
-  mounts(volumeId: string): boolean {
-    return this.all().some((p) => p.status !== "TERMINATED" && p.mounts.network?.[0]?.volumeId === volumeId);
+  /** The pod, not TERMINATED, that mounts the volume or pulls with the registry credential. */
+  using(what: "volume" | "registry", id: string): string | undefined {
+    const pod = this.list().find((p) => (what === "volume" ? p.mounts.network?.[0]?.volumeId : p.registry) === id);
+    return pod ? `pod '${pod.id}'` : undefined;
   }
 
   /** The Pod object of spec 2.2 as of now. */

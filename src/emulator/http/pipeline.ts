@@ -210,6 +210,8 @@ function parseJsonBody(req: http.IncomingMessage, body: Buffer | "too-large"): u
   try {
     return JSON.parse(body.toString("utf8"));
   } catch (err) {
-    return problem(400, `request body is not valid JSON: ${(err as Error).message}`);
+    // The parser's message quotes the body, which may hold a registry password: only the position.
+    const at = /position (\d+)/.exec((err as Error).message)?.[1];
+    return problem(400, `request body is not valid JSON${at ? ` (at position ${at})` : ""}`);
   }
 }

@@ -4,11 +4,18 @@
 //   /v2/pods...                 ../rest/pods.ts
 //   /v2/network-volumes...      ../rest/network-volumes.ts
 //   /v2/catalog/...             ../rest/catalog.ts
+//   /v2/templates...            ../rest/templates.ts
+//   /v2/registries...           ../rest/registries.ts
+//   /v2/billing...              ../rest/billing.ts (from ../meter: what actually ran)
 //   POST /graphql, /v2/{id}/runsync   ../serverless/routes.ts
 //   GET  the PNGs of output.image_url (no auth)
 
 import * as http from "node:http";
 import type { Socket } from "node:net";
+import { MODEL_CALL_PRICE, volumePricePerHour } from "../catalog";
+import { Meter } from "../meter";
+import { computePrice } from "../pod-view";
+import { billingRoutes } from "../rest/billing";
 import { FaultState, type Faults, seededRandom } from "../faults";
 import { Ids } from "../ids";
 import { type NetworkVolume, NetworkVolumes } from "../network-volumes";
@@ -19,7 +26,11 @@ import { type Quotas, RateLimiter } from "../rate-limit";
 import { RequestLog, type RequestLogEntry } from "../request-log";
 import { catalogRoutes } from "../rest/catalog";
 import { networkVolumeRoutes } from "../rest/network-volumes";
+import { Registries, type Registry } from "../registries";
 import { podRoutes } from "../rest/pods";
+import { registryRoutes } from "../rest/registries";
+import { templateRoutes } from "../rest/templates";
+import { type Template, Templates } from "../templates";
 import { ServerlessService } from "../serverless";
 import { serverlessRoutes } from "../serverless/routes";
 import { Pipeline } from "./pipeline";
@@ -39,6 +50,9 @@ export interface EmulatorState {
   /** Every pod, TERMINATED ones included, as GET /v2/pods/{id} would answer. */
   pods: PodView[];
   networkVolumes: NetworkVolume[];
+  templates: Template[];
+  /** Names and ids only: credentials are never kept. */
+  registries: Registry[];
   endpoints: readonly unknown[];
 }
 
@@ -58,6 +72,8 @@ export class EmulatorServer {
   readonly serverless: ServerlessService;
   private readonly pods: Pods;
   private readonly volumes: NetworkVolumes;
+  private readonly templates: Templates;
+  private readonly registries: Registries;
   private readonly faults: FaultState;
   private readonly log: RequestLog;
   private readonly persistence: Persistence;
@@ -69,12 +85,27 @@ export class EmulatorServer {
   constructor(config: ServerConfig) {
     const now = () => config.clock.now();
     const ids = new Ids();
+    const meter = new Meter();
     this.faults = new FaultState(config.faults);
     this.log = new RequestLog(config.logCapacity);
     this.volumes = new NetworkVolumes(
       () => ids.newId("nv"),
-      (id) => this.pods.mounts(id),
+      (id) => this.pods.using("volume", id) ?? this.serverless.endpointUsing("networkVolumeId", id),
+      (v, on) => {
+        const component = v.type === "STANDARD" ? "storageStandard" : "storageHighPerformance";
+        if (on) meter.open("networkVolume", v.id, component, volumePricePerHour(v.size, v.type), now());
+        else meter.close("networkVolume", v.id, now());
+      },
     );
+    this.registries = new Registries(
+      () => ids.newId("reg"),
+      (id) => this.pods.using("registry", id) ?? templateName(this.templates.usesRegistry(id)),
+    );
+    this.templates = new Templates({
+      newId: () => ids.newId("tpl"),
+      registryExists: (id) => this.registries.has(id),
+      usedBy: (id) => this.serverless.endpointUsing("templateId", id),
+    });
     this.pods = new Pods({
       now,
       timings: () => ({
@@ -85,8 +116,13 @@ export class EmulatorServer {
       newId: () => ids.newId("p"),
       nextNumber: () => ids.nextNumber(),
       volume: (id) => this.volumes.byId.get(id),
+      registryExists: (id) => this.registries.has(id),
       failsToStart: (image) => this.faults.failsToStart(image),
       hasCapacity: (gpuId, dc) => this.faults.hasCapacity(gpuId, dc),
+      billing: (pod, on, at) => {
+        if (on) meter.open("pod", pod.id, pod.gpu ? "podGpu" : "podCpu", computePrice(pod), at);
+        else meter.close("pod", pod.id, at);
+      },
     });
     this.serverless = new ServerlessService({
       clock: { now },
@@ -96,13 +132,20 @@ export class EmulatorServer {
       },
       random: seededServerlessRandom(config.faults.seed),
       imageBaseUrl: () => this.baseUrl,
+      references: {
+        isServerlessTemplate: (id) => this.templates.isServerless(id),
+        volumeExists: (id) => this.volumes.has(id),
+      },
     });
 
     const groups: Group[] = [
       podRoutes(this.pods),
       networkVolumeRoutes(this.volumes),
+      templateRoutes(this.templates),
+      registryRoutes(this.registries),
       catalogRoutes(),
-      serverlessRoutes(this.serverless),
+      billingRoutes(meter, now),
+      serverlessRoutes(this.serverless, (model) => meter.charge("endpoint", model, "endpoint", MODEL_CALL_PRICE, now())),
     ];
     const router = new Router();
     this.persistence = new Persistence(config.stateFile);
@@ -165,6 +208,8 @@ export class EmulatorServer {
     return {
       pods: this.pods.all().map((p) => this.pods.view(p)),
       networkVolumes: this.volumes.list(),
+      templates: this.templates.list(),
+      registries: this.registries.list(),
       endpoints: structuredClone(this.serverless.endpoints()),
     };
   }
@@ -200,6 +245,10 @@ export class EmulatorServer {
     await closing;
     this.persistence.save();
   }
+}
+
+function templateName(t: Template | undefined): string | undefined {
+  return t ? `template '${t.id}'` : undefined;
 }
 
 function seededServerlessRandom(seed: number | undefined): () => number {

@@ -4,7 +4,8 @@
 import { type Group, ok } from "../http/types";
 import type { ServerlessService } from "./index";
 
-export function serverlessRoutes(serverless: ServerlessService): Group {
+/** `onCall` learns of every hosted-model call that ran (a paid job). */
+export function serverlessRoutes(serverless: ServerlessService, onCall: (modelId: string) => void): Group {
   return {
     routes: [
       {
@@ -28,6 +29,7 @@ export function serverlessRoutes(serverless: ServerlessService): Group {
         hasBody: true,
         run: ({ params, body }) => {
           const r = serverless.runSync(params.id, body);
+          if (r.status === 200) onCall(params.id);
           return { ...ok(r.status, r.body), headers: r.headers };
         },
       },

@@ -2,6 +2,7 @@
 // volumes (open-parts), rate limits (8), the routes to ServerlessService, and HTTP hygiene.
 import { parseList } from "structured-headers";
 import type { Emulator } from "../../../src/emulator";
+import { createServerlessTemplate } from "../../helpers/emulator-fixtures";
 import { client, FULL, READ_ONLY, RTX4090, start } from "./rest-helpers";
 
 let emu: Emulator;
@@ -161,7 +162,12 @@ describe("catalog (open-parts)", () => {
     const r = await api.get("/v2/catalog/datacenters");
     expect(r.status).toBe(200);
     for (const d of r.body.dataCenters) {
-      expect(d).toEqual({ id: expect.any(String), name: expect.any(String), globalNetwork: expect.any(Boolean) });
+      expect(d).toEqual({
+        id: expect.any(String),
+        name: expect.any(String),
+        globalNetwork: expect.any(Boolean),
+        networkVolumeTypes: expect.arrayContaining([expect.stringMatching(/^(STANDARD|HIGH_PERFORMANCE)$/)]),
+      });
     }
     const flags = r.body.dataCenters.map((d: any) => d.globalNetwork);
     expect(flags).toContain(true);
@@ -174,10 +180,34 @@ describe("catalog (open-parts)", () => {
 });
 
 describe("network volumes (open-parts)", () => {
-  test("POST /v2/network-volumes -> 201 { id, name, size, dataCenter }", async () => {
+  test("POST /v2/network-volumes -> 201 { id, name, size, dataCenter, type }; type defaults to the data center's first tier", async () => {
     const r = await api.post("/v2/network-volumes", { name: "data", size: 50, dataCenter: "EU-RO-1" });
     expect(r.status).toBe(201);
-    expect(r.body).toEqual({ id: expect.any(String), name: "data", size: 50, dataCenter: "EU-RO-1" });
+    expect(r.body).toEqual({ id: expect.any(String), name: "data", size: 50, dataCenter: "EU-RO-1", type: "STANDARD" });
+    const fast = await api.post("/v2/network-volumes", { name: "d", size: 10, dataCenter: "US-TX-3" });
+    expect(fast.body.type).toBe("HIGH_PERFORMANCE");
+    const asked = await api.post("/v2/network-volumes", { name: "d", size: 10, dataCenter: "US-TX-3", type: "STANDARD" });
+    expect(asked.body.type).toBe("STANDARD");
+  });
+
+  test("a type the data center does not offer -> 400; a type outside the enum -> 422; type is fixed -> 422", async () => {
+    const r = await api.post("/v2/network-volumes", { name: "d", size: 10, dataCenter: "EU-CZ-1", type: "HIGH_PERFORMANCE" });
+    expectProblem(r, 400);
+    expect(r.body.detail).toMatch(/EU-CZ-1 offers STANDARD network volumes, not HIGH_PERFORMANCE/);
+    const bad = await api.post("/v2/network-volumes", { name: "d", size: 10, dataCenter: "EU-CZ-1", type: "fast" });
+    expectProblem(bad, 422);
+    expect(bad.body.errors).toEqual(["$.type: value must be one of 'STANDARD', 'HIGH_PERFORMANCE', but got 'fast'"]);
+    const vol = await api.createVolume();
+    const patch = await api.patch(`/v2/network-volumes/${vol.id}`, { type: "STANDARD" });
+    expectProblem(patch, 422);
+    expect(patch.body.errors).toEqual(["$: additional properties 'type' not allowed"]);
+  });
+
+  test("PATCH with an empty body -> 422 (the contract's minProperties 1)", async () => {
+    const vol = await api.createVolume();
+    const r = await api.patch(`/v2/network-volumes/${vol.id}`, {});
+    expectProblem(r, 422);
+    expect(r.body.errors).toEqual(["$: must have at least 1 properties, but found 0"]);
   });
 
   test("size must be 10..4096 -> 422", async () => {
@@ -191,11 +221,11 @@ describe("network volumes (open-parts)", () => {
     }
   });
 
-  test("name, size and dataCenter are required; nothing else is accepted -> 422", async () => {
-    const r = await api.post("/v2/network-volumes", { type: "fast" });
+  test("name, size and dataCenter are required; nothing unknown is accepted -> 422", async () => {
+    const r = await api.post("/v2/network-volumes", { bogus: "fast" });
     expectProblem(r, 422);
     expect(r.body.errors).toEqual([
-      "$: additional properties 'type' not allowed",
+      "$: additional properties 'bogus' not allowed",
       "$: missing property 'name'",
       "$: missing property 'size'",
       "$: missing property 'dataCenter'",
@@ -257,7 +287,7 @@ describe("network volumes (open-parts)", () => {
     await api.post(`/v2/pods/${pod.id}/action`, { action: "stop" });
     const r = await api.del(`/v2/network-volumes/${vol.id}`);
     expectProblem(r, 409);
-    expect(r.body.detail).toMatch(/mounted by a pod/);
+    expect(r.body.detail).toBe(`network volume '${vol.id}' is in use by pod '${pod.id}'; remove that first`);
     await api.del(`/v2/pods/${pod.id}`);
     expect((await api.del(`/v2/network-volumes/${vol.id}`)).status).toBe(204);
   });
@@ -405,12 +435,13 @@ describe("rate limits (spec 8, open-parts)", () => {
 
 describe("GraphQL and hosted models are served through ServerlessService", () => {
   test("4.3: POST /graphql runs the document; counts() names the root field", async () => {
+    const tpl = await createServerlessTemplate(emu.url, FULL);
     const before = emu.counts().saveEndpoint ?? 0;
     const res = await fetch(`${emu.url}/graphql?api_key=${FULL}`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({
-        query: 'mutation { saveEndpoint(input: { name: "e", gpuIds: "ADA_24", templateId: "t" }) { id name } }',
+        query: `mutation { saveEndpoint(input: { name: "e", gpuIds: "ADA_24", templateId: "${tpl}" }) { id name } }`,
       }),
     });
     expect(res.status).toBe(200);
@@ -445,11 +476,12 @@ describe("GraphQL and hosted models are served through ServerlessService", () =>
     let now = 0;
     const fast = await start({ clock: { now: () => now }, timeScale: 10, timings: { startingMs: 1000, drainMs: 1000 } });
     try {
+      const tpl = await createServerlessTemplate(fast.url, FULL);
       const res = await fetch(`${fast.url}/graphql?api_key=${FULL}`, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({
-          query: 'mutation { saveEndpoint(input: { name: "w", gpuIds: "ADA_24", templateId: "t", workersMin: 1, workersMax: 1 }) { id } }',
+          query: `mutation { saveEndpoint(input: { name: "w", gpuIds: "ADA_24", templateId: "${tpl}", workersMin: 1, workersMax: 1 }) { id } }`,
         }),
       });
       expect(res.status).toBe(200);

@@ -1,13 +1,17 @@
 // Conformance of the emulator's pod operations, one test per rule of the spec (sections 2,
 // 3, 4, 7, 8) and open-parts, over real HTTP with millisecond timings.
 import type { Emulator } from "../../../src/emulator";
-import { A100, client, MI300X, RTX4090, seen, start } from "./rest-helpers";
+import { createRegistry } from "../../helpers/emulator-fixtures";
+import { A100, client, FULL, MI300X, RTX4090, seen, start } from "./rest-helpers";
 
 let emu: Emulator;
 const api = client(() => emu);
+/** A registry credential of the owner (a pod's `registry` must name one). */
+let REG: string;
 
 beforeAll(async () => {
   emu = await start();
+  REG = await createRegistry(emu.url, FULL);
 });
 
 afterAll(async () => {
@@ -97,8 +101,17 @@ describe("createPod: contract violations -> 422 with $-paths (open-parts)", () =
 
   test("2.1: registry may be null or a string, nothing else -> 422", async () => {
     await api.createPod(gpuPod({ registry: null }));
-    await api.createPod(gpuPod({ registry: "reg_1" }));
+    await api.createPod(gpuPod({ registry: REG }));
     expect(await create422(gpuPod({ registry: 5 }))).toEqual(["$.registry: expected string, but got integer"]);
+  });
+
+  test("open-parts: registry must name one of the owner's registries -> 400 on create and update", async () => {
+    await create400(gpuPod({ registry: "reg_none" }), /registry: registry 'reg_none' does not exist/);
+    const pod = await api.createPod(gpuPod());
+    const r = await api.patch(`/v2/pods/${pod.id}`, { registry: "reg_none" });
+    expect(r.status).toBe(400);
+    expect(r.body.detail).toMatch(/registry 'reg_none' does not exist/);
+    expect((await api.patch(`/v2/pods/${pod.id}`, { registry: REG })).body.registry).toBe(REG);
   });
 
   test("2.3/8: gpu.count below 1 -> 422", async () => {
@@ -324,9 +337,9 @@ describe("createPod: the Pod it answers (spec 2.2, 3.2)", () => {
 
   test("2.2: container fields are echoed; template is null", async () => {
     const pod = await api.createPod(
-      gpuPod({ args: "--serve", disk: 40, ports: ["8888/http", "22/tcp"], env: { A: "1" }, registry: "reg_1" }),
+      gpuPod({ args: "--serve", disk: 40, ports: ["8888/http", "22/tcp"], env: { A: "1" }, registry: REG }),
     );
-    expect(pod).toMatchObject({ args: "--serve", disk: 40, ports: ["8888/http", "22/tcp"], registry: "reg_1", template: null });
+    expect(pod).toMatchObject({ args: "--serve", disk: 40, ports: ["8888/http", "22/tcp"], registry: REG, template: null });
     expect(pod.env.A).toBe("1");
   });
 
