@@ -19,6 +19,7 @@ import { type Emulator, type EmulatorState, type Faults, startEmulator } from ".
 import { PodProvider } from "../../src/resources/pod";
 import { ServerlessEndpointProvider } from "../../src/resources/serverless-endpoint";
 import { PROJECT, PROJECT_DIR, ProviderPlugin } from "../engine/harness";
+import { createServerlessTemplate } from "../helpers/emulator-fixtures";
 
 export { PROJECT, PROJECT_DIR };
 
@@ -103,6 +104,8 @@ export interface Rig {
   gpuId: string;
   /** A second NVIDIA GPU type, for the no-capacity profile. */
   otherGpuId: string;
+  /** A serverless template of the key's owner, what an endpoint's `templateId` must name. */
+  templateId: string;
   close(): Promise<void>;
 }
 
@@ -127,6 +130,7 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
   const saved = opts.faults ?? {};
   emu.setFaults({});
   const nvidia = (await client.catalog.gpus()).filter((g) => g.manufacturer === "NVIDIA").map((g) => g.id);
+  const templateId = await createServerlessTemplate(emu.url, SENTINEL_KEY);
   emu.setFaults(saved);
   return {
     emu,
@@ -134,6 +138,7 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
     providers,
     gpuId: nvidia[0],
     otherGpuId: nvidia[1],
+    templateId,
     close: async () => {
       await client.close();
       await emu.close();

@@ -8,6 +8,7 @@ import type { FaultState } from "../faults";
 import { HttpError, problem } from "../problem";
 import type { RateLimiter } from "../rate-limit";
 import { fingerprint, type RequestLog, type RequestLogEntry } from "../request-log";
+import type { ExchangeRecorder } from "./exchanges";
 import { graphqlError, problemReply, send } from "./reply";
 import type { Router } from "./router";
 import type { ApiKey, Reply, Route, RouteKind } from "./types";
@@ -29,6 +30,8 @@ export interface PipelineDeps {
   fallback: (method: string, path: string) => Reply | undefined;
   /** Whether the server is closing (replies then ask the client to close the connection). */
   closing: () => boolean;
+  /** Keeps what was asked and answered, when the `recordExchanges` option is on. */
+  recorder?: ExchangeRecorder;
 }
 
 /** One request on its way through; `finish` answers it exactly once. */
@@ -37,6 +40,8 @@ interface Exchange {
   res: http.ServerResponse;
   entry: RequestLogEntry;
   ops: string[];
+  query: string;
+  requestBody?: unknown;
 }
 
 async function readBody(req: http.IncomingMessage): Promise<Buffer | "too-large" | "cut"> {
@@ -89,6 +94,7 @@ export class Pipeline {
         dropped: false,
       },
       ops: [],
+      query: url.search,
     };
 
     const match = this.deps.router.match(method, url.pathname);
@@ -147,6 +153,7 @@ export class Pipeline {
 
     const parsed = hasBody ? parseJsonBody(req, body) : undefined;
     if (parsed instanceof HttpError) return fail(parsed, rate.headers);
+    ex.requestBody = parsed;
 
     let reply: Reply;
     try {
@@ -186,6 +193,7 @@ export class Pipeline {
     ex.entry.status = reply.status;
     ex.entry.dropped = drop;
     this.deps.log.record(ex.entry, ex.ops);
+    this.deps.recorder?.record(ex.entry, ex.query, ex.requestBody, reply);
     const deliver = () => {
       if (drop) ex.res.socket?.destroy();
       else send(ex.res, reply, this.deps.closing());

@@ -33,6 +33,7 @@ import { templateRoutes } from "../rest/templates";
 import { type Template, Templates } from "../templates";
 import { ServerlessService } from "../serverless";
 import { serverlessRoutes } from "../serverless/routes";
+import { type Exchange, ExchangeRecorder } from "./exchanges";
 import { Pipeline } from "./pipeline";
 import { Router } from "./router";
 import type { ApiKey, Group } from "./types";
@@ -65,6 +66,8 @@ export interface ServerConfig {
   stateFile?: string;
   logCapacity: number;
   clock: { now(): number };
+  /** Exchanges kept for `exchanges()`; 0 keeps none. */
+  exchangeCapacity: number;
 }
 
 export class EmulatorServer {
@@ -78,6 +81,7 @@ export class EmulatorServer {
   private readonly log: RequestLog;
   private readonly persistence: Persistence;
   private readonly pipeline: Pipeline;
+  private readonly recorder?: ExchangeRecorder;
   private readonly sockets = new Set<Socket>();
   private baseUrl = "";
   private closed = false;
@@ -160,7 +164,9 @@ export class EmulatorServer {
       this.persistence.save();
     }
 
+    if (config.exchangeCapacity > 0) this.recorder = new ExchangeRecorder(config.exchangeCapacity);
     this.pipeline = new Pipeline({
+      recorder: this.recorder,
       router,
       keys: new Map(config.keys.map((k) => [k.key, k])),
       limiter: new RateLimiter(config.quotas, config.timeScale, now),
@@ -198,6 +204,10 @@ export class EmulatorServer {
 
   requestLog(): RequestLogEntry[] {
     return this.log.entries();
+  }
+
+  exchanges(): Exchange[] {
+    return this.recorder?.all() ?? [];
   }
 
   counts(): Record<string, number> {
