@@ -7,7 +7,7 @@ import { portNumber } from "./validate";
 
 /** USD per hour the pod's compute costs while it is not EXITED or TERMINATED. */
 export function computePrice(pod: PodRecord): number {
-  return pricePerHour(pod.gpu ? { gpuId: pod.gpu.id, count: pod.gpu.count } : { cpuVcpus: pod.cpu!.vcpuCount }, pod.cloud);
+  return pricePerHour(pod.gpu ? { gpuId: pod.gpu.id, count: pod.gpu.count } : { cpuId: pod.cpu!.id, vcpuCount: pod.cpu!.vcpuCount }, pod.cloud);
 }
 
 /** USD per hour the pod costs now: 0 while EXITED or TERMINATED (spec 2.2). */

@@ -147,7 +147,7 @@ export class EmulatorServer {
       networkVolumeRoutes(this.volumes),
       templateRoutes(this.templates),
       registryRoutes(this.registries),
-      catalogRoutes(),
+      catalogRoutes((gpuId, dc) => this.faults.hasCapacity(gpuId, dc)),
       billingRoutes(meter, now),
       serverlessRoutes(this.serverless, (model) => meter.charge("endpoint", model, "endpoint", MODEL_CALL_PRICE, now())),
     ];
