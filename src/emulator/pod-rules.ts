@@ -121,10 +121,11 @@ export function nextMounts(pod: PodRecord, m: Mounts | undefined): Mounts {
       "mounts.persistent: the kind of mount is fixed at creation; this pod was created without a persistent mount",
     );
   }
-  if (persistent.size !== pod.mounts.persistent.size) {
+  // open-parts: it may grow (the container restarts), never shrink.
+  if (persistent.size < pod.mounts.persistent.size) {
     throw problem(
       400,
-      `mounts.persistent.size: the size of a persistent mount is fixed at creation (it is ${pod.mounts.persistent.size} GB)`,
+      `mounts.persistent.size: a persistent mount only grows (it is ${pod.mounts.persistent.size} GB, asked ${persistent.size} GB)`,
     );
   }
   return { persistent: { size: persistent.size, path: persistent.path } };

@@ -713,11 +713,15 @@ describe("updatePod (open-parts, spec 2.4 rule 4)", () => {
     expect(r.body.mounts).toEqual({ persistent: { size: 10, path: "/workspace" } });
   });
 
-  test("open-parts: a persistent mount's size is fixed at creation -> 400", async () => {
-    const pod = await api.createPod(gpuPod({ mounts: { persistent: { size: 10, path: "/w" } } }));
-    const r = await api.patch(`/v2/pods/${pod.id}`, { mounts: { persistent: { size: 20, path: "/w" } } });
+  test("open-parts: a persistent mount's size may grow (the container restarts); a smaller one -> 400", async () => {
+    const pod = await api.createPod(gpuPod({ mounts: { persistent: { size: 20, path: "/w" } } }));
+    await api.waitFor(pod.id, "RUNNING");
+    const grown = await api.patch(`/v2/pods/${pod.id}`, { mounts: { persistent: { size: 40, path: "/w" } } });
+    expect(grown.status).toBe(200);
+    expect(grown.body).toMatchObject({ status: "STARTING", mounts: { persistent: { size: 40, path: "/w" } } });
+    const r = await api.patch(`/v2/pods/${pod.id}`, { mounts: { persistent: { size: 30, path: "/w" } } });
     expect(r.status).toBe(400);
-    expect(r.body.detail).toMatch(/size of a persistent mount is fixed/);
+    expect(r.body.detail).toBe("mounts.persistent.size: a persistent mount only grows (it is 40 GB, asked 30 GB)");
   });
 
   test("2.4 rule 4: a partial mount entry (missing required field) -> 422", async () => {
