@@ -81,7 +81,7 @@ export async function getGpuTypes(filter: GpuTypeFilter = {}, options?: CatalogO
   return gpus.filter(
     (g) =>
       (filter.manufacturer === undefined || g.manufacturer === filter.manufacturer) &&
-      (filter.minMemoryGb === undefined || g.memoryGb >= filter.minMemoryGb),
+      (filter.minMemoryGb === undefined || g.memory >= filter.minMemoryGb),
   );
 }
 

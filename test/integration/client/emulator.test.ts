@@ -11,6 +11,7 @@ import {
 } from "../../../src/client";
 import { type Emulator, startEmulator } from "../../../src/emulator";
 import { FakeClock } from "../../helpers/fake-clock";
+import { createServerlessTemplate } from "../../helpers/emulator-fixtures";
 
 // The client against the emulator (a second, independent reading of the spec) over real HTTP.
 
@@ -158,11 +159,13 @@ test("rules only the server can check come back as a BadRequestError naming them
 test("endpoints: a hostile name round-trips through save, list, get; delete needs zero workers", async () => {
   const cp = client();
   const name = 'we"ird} name\\ with\nnewline { and "quotes"';
+  // The platform checks that the template exists and is serverless (open-parts).
+  const tpl = await createServerlessTemplate(emu.url, emu.apiKey);
   const before = emu.counts();
   const created = await cp.endpoints.save({
     name,
     gpuIds: "AMPERE_24",
-    templateId: 'tpl"}',
+    templateId: tpl,
     workersMin: 0,
     workersMax: 2,
     flashBootType: "FLASHBOOT",
@@ -170,14 +173,14 @@ test("endpoints: a hostile name round-trips through save, list, get; delete need
     scalerValue: 4,
     idleTimeout: 5,
   });
-  expect(created).toMatchObject({ name, templateId: 'tpl"}', flashBootType: "FLASHBOOT", workersMax: 2 });
+  expect(created).toMatchObject({ name, templateId: tpl, flashBootType: "FLASHBOOT", workersMax: 2 });
   expect((await cp.endpoints.list()).find((e) => e.id === created.id)?.name).toBe(name);
   const got = await cp.endpoints.get(created.id);
   expect(got.name).toBe(name);
   expect(got.pods).toEqual([]);
 
   await expect(cp.endpoints.delete(created.id)).rejects.toBeInstanceOf(ConflictError);
-  const scaled = await cp.endpoints.save({ id: created.id, name, gpuIds: "AMPERE_24", templateId: 'tpl"}', workersMin: 0, workersMax: 0 });
+  const scaled = await cp.endpoints.save({ id: created.id, name, gpuIds: "AMPERE_24", templateId: tpl, workersMin: 0, workersMax: 0 });
   expect(scaled.workersMax).toBe(0);
   await cp.endpoints.delete(created.id);
   await expect(cp.endpoints.get(created.id)).rejects.toBeInstanceOf(NotFoundError);

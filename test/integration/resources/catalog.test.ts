@@ -45,7 +45,7 @@ test("getGpuTypes filters on manufacturer and memory", async () => {
   expect(amd.length).toBeGreaterThan(0);
   expect(amd.every((g) => g.manufacturer === "AMD")).toBe(true);
   expect(big.length).toBeGreaterThan(0);
-  expect(big.every((g) => g.manufacturer === "NVIDIA" && g.memoryGb >= 80)).toBe(true);
+  expect(big.every((g) => g.manufacturer === "NVIDIA" && g.memory >= 80)).toBe(true);
   expect(all.length).toBeGreaterThan(amd.length + big.length - 1);
 });
 

@@ -81,7 +81,7 @@ test("lifecycle: create, rename, grow, refused shrink, delete", async () => {
   expect(emu.counts().createNetworkVolume).toBe(before + 1);
   expect(inputs.name).toMatch(/^vol-[0-9a-f]{7}$/);
   expect(outs).toEqual({ id, name: inputs.name, size: 20, dataCenter: "EU-RO-1", deleteWaitSeconds: 120 });
-  expect(live(id)).toEqual({ id, name: inputs.name, size: 20, dataCenter: "EU-RO-1" });
+  expect(live(id)).toEqual({ id, name: inputs.name, size: 20, dataCenter: "EU-RO-1", type: "STANDARD" });
 
   // Rename: one PATCH, the auto-name replaced by the given one, same volume.
   const renameInputs = await checked(p, { name: "datasets", size: 20, dataCenter: "EU-RO-1" }, inputs as any);

@@ -11,10 +11,14 @@ import { baseOwnerToken, replacementToken } from "../../../src/resources/naming"
 import { PodProvider } from "../../../src/resources/pod";
 import { OWNER_ENV } from "../../../src/resources/pod-schema";
 import { ServerlessEndpointProvider } from "../../../src/resources/serverless-endpoint";
+import { createServerlessTemplate } from "../../helpers/emulator-fixtures";
 
 let emu: Emulator;
 let client: ComputePlatform;
 let gpuId: string;
+
+/** The serverless template the endpoints name (the platform checks that it exists). */
+let TPL: string;
 
 beforeAll(async () => {
   emu = await startEmulator({
@@ -22,6 +26,7 @@ beforeAll(async () => {
     quotas: { minute: 1_000_000, hour: 10_000_000, day: 100_000_000 },
     timings: { provisioningMs: 10, startingMs: 10, drainMs: 10 },
   });
+  TPL = await createServerlessTemplate(emu.url, emu.apiKey);
   client = new ComputePlatform({ apiKey: emu.apiKey, apiUrl: emu.url, pacing: false });
   gpuId = (await client.catalog.gpus()).find((g) => g.manufacturer === "NVIDIA")!.id;
 });
@@ -123,13 +128,13 @@ test("a replacement's earlier try is taken over (PATCHed to the declaration), ne
 test("endpoints: an auto-named earlier try of a replacement is taken over; of a new one, deleted; a user-given name is never touched", async () => {
   const clock = movable();
   const p = new ServerlessEndpointProvider({ client: () => client, pollIntervalMs: 5, maxPollIntervalMs: 15, clock });
-  const decl = { ...scope("dev", "api"), gpuIds: "AMPERE_24", templateId: "tpl", workersMin: 0, workersMax: 1 };
+  const decl = { ...scope("dev", "api"), gpuIds: "AMPERE_24", templateId: TPL, workersMin: 0, workersMax: 1 };
   const liveEps = () => emu.state().endpoints as { id: string; name: string; workersMax: number }[];
 
   // New resource: an endpoint with the token's name exists already (a killed create's).
   const fresh = (await p.check({}, decl)).inputs!;
-  const stray = await client.endpoints.save({ name: fresh.name, gpuIds: "AMPERE_24", templateId: "tpl", type: "QB", workersMin: 0, workersMax: 1 });
-  const other = await client.endpoints.save({ name: "shared-name", gpuIds: "AMPERE_24", templateId: "tpl", type: "QB", workersMin: 0, workersMax: 1 });
+  const stray = await client.endpoints.save({ name: fresh.name, gpuIds: "AMPERE_24", templateId: TPL, type: "QB", workersMin: 0, workersMax: 1 });
+  const other = await client.endpoints.save({ name: "shared-name", gpuIds: "AMPERE_24", templateId: TPL, type: "QB", workersMin: 0, workersMax: 1 });
   clock.skip(5000);
   const made = await p.create(fresh);
   expect(made.id).not.toBe(stray.id);
@@ -141,7 +146,7 @@ test("endpoints: an auto-named earlier try of a replacement is taken over; of a 
   expect((await p.diff(made.id, made.outs!, first)).replaces).toEqual(["type"]);
   const second = (await p.check({}, lb)).inputs!;
   expect(second.name).not.toBe(fresh.name);
-  const earlier = await client.endpoints.save({ name: second.name, gpuIds: "AMPERE_24", templateId: "tpl", type: "LB", workersMin: 0, workersMax: 1 });
+  const earlier = await client.endpoints.save({ name: second.name, gpuIds: "AMPERE_24", templateId: TPL, type: "LB", workersMin: 0, workersMax: 1 });
   const saves = emu.counts().saveEndpoint;
   clock.skip(5000);
   const replacement = await p.create(second);

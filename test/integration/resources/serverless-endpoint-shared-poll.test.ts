@@ -9,8 +9,11 @@ import { ComputePlatform } from "../../../src/client";
 import { type Emulator, startEmulator } from "../../../src/emulator";
 import { ServerlessEndpointProvider } from "../../../src/resources/serverless-endpoint";
 import { SteppedClock, tracked } from "../../helpers/stepped-clock";
+import { createServerlessTemplate } from "../../helpers/emulator-fixtures";
 
 let emu: Emulator;
+/** The serverless template the endpoints name (the platform checks that it exists). */
+let TPL: string;
 let client: ComputePlatform;
 const clock = new SteppedClock();
 // Stepped time costs nothing: the platform's own pace (workers start and drain in seconds).
@@ -24,6 +27,7 @@ beforeAll(async () => {
     timings: { provisioningMs: 10, startingMs: STARTING_MS, drainMs: DRAIN_MS },
     clock,
   });
+  TPL = await createServerlessTemplate(emu.url, emu.apiKey);
   client = new ComputePlatform({ apiKey: emu.apiKey, apiUrl: emu.url, pacing: false, maxRetries: 1 });
 });
 
@@ -48,7 +52,7 @@ async function fleet(count: number) {
   const p = new ServerlessEndpointProvider({ client: () => tracking, clock });
   const inputs = await Promise.all(
     Array.from({ length: count }, async (_, i) => {
-      const r = await p.check({}, { gpuIds: "AMPERE_24", templateId: "tpl-s", workersMin: 1, workersMax: 1, __logicalName: `ep${i}` });
+      const r = await p.check({}, { gpuIds: "AMPERE_24", templateId: TPL, workersMin: 1, workersMax: 1, __logicalName: `ep${i}` });
       expect(r.failures ?? []).toEqual([]);
       return r.inputs!;
     }),

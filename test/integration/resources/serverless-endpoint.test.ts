@@ -10,6 +10,7 @@ import {
   ServerlessEndpointProvider,
   type ServerlessEndpointOutputs,
 } from "../../../src/resources/serverless-endpoint";
+import { createServerlessTemplate } from "../../helpers/emulator-fixtures";
 
 const STARTING_MS = 60;
 const DRAIN_MS = 120;
@@ -17,9 +18,12 @@ const QUOTAS = { minute: 100_000, hour: 1_000_000, day: 10_000_000 };
 
 let emu: Emulator;
 let client: ComputePlatform;
+/** The serverless template the endpoints name (the platform checks that it exists). */
+let TPL: string;
 
 beforeAll(async () => {
   emu = await startEmulator({ port: 0, quotas: QUOTAS, timings: { provisioningMs: 10, startingMs: STARTING_MS, drainMs: DRAIN_MS } });
+  TPL = await createServerlessTemplate(emu.url, emu.apiKey);
   client = new ComputePlatform({ apiKey: emu.apiKey, apiUrl: emu.url, serverlessUrl: emu.url, pacing: false, maxRetries: 1 });
 });
 
@@ -34,7 +38,7 @@ function provider(over: Partial<ConstructorParameters<typeof ServerlessEndpointP
 
 /** Checked inputs, as the engine hands them to create/update. */
 async function inputs(p: ServerlessEndpointProvider, news: Record<string, unknown>, olds?: Record<string, unknown>) {
-  const checked = await p.check(olds ?? {}, { gpuIds: "AMPERE_24", templateId: "tpl-1", ...news });
+  const checked = await p.check(olds ?? {}, { gpuIds: "AMPERE_24", templateId: TPL, ...news });
   expect(checked.failures ?? []).toEqual([]);
   return checked.inputs!;
 }
@@ -145,7 +149,7 @@ test("a refused delete (workers raised again meanwhile) starts over from the sca
         if (!raced) {
           raced = true;
           // Someone else scales it up between our scale-down and our delete.
-          await client.endpoints.save({ id: target, name: "racer", gpuIds: "AMPERE_24", templateId: "tpl-1", workersMin: 1, workersMax: 1 });
+          await client.endpoints.save({ id: target, name: "racer", gpuIds: "AMPERE_24", templateId: TPL, workersMin: 1, workersMax: 1 });
           // The platform's own refusal is what the provider gets.
           const refusal = await client.endpoints.delete(target, opts).catch((e) => e);
           expect(refusal).toBeInstanceOf(ConflictError);
@@ -182,7 +186,7 @@ test("read shows drift in props and inputs; a gone endpoint reads as gone and de
   const p = provider();
   const { id, outs } = await p.create(await inputs(p, { name: "drifty", waitForWorkers: false, workersMax: 2 }));
   // Changed behind Pulumi's back.
-  await client.endpoints.save({ id, name: "drifty", gpuIds: "ADA_24", templateId: "tpl-1", idleTimeout: 99 });
+  await client.endpoints.save({ id, name: "drifty", gpuIds: "ADA_24", templateId: TPL, idleTimeout: 99 });
   const read = await p.read(id, outs!);
   expect(read.id).toBe(id);
   expect(read.props).toMatchObject({ gpuIds: "ADA_24", idleTimeout: 99, waitForWorkers: false });
@@ -192,7 +196,7 @@ test("read shows drift in props and inputs; a gone endpoint reads as gone and de
   expect(await p.diff(id, read.props!, back)).toMatchObject({ changes: true, replaces: [] });
 
   // Removed behind Pulumi's back.
-  await client.endpoints.save({ id, name: "drifty", gpuIds: "ADA_24", templateId: "tpl-1", workersMin: 0, workersMax: 0 });
+  await client.endpoints.save({ id, name: "drifty", gpuIds: "ADA_24", templateId: TPL, workersMin: 0, workersMax: 0 });
   await client.endpoints.delete(id);
   expect(await p.read(id, outs!)).toEqual({});
   const before = emu.counts().deleteEndpoint;
@@ -207,10 +211,12 @@ test("read shows drift in props and inputs; a gone endpoint reads as gone and de
 describe("bounded waits (fake clock: the deadline passes without real waiting)", () => {
   let slow: Emulator;
   let slowClient: ComputePlatform;
+  let SLOW_TPL: string;
   beforeAll(async () => {
     // Workers that take an hour to start and to drain.
     slow = await startEmulator({ port: 0, quotas: QUOTAS, timings: { startingMs: 3_600_000, drainMs: 3_600_000 } });
     slowClient = new ComputePlatform({ apiKey: slow.apiKey, apiUrl: slow.url, serverlessUrl: slow.url, pacing: false, maxRetries: 1 });
+    SLOW_TPL = await createServerlessTemplate(slow.url, slow.apiKey);
   });
   afterAll(async () => {
     await slowClient?.close();
@@ -234,7 +240,7 @@ describe("bounded waits (fake clock: the deadline passes without real waiting)",
   test("a create whose workers never run fails with the id kept, and the next up waits again", async () => {
     const clock = fakeClock();
     const p = provider({ client: () => slowClient, clock, pollIntervalMs: 1000, maxPollIntervalMs: 30_000 });
-    const checked = await inputs(p, { name: "never-ready", workersMin: 1, workersMax: 1, readyTimeoutSeconds: 120 });
+    const checked = await inputs(p, { name: "never-ready", templateId: SLOW_TPL, workersMin: 1, workersMax: 1, readyTimeoutSeconds: 120 });
     const err = await p.create(checked).then(
       () => undefined,
       (e) => e,
@@ -242,7 +248,7 @@ describe("bounded waits (fake clock: the deadline passes without real waiting)",
     expect(err).toBeInstanceOf(EndpointNotReadyError);
     const ids = slow.state().endpoints.map((e: any) => e.id);
     expect(ids).toContain(err.id);
-    expect(err.properties).toMatchObject({ name: "never-ready", workersMin: 1, pods: [{ desiredStatus: "STARTING" }] });
+    expect(err.properties).toMatchObject({ name: "never-ready", templateId: SLOW_TPL, workersMin: 1, pods: [{ desiredStatus: "STARTING" }] });
     expect(err.reasons[0]).toMatch(/0 of 1 workers RUNNING after 120 s/);
     // Bounded by readyTimeoutSeconds, on the injected clock.
     expect(clock.now()).toBeGreaterThanOrEqual(120_000);
@@ -257,7 +263,7 @@ describe("bounded waits (fake clock: the deadline passes without real waiting)",
   test("a delete whose workers never drain stops at drainTimeoutSeconds, scaled to zero, and never sends deleteEndpoint", async () => {
     const clock = fakeClock();
     const p = provider({ client: () => slowClient, clock, pollIntervalMs: 1000, maxPollIntervalMs: 30_000 });
-    const { id, outs } = await p.create(await inputs(p, { name: "slow-drain", workersMin: 1, workersMax: 1, waitForWorkers: false, drainTimeoutSeconds: 60 }));
+    const { id, outs } = await p.create(await inputs(p, { name: "slow-drain", templateId: SLOW_TPL, workersMin: 1, workersMax: 1, waitForWorkers: false, drainTimeoutSeconds: 60 }));
     await expect(p.delete(id, outs!)).rejects.toThrow(/1 worker\(s\) still listed 60 s after scaling to zero.*next `pulumi destroy`/);
     expect(slow.counts().deleteEndpoint ?? 0).toBe(0);
     expect(slow.state().endpoints.find((e: any) => e.id === id)).toMatchObject({ workersMin: 0, workersMax: 0, pods: [{ desiredStatus: "EXITED" }] });
@@ -282,7 +288,7 @@ describe("bounded waits (fake clock: the deadline passes without real waiting)",
       pollIntervalMs: 5,
       maxPollIntervalMs: 5,
     });
-    const checked = await inputs(p, { name: "cancel-me", workersMin: 1, workersMax: 1 });
+    const checked = await inputs(p, { name: "cancel-me", templateId: SLOW_TPL, workersMin: 1, workersMax: 1 });
     const err = await p.create(checked).catch((e) => e);
     // Still an init failure with the id: the endpoint exists and must not be forgotten.
     expect(err).toBeInstanceOf(EndpointNotReadyError);
