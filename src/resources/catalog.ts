@@ -14,7 +14,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ComputePlatform } from "../client";
 import type { CpuFlavor, DataCenter, GpuType } from "../client/schemas";
-import { platform, setPlatformSettings } from "./runtime";
+import { platform, setPlatformSettings } from "./engine/settings";
 
 export type { CpuFlavor, DataCenter, GpuType };
 

@@ -18,11 +18,10 @@ import type { ComputePlatform } from "../client";
 import { type Clock, systemClock } from "../client/core/clock";
 import { ConflictError, NotFoundError } from "../client/core/errors";
 import type { NetworkVolume as WireNetworkVolume, Pod as WirePod } from "../client/schemas";
-import { checkFailures, isUnknown } from "./check";
-import { resolveName } from "./naming";
-import { registerProvider } from "./providers";
-import { platform } from "./runtime";
-import { shimProvider } from "./shim";
+import { checkFailures, isUnknown } from "./engine/check";
+import { platform } from "./engine/settings";
+import { shimProvider } from "./engine/shim";
+import { resolveName } from "./lifecycle/owner";
 
 /** Smallest network volume the platform makes, in GB. */
 export const NETWORK_VOLUME_MIN_GB = 10;
@@ -378,7 +377,6 @@ function mountedError(
   );
 }
 
-registerProvider("network-volume", new NetworkVolumeProvider());
 
 /**
  * A network volume: storage that outlives pods and lives in one data center. Mount it in a
