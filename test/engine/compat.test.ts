@@ -25,13 +25,13 @@ beforeAll(async () => {
   config = { "computeplatform:apiKey": COMPAT.key, "computeplatform:apiUrl": emu.url };
   plugin = await ProviderPlugin.start({ cwd: PROJECT_DIR, project: PROJECT, config, env: COMPAT.env });
   await plugin.configure(config, SECRET_KEYS);
-});
+}, 120_000);
 
 afterAll(async () => {
   await plugin?.stop();
   await emu?.close();
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
-});
+}, 120_000);
 
 const byType = (stack: EngineStack, kind: string): StateResource =>
   [...stack.resources.values()].find((r) => r.type.endsWith(`:${kind}`))!;
@@ -83,4 +83,4 @@ test("a stack stored by release 0.1.0 is refreshed, updated in place and destroy
   expect(after.networkVolumes).toEqual([]);
   expect(after.pods.filter((p: { status: string }) => p.status !== "TERMINATED")).toEqual([]);
   expect(after.endpoints).toEqual([]);
-});
+}, 120_000);

@@ -58,7 +58,7 @@ test("the serialized pod shim is small and holds no absolute path and no key", a
   const bytes = Buffer.byteLength(text as string);
   console.log(`__provider of shimProvider("pod"): ${bytes} bytes`);
   expect(bytes).toBeLessThan(4096);
-  expect(text).toContain('require("pulumi-computeplatform")');
+  expect(text).toContain('require("pulumi-computeplatform/providers")');
   expect(text).not.toContain(ROOT);
   expect(text).not.toMatch(/["'`]\/(?:work|home|tmp|usr|root)\//);
   expect(text).not.toContain(CONFIG_KEY);

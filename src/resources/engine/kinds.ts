@@ -24,7 +24,7 @@ const KINDS: Record<ProviderKind, () => Provider> = {
     return new ServerlessEndpointProvider();
   },
   "network-volume": () => {
-    const { NetworkVolumeProvider } = require("../network-volume") as typeof import("../network-volume");
+    const { NetworkVolumeProvider } = require("../network-volume/provider") as typeof import("../network-volume/provider");
     return new NetworkVolumeProvider();
   },
 };

@@ -1,13 +1,18 @@
 import type * as pulumi from "@pulumi/pulumi";
 
-/** The resource kinds this package serves through Pulumi's dynamic provider. */
+/** The resource kinds this package serves through Pulumi's dynamic provider. Stored in users' state: never renamed. */
 export type ProviderKind = "pod" | "serverless-endpoint" | "network-volume";
 
 /**
  * The provider object a dynamic resource hands to Pulumi. Pulumi serializes it into state as
- * `__provider`, so it must capture nothing but `kind`: each method loads this package by name
- * inside the plugin process and delegates to the real provider. State then holds no client,
- * no secret, no absolute path, and a newer package version takes effect without a diff.
+ * `__provider`, so it must capture nothing but `kind`: each method loads this package's
+ * registry of kinds by name inside the plugin process and delegates to the real provider.
+ * State then holds no client, no secret, no absolute path, and a newer package version takes
+ * effect without a diff.
+ *
+ * It loads `pulumi-computeplatform/providers` (engine/kinds.ts), not the package root: the
+ * plugin needs the providers, not the resource classes. State written before that entry
+ * existed loads the root, which still exports `dynamicProviders`.
  */
 export function shimProvider(kind: ProviderKind): pulumi.dynamic.ResourceProvider {
   // `require` by package name: Pulumi's plugin loads this text with require-from-string, so the
@@ -17,7 +22,7 @@ export function shimProvider(kind: ProviderKind): pulumi.dynamic.ResourceProvide
   const target = (): pulumi.dynamic.ResourceProvider => {
     let pkg: { dynamicProviders?: Record<string, pulumi.dynamic.ResourceProvider> };
     try {
-      pkg = require("pulumi-computeplatform");
+      pkg = require("pulumi-computeplatform/providers");
     } catch (e) {
       throw new Error(
         `cannot load pulumi-computeplatform from ${process.cwd()}; add it to the project's dependencies: ${(e as Error).message}`,

@@ -6,8 +6,8 @@
 import { ComputePlatform } from "../../../../src/client";
 import type { Clock } from "../../../../src/client/core/clock";
 import { type Emulator, startEmulator } from "../../../../src/emulator";
+import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
 import {
-  LOGICAL_NAME_KEY,
   NetworkVolumeProvider,
   type NetworkVolumeInputs,
   type NetworkVolumeOutputs,

@@ -1,7 +1,7 @@
 import { UNKNOWN } from "../../../../src/resources/engine/check";
+import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
 import {
   checkNetworkVolume,
-  LOGICAL_NAME_KEY,
   type NetworkVolumeOutputs,
   NetworkVolumeProvider,
   planNetworkVolumeChange,
