@@ -51,3 +51,14 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   }
   return cur;
 }
+
+/** The value as JSON would carry it: keys with `undefined` left out, `undefined` in arrays null. */
+export function defined<T>(value: T): T {
+  if (Array.isArray(value)) return value.map((v) => (v === undefined ? null : defined(v))) as T;
+  if (value !== null && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = defined(v);
+    return out as T;
+  }
+  return value;
+}

@@ -1,5 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { MissingApiKeyError } from "../../client";
+import { defined } from "./check";
 import { CONFIG_KEYS, configureFromStack } from "./settings";
 import type { ProviderKind } from "./shim";
 
@@ -99,17 +100,6 @@ async function keepProviderOnPartialFailure<T>(op: () => Promise<T>, inputs: Rec
     }
     throw e;
   }
-}
-
-/** The value as JSON would carry it: keys with `undefined` left out, `undefined` in arrays null. */
-export function defined<T>(value: T): T {
-  if (Array.isArray(value)) return value.map((v) => (v === undefined ? null : defined(v))) as T;
-  if (value !== null && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = defined(v);
-    return out as T;
-  }
-  return value;
 }
 
 /** The provider of a kind, its module required on first use. */

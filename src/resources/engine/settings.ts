@@ -1,5 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { ComputePlatform } from "../../client";
+import { type Clock, ComputePlatform } from "../../client";
 
 /**
  * Credentials and addresses for the providers, read at run time inside the plugin:
@@ -63,4 +63,20 @@ export function platform(): ComputePlatform {
     serverlessUrl: settings.serverlessUrl,
   });
   return client;
+}
+
+/** What every provider lets a caller inject (tests: a client, a fake clock, a signal). */
+export interface ProviderOptions<C> {
+  /**
+   * The client to call.
+   * @default the process-wide client of {@link platform} (stack config, then environment)
+   */
+  client?: () => C;
+  /**
+   * Time source of every wait.
+   * @default the system clock
+   */
+  clock?: Clock;
+  /** Cancels every wait of the provider. */
+  signal?: AbortSignal;
 }

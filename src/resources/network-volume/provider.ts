@@ -14,29 +14,17 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { type Clock, type ComputePlatform, ConflictError, NotFoundError, systemClock } from "../../client";
-import { platform } from "../engine/settings";
+import { platform, type ProviderOptions } from "../engine/settings";
 import { mountedError, outputsOf, planNetworkVolumeChange, podsMounting, updateBody, type VolumeHolder } from "./plan";
 import { checkNetworkVolume, DEFAULT_DELETE_WAIT_SECONDS, type NetworkVolumeInputs, type NetworkVolumeOutputs, shrinkRefusal } from "./schema";
 
 /** Dependencies of the provider; tests inject a client, a fake clock and a signal. */
-export interface NetworkVolumeProviderOptions {
-  /**
-   * The client to call.
-   * @default the process-wide client of `engine/settings.ts` (stack config, then environment)
-   */
-  client?: () => ComputePlatform;
-  /**
-   * Time source for the delete wait.
-   * @default the system clock
-   */
-  clock?: Clock;
+export interface NetworkVolumeProviderOptions extends ProviderOptions<ComputePlatform> {
   /**
    * How often delete looks again for the pods that mount a volume, in ms.
    * @default 5000
    */
   pollIntervalMs?: number;
-  /** Cancels a delete that is waiting for pods. */
-  signal?: AbortSignal;
 }
 
 /** The real provider behind `shimProvider("network-volume")`. */

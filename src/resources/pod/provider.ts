@@ -34,37 +34,38 @@ import {
   type PodUpdateParams,
   systemClock,
 } from "../../client";
-import { platform } from "../engine/settings";
+import { defined } from "../engine/check";
+import { platform, type ProviderOptions } from "../engine/settings";
 import { baseOf, OWNER_TOKEN_KEY, Predecessors } from "../lifecycle/owner";
 import { type PollerTimings, pollFromEnv } from "../lifecycle/poller";
 import { createWithRecovery, findMade, lookAgain, LOOKUPS } from "../lifecycle/recovery";
 import { ClientLists, type SharedList } from "../lifecycle/shared-list";
-import { patchRestarts, type PodPlan, planPodChange, podPatch } from "./plan";
 import { checkPod, DEFAULT_WAIT_TIMEOUT_SECONDS, type LivePod, OWNER_ENV, type PodDeclaration, type PodInputs, type PodOutputs } from "./schema";
-import { createBody, declarationFor, describeFixed, inputsFromState, matchesCreate, newestOf, ownedBy, podOutputs, structSafe } from "./wire";
+import {
+  createBody,
+  declarationFor,
+  describeFixed,
+  inputsFromState,
+  matchesCreate,
+  newestOf,
+  ownedBy,
+  patchRestarts,
+  type PodPlan,
+  planPodChange,
+  podOutputs,
+  podPatch,
+} from "./plan";
 import { converge, lastSeen, type PodContext, PodInitError, provisioning, STOPPED } from "./status";
 
 type Created = pulumi.dynamic.CreateResult<PodOutputs>;
 
 /** Dependencies of the provider; tests inject a client, a clock, fast timings and a signal. */
-export interface PodProviderOptions {
-  /**
-   * The client to call.
-   * @default the process-wide client of `engine/settings.ts` (stack config, then environment)
-   */
-  client?: () => ComputePlatform;
-  /**
-   * Time source of the waits.
-   * @default the system clock
-   */
-  clock?: Clock;
+export interface PodProviderOptions extends ProviderOptions<ComputePlatform> {
   /**
    * Pace of the shared poller.
    * @default from `COMPUTEPLATFORM_POLL_INTERVAL_MS`, else { intervalMs: 1500, maxIntervalMs: 10000, backoff: 1.5 }
    */
   poll?: PollerTimings;
-  /** Cancels every wait of this provider. */
-  signal?: AbortSignal;
 }
 
 /** The real provider behind `shimProvider("pod")`. */
@@ -368,7 +369,7 @@ export class PodProvider implements pulumi.dynamic.ResourceProvider<PodInputs, P
     } catch (err) {
       const seen = lastSeen(err, last);
       const outs = seen ? podOutputs(seen, news) : { ...olds, __declared: declarationFor(news) };
-      throw new PodInitError(id, structSafe(outs), err);
+      throw new PodInitError(id, defined(outs), err);
     }
   }
 }

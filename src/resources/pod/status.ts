@@ -1,6 +1,6 @@
 import { type Clock, type ComputePlatform, ConflictError, isAmbiguous } from "../../client";
+import { isUnknown } from "../engine/check";
 import { type Poller, WaitTimeoutError } from "../lifecycle/poller";
-import { isReady } from "./plan";
 import type { LivePod, PodInputs, PodOutputs, WaitFor } from "./schema";
 
 /*
@@ -50,6 +50,38 @@ export class PodInitError extends Error {
     this.name = "PodInitError";
     this.reasons = [text];
   }
+}
+
+/** Whether the pod is ready as `waitFor` asks: RUNNING, and for PORTS every port published. */
+export function isReady(pod: Pick<LivePod, "status" | "ports" | "runtime">, waitFor: WaitFor): boolean {
+  if (pod.status !== "RUNNING") return false;
+  return waitFor === "RUNNING" || portsPublished(pod);
+}
+
+/**
+ * Every port in `ports` has its runtime entry. TCP and UDP ports need a public port
+ * mapped; HTTP ports are served through the platform's proxy, so being listed is enough.
+ */
+export function portsPublished(pod: Pick<LivePod, "ports" | "runtime">): boolean {
+  const published = pod.runtime?.ports ?? [];
+  return pod.ports.every((spec) => {
+    const [port, protocol] = spec.split("/");
+    const entry = published.find((p) => p.private === Number(port) && (p.type === undefined || p.type === protocol));
+    if (!entry) return false;
+    return protocol === "http" || (entry.public !== null && entry.public !== undefined);
+  });
+}
+
+/** Whether the live pod is where `desiredStatus` wants it (ready, or stopped). */
+export function statusMatches(
+  pod: Pick<LivePod, "status" | "ports" | "runtime">,
+  desired: unknown,
+  waitFor: unknown,
+): boolean {
+  if (isUnknown(desired) || isUnknown(waitFor)) return false;
+  // A failed container is not running either, and ERROR offers no stop: nothing to do.
+  if (desired === "EXITED") return pod.status === "EXITED" || pod.status === "ERROR";
+  return isReady(pod, waitFor === "PORTS" ? "PORTS" : "RUNNING");
 }
 
 /** The poller's slow phase for pods: PROVISIONING says little until it ends. */

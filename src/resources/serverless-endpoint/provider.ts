@@ -35,8 +35,8 @@ import {
   systemClock,
   type Endpoint as WireEndpoint,
 } from "../../client";
-import { platform } from "../engine/settings";
-import { baseOf as baseOfKind, OWNER_TOKEN_KEY, Predecessors } from "../lifecycle/owner";
+import { platform, type ProviderOptions } from "../engine/settings";
+import { baseOf, OWNER_TOKEN_KEY, Predecessors } from "../lifecycle/owner";
 import { pollFromEnv, WaitTimeoutError } from "../lifecycle/poller";
 import { createWithRecovery, findMade, lookAgain, LOOKUPS } from "../lifecycle/recovery";
 import { ClientLists } from "../lifecycle/shared-list";
@@ -65,17 +65,7 @@ type Client = Pick<ComputePlatform, "endpoints">;
 type Created = pulumi.dynamic.CreateResult<ServerlessEndpointOutputs>;
 
 /** Dependencies of the provider; tests inject a client, a clock, short polls and a signal. */
-export interface ServerlessEndpointProviderOptions {
-  /**
-   * The client to call.
-   * @default the process-wide client of `engine/settings.ts` (stack config, then environment)
-   */
-  client?: () => Pick<ComputePlatform, "endpoints">;
-  /**
-   * Time source of every wait.
-   * @default the system clock
-   */
-  clock?: Clock;
+export interface ServerlessEndpointProviderOptions extends ProviderOptions<Client> {
   /**
    * First pause between reads while waiting for workers, in ms; it grows by half each time.
    * @default 1000
@@ -86,8 +76,6 @@ export interface ServerlessEndpointProviderOptions {
    * @default 15000
    */
   maxPollIntervalMs?: number;
-  /** Cancels any wait in progress. */
-  signal?: AbortSignal;
 }
 
 /**
@@ -108,11 +96,6 @@ export class EndpointNotReadyError extends Error {
 
 /** Stops a loop that would otherwise run on with a clock that does not advance. */
 const MAX_POLLS = 10_000;
-
-/** The base owner token of an endpoint's checked inputs. */
-function baseOf(inputs: Record<string, unknown>): string | undefined {
-  return baseOfKind(ENDPOINT_KIND, inputs);
-}
 
 function goneError(name: string, id: string): Error {
   return new Error(
@@ -160,7 +143,7 @@ export class ServerlessEndpointProvider implements pulumi.dynamic.ResourceProvid
   async diff(id: string, olds: ServerlessEndpointOutputs, news: EndpointInputs): Promise<pulumi.dynamic.DiffResult> {
     // If the engine replaces this endpoint, its second check and the create follow in this
     // process: they derive the new token (and auto-name) from it.
-    this.predecessors.record(baseOf(news), id);
+    this.predecessors.record(baseOf(ENDPOINT_KIND, news), id);
     return planEndpointDiff(olds, news);
   }
 
@@ -173,7 +156,7 @@ export class ServerlessEndpointProvider implements pulumi.dynamic.ResourceProvid
    */
   async create(inputs: EndpointInputs): Promise<Created> {
     const settings = localSettings(inputs);
-    const old = this.predecessors.get(baseOf(inputs));
+    const old = this.predecessors.get(baseOf(ENDPOINT_KIND, inputs));
     if (!isOwnerNamed(inputs)) {
       // Only the endpoint being replaced is kept from passing for the new one after an ambiguous create.
       try {
@@ -201,7 +184,7 @@ export class ServerlessEndpointProvider implements pulumi.dynamic.ResourceProvid
         named = all.filter((e) => e.name === inputs.name);
         return named.filter((e) => !this.handedOver.has(e.id));
       },
-      fit: (earlier) => (token !== baseOf(inputs) ? earlier.filter((e) => (e.type ?? inputs.type) === inputs.type).at(-1) : undefined),
+      fit: (earlier) => (token !== baseOf(ENDPOINT_KIND, inputs) ? earlier.filter((e) => (e.type ?? inputs.type) === inputs.type).at(-1) : undefined),
       takeOver: async (ep) => ({ id: ep.id, ...(await this.update(ep.id, endpointOutputs(ep, settings, inputs.type), inputs)) }),
       createNew: () => this.createNew(inputs, settings, new Set([...named.map((e) => e.id), ...(old ? [old] : [])])),
       keptId: (failure) => (failure instanceof EndpointNotReadyError ? failure.id : undefined),

@@ -1,9 +1,9 @@
 import type { Pod as WirePod } from "../../../../src/client/schemas";
 import { UNKNOWN } from "../../../../src/resources/engine/check";
-import { isReady, nextEnv, planPodChange, podPatch } from "../../../../src/resources/pod/plan";
+import { nextEnv, planPodChange, podOutputs, podPatch } from "../../../../src/resources/pod/plan";
 import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
 import { checkPod, type PodInputs, type PodOutputs } from "../../../../src/resources/pod/schema";
-import { podOutputs } from "../../../../src/resources/pod/wire";
+import { isReady } from "../../../../src/resources/pod/status";
 
 const PLATFORM_ENV = { COMPUTEPLATFORM_POD_ID: "pod-1" };
 
