@@ -273,7 +273,7 @@ export function createBody(inputs: PodInputs): PodCreateParams {
   if (inputs.disk !== undefined) body.disk = inputs.disk;
   if (inputs.ports !== undefined) body.ports = [...inputs.ports];
   if (inputs.env !== undefined) body.env = { ...inputs.env };
-  // Only the declared env keys are ever compared (pod-plan.ts), so this one never shows a diff.
+  // Only the declared env keys are ever compared (planPodChange), so this one never shows a diff.
   // The token, then this create's own mark: an earlier try (same token) never passes for it.
   const token = inputs[OWNER_TOKEN_KEY];
   if (token) body.env = { ...body.env, [OWNER_ENV]: `${token}.${randomBytes(4).toString("hex")}` };

@@ -6,12 +6,12 @@ import { LOGICAL_NAME_KEY, OWNER_INPUT_KEYS, OWNER_TOKEN_KEY, ownerToken, resolv
 
 /**
  * The Pod's inputs as `check()` settles them: the rules of spec 2.3, 2.4, 4.1 and 8, the
- * defaults filled in, and the shape the plan (pod-plan.ts) and the provider (pod.ts) share.
+ * defaults filled in, and the shape the plan (plan.ts) and the provider (provider.ts) share.
  * No I/O here.
  */
 
 /**
- * The env var the provider sets on every pod it creates: the owner token (naming.ts), by which
+ * The env var the provider sets on every pod it creates: the owner token (lifecycle/owner.ts), by which
  * a create whose answer was lost (the plugin killed mid-create) is found again.
  */
 export const OWNER_ENV = "COMPUTEPLATFORM_OWNER";
@@ -55,7 +55,7 @@ export interface PodInputs {
   /** ID of an existing pod to take under management instead of creating one. */
   adopt?: string;
   [LOGICAL_NAME_KEY]?: string;
-  /** The owner token `check()` settled on (see naming.ts); never part of a diff. */
+  /** The owner token `check()` settled on (see lifecycle/owner.ts); never part of a diff. */
   [OWNER_TOKEN_KEY]?: string;
 }
 

@@ -105,7 +105,7 @@ export const endpointInputsSchema = z
 
 export type EndpointInputs = z.infer<typeof endpointInputsSchema> & {
   [LOGICAL_NAME_KEY]?: string;
-  /** The owner token `check()` settled on (see naming.ts); never part of a diff. */
+  /** The owner token `check()` settled on (see lifecycle/owner.ts); never part of a diff. */
   [OWNER_TOKEN_KEY]?: string;
 };
 

@@ -58,7 +58,7 @@ describe("Pod check: every rule of spec 2.3, 2.4, 4.1 and 8, named by property",
       desiredStatus: "RUNNING",
       waitFor: "RUNNING",
       waitTimeoutSeconds: DEFAULT_WAIT_TIMEOUT_SECONDS,
-      // The owner token (naming.ts): hidden, never part of a diff.
+      // The owner token (lifecycle/owner.ts): hidden, never part of a diff.
       __ownerToken: expect.stringMatching(/^[0-9a-f]{16}$/),
     });
   });
