@@ -1,6 +1,8 @@
-import { type AmbiguousRequestError, backoffMs, type Clock } from "../../client";
-import { isFatal } from "./poller";
-import type { SharedList } from "./shared-list";
+import { type AmbiguousRequestError, backoffMs, type Clock, systemClock } from "../../client";
+import type { ProviderOptions } from "../engine/settings";
+import { Predecessors } from "./owner";
+import { isFatal, type Polled, type PollerOptions } from "./poller";
+import { ClientLists, type SharedList } from "./shared-list";
 
 /*
  * One create-with-recovery flow for every kind that owns what it makes (owner.ts says why):
@@ -189,4 +191,29 @@ async function retire<T extends { id: string; name?: string }>(
   }
   if (left.length === 0) return undefined;
   return `the ${s.noun} was made, but an earlier try of this create could not be deleted: ${left.join("; ")}. Delete it by hand: no stack knows it.`;
+}
+
+/** What a provider that owns what it makes keeps across the calls of one plugin process. */
+export abstract class OwningProvider<C extends object, T extends Polled> {
+  protected readonly client: () => C;
+  protected readonly clock: Clock;
+  protected readonly signal?: AbortSignal;
+  /** Per client: the list every owner look-up and every wait of this kind share, and the poller over it. */
+  protected readonly lists: ClientLists<C, T>;
+  /** What `diff` saw: the object each resource's replacement replaces (owner.ts). */
+  protected readonly predecessors = new Predecessors();
+  /** Objects this process's creates handed to the engine: in its state, never an earlier try. */
+  protected readonly handedOver = new Set<string>();
+
+  constructor(
+    options: ProviderOptions<C>,
+    defaultClient: () => C,
+    list: (client: C, signal: AbortSignal | undefined) => Promise<T[]>,
+    poller: PollerOptions<T>,
+  ) {
+    this.client = options.client ?? defaultClient;
+    this.clock = options.clock ?? systemClock;
+    this.signal = options.signal;
+    this.lists = new ClientLists((client) => list(client, this.signal), this.clock, poller);
+  }
 }

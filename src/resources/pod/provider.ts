@@ -26,20 +26,18 @@
 import type * as pulumi from "@pulumi/pulumi";
 import {
   AmbiguousRequestError,
-  type Clock,
   type ComputePlatform,
   ConflictError,
   NotFoundError,
   type PodCreateParams,
   type PodUpdateParams,
-  systemClock,
 } from "../../client";
 import { defined } from "../engine/check";
 import { platform, type ProviderOptions } from "../engine/settings";
-import { baseOf, OWNER_TOKEN_KEY, Predecessors } from "../lifecycle/owner";
+import { baseOf, OWNER_TOKEN_KEY } from "../lifecycle/owner";
 import { type PollerTimings, pollFromEnv } from "../lifecycle/poller";
-import { createWithRecovery, findMade, lookAgain, LOOKUPS } from "../lifecycle/recovery";
-import { ClientLists, type SharedList } from "../lifecycle/shared-list";
+import { createWithRecovery, findMade, lookAgain, LOOKUPS, OwningProvider } from "../lifecycle/recovery";
+import type { SharedList } from "../lifecycle/shared-list";
 import { checkPod, DEFAULT_WAIT_TIMEOUT_SECONDS, type LivePod, OWNER_ENV, type PodDeclaration, type PodInputs, type PodOutputs } from "./schema";
 import {
   createBody,
@@ -69,27 +67,13 @@ export interface PodProviderOptions extends ProviderOptions<ComputePlatform> {
 }
 
 /** The real provider behind `shimProvider("pod")`. */
-export class PodProvider implements pulumi.dynamic.ResourceProvider<PodInputs, PodOutputs> {
-  private readonly client: () => ComputePlatform;
-  private readonly clock: Clock;
-  private readonly poll: PollerTimings;
-  private readonly signal?: AbortSignal;
-  /** Per client: the list every owner look-up and every wait of this process shares, and the poller over it. */
-  private readonly lists: ClientLists<ComputePlatform, LivePod>;
-  /** What `diff` saw: the pod each resource's replacement replaces (owner.ts). */
-  private readonly predecessors = new Predecessors();
-  /** Pods this process's creates handed to the engine: in its state, never an earlier try. */
-  private readonly handedOver = new Set<string>();
+export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implements pulumi.dynamic.ResourceProvider<PodInputs, PodOutputs> {
   /** Owner marks of this process's creates still running or handed over: never an earlier try. */
   private readonly marks = new Set<string>();
 
   constructor(options: PodProviderOptions = {}) {
-    this.client = options.client ?? platform;
-    this.clock = options.clock ?? systemClock;
-    this.poll = options.poll ?? pollFromEnv(process.env);
-    this.signal = options.signal;
-    this.lists = new ClientLists((client) => client.pods.list({ signal: this.signal }), this.clock, {
-      ...this.poll,
+    super(options, platform, (client, signal) => client.pods.list({ signal }), {
+      ...(options.poll ?? pollFromEnv(process.env)),
       noun: "pod",
       slow: provisioning,
     });

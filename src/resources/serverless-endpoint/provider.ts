@@ -28,18 +28,15 @@ import type * as pulumi from "@pulumi/pulumi";
 import {
   AmbiguousRequestError,
   backoffMs,
-  type Clock,
   type ComputePlatform,
   ConflictError,
   NotFoundError,
-  systemClock,
   type Endpoint as WireEndpoint,
 } from "../../client";
 import { platform, type ProviderOptions } from "../engine/settings";
-import { baseOf, OWNER_TOKEN_KEY, Predecessors } from "../lifecycle/owner";
+import { baseOf, OWNER_TOKEN_KEY } from "../lifecycle/owner";
 import { pollFromEnv, WaitTimeoutError } from "../lifecycle/poller";
-import { createWithRecovery, findMade, lookAgain, LOOKUPS } from "../lifecycle/recovery";
-import { ClientLists } from "../lifecycle/shared-list";
+import { createWithRecovery, findMade, lookAgain, LOOKUPS, OwningProvider } from "../lifecycle/recovery";
 import {
   changedSavedFields,
   createInput,
@@ -105,35 +102,28 @@ function goneError(name: string, id: string): Error {
 }
 
 /** The real provider behind `shimProvider("serverless-endpoint")`. */
-export class ServerlessEndpointProvider implements pulumi.dynamic.ResourceProvider<EndpointInputs, ServerlessEndpointOutputs> {
-  private readonly client: () => Client;
-  private readonly clock: Clock;
+export class ServerlessEndpointProvider
+  extends OwningProvider<Client, WireEndpoint>
+  implements pulumi.dynamic.ResourceProvider<EndpointInputs, ServerlessEndpointOutputs>
+{
   private readonly pollIntervalMs: number;
   private readonly maxPollIntervalMs: number;
-  private readonly signal?: AbortSignal;
-  /** Per client: the list the owner look-ups and every wait share, and the poller over it. */
-  private readonly lists: ClientLists<Client, WireEndpoint>;
-  /** What `diff` saw: the endpoint each resource's replacement replaces (owner.ts). */
-  private readonly predecessors = new Predecessors();
-  /** Endpoints this process's creates handed to the engine: in its state, never an earlier try. */
-  private readonly handedOver = new Set<string>();
 
   constructor(options: ServerlessEndpointProviderOptions = {}) {
-    this.client = options.client ?? platform;
-    this.clock = options.clock ?? systemClock;
     // Inside the plugin no options reach the provider: the same env knob as the pod poller.
     const fromEnv = pollFromEnv(process.env);
-    this.pollIntervalMs = Math.max(1, options.pollIntervalMs ?? fromEnv.intervalMs ?? 1000);
-    this.maxPollIntervalMs = Math.max(this.pollIntervalMs, options.maxPollIntervalMs ?? fromEnv.maxIntervalMs ?? 15_000);
-    this.signal = options.signal;
-    this.lists = new ClientLists((client) => client.endpoints.list(this.opts()), this.clock, {
-      intervalMs: this.pollIntervalMs,
-      maxIntervalMs: this.maxPollIntervalMs,
+    const intervalMs = Math.max(1, options.pollIntervalMs ?? fromEnv.intervalMs ?? 1000);
+    const maxIntervalMs = Math.max(intervalMs, options.maxPollIntervalMs ?? fromEnv.maxIntervalMs ?? 15_000);
+    super(options, platform, (client, signal) => client.endpoints.list(signal ? { signal } : {}), {
+      intervalMs,
+      maxIntervalMs,
       backoff: 1.5,
       noun: "endpoint",
       // Every endpoint wait (workers starting, workers draining) is slow: the pause grows by half each read.
       slow: () => true,
     });
+    this.pollIntervalMs = intervalMs;
+    this.maxPollIntervalMs = maxIntervalMs;
   }
 
   async check(olds: any, news: any): Promise<pulumi.dynamic.CheckResult<EndpointInputs>> {
