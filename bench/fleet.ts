@@ -130,7 +130,7 @@ async function providerFleet(b: Bench, gpuId: string, templateId: string, n: num
   const s = b.shape.timeScale;
   // Its own pacing registry: the budget of this key in this process, as in the plugin.
   const client = new ComputePlatform({ apiKey: b.key, apiUrl: b.emu.url, pacing: new PacingRegistry() });
-  // The providers' default pace (wait.ts: 1.5 s, backing off to 10 s while PROVISIONING;
+  // The providers' default pace (lifecycle/poller.ts: 1.5 s, backing off to 10 s while PROVISIONING;
   // endpoints from 1 s to 15 s) in emulated time, as COMPUTEPLATFORM_POLL_INTERVAL_MS would set it.
   const pods = new PodProvider({ client: () => client, poll: { intervalMs: 1500 / s, maxIntervalMs: 10_000 / s }, signal });
   const eps = new ServerlessEndpointProvider({

@@ -134,7 +134,7 @@ describe("quickstart lifecycle", () => {
   test("the API key is in neither the plugin's output nor the state; __provider is the by-name shim", () => {
     expect(result.transcript).not.toContain(emu.apiKey);
     expect(result.stateText).not.toContain(emu.apiKey);
-    expect(result.providerText).toContain('require("pulumi-computeplatform")');
+    expect(result.providerText).toContain('require("pulumi-computeplatform/providers")');
     expect(result.providerText).not.toContain(exampleDir("quickstart"));
   });
 });

@@ -3,7 +3,7 @@ import type { z } from "zod";
 import type { Clock } from "./clock";
 import {
   ApiError,
-  ConfigurationError,
+  MissingApiKeyError,
   ConnectionError,
   InternalServerError,
   makeApiError,
@@ -130,10 +130,7 @@ export class Transport {
   requireKey(): string {
     const key = this.#apiKey;
     if (!key) {
-      throw new ConfigurationError(
-        "No Compute Platform API key: set COMPUTEPLATFORM_API_KEY, or stack config computeplatform:apiKey " +
-          "(`pulumi config set --secret computeplatform:apiKey <key>`), or pass apiKey to new ComputePlatform()",
-      );
+      throw new MissingApiKeyError("No Compute Platform API key: set COMPUTEPLATFORM_API_KEY, or pass apiKey to new ComputePlatform()");
     }
     return key;
   }

@@ -6,7 +6,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { AuthenticationError, ComputePlatform } from "../../../src/client";
 import { type Emulator, startEmulator } from "../../../src/emulator";
 import { getCpuFlavors, getDataCenters, getGpuTypes, validVcpuCounts } from "../../../src/resources/catalog";
-import { setPlatformSettings } from "../../../src/resources/runtime";
+import { setPlatformSettings } from "../../../src/resources/engine/settings";
 
 const QUOTAS = { minute: 100_000, hour: 1_000_000, day: 10_000_000 };
 
