@@ -11,6 +11,9 @@ import { COMPAT } from "./fixtures/compat";
 import { captureProgramFile, EngineStack, PROJECT, PROJECT_DIR, ProviderPlugin, SECRET_KEYS, type StateResource } from "../../tools/engine";
 
 const stored: { engine: StateResource[]; emulator: unknown } = JSON.parse(fs.readFileSync(COMPAT.file, "utf8"));
+/** The templateIds of the stored endpoints, as the engine's state has them. */
+const endpointTemplateIds = (): string[] =>
+  stored.engine.filter((r) => r.type.endsWith("ServerlessEndpoint")).map((r) => String((r.outputs as Record<string, unknown>).templateId));
 
 let dir: string;
 let emu: Emulator;
@@ -20,7 +23,11 @@ let config: Record<string, string>;
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "compat-"));
   const stateFile = path.join(dir, "emulator.json");
-  fs.writeFileSync(stateFile, JSON.stringify(stored.emulator));
+  // 0.1.0's emulator kept no templates; the platform always had the serverless template the
+  // stored endpoint names, so the restored platform holds it too (the rule is open-parts').
+  const templateIds = [...new Set(endpointTemplateIds())];
+  const templates = templateIds.map((id) => ({ id, name: "worker", image: "worker:1", args: "", disk: 20, mounts: {}, ports: [], env: {}, registry: null, serverless: true, public: false, category: "NVIDIA" }));
+  fs.writeFileSync(stateFile, JSON.stringify({ ...(stored.emulator as object), templates }));
   emu = await startEmulator({ port: 0, keys: [{ key: COMPAT.key, scopes: ["read", "write"] }], timings: COMPAT.timings, stateFile });
   config = { "computeplatform:apiKey": COMPAT.key, "computeplatform:apiUrl": emu.url };
   plugin = await ProviderPlugin.start({ cwd: PROJECT_DIR, project: PROJECT, config, env: COMPAT.env });
