@@ -5,6 +5,8 @@ module.exports = {
   testEnvironment: "node",
   roots: ["<rootDir>/test"],
   testMatch: ["**/*.test.ts"],
+  // Every emulator a suite starts has its answers checked against the public REST contract.
+  setupFilesAfterEnv: ["<rootDir>/test/helpers/contract-hook.ts"],
   transform: {
     "^.+\\.(t|j)sx?$": ["babel-jest", require("./scripts/babel-ts.js")],
   },

@@ -84,6 +84,17 @@ export async function setupGpuId(emu: Emulator): Promise<string> {
   return body.gpus.find((g) => g.manufacturer === "NVIDIA")!.id;
 }
 
+/** A serverless template for the fleet's endpoints: the platform checks that templateId names one. */
+export async function setupServerlessTemplate(emu: Emulator): Promise<string> {
+  const res = await fetch(`${emu.url}/v2/templates`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${SETUP_KEY}`, "content-type": "application/json" },
+    body: JSON.stringify({ name: "bench-worker", image: "bench/worker:1", serverless: true }),
+  });
+  if (res.status !== 201) throw new Error(`creating the bench's serverless template: ${res.status}`);
+  return ((await res.json()) as { id: string }).id;
+}
+
 export function median(xs: number[]): number {
   if (xs.length === 0) return Number.NaN;
   const s = [...xs].sort((a, b) => a - b);

@@ -7,7 +7,7 @@ import { ComputePlatform, PacingRegistry, systemClock } from "../src/client";
 import type { EndpointInput, PodCreateParams } from "../src/client/schemas";
 import { PodProvider } from "../src/resources/pod";
 import { ServerlessEndpointProvider } from "../src/resources/serverless-endpoint";
-import { type Bench, bounded, calls, type Shape, setupGpuId, startBench } from "./common";
+import { type Bench, bounded, calls, type Shape, setupGpuId, setupServerlessTemplate, startBench } from "./common";
 import { NaiveFleet } from "./naive";
 
 export type Variant = "provider" | "baseline";
@@ -55,10 +55,10 @@ export function lowerBound(shape: Shape, pods: number, endpoints: number): { ms:
   return timeMs >= quotaMs ? { ms: timeMs, bound: "time" } : { ms: quotaMs, bound: "quota" };
 }
 
-const endpointInput = (i: number): EndpointInput => ({
+const endpointInput = (i: number, templateId: string): EndpointInput => ({
   name: `bench-ep-${i}`,
   gpuIds: "AMPERE_24",
-  templateId: "tpl-bench",
+  templateId,
   type: "QB",
   workersMin: 1,
   workersMax: 2,
@@ -70,6 +70,7 @@ export async function runFleet(shape: Shape, variant: Variant, n: number, limitM
   const b = await startBench(shape);
   try {
     const gpuId = await setupGpuId(b.emu);
+    const templateId = await setupServerlessTemplate(b.emu);
     const from = b.emu.requestLog().length;
     const lb = lowerBound(shape, n, e);
     const result: FleetResult = {
@@ -89,7 +90,7 @@ export async function runFleet(shape: Shape, variant: Variant, n: number, limitM
     const t0 = performance.now();
     try {
       await bounded(`fleet ${variant} N=${n}`, limitMs, async (signal) => {
-        const phases = variant === "provider" ? await providerFleet(b, gpuId, n, e, signal) : await naiveFleet(b, gpuId, n, e, signal);
+        const phases = variant === "provider" ? await providerFleet(b, gpuId, templateId, n, e, signal) : await naiveFleet(b, gpuId, templateId, n, e, signal);
         result.upMs = phases.upMs;
         result.downMs = phases.downMs;
       });
@@ -125,11 +126,11 @@ function verifyGone(b: Bench, n: number, e: number): void {
   if (state.endpoints.length !== 0) throw new Error(`${state.endpoints.length} of ${e} endpoints left`);
 }
 
-async function providerFleet(b: Bench, gpuId: string, n: number, e: number, signal: AbortSignal) {
+async function providerFleet(b: Bench, gpuId: string, templateId: string, n: number, e: number, signal: AbortSignal) {
   const s = b.shape.timeScale;
   // Its own pacing registry: the budget of this key in this process, as in the plugin.
   const client = new ComputePlatform({ apiKey: b.key, apiUrl: b.emu.url, pacing: new PacingRegistry() });
-  // The providers' default pace (wait.ts: 1.5 s, backing off to 10 s while PROVISIONING;
+  // The providers' default pace (lifecycle/poller.ts: 1.5 s, backing off to 10 s while PROVISIONING;
   // endpoints from 1 s to 15 s) in emulated time, as COMPUTEPLATFORM_POLL_INTERVAL_MS would set it.
   const pods = new PodProvider({ client: () => client, poll: { intervalMs: 1500 / s, maxIntervalMs: 10_000 / s }, signal });
   const eps = new ServerlessEndpointProvider({
@@ -148,7 +149,7 @@ async function providerFleet(b: Bench, gpuId: string, n: number, e: number, sign
     );
     const epInputs = await Promise.all(
       Array.from({ length: e }, async (_, i) => {
-        const { name: _name, ...rest } = endpointInput(i);
+        const { name: _name, ...rest } = endpointInput(i, templateId);
         const r = await eps.check({}, { ...rest, __logicalName: `ep${i}` });
         if (r.failures?.length) throw new Error(`check: ${JSON.stringify(r.failures)}`);
         return r.inputs!;
@@ -171,7 +172,7 @@ async function providerFleet(b: Bench, gpuId: string, n: number, e: number, sign
   }
 }
 
-async function naiveFleet(b: Bench, gpuId: string, n: number, e: number, signal: AbortSignal) {
+async function naiveFleet(b: Bench, gpuId: string, templateId: string, n: number, e: number, signal: AbortSignal) {
   const client = new ComputePlatform({ apiKey: b.key, apiUrl: b.emu.url, pacing: false, maxRetries: 0 });
   const naive = new NaiveFleet(client, systemClock, 2000 / b.shape.timeScale, signal);
   try {
@@ -180,7 +181,7 @@ async function naiveFleet(b: Bench, gpuId: string, n: number, e: number, signal:
       image: "bench/worker:1",
       gpu: { id: gpuId },
     }));
-    const inputs = Array.from({ length: e }, (_, i) => endpointInput(i));
+    const inputs = Array.from({ length: e }, (_, i) => endpointInput(i, templateId));
     const t0 = performance.now();
     const [podIds, epIds] = await Promise.all([
       Promise.all(bodies.map((p) => naive.createPod(p))),

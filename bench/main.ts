@@ -20,7 +20,7 @@ const READINESS_STAGGER_MS = 450;
 const FLEET_LIMIT_MS = 240_000;
 
 const READINESS_CASES: { label: string; poll: { intervalMs: number; maxIntervalMs: number; backoff: number } }[] = [
-  // The PodPoller's defaults (wait.ts): the target is judged on this row.
+  // The pod poller's defaults (lifecycle/poller.ts): the target is judged on this row.
   { label: "default: 1.5 s, backing off to 10 s while PROVISIONING", poll: { intervalMs: 1500, maxIntervalMs: 10_000, backoff: 1.5 } },
   { label: "2 s, backing off to 10 s", poll: { intervalMs: 2000, maxIntervalMs: 10_000, backoff: 1.5 } },
   { label: "2 s, no backoff", poll: { intervalMs: 2000, maxIntervalMs: 2000, backoff: 1 } },

@@ -5,7 +5,7 @@
 // taken when `create` resolves. Both are reported in emulated seconds.
 import { ComputePlatform, PacingRegistry } from "../src/client";
 import { PodProvider } from "../src/resources/pod";
-import type { PollerTimings } from "../src/resources/wait";
+import type { PollerTimings } from "../src/resources/lifecycle/poller";
 import { bounded, calls, median, type Shape, setupGpuId, startBench } from "./common";
 
 export interface ReadinessResult {

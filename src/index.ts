@@ -1,5 +1,5 @@
-export { dynamicProviders } from "./resources/providers";
-export { shimProvider, type ProviderKind } from "./resources/shim";
+export { dynamicProviders } from "./resources/engine/kinds";
+export { shimProvider, type ProviderKind } from "./resources/engine/shim";
 export * as client from "./client";
 export { ComputePlatform } from "./client";
 export { EndpointNotReadyError, runSyncSmokeTest, ServerlessEndpoint, ServerlessEndpointProvider, serverlessEndpointSchema, type ImageModelInput, type RunSyncSmokeTestArgs, type RunSyncSmokeTestResult, type ServerlessEndpointArgs, type ServerlessEndpointOutputs, type ServerlessEndpointProviderOptions } from "./resources/serverless-endpoint";

@@ -34,7 +34,8 @@ const batch = new Pod("batch", {
 // Every field here changes in place: tier, workers and regions are endpoint settings.
 const inference = new ServerlessEndpoint("inference", {
   gpuIds: settings.gpuTier,
-  templateId: "tpl-inference",
+  // The serverless template the workers run; it must exist in the account.
+  templateId: config.get("templateId") ?? "tpl-inference",
   workersMin: settings.workersMin,
   workersMax: settings.workersMax,
   locations: settings.locations.join(","),

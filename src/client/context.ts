@@ -24,7 +24,13 @@ export class ClientContext {
     body: unknown,
     schema: S | undefined,
     what: string,
-    opts: RequestOptions & { mode?: RetryMode; setting?: AddressSetting; notFoundOnRetryIsSuccess?: boolean } = {},
+    opts: RequestOptions & {
+      mode?: RetryMode;
+      setting?: AddressSetting;
+      notFoundOnRetryIsSuccess?: boolean;
+      /** Values of `body` that must never reach an error or a log line (write-only credentials). */
+      writeOnly?: readonly string[];
+    } = {},
   ): Promise<z.infer<S>> {
     const setting = opts.setting ?? "apiUrl";
     const base = setting === "apiUrl" ? this.apiUrl : this.serverlessUrl;
@@ -36,6 +42,7 @@ export class ClientContext {
         auth: "bearer",
         setting,
         signal: opts.signal,
+        writeOnly: opts.writeOnly,
       },
       schema,
       what,
@@ -49,7 +56,7 @@ export class ClientContext {
 export function checkParams<S extends z.ZodType>(schema: S, value: unknown, what: string): z.infer<S> {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  throw new RequestValidationError(what, fieldIssues(parsed.error));
+  throw new RequestValidationError(what, fieldIssues(parsed.error, value));
 }
 
 /** A path segment from a caller's id, percent-encoded so it cannot change the path. */
@@ -58,4 +65,17 @@ export function seg(id: string): string {
     throw new RequestValidationError("id", [{ path: "id", message: "must be a non-empty string" }]);
   }
   return encodeURIComponent(id);
+}
+
+/** A query value: lists go comma-separated (the contract's `style: form, explode: false`). */
+export type QueryValue = string | number | boolean | readonly string[] | undefined;
+
+/** `path` with the defined entries of `query` as its query string (none: `path` unchanged). */
+export function withQuery(path: string, query: Readonly<Record<string, QueryValue>>): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (value !== undefined) params.set(name, Array.isArray(value) ? value.join(",") : String(value));
+  }
+  const qs = params.toString();
+  return qs ? `${path}?${qs}` : path;
 }

@@ -1,3 +1,4 @@
+import { Billing } from "./billing";
 import { Catalog } from "./catalog";
 import { ClientContext } from "./context";
 import { type Clock, systemClock } from "./core/clock";
@@ -9,45 +10,86 @@ import { Endpoints } from "./endpoints";
 import { Models } from "./models";
 import { NetworkVolumes } from "./network-volumes";
 import { Pods } from "./pods";
+import { Registries } from "./registries";
+import { Templates } from "./templates";
 
+export type { Billing } from "./billing";
 export type { Catalog } from "./catalog";
 export type { RequestOptions } from "./context";
 export { type Clock, systemClock } from "./core/clock";
 export * from "./core/errors";
 export { PacingRegistry, sharedPacing } from "./core/pacing";
 export type { Logger } from "./core/transport";
-export { DEFAULT_URL } from "./core/transport";
+export { backoffMs } from "./core/retry";
+export { DEFAULT_URL, isAmbiguous } from "./core/transport";
 export type { Endpoints } from "./endpoints";
 export type { Models } from "./models";
 export type { NetworkVolumes } from "./network-volumes";
 export type { Pods } from "./pods";
+export type { Registries } from "./registries";
+export type { Templates } from "./templates";
 /** The zod schemas of the wire objects, for callers that validate their own data. */
 export * as schemas from "./schemas";
 export type {
+  BillingAmounts,
+  BillingBucketSize,
+  BillingQueryParams,
+  BillingRecord,
+  BillingResponse,
+  AvailabilityLevel,
+  CatalogAvailability,
   Cloud,
+  Compliance,
+  CpuCatalogQuery,
   CpuConfig,
   CpuFlavor,
+  CpuType,
   DataCenter,
+  DataCenterCatalogQuery,
+  DataCenterLookupQuery,
+  DataCenterRegion,
   Endpoint,
+  EndpointBillingAmounts,
+  EndpointBillingRecord,
+  EndpointBillingResponse,
   EndpointInput,
   FlashBootType,
+  GpuCatalogQuery,
   GpuConfig,
+  GpuManufacturer,
   GpuType,
   Mounts,
   MountsParams,
   Myself,
   NetworkVolume,
+  NetworkVolumeBillingAmounts,
+  NetworkVolumeBillingQueryParams,
+  NetworkVolumeBillingRecord,
+  NetworkVolumeBillingResponse,
   NetworkVolumeCreateParams,
   NetworkVolumeUpdateParams,
   Pod,
   PodAction,
+  PodBillingAmounts,
+  PodBillingQueryParams,
+  PodBillingRecord,
+  PodBillingResponse,
   PodCreateParams,
   PodGlobalNetworking,
   PodRuntime,
   PodStatus,
   PodUpdateParams,
+  Registry,
+  RegistryCreateParams,
   RunSyncResponse,
   ServerlessDiscount,
+  Template,
+  TemplateCategory,
+  TemplateCreateParams,
+  TemplateMounts,
+  TemplateMountsParams,
+  TemplateUpdateParams,
+  VolumeType,
 } from "./schemas";
 
 /** Options of `new ComputePlatform()`. Every setting may be left undefined. */
@@ -119,14 +161,18 @@ function nonNegativeInt(value: number | undefined, name: string, dflt: number): 
 }
 
 /**
- * The Compute Platform client: pods, catalog and network volumes over REST, serverless
- * endpoints over GraphQL, hosted models over runsync. Auth, retries, pacing, timeouts and
+ * The Compute Platform client: pods, catalog, network volumes, templates, registry
+ * credentials and billing over REST, serverless endpoints over GraphQL, hosted models over
+ * runsync. Auth, retries, pacing, timeouts and
  * redaction live once, in `core/`.
  */
 export class ComputePlatform {
   readonly pods: Pods;
   readonly catalog: Catalog;
   readonly networkVolumes: NetworkVolumes;
+  readonly templates: Templates;
+  readonly registries: Registries;
+  readonly billing: Billing;
   readonly endpoints: Endpoints;
   readonly models: Models;
   /** The resolved REST/GraphQL base address. */
@@ -162,6 +208,9 @@ export class ComputePlatform {
     this.pods = new Pods(ctx);
     this.catalog = new Catalog(ctx);
     this.networkVolumes = new NetworkVolumes(ctx);
+    this.templates = new Templates(ctx);
+    this.registries = new Registries(ctx);
+    this.billing = new Billing(ctx);
     this.endpoints = new Endpoints(ctx);
     this.models = new Models(ctx);
   }

@@ -10,7 +10,10 @@ import {
   NetworkVolumeUpdateParamsSchema,
 } from "./schemas";
 
-/** Network volumes: REST under `/v2/network-volumes` (open-parts "Catalog and network volumes"). */
+/**
+ * Network volumes: REST under `/v2/network-volumes` (open-parts "Catalog and network
+ * volumes"). `type` (STANDARD or HIGH_PERFORMANCE) is chosen at creation and fixed.
+ */
 export class NetworkVolumes {
   constructor(private readonly ctx: ClientContext) {}
 
@@ -26,7 +29,13 @@ export class NetworkVolumes {
         this.ctx.rest("POST", "/v2/network-volumes", body, NetworkVolumeSchema, "a NetworkVolume", { ...opts, mode: "unsafe" }),
       lookup: async () =>
         (await this.list(opts))
-          .filter((v) => v.name === body.name && v.dataCenter === body.dataCenter && v.size === body.size)
+          .filter(
+            (v) =>
+              v.name === body.name &&
+              v.dataCenter === body.dataCenter &&
+              v.size === body.size &&
+              (body.type === undefined || v.type === body.type),
+          )
           .at(-1),
     });
   }

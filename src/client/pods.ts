@@ -3,7 +3,7 @@ import { createOnce } from "./core/create-once";
 import {
   type Pod,
   type PodAction,
-  PodActionSchema,
+  PodActionRequestSchema,
   type PodCreateParams,
   PodCreateParamsSchema,
   PodListSchema,
@@ -70,9 +70,9 @@ export class Pods {
    * (204). Not retried after an ambiguous failure: read the pod to learn what happened.
    */
   async action(id: string, action: PodAction, opts: RequestOptions = {}): Promise<Pod | undefined> {
-    const checked = checkParams(PodActionSchema, action, "pod action");
-    const schema = checked === "terminate" ? undefined : PodSchema;
-    return this.ctx.rest("POST", `/v2/pods/${seg(id)}/action`, { action: checked }, schema, "a Pod", {
+    const body = checkParams(PodActionRequestSchema, { action }, "pod action");
+    const schema = body.action === "terminate" ? undefined : PodSchema;
+    return this.ctx.rest("POST", `/v2/pods/${seg(id)}/action`, body, schema, "a Pod", {
       ...opts,
       mode: "unsafe",
     });

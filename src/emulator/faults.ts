@@ -40,3 +40,56 @@ export function checkRate(name: string, value: number | undefined): void {
     throw new RangeError(`faults.${name} must be between 0 and 1, got ${value}`);
   }
 }
+
+/** The faults in force and the seeded sequence that decides which requests they hit. */
+export class FaultState {
+  private faults: Faults = {};
+  private errorImages: RegExp[] = [];
+  private random: () => number = seededRandom(1);
+
+  constructor(initial: Faults) {
+    this.set(initial);
+  }
+
+  set(faults: Faults): void {
+    for (const name of ["rate429", "rate5xx", "dropAfterProcessRate"] as const) checkRate(name, faults[name]);
+    if (faults.slowMs !== undefined && !(faults.slowMs >= 0)) {
+      throw new RangeError(`faults.slowMs must be >= 0, got ${faults.slowMs}`);
+    }
+    this.faults = { ...faults, noCapacity: [...(faults.noCapacity ?? [])] };
+    this.errorImages = (faults.errorImages ?? []).map(toRegExp);
+    // A new seed restarts the sequence; without one the current sequence continues.
+    if (faults.seed !== undefined) this.random = seededRandom(faults.seed);
+  }
+
+  /**
+   * The rolls of one authenticated request, always all three in this order, so a seed gives
+   * the same sequence whatever the requests answer.
+   */
+  roll(): { storm: boolean; fail5xx: boolean; drop: boolean } {
+    const roll = (rate: number | undefined) => (rate ? this.random() < rate : false);
+    const storm = roll(this.faults.rate429);
+    const fail5xx = roll(this.faults.rate5xx);
+    const drop = roll(this.faults.dropAfterProcessRate);
+    return { storm, fail5xx, drop };
+  }
+
+  /** Which of 500, 502, 503 an injected failure answers. */
+  serverErrorStatus(): number {
+    return [500, 502, 503][Math.floor(this.random() * 3)];
+  }
+
+  get slowMs(): number {
+    return this.faults.slowMs ?? 0;
+  }
+
+  failsToStart(image: string): boolean {
+    return this.errorImages.some((re) => re.test(image));
+  }
+
+  hasCapacity(gpuId: string, dataCenterId: string): boolean {
+    return !(this.faults.noCapacity ?? []).some(
+      (f) => f.gpuId === gpuId && (f.dataCenterId === undefined || f.dataCenterId === dataCenterId),
+    );
+  }
+}

@@ -4,29 +4,30 @@
 
 import { randomBytes } from "node:crypto";
 import type { Faults } from "./faults";
+import type { Exchange } from "./http/exchanges";
 import type { NetworkVolume } from "./network-volumes";
+import type { Registry } from "./registries";
+import type { Template } from "./templates";
 import type { PodAction, PodStatus, PodView } from "./pods";
+import type { RequestLogEntry } from "./request-log";
+import type { ApiKey, Scope } from "./http/types";
 import { DEFAULT_QUOTAS, type Quotas } from "./rate-limit";
-import {
-  type ApiKey,
-  EmulatorServer,
-  type EmulatorState,
-  type RequestLogEntry,
-  type Scope,
-  type Timings,
-} from "./server";
+import { EmulatorServer, type EmulatorState, type Timings } from "./http/server";
 
 export type {
   ApiKey,
   EmulatorState,
+  Exchange,
   Faults,
   NetworkVolume,
   PodAction,
   PodStatus,
   PodView,
   Quotas,
+  Registry,
   RequestLogEntry,
   Scope,
+  Template,
   Timings,
 };
 
@@ -53,6 +54,11 @@ export interface EmulatorOptions {
   /** Entries the request log keeps before it drops the oldest. @default 1000 */
   requestLogSize?: number;
   /**
+   * Requests kept with their bodies and answers for `exchanges()` (a test checks them against
+   * the public contract); never the key, never registry credentials. @default 0 (none kept)
+   */
+  recordExchanges?: number;
+  /**
    * The emulator's time source (epoch ms) for pod and worker states and rate-limit windows;
    * a test passes a manual clock to step through transitions without sleeping. @default Date
    */
@@ -66,6 +72,8 @@ export interface Emulator {
   readonly apiKey: string;
   /** The last `requestLogSize` requests, oldest first; keys appear as fingerprints only. */
   requestLog(): RequestLogEntry[];
+  /** The last `recordExchanges` requests with bodies and answers, oldest first ([] when off). */
+  exchanges(): Exchange[];
   /** Requests per operation name since start, e.g. { createPod: 1, getPod: 3, saveEndpoint: 1 }. */
   counts(): Record<string, number>;
   /** A copy of everything the platform holds now. */
@@ -104,6 +112,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   if (!(Number.isInteger(logCapacity) && logCapacity >= 1)) {
     throw new RangeError(`requestLogSize must be an integer >= 1, got ${logCapacity}`);
   }
+  const exchangeCapacity = options.recordExchanges ?? 0;
+  if (!(Number.isInteger(exchangeCapacity) && exchangeCapacity >= 0)) {
+    throw new RangeError(`recordExchanges must be an integer >= 0, got ${exchangeCapacity}`);
+  }
   const server = new EmulatorServer({
     keys,
     quotas,
@@ -112,6 +124,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     faults: options.faults ?? {},
     stateFile: options.stateFile,
     logCapacity,
+    exchangeCapacity,
     clock: options.clock ?? Date,
   });
   const url = await server.listen(options.port ?? DEFAULT_PORT, options.host ?? DEFAULT_HOST);
@@ -120,6 +133,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     url,
     apiKey: full.key,
     requestLog: () => server.requestLog(),
+    exchanges: () => server.exchanges(),
     counts: () => server.counts(),
     state: () => server.state(),
     setFaults: (f) => server.setFaults(f),

@@ -1,104 +1,26 @@
-// Pods: validation beyond the contract (the 400 rules of open-parts), the scheduler, and pod
-// life. Status is derived from timestamps rather than pushed by timers: a pod reads as
-// STARTING once `provisioningMs` has passed since it entered PROVISIONING, and so on. That
-// is what a timer would do, but it needs nothing to stop at close(), is exact under any
-// time scale, and resumes correctly from a state file written hours ago.
+// Pods: the store and pod life. Status is derived from timestamps rather than pushed by
+// timers: a pod reads as STARTING once `provisioningMs` has passed since it entered
+// PROVISIONING, and so on. That is what a timer would do, but it needs nothing to stop at
+// close(), is exact under any time scale, and resumes correctly from a state file written
+// hours ago. The 400 rules live in ./pod-rules, the answered object in ./pod-view.
 
-import {
-  cpuMemoryGb,
-  DATA_CENTERS,
-  findCpu,
-  findDataCenter,
-  findGpu,
-  pricePerHour,
-} from "./catalog";
 import type { NetworkVolume } from "./network-volumes";
+import { checkCreate, checkGlobalNetworkingUpdate, nextMounts, schedule } from "./pod-rules";
+import {
+  ACTIONS,
+  type CreatePodBody,
+  POD_ID_ENV,
+  type PodAction,
+  type PodRecord,
+  type PodView,
+  type UpdatePodBody,
+} from "./pod-types";
+import { podView } from "./pod-view";
 import { contractViolation, problem } from "./problem";
-import { createPodSchema, podActionSchema, portNumber, updatePodSchema, validate } from "./validate";
+import { checkRegistryRef } from "./registries";
+import { createPodSchema, podActionSchema, updatePodSchema, validate } from "./validate";
 
-export type PodStatus = "PROVISIONING" | "STARTING" | "RUNNING" | "EXITED" | "ERROR" | "TERMINATED";
-export type PodAction = "start" | "stop" | "restart" | "terminate";
-
-/** The env key the platform adds to every pod, as real platforms do. */
-export const POD_ID_ENV = "COMPUTEPLATFORM_POD_ID";
-export const INTERNAL_DOMAIN = "computeplatform.internal";
-
-export interface Mounts {
-  persistent?: { size: number; path: string };
-  network?: { volumeId: string; path: string }[];
-}
-
-/** What the emulator stores for a pod (and writes to the state file). */
-export interface PodRecord {
-  id: string;
-  name: string;
-  image: string;
-  args: string;
-  disk: number;
-  ports: string[];
-  env: Record<string, string>;
-  registry: string | null;
-  gpu?: { id: string; count: number };
-  cpu?: { id: string; vcpuCount: number };
-  mounts: Mounts;
-  cloud: "SECURE" | "COMMUNITY";
-  dataCenterId: string;
-  locked: boolean;
-  /** The global-network address the pod has now. */
-  globalIp?: string;
-  /** What the user asked for; applied at the next start or restart (open-parts). */
-  globalNetworkingWanted: boolean;
-  createdAt: number;
-  startedAt: number | null;
-  status: PodStatus;
-  /** When `status` was entered (epoch ms, real time). */
-  statusAt: number;
-  /** Decided when the container is (re)started, so a fault set later does not rewrite history. */
-  failOnStart: boolean;
-  publicIp: string;
-  publicPorts: number[];
-}
-
-/** The Pod object of spec 2.2, as the API answers it. */
-export interface PodView {
-  id: string;
-  name: string;
-  status: PodStatus;
-  actions: PodAction[];
-  image: string;
-  args: string;
-  disk: number;
-  mounts: Mounts;
-  ports: string[];
-  env: Record<string, string>;
-  registry: string | null;
-  gpu?: { id: string; count: number };
-  cpu?: { id: string; vcpuCount: number; memory: number };
-  cloud: "SECURE" | "COMMUNITY";
-  dataCenterId: string | null;
-  template: string | null;
-  cost: number;
-  locked: boolean;
-  globalNetworking: { enabled: boolean; ip?: string; internalDns?: string };
-  runtime: {
-    uptime: number;
-    gpus: { util: number; memoryUtil: number }[];
-    cpu: { util: number };
-    memory: { util: number };
-    ports: { private: number; public: number | null; type: string; ip: string | null }[];
-  } | null;
-  createdAt: string;
-  startedAt: string | null;
-}
-
-export const ACTIONS: Record<PodStatus, PodAction[]> = {
-  PROVISIONING: ["start", "terminate"],
-  STARTING: ["stop", "terminate"],
-  RUNNING: ["stop", "restart", "terminate"],
-  EXITED: ["start", "terminate"],
-  ERROR: ["start", "terminate"],
-  TERMINATED: [],
-};
+export * from "./pod-types";
 
 export interface PodTimings {
   /** Real milliseconds (already divided by the time scale). */
@@ -113,36 +35,15 @@ export interface PodEnvironment {
   newId: () => string;
   nextNumber: () => number;
   volume: (id: string) => NetworkVolume | undefined;
+  registryExists: (id: string) => boolean;
   failsToStart: (image: string) => boolean;
   hasCapacity: (gpuId: string, dataCenterId: string) => boolean;
+  /** Called when the pod starts (true) or stops (false) costing money (spec 2.2 `cost`). */
+  billing: (pod: PodRecord, on: boolean, at: number) => void;
 }
-
-interface CreateBody {
-  name: string;
-  image: string;
-  args?: string;
-  disk?: number;
-  ports?: string[];
-  env?: Record<string, string>;
-  registry?: string | null;
-  gpu?: { id: string; count?: number };
-  cpu?: { id: string; vcpuCount: number };
-  mounts?: Mounts;
-  cloud?: "SECURE" | "COMMUNITY";
-  dataCenterIds?: string[];
-  globalNetworking?: boolean;
-}
-
-type UpdateBody = Partial<
-  Pick<CreateBody, "name" | "image" | "args" | "disk" | "ports" | "env" | "registry" | "mounts">
-> & { locked?: boolean; globalNetworking?: boolean };
 
 /** Container disk when the request gives none. */
 const DEFAULT_DISK_GB = 20;
-
-function isPowerOfTwo(n: number): boolean {
-  return n > 0 && (n & (n - 1)) === 0;
-}
 
 function withoutPlatformEnv(env: Record<string, string>): Record<string, string> {
   const { [POD_ID_ENV]: _, ...rest } = env;
@@ -205,68 +106,12 @@ export class Pods {
     return pod;
   }
 
-  /** Picks the data center (open-parts: preferred ids, the volume's data center, capacity). */
-  private schedule(b: CreateBody, volume: NetworkVolume | undefined): string {
-    for (const id of b.dataCenterIds ?? []) {
-      if (!findDataCenter(id)) {
-        throw problem(400, `dataCenterIds: unknown data center '${id}' (see GET /v2/catalog/datacenters)`);
-      }
-    }
-    let candidates = b.dataCenterIds?.length ? [...new Set(b.dataCenterIds)] : DATA_CENTERS.map((d) => d.id);
-    if (volume) {
-      if (!candidates.includes(volume.dataCenter)) {
-        throw problem(
-          400,
-          `mounts.network[0].volumeId: network volume '${volume.id}' is in data center ${volume.dataCenter}, which is not among dataCenterIds (${candidates.join(", ")}); the volume must be in the pod's data center`,
-        );
-      }
-      candidates = [volume.dataCenter];
-    }
-    if (b.globalNetworking) {
-      candidates = candidates.filter((id) => findDataCenter(id)?.globalNetwork);
-      if (candidates.length === 0) {
-        throw problem(
-          400,
-          "globalNetworking: no data center that supports global networking among the allowed data centers (see globalNetwork in GET /v2/catalog/datacenters)",
-        );
-      }
-    }
-    if (b.gpu) {
-      const gpuId = b.gpu.id;
-      candidates = candidates.filter((dc) => this.env.hasCapacity(gpuId, dc));
-      if (candidates.length === 0) {
-        throw problem(400, `no capacity for GPU type '${gpuId}' in the allowed data centers`);
-      }
-    }
-    return candidates[0];
-  }
-
   create(body: unknown): PodRecord {
     const errors = validate(createPodSchema, body);
     if (errors.length > 0) throw contractViolation(errors);
-    const b = body as CreateBody;
-    if ((b.gpu === undefined) === (b.cpu === undefined)) {
-      throw problem(400, "exactly one of gpu or cpu must be present");
-    }
-    if (b.gpu && !findGpu(b.gpu.id)) {
-      throw problem(400, `gpu.id: unknown GPU type '${b.gpu.id}' (see GET /v2/catalog/gpus)`);
-    }
-    if (b.cpu) this.checkCpu(b.cpu);
-    if (b.cpu && b.mounts?.persistent) {
-      throw problem(400, "mounts.persistent is invalid on a CPU pod (CPU pods support network volumes only)");
-    }
-    if (b.mounts?.persistent && b.mounts.network) {
-      throw problem(400, "mounts: at most one of persistent or network may be set");
-    }
-    if (b.mounts?.network && b.mounts.network.length === 0) {
-      throw problem(400, "mounts.network: an empty list is not allowed (omit network for no mount)");
-    }
-    if (b.globalNetworking) {
-      if (b.cpu) throw problem(400, "globalNetworking requires an NVIDIA GPU; it is not available on CPU pods");
-      if (findGpu(b.gpu!.id)?.manufacturer !== "NVIDIA") {
-        throw problem(400, `globalNetworking requires an NVIDIA GPU; '${b.gpu!.id}' is not one`);
-      }
-    }
+    const b = body as CreatePodBody;
+    checkCreate(b);
+    checkRegistryRef("registry", b.registry, this.env.registryExists);
     let volume: NetworkVolume | undefined;
     const netMount = b.mounts?.network?.[0];
     if (netMount) {
@@ -275,7 +120,7 @@ export class Pods {
         throw problem(400, `mounts.network[0].volumeId: network volume '${netMount.volumeId}' does not exist`);
       }
     }
-    const dataCenterId = this.schedule(b, volume);
+    const dataCenterId = schedule(b, volume, this.env.hasCapacity);
     const now = this.env.now();
     const id = this.env.newId();
     const ports = b.ports ?? [];
@@ -309,21 +154,8 @@ export class Pods {
       publicPorts: this.publicPorts(ports.length),
     };
     this.byId.set(id, pod);
+    this.env.billing(pod, true, now);
     return pod;
-  }
-
-  private checkCpu(cpu: { id: string; vcpuCount: number }): void {
-    const flavor = findCpu(cpu.id);
-    if (!flavor) throw problem(400, `cpu.id: unknown CPU flavor '${cpu.id}' (see GET /v2/catalog/cpus)`);
-    if (!isPowerOfTwo(cpu.vcpuCount)) {
-      throw problem(400, `cpu.vcpuCount: must be a power of two, got ${cpu.vcpuCount}`);
-    }
-    if (cpu.vcpuCount < flavor.vcpu.min || cpu.vcpuCount > flavor.vcpu.max) {
-      throw problem(
-        400,
-        `cpu.vcpuCount: flavor '${flavor.id}' allows ${flavor.vcpu.min} to ${flavor.vcpu.max} vCPUs, got ${cpu.vcpuCount}`,
-      );
-    }
   }
 
   get(id: string): PodRecord {
@@ -331,12 +163,7 @@ export class Pods {
   }
 
   list(): PodRecord[] {
-    const pods: PodRecord[] = [];
-    for (const pod of this.byId.values()) {
-      this.advance(pod);
-      if (pod.status !== "TERMINATED") pods.push(pod);
-    }
-    return pods;
+    return this.all().filter((pod) => pod.status !== "TERMINATED");
   }
 
   all(): PodRecord[] {
@@ -344,65 +171,15 @@ export class Pods {
     return [...this.byId.values()];
   }
 
-  /** Spec 2.4 rule 4 and open-parts: the mount of an update, or a 400 naming the rule. */
-  private nextMounts(pod: PodRecord, m: Mounts | undefined): Mounts {
-    if (m === undefined || (m.persistent === undefined && m.network === undefined)) return pod.mounts;
-    if (m.persistent && m.network) throw problem(400, "mounts: at most one of persistent or network may be set");
-    if (m.network) {
-      if (m.network.length === 0) {
-        throw problem(400, "mounts.network: clearing the network mount is unsupported (network: [] is not allowed)");
-      }
-      const current = pod.mounts.network?.[0];
-      if (!current) {
-        throw problem(
-          400,
-          "mounts.network: the kind of mount is fixed at creation; this pod was created without a network mount",
-        );
-      }
-      if (m.network[0].volumeId !== current.volumeId) {
-        throw problem(
-          400,
-          `mounts.network[0].volumeId: the network volume of a pod cannot change (it is '${current.volumeId}')`,
-        );
-      }
-      return { network: [{ volumeId: current.volumeId, path: m.network[0].path }] };
-    }
-    const persistent = m.persistent!;
-    if (pod.cpu) throw problem(400, "mounts.persistent is invalid on a CPU pod (CPU pods support network volumes only)");
-    if (!pod.mounts.persistent) {
-      throw problem(
-        400,
-        "mounts.persistent: the kind of mount is fixed at creation; this pod was created without a persistent mount",
-      );
-    }
-    if (persistent.size !== pod.mounts.persistent.size) {
-      throw problem(
-        400,
-        `mounts.persistent.size: the size of a persistent mount is fixed at creation (it is ${pod.mounts.persistent.size} GB)`,
-      );
-    }
-    return { persistent: { size: persistent.size, path: persistent.path } };
-  }
-
   update(id: string, body: unknown): PodRecord {
     const pod = this.mustGet(id);
     const errors = validate(updatePodSchema, body);
     if (errors.length > 0) throw contractViolation(errors);
     if (pod.status === "TERMINATED") throw problem(409, `pod '${id}' is TERMINATED and cannot be updated`);
-    const b = body as UpdateBody;
-    const mounts = this.nextMounts(pod, b.mounts);
-    if (b.globalNetworking) {
-      if (pod.cpu) throw problem(400, "globalNetworking requires an NVIDIA GPU; it is not available on CPU pods");
-      if (findGpu(pod.gpu!.id)?.manufacturer !== "NVIDIA") {
-        throw problem(400, `globalNetworking requires an NVIDIA GPU; '${pod.gpu!.id}' is not one`);
-      }
-      if (!findDataCenter(pod.dataCenterId)?.globalNetwork) {
-        throw problem(
-          400,
-          `globalNetworking: the pod's data center ${pod.dataCenterId} does not support global networking`,
-        );
-      }
-    }
+    const b = body as UpdatePodBody;
+    const mounts = nextMounts(pod, b.mounts);
+    checkRegistryRef("registry", b.registry, this.env.registryExists);
+    if (b.globalNetworking) checkGlobalNetworkingUpdate(pod);
     const next = {
       image: b.image ?? pod.image,
       args: b.args ?? pod.args,
@@ -460,6 +237,8 @@ export class Pods {
     const now = this.env.now();
     switch (action) {
       case "start":
+        // EXITED cost nothing; every other status already costs.
+        if (pod.status === "EXITED") this.env.billing(pod, true, now);
         // PROVISIONING: start is accepted and changes nothing (open-parts).
         if (pod.status !== "PROVISIONING") this.restartContainer(pod);
         break;
@@ -467,76 +246,35 @@ export class Pods {
         this.restartContainer(pod);
         break;
       case "stop":
-        pod.status = "EXITED";
-        pod.statusAt = now;
-        break;
       case "terminate":
-        pod.status = "TERMINATED";
+        pod.status = action === "stop" ? "EXITED" : "TERMINATED";
         pod.statusAt = now;
+        this.env.billing(pod, false, now);
         break;
     }
     return pod;
   }
 
-  /** Whether a pod that is not TERMINATED mounts the volume. */
-  mounts(volumeId: string): boolean {
-    return this.all().some((p) => p.status !== "TERMINATED" && p.mounts.network?.[0]?.volumeId === volumeId);
+  /** The pod, not TERMINATED, that mounts the volume or pulls with the registry credential. */
+  using(what: "volume" | "registry", id: string): string | undefined {
+    const pod = this.list().find((p) => (what === "volume" ? p.mounts.network?.[0]?.volumeId : p.registry) === id);
+    return pod ? `pod '${pod.id}'` : undefined;
   }
 
   /** The Pod object of spec 2.2 as of now. */
   view(pod: PodRecord): PodView {
     this.advance(pod);
-    const now = this.env.now();
-    const running = pod.status === "RUNNING";
-    const flavor = pod.cpu ? findCpu(pod.cpu.id) : undefined;
-    const cost =
-      pod.status === "EXITED" || pod.status === "TERMINATED"
-        ? 0.0
-        : pricePerHour(pod.gpu ? { gpuId: pod.gpu.id, count: pod.gpu.count } : { cpuVcpus: pod.cpu!.vcpuCount }, pod.cloud);
-    const seed = [...pod.id].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7);
-    const uptime = Math.floor(((now - pod.statusAt) * this.env.timeScale) / 1000);
-    const out: PodView = {
-      id: pod.id,
-      name: pod.name,
-      status: pod.status,
-      actions: [...ACTIONS[pod.status]],
-      image: pod.image,
-      args: pod.args,
-      disk: pod.disk,
-      mounts: structuredClone(pod.mounts),
-      ports: [...pod.ports],
-      env: { ...pod.env, [POD_ID_ENV]: pod.id },
-      registry: pod.registry,
-      cloud: pod.cloud,
-      dataCenterId: pod.dataCenterId,
-      template: null,
-      cost,
-      locked: pod.locked,
-      globalNetworking: pod.globalIp
-        ? { enabled: true, ip: pod.globalIp, internalDns: `${pod.id}.${INTERNAL_DOMAIN}` }
-        : { enabled: false },
-      runtime: running
-        ? {
-            uptime,
-            gpus: Array.from({ length: pod.gpu?.count ?? 0 }, (_, i) => ({
-              util: (seed + i * 13 + uptime) % 101,
-              memoryUtil: (seed + i * 29) % 101,
-            })),
-            cpu: { util: (seed + uptime) % 101 },
-            memory: { util: (seed >>> 3) % 101 },
-            ports: pod.ports.map((spec, i) => ({
-              private: portNumber(spec),
-              public: pod.publicPorts[i] ?? null,
-              type: spec.split("/")[1],
-              ip: pod.publicIp,
-            })),
-          }
-        : null,
-      createdAt: new Date(pod.createdAt).toISOString(),
-      startedAt: pod.startedAt === null ? null : new Date(pod.startedAt).toISOString(),
-    };
-    if (pod.gpu) out.gpu = { ...pod.gpu };
-    if (pod.cpu && flavor) out.cpu = { ...pod.cpu, memory: cpuMemoryGb(flavor, pod.cpu.vcpuCount) };
-    return out;
+    return podView(pod, this.env.now(), this.env.timeScale);
+  }
+
+  /** Every pod record as stored, for the state file. */
+  snapshot(): PodRecord[] {
+    return [...this.byId.values()];
+  }
+
+  restore(saved: unknown): void {
+    if (!Array.isArray(saved)) throw new Error("state file: pods must be an array");
+    this.byId.clear();
+    for (const pod of saved as PodRecord[]) this.byId.set(pod.id, pod);
   }
 }

@@ -23,6 +23,7 @@ export type Schema =
       required?: readonly string[];
       /** Schema of every property not named in `properties`; absent means none are allowed. */
       additional?: Schema;
+      minProperties?: number;
     };
 
 function typeName(value: unknown): string {
@@ -107,6 +108,9 @@ function check(schema: Schema, value: unknown, path: string, errors: string[]): 
       if (unknown.length > 0 && !schema.additional) {
         errors.push(`${path}: additional properties ${unknown.map((k) => `'${k}'`).join(", ")} not allowed`);
       }
+      if (schema.minProperties !== undefined && Object.keys(record).length < schema.minProperties) {
+        errors.push(`${path}: must have at least ${schema.minProperties} properties, but found ${Object.keys(record).length}`);
+      }
       for (const name of schema.required ?? []) {
         if (!Object.hasOwn(record, name)) errors.push(`${path}: missing property '${name}'`);
       }
@@ -135,14 +139,16 @@ const portSchema: Schema = {
   rule: (v) => (portNumber(v) > 65535 ? `port must be <= 65535 but found ${portNumber(v)}` : undefined),
 };
 
+const persistentMountSchema: Schema = {
+  type: "object",
+  properties: { size: { type: "integer", minimum: 10 }, path: str },
+  required: ["size", "path"],
+};
+
 const mountsSchema: Schema = {
   type: "object",
   properties: {
-    persistent: {
-      type: "object",
-      properties: { size: { type: "integer", minimum: 10 }, path: str },
-      required: ["size", "path"],
-    },
+    persistent: persistentMountSchema,
     network: {
       type: "array",
       maxItems: 1,
@@ -155,15 +161,18 @@ const mountsSchema: Schema = {
   },
 };
 
-const containerProperties: Record<string, Schema> = {
+
+/** The contract's ContainerConfig (spec 2.1), shared by pods and templates. */
+const containerConfigProperties: Record<string, Schema> = {
   image: str,
   args: str,
   disk: { type: "integer", minimum: 1 },
   ports: { type: "array", items: portSchema },
   env: { type: "object", properties: {}, additional: str },
   registry: { type: "nullable", of: str },
-  mounts: mountsSchema,
 };
+
+const containerProperties: Record<string, Schema> = { ...containerConfigProperties, mounts: mountsSchema };
 
 export const createPodSchema: Schema = {
   type: "object",
@@ -203,20 +212,52 @@ export const podActionSchema: Schema = {
   required: ["action"],
 };
 
+export const VOLUME_TYPES = ["STANDARD", "HIGH_PERFORMANCE"] as const;
+export type VolumeType = (typeof VOLUME_TYPES)[number];
+
 export const createNetworkVolumeSchema: Schema = {
   type: "object",
   properties: {
     name: nonEmpty,
     size: { type: "integer", minimum: 10, maximum: 4096 },
     dataCenter: nonEmpty,
+    type: { type: "string", enum: VOLUME_TYPES },
   },
   required: ["name", "size", "dataCenter"],
 };
 
 export const updateNetworkVolumeSchema: Schema = {
   type: "object",
+  minProperties: 1,
   properties: {
     name: nonEmpty,
     size: { type: "integer", minimum: 10, maximum: 4096 },
   },
+};
+
+
+/** The contract's TemplateMounts: a single persistent mount; `network` is refused (422). */
+const templateMountsSchema: Schema = { type: "object", properties: { persistent: persistentMountSchema } };
+
+const templateProperties: Record<string, Schema> = {
+  name: nonEmpty,
+  ...containerConfigProperties,
+  mounts: templateMountsSchema,
+  serverless: { type: "boolean" },
+  public: { type: "boolean" },
+  category: { type: "string", enum: ["CPU", "NVIDIA", "AMD"] },
+};
+
+export const createTemplateSchema: Schema = {
+  type: "object",
+  properties: templateProperties,
+  required: ["name", "image"],
+};
+
+export const updateTemplateSchema: Schema = { type: "object", properties: templateProperties };
+
+export const createRegistrySchema: Schema = {
+  type: "object",
+  properties: { name: nonEmpty, username: nonEmpty, password: nonEmpty },
+  required: ["name", "username", "password"],
 };

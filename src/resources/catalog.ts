@@ -12,9 +12,8 @@
  * results hold catalog data only, so nothing secret can reach state through them.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { ComputePlatform } from "../client";
-import type { CpuFlavor, DataCenter, GpuType } from "../client/schemas";
-import { platform, setPlatformSettings } from "./runtime";
+import type { ComputePlatform, CpuFlavor, DataCenter, GpuType } from "../client";
+import { platform, setPlatformSettings } from "./engine/settings";
 
 export type { CpuFlavor, DataCenter, GpuType };
 
@@ -81,7 +80,7 @@ export async function getGpuTypes(filter: GpuTypeFilter = {}, options?: CatalogO
   return gpus.filter(
     (g) =>
       (filter.manufacturer === undefined || g.manufacturer === filter.manufacturer) &&
-      (filter.minMemoryGb === undefined || g.memoryGb >= filter.minMemoryGb),
+      (filter.minMemoryGb === undefined || g.memory >= filter.minMemoryGb),
   );
 }
 

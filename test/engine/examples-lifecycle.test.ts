@@ -13,6 +13,7 @@ import {
   UPDATED_IMAGE,
 } from "../../scripts/quickstart-lifecycle";
 import { captureProgram, EngineStack, ProviderPlugin } from "../../tools/engine";
+import { createServerlessTemplate } from "../helpers/emulator-fixtures";
 
 let emu: Emulator;
 
@@ -133,13 +134,18 @@ describe("quickstart lifecycle", () => {
   test("the API key is in neither the plugin's output nor the state; __provider is the by-name shim", () => {
     expect(result.transcript).not.toContain(emu.apiKey);
     expect(result.stateText).not.toContain(emu.apiKey);
-    expect(result.providerText).toContain('require("pulumi-computeplatform")');
+    expect(result.providerText).toContain('require("pulumi-computeplatform/providers")');
     expect(result.providerText).not.toContain(exampleDir("quickstart"));
   });
 });
 
 test("promotion: against a prod stack, the dev tag is an in-place update; the whole dev config replaces the pod", async () => {
-  const platform = { "computeplatform:apiUrl": emu.url, "computeplatform:apiKey": emu.apiKey };
+  const platform = {
+    "computeplatform:apiUrl": emu.url,
+    "computeplatform:apiKey": emu.apiKey,
+    // The endpoint's templateId must name one of the account's serverless templates.
+    "promotion:templateId": await createServerlessTemplate(emu.url, emu.apiKey),
+  };
   const prodConfig: Record<string, string> = { ...platform, ...stackConfig("promotion", "prod") };
   const devConfig: Record<string, string> = { ...platform, ...stackConfig("promotion", "dev") };
   const { plugin, stack: prod } = await startPlugin("promotion", prodConfig, "prod");

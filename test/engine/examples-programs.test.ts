@@ -49,7 +49,7 @@ test("quickstart, type-checked as pulumi up compiles it, registers a volume, a G
   expect(api.inputs).toMatchObject({ gpuIds: "ADA_24", workersMin: 1, workersMax: 3 });
   // Every resource's provider is the by-name shim, holding no key.
   for (const r of regs) {
-    expect(r.inputs.__provider).toEqual(expect.stringContaining('require("pulumi-computeplatform")'));
+    expect(r.inputs.__provider).toEqual(expect.stringContaining('require("pulumi-computeplatform/providers")'));
     expect(JSON.stringify(r.inputs)).not.toContain(CONFIG["computeplatform:apiKey"]);
   }
 });

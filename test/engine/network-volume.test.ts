@@ -72,7 +72,7 @@ test("preview, create, rename, grow, refused shrink, destroy while mounted then 
   const [res] = [...stack.resources.values()];
   expect(res.outputs).toMatchObject({ size: 20, dataCenter: "EU-RO-1", deleteWaitSeconds: 1 });
   expect(res.outputs.name).toMatch(/^datasets-[0-9a-f]{7}$/);
-  expect(volumes()).toEqual([{ id: res.id, name: res.outputs.name, size: 20, dataCenter: "EU-RO-1" }]);
+  expect(volumes()).toEqual([{ id: res.id, name: res.outputs.name, size: 20, dataCenter: "EU-RO-1", type: "STANDARD" }]);
 
   // The same program again: the generated name is kept, nothing to do.
   const same = await stack.up(await program(base));
@@ -86,7 +86,7 @@ test("preview, create, rename, grow, refused shrink, destroy while mounted then 
   expect(grown.error).toBeUndefined();
   expect(grown.steps.map((s) => [s.op, s.diff?.replaces])).toEqual([["update", []]]);
   expect(stack.resources.get(res.urn)).toMatchObject({ id: res.id, outputs: expect.objectContaining({ name: "datasets", size: 200 }) });
-  expect(volumes()).toEqual([{ id: res.id, name: "datasets", size: 200, dataCenter: "EU-RO-1" }]);
+  expect(volumes()).toEqual([{ id: res.id, name: "datasets", size: 200, dataCenter: "EU-RO-1", type: "STANDARD" }]);
 
   // Shrink: stopped at Check, in preview and in up alike, with no request sent.
   const requests = emu.requestLog().length;

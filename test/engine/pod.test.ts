@@ -64,6 +64,9 @@ afterAll(async () => {
 const live = (id: string): any => emu.state().pods.find((p: any) => p.id === id);
 const only = (stack: EngineStack) => [...stack.resources.values()][0];
 
+// A whole lifecycle: a child program per step and the plugin, seconds each on a loaded machine.
+const LIFECYCLE_TIMEOUT_MS = 90_000;
+
 test("Pod lifecycle through the plugin: preview, create, update, replace, stop/start, refresh drift, destroy", async () => {
   const stack = new EngineStack(plugin, { project: PROJECT, stack: "dev" });
   const base = { image: "img/app:1", gpu: { id: gpuId }, env: { MODEL: "llama" }, ports: ["8888/http"] };
@@ -139,7 +142,7 @@ test("Pod lifecycle through the plugin: preview, create, update, replace, stop/s
   expect(stack.resources.size).toBe(0);
 
   for (const place of [stack.stateText(), plugin.transcript(), ...programs]) expect(place).not.toContain(KEY);
-});
+}, LIFECYCLE_TIMEOUT_MS);
 
 test("a pod in ERROR stays in state with its id; the next up repairs that same pod", async () => {
   const stack = new EngineStack(plugin, { project: PROJECT, stack: "err" });

@@ -2,8 +2,9 @@
 // to the shared client for every kind, loads a kind's module on first use, and keeps
 // `__provider` in the outputs of a partially made resource (see harness.test.ts for why).
 import type * as pulumi from "@pulumi/pulumi";
-import { dynamicProvider, dynamicProviders, registerProvider } from "../../src/resources/providers";
-import { platform, setPlatformSettings } from "../../src/resources/runtime";
+import { MissingApiKeyError } from "../../src/client";
+import { dynamicProvider, dynamicProviders, engineProvider } from "../../src/resources/engine/kinds";
+import { platform, setPlatformSettings } from "../../src/resources/engine/settings";
 
 const config = (values: Record<string, string>): pulumi.dynamic.Config => ({
   get: (key: string) => values[key],
@@ -13,40 +14,43 @@ const config = (values: Record<string, string>): pulumi.dynamic.Config => ({
   },
 });
 
+/** The engine's view of one fake provider, as the registry gives every kind. */
+let provider: pulumi.dynamic.ResourceProvider;
+
 afterEach(() => setPlatformSettings({}));
 
 test("configure() hands the stack config to the shared client, for a provider without configure()", async () => {
-  registerProvider("pod", { create: async () => ({ id: "x", outs: {} }) });
-  await dynamicProviders.pod.configure!({
+  provider = engineProvider({ create: async () => ({ id: "x", outs: {} }) });
+  await provider.configure!({
     config: config({ "computeplatform:apiUrl": "http://127.0.0.1:4321", "computeplatform:apiKey": "k1" }),
   });
   const first = platform();
   expect(first.apiUrl).toBe("http://127.0.0.1:4321");
   // Another kind configures with the same stack config: the one client stays.
-  await dynamicProviders.pod.configure!({
+  await provider.configure!({
     config: config({ "computeplatform:apiUrl": "http://127.0.0.1:4321", "computeplatform:apiKey": "k1" }),
   });
   expect(platform()).toBe(first);
-  await dynamicProviders.pod.configure!({ config: config({ "computeplatform:apiUrl": "http://127.0.0.1:5555" }) });
+  await provider.configure!({ config: config({ "computeplatform:apiUrl": "http://127.0.0.1:5555" }) });
   expect(platform()).not.toBe(first);
   expect(platform().apiUrl).toBe("http://127.0.0.1:5555");
 });
 
 test("the provider's own configure() still runs, after the settings are in place", async () => {
   const seen: string[] = [];
-  registerProvider("pod", {
+  provider = engineProvider({
     configure: async () => {
       seen.push(platform().apiUrl);
     },
     create: async () => ({ id: "x", outs: {} }),
   });
-  await dynamicProviders.pod.configure!({ config: config({ "computeplatform:apiUrl": "http://127.0.0.1:4322" }) });
+  await provider.configure!({ config: config({ "computeplatform:apiUrl": "http://127.0.0.1:4322" }) });
   expect(seen).toEqual(["http://127.0.0.1:4322"]);
 });
 
 test("a partial failure keeps __provider in the properties Pulumi stores as outputs", async () => {
   const partial = Object.assign(new Error("pod p1 did not start"), { id: "p1", properties: { status: "ERROR" }, reasons: ["x"] });
-  registerProvider("pod", {
+  provider = engineProvider({
     create: async () => {
       throw partial;
     },
@@ -54,27 +58,27 @@ test("a partial failure keeps __provider in the properties Pulumi stores as outp
       throw partial;
     },
   });
-  await expect(dynamicProviders.pod.create({ __provider: "SHIM", a: 1 })).rejects.toMatchObject({
+  await expect(provider.create({ __provider: "SHIM", a: 1 })).rejects.toMatchObject({
     id: "p1",
     properties: { status: "ERROR", __provider: "SHIM" },
   });
   partial.properties = { status: "ERROR" };
-  await expect(dynamicProviders.pod.update!("p1", {}, { __provider: "SHIM2" })).rejects.toMatchObject({
+  await expect(provider.update!("p1", {}, { __provider: "SHIM2" })).rejects.toMatchObject({
     properties: { __provider: "SHIM2" },
   });
   const plain = new Error("400 bad image");
-  registerProvider("pod", {
+  provider = engineProvider({
     create: async () => {
       throw plain;
     },
   });
-  await expect(dynamicProviders.pod.create({ __provider: "SHIM" })).rejects.toBe(plain);
+  await expect(provider.create({ __provider: "SHIM" })).rejects.toBe(plain);
   expect(plain).not.toHaveProperty("properties");
 });
 
 test("missing methods behave as Pulumi's plugin treats them", async () => {
-  registerProvider("pod", { create: async () => ({ id: "x", outs: {} }) });
-  const p = dynamicProvider("pod");
+  provider = engineProvider({ create: async () => ({ id: "x", outs: {} }) });
+  const p = provider;
   await expect(p.check!({}, { a: 1 })).resolves.toEqual({ inputs: { a: 1 } });
   await expect(p.diff!("x", {}, {})).resolves.toEqual({});
   await expect(p.read!("x", { a: 1 })).resolves.toEqual({ id: "x", props: { a: 1 } });
@@ -82,19 +86,33 @@ test("missing methods behave as Pulumi's plugin treats them", async () => {
 });
 
 test("a kind's module is loaded on first lookup, so the root need not import it", () => {
-  const provider = dynamicProviders["network-volume"];
-  expect(typeof provider.create).toBe("function");
-  expect(typeof provider.check).toBe("function");
+  const loaded = dynamicProviders["network-volume"];
+  expect(typeof loaded.create).toBe("function");
+  expect(typeof loaded.check).toBe("function");
+  expect(dynamicProvider("network-volume")).toBe(loaded);
+});
+
+test("a kind this package does not serve is named, with the kinds it does", () => {
+  expect(() => dynamicProvider("template" as never)).toThrow(/no provider for "template" \(known: pod, serverless-endpoint, network-volume\)/);
+});
+
+test("a missing API key names the stack config that sets it; the client's own message knows no Pulumi", async () => {
+  provider = engineProvider({
+    create: async () => {
+      throw new MissingApiKeyError("No Compute Platform API key: set COMPUTEPLATFORM_API_KEY, or pass apiKey to new ComputePlatform()");
+    },
+  });
+  await expect(provider.create({})).rejects.toThrow(/pulumi config set --secret computeplatform:apiKey <key>/);
 });
 
 test("undefined never goes back to the plugin, whose Struct conversion rejects it", async () => {
-  registerProvider("pod", {
-    check: async (_o, news) => ({ inputs: { ...news, name: undefined } }),
+  provider = engineProvider({
+    check: async (_o: unknown, news: Record<string, unknown>) => ({ inputs: { ...news, name: undefined } }),
     create: async () => ({ id: "x", outs: { a: 1, startedAt: undefined, nested: { b: undefined }, list: [1, undefined] } }),
-    read: async (id) => ({ id, props: { a: undefined, c: 2 } }),
+    read: async (id: string) => ({ id, props: { a: undefined, c: 2 } }),
     update: async () => ({ outs: { a: undefined } }),
   });
-  const p = dynamicProviders.pod;
+  const p = provider;
   await expect(p.check!({}, { image: "i" })).resolves.toEqual({ inputs: { image: "i" } });
   const created = await p.create({});
   expect(created.outs).toEqual({ a: 1, nested: {}, list: [1, null] });

@@ -8,6 +8,7 @@ import { ComputePlatform } from "../../src/client";
 import { type Emulator, startEmulator } from "../../src/emulator";
 import { ServerlessEndpoint, type ServerlessEndpointArgs } from "../../src/resources/serverless-endpoint";
 import { captureProgram, EngineStack, PROJECT, PROJECT_DIR, ProviderCallError, ProviderPlugin, type Registration, SECRET_KEYS } from "../../tools/engine";
+import { createServerlessTemplate } from "../helpers/emulator-fixtures";
 
 const KEY = "cp_sentinel_endpoint_5e1d2c9b70";
 const QUOTAS = { minute: 100_000, hour: 1_000_000, day: 10_000_000 };
@@ -17,6 +18,8 @@ interface Rig {
   emu: Emulator;
   plugin: ProviderPlugin;
   config: Record<string, string>;
+  /** The serverless template the endpoints name (the platform checks that it exists). */
+  tpl: string;
 }
 
 async function rig(timings: { startingMs: number; drainMs: number }): Promise<Rig> {
@@ -24,7 +27,7 @@ async function rig(timings: { startingMs: number; drainMs: number }): Promise<Ri
   const config = { "computeplatform:apiKey": KEY, "computeplatform:apiUrl": emu.url };
   const plugin = await ProviderPlugin.start({ cwd: PROJECT_DIR, project: PROJECT, config, env: { COMPUTEPLATFORM_API_KEY: undefined, COMPUTEPLATFORM_POLL_INTERVAL_MS: "10" } });
   await plugin.configure(config, SECRET_KEYS);
-  return { emu, plugin, config };
+  return { emu, plugin, config, tpl: await createServerlessTemplate(emu.url, KEY) };
 }
 
 async function stop(r: Rig | undefined): Promise<void> {
@@ -52,8 +55,9 @@ describe("lifecycle", () => {
   afterAll(() => stop(r));
 
   test("preview, up, update in place, refresh with drift, replace on type change, destroy", async () => {
-    const base: ServerlessEndpointArgs = { name: NAME, gpuIds: "AMPERE_24", templateId: "tpl-1", workersMin: 1, workersMax: 2 };
+    const base: ServerlessEndpointArgs = { name: NAME, gpuIds: "AMPERE_24", templateId: r.tpl, workersMin: 1, workersMax: 2 };
     const stack = new EngineStack(r.plugin, { project: PROJECT, stack: "dev" });
+    const logFrom = r.emu.requestLog().length; // after the rig's template
 
     // A bad value fails Check, naming the property, before any request.
     const bad = await stack.preview(await program(r, { ...base, gpuIds: "H100" as any }, true));
@@ -62,7 +66,7 @@ describe("lifecycle", () => {
     const preview = await stack.preview(await program(r, base, true));
     expect(preview.error).toBeUndefined();
     expect(preview.steps.map((s) => s.op)).toEqual(["create"]);
-    expect(r.emu.requestLog()).toEqual([]);
+    expect(r.emu.requestLog().slice(logFrom)).toEqual([]);
 
     const regs = await program(r, base);
     expect(regs.map((g) => [g.type, g.inputs.__logicalName])).toEqual([["pulumi-nodejs:dynamic/computeplatform:ServerlessEndpoint", "api"]]);
@@ -85,7 +89,7 @@ describe("lifecycle", () => {
 
     // Drift: someone changes the idle timeout on the platform.
     const client = new ComputePlatform({ apiKey: KEY, apiUrl: r.emu.url, pacing: false });
-    await client.endpoints.save({ id: res.id, name: NAME, gpuIds: "AMPERE_24", templateId: "tpl-1", idleTimeout: 5 });
+    await client.endpoints.save({ id: res.id, name: NAME, gpuIds: "AMPERE_24", templateId: r.tpl, idleTimeout: 5 });
     await client.close();
     const refresh = await stack.refresh();
     expect(refresh.error).toBeUndefined();
@@ -131,7 +135,7 @@ describe("a readiness wait that runs out", () => {
 
   test("keeps the endpoint in state with its id, and destroy removes it", async () => {
     const stack = new EngineStack(r.plugin, { project: PROJECT, stack: "dev" });
-    const args: ServerlessEndpointArgs = { gpuIds: "ADA_24", templateId: "tpl-1", workersMin: 1, workersMax: 1, readyTimeoutSeconds: 1 };
+    const args: ServerlessEndpointArgs = { gpuIds: "ADA_24", templateId: r.tpl, workersMin: 1, workersMax: 1, readyTimeoutSeconds: 1 };
     const up = await stack.up(await program(r, args));
     expect(up.error).toBeInstanceOf(ProviderCallError);
     const failure = (up.error as ProviderCallError).initFailure!;

@@ -58,12 +58,15 @@ test("the serialized pod shim is small and holds no absolute path and no key", a
   const bytes = Buffer.byteLength(text as string);
   console.log(`__provider of shimProvider("pod"): ${bytes} bytes`);
   expect(bytes).toBeLessThan(4096);
-  expect(text).toContain('require("pulumi-computeplatform")');
+  expect(text).toContain('require("pulumi-computeplatform/providers")');
   expect(text).not.toContain(ROOT);
   expect(text).not.toMatch(/["'`]\/(?:work|home|tmp|usr|root)\//);
   expect(text).not.toContain(CONFIG_KEY);
   expect(text).not.toContain(ENV_KEY);
 });
+
+// A whole lifecycle: a child program per step and the plugin, seconds each on a loaded machine.
+const LIFECYCLE_TIMEOUT_MS = 90_000;
 
 test("NetworkVolume through the plugin: preview sends nothing, up creates with the stack config's key", async () => {
   const stack = new EngineStack(plugin, { project: PROJECT, stack: "dev" });
@@ -99,4 +102,4 @@ test("NetworkVolume through the plugin: preview sends nothing, up creates with t
     expect(place).not.toContain(CONFIG_KEY);
     expect(place).not.toContain(ENV_KEY);
   }
-});
+}, LIFECYCLE_TIMEOUT_MS);

@@ -59,7 +59,7 @@ test("pod: answer lost and look-up failed; the provider looks again and adopts t
 });
 
 test("endpoint: answer lost and look-up failed; the provider looks again and keeps the one endpoint it made", async () => {
-  const args = { name: "amb-api", gpuIds: "AMPERE_24", templateId: "tpl-a", workersMin: 0, workersMax: 1 };
+  const args = { name: "amb-api", gpuIds: "AMPERE_24", templateId: rig.templateId, workersMin: 0, workersMax: 1 };
   const engine = new MiniEngine(rig.providers);
   const program = [{ kind: "endpoint" as const, name: "amb-endpoint", args }];
   const from = rig.emu.requestLog().length;
@@ -80,8 +80,8 @@ test("endpoint: answer lost and look-up failed; the provider looks again and kee
 });
 
 test("endpoint: when every look stays unanswered, the error says so and names the endpoint to look for", async () => {
-  const args = { name: "amb-unknown", gpuIds: "AMPERE_24", templateId: "tpl-a", workersMin: 0, workersMax: 1 };
   const own = await startRig({ maxRetries: 1 });
+  const args = { name: "amb-unknown", gpuIds: "AMPERE_24", templateId: own.templateId, workersMin: 0, workersMax: 1 };
   const engine = new MiniEngine(own.providers);
   const program = [{ kind: "endpoint" as const, name: "amb-unknown", args }];
   // The create is cut, then every request fails: the client's look-up and its retry, and the

@@ -26,7 +26,7 @@ afterAll(() => rig?.close());
 
 test("a 5xx on the replacement's create makes a new endpoint, not the old one adopted", async () => {
   const p = rig.providers.endpoint;
-  const args = { name: "keep-name", gpuIds: "AMPERE_24", templateId: "tpl-r", workersMin: 0, workersMax: 1, __logicalName: "api" };
+  const args = { name: "keep-name", gpuIds: "AMPERE_24", templateId: rig.templateId, workersMin: 0, workersMax: 1, __logicalName: "api" };
   const old = await p.create((await p.check!({}, args)).inputs);
   const replacement = (await p.check!({}, { ...args, type: "LB" })).inputs;
   const from = rig.emu.requestLog().length;

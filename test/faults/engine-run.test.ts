@@ -14,20 +14,23 @@ import { Pod } from "../../src/resources/pod";
 import { ServerlessEndpoint } from "../../src/resources/serverless-endpoint";
 import { captureProgram, EngineStack, type OperationResult, type ProviderPlugin, type Registration } from "../../tools/engine";
 import { CONFIG_SECRETS, errorSurfaces, faultCounts, liveEndpoints, livePods, placesWith, PROJECT, SENTINEL_KEY, stackConfig, startPlugin, startSentinelEmulator } from "../../tools/faults";
+import { createServerlessTemplate } from "../helpers/emulator-fixtures";
 /** Runs of one operation before the test gives up on it, as a user would give up. */
 const ATTEMPTS = 6;
 
 let emu: Emulator;
 let plugin: ProviderPlugin;
 let config: Record<string, string>;
+/** The serverless template the endpoint names (the platform checks that it exists). */
+let tpl: string;
 
 beforeAll(async () => {
-  emu = await startSentinelEmulator({
-    requestLogSize: 100_000,
-    // 429s are few: the plugin honours Retry-After (1 s) in real time, and this run must stay quick.
-    faults: { seed: 11, rate429: 0.03, rate5xx: 0.2, dropAfterProcessRate: 0.12, errorImages: [/crash/] },
-  });
+  emu = await startSentinelEmulator({ requestLogSize: 100_000 });
   config = stackConfig(emu);
+  // The template is made before the faults are on; their seed starts the sequence afterwards.
+  tpl = await createServerlessTemplate(emu.url, SENTINEL_KEY);
+  // 429s are few: the plugin honours Retry-After (1 s) in real time, and this run must stay quick.
+  emu.setFaults({ seed: 11, rate429: 0.03, rate5xx: 0.2, dropAfterProcessRate: 0.12, errorImages: [/crash/] });
   plugin = await startPlugin(emu);
 });
 afterAll(async () => {
@@ -47,7 +50,7 @@ function program(step: Step): Promise<Registration[]> {
   return captureProgram(
     () => {
       new Pod("worker", { name: "engine-worker", image, gpu: { id: "NVIDIA L40S", count: gpuCount }, env });
-      new ServerlessEndpoint("api", { gpuIds: "AMPERE_24", templateId: "tpl-run", type, workersMin: 0, workersMax: 0, idleTimeout });
+      new ServerlessEndpoint("api", { gpuIds: "AMPERE_24", templateId: tpl, type, workersMin: 0, workersMax: 0, idleTimeout });
     },
     { project: PROJECT, stack: "dev", config, secretKeys: CONFIG_SECRETS },
   );

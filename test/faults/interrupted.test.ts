@@ -25,6 +25,7 @@ import { Pod, type PodArgs } from "../../src/resources/pod";
 import { ServerlessEndpoint, type ServerlessEndpointArgs, ServerlessEndpointProvider } from "../../src/resources/serverless-endpoint";
 import { captureProgram, EngineStack, type ProviderPlugin, urnOf } from "../../tools/engine";
 import { CONFIG_SECRETS, livePods, PROJECT, SENTINEL_KEY, stackConfig, startPlugin as startPluginFor, startSentinelEmulator } from "../../tools/faults";
+import { createServerlessTemplate } from "../helpers/emulator-fixtures";
 
 /** Long enough that the kill always lands before the answer; short enough to keep the suite quick. */
 const SLOW_MS = 150;
@@ -32,10 +33,13 @@ const SLOW_MS = 150;
 let emu: Emulator;
 let config: Record<string, string>;
 let gpuId: string;
+/** The serverless template the endpoints name (the platform checks that it exists). */
+let tpl: string;
 
 beforeAll(async () => {
   emu = await startSentinelEmulator();
   config = stackConfig(emu);
+  tpl = await createServerlessTemplate(emu.url, SENTINEL_KEY);
   const res = await fetch(`${emu.url}/v2/catalog/gpus`, { headers: { authorization: `Bearer ${SENTINEL_KEY}` } });
   gpuId = ((await res.json()) as { gpus: { id: string; manufacturer: string }[] }).gpus.find((g) => g.manufacturer === "NVIDIA")!.id;
 });
@@ -146,7 +150,7 @@ test("mid-update and mid-delete of a pod: refresh, then up or destroy, converge 
 });
 
 test("endpoint: mid-create of an auto-named endpoint leaves one, known to the stack; mid-delete converges", async () => {
-  const regs = await endpointProgram({ gpuIds: "AMPERE_24", templateId: "tpl-1", workersMin: 0, workersMax: 1 });
+  const regs = await endpointProgram({ gpuIds: "AMPERE_24", templateId: tpl, workersMin: 0, workersMax: 1 });
   const stack = new EngineStack(current, { project: PROJECT, stack: "dev" });
   const create = await interrupt(stack, "saveEndpoint", (s) => s.up(regs));
   expect(create.result.error).toBeDefined();
@@ -172,7 +176,7 @@ test("endpoint: mid-create of an auto-named endpoint leaves one, known to the st
 test("KNOWN LIMIT mid-create of a user-named endpoint: the next up makes a second one (see README)", async () => {
   // Endpoints carry no env: only a name made from the owner token says whose an endpoint is.
   // A name the user gave may be another stack's too, so no earlier try is looked for.
-  const regs = await endpointProgram({ name: "crash-api", gpuIds: "AMPERE_24", templateId: "tpl-1", workersMin: 0, workersMax: 1 });
+  const regs = await endpointProgram({ name: "crash-api", gpuIds: "AMPERE_24", templateId: tpl, workersMin: 0, workersMax: 1 });
   const stack = new EngineStack(current, { project: PROJECT, stack: "dev" });
   const create = await interrupt(stack, "saveEndpoint", (s) => s.up(regs));
   expect(create.result.error).toBeDefined();

@@ -7,6 +7,7 @@ import { ComputePlatform } from "../../src/client";
 import { PodProvider } from "../../src/resources/pod";
 import { ServerlessEndpointProvider } from "../../src/resources/serverless-endpoint";
 import { compressedClock, READ_ONLY_KEY, type Rig, SENTINEL_KEY, startRig } from "../../tools/faults";
+import { createServerlessTemplate } from "../helpers/emulator-fixtures";
 
 let rig: Rig;
 beforeAll(async () => {
@@ -89,7 +90,9 @@ describe("a read-only key", () => {
   test("endpoint: create, update and delete fail with 403 (FORBIDDEN), one request each, nothing made or changed", async () => {
     const r = ro();
     const w = full();
-    const inputs = (await r.endpoint.check({}, { name: "ro-api", gpuIds: "AMPERE_24", templateId: "t", workersMin: 0, workersMax: 2, __logicalName: "e" })).inputs!;
+    // The platform checks that the template exists and is serverless (open-parts).
+    const tpl = await createServerlessTemplate(rig.emu.url, rig.emu.apiKey);
+    const inputs = (await r.endpoint.check({}, { name: "ro-api", gpuIds: "AMPERE_24", templateId: tpl, workersMin: 0, workersMax: 2, __logicalName: "e" })).inputs!;
 
     const create = await observe(() => r.endpoint.create(inputs));
     expect(create.statuses).toEqual([200]); // GraphQL answers FORBIDDEN inside a 200

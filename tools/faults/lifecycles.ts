@@ -95,7 +95,7 @@ function program(rig: Rig, stack: string, step: "create" | "update" | "replace",
   const endpoint: Record<string, unknown> = {
     name: `${stack}-api`,
     gpuIds: "AMPERE_24",
-    templateId: "tpl-soak",
+    templateId: rig.templateId,
     workersMin: 1,
     workersMax: step === "create" ? 1 : 2,
     idleTimeout: step === "create" ? 5 : 30,

@@ -105,6 +105,8 @@ export interface Rig {
   gpuId: string;
   /** A second NVIDIA GPU type, for the no-capacity profile. */
   otherGpuId: string;
+  /** A serverless template of the key's owner, what an endpoint's `templateId` must name. */
+  templateId: string;
   close(): Promise<void>;
 }
 
@@ -129,6 +131,7 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
   const saved = opts.faults ?? {};
   emu.setFaults({});
   const nvidia = (await client.catalog.gpus()).filter((g) => g.manufacturer === "NVIDIA").map((g) => g.id);
+  const { id: templateId } = await client.templates.create({ name: "worker", image: "worker:1", serverless: true });
   emu.setFaults(saved);
   return {
     emu,
@@ -136,6 +139,7 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
     providers,
     gpuId: nvidia[0],
     otherGpuId: nvidia[1],
+    templateId,
     close: async () => {
       await client.close();
       await emu.close();

@@ -16,6 +16,8 @@ export async function createOnce<T>(input: {
   attempt: () => Promise<T>;
   lookup: () => Promise<T | undefined>;
   signal?: AbortSignal;
+  /** Values of the create's body that must not reach the error (write-only credentials). */
+  writeOnly?: readonly string[];
 }): Promise<T> {
   const { transport, what, name, signal } = input;
   const { maxRetries, clock, random, backoff, logger } = transport.options;
@@ -32,7 +34,7 @@ export async function createOnce<T>(input: {
       found = await input.lookup();
     } catch (lookupError) {
       if (signal?.aborted) throw signal.reason;
-      throw new AmbiguousRequestError(what, name, failure, lookupError);
+      throw new AmbiguousRequestError(what, name, failure, transport.sanitize(lookupError, input.writeOnly));
     }
     if (found !== undefined) {
       logger?.debug(transport.redact(`computeplatform: ${what} "${name}" found by name after ${failure.name}; not creating again`));

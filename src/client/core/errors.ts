@@ -15,6 +15,9 @@ export class PlatformError extends Error {
 /** Client settings are missing or unusable (e.g. no API key). Nothing was sent. */
 export class ConfigurationError extends PlatformError {}
 
+/** No API key in the options or the environment: nothing can be sent. */
+export class MissingApiKeyError extends ConfigurationError {}
+
 /** One request-validation failure, with the field as a dotted path. */
 export interface FieldIssue {
   /** Dotted path of the field, e.g. `mounts.network[0].path`; empty for the whole object. */

@@ -32,17 +32,28 @@ export function urlPath(url: string): string {
 }
 
 /**
- * `text` with each secret (raw and percent-encoded), every `Bearer <token>` and every
- * `api_key=<value>` replaced by a mark. Secrets shorter than 4 characters are not searched
- * for, so a one-letter test key cannot shred every message.
+ * `text` with each secret (raw, percent-encoded and JSON-escaped), every `Bearer <token>` and
+ * every `api_key=<value>` replaced by a mark. Secrets shorter than 4 characters are not
+ * searched for, so a one-letter test key cannot shred every message. `writeOnly` values (a
+ * registry credential's username and password) are masked at any length: from 4 characters
+ * wherever they occur, shorter ones where they stand as a token of their own.
  */
-export function redactText(text: string, secrets: readonly (string | undefined)[]): string {
+export function redactText(
+  text: string,
+  secrets: readonly (string | undefined)[],
+  writeOnly: readonly string[] = [],
+): string {
   let out = text;
-  for (const secret of secrets) {
+  for (const secret of [...secrets, ...writeOnly]) {
     if (!secret || secret.length < 4) continue;
-    out = out.split(secret).join(MARK);
-    const encoded = encodeURIComponent(secret);
-    if (encoded !== secret) out = out.split(encoded).join(MARK);
+    for (const form of new Set([secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)])) {
+      out = out.split(form).join(MARK);
+    }
+  }
+  for (const short of writeOnly) {
+    if (!short || short.length >= 4) continue;
+    const escaped = short.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    out = out.replace(new RegExp(`(?<![\\p{L}\\p{N}_])${escaped}(?![\\p{L}\\p{N}_])`, "gu"), MARK);
   }
   return out
     .replace(/(Bearer\s+)[^\s"',;]+/gi, `$1${MARK}`)
@@ -54,13 +65,17 @@ export function redactText(text: string, secrets: readonly (string | undefined)[
  * the stack redacted, nothing else carried over (a library error may hold the request,
  * its headers or its URL as properties).
  */
-export function sanitizeError(err: unknown, secrets: readonly (string | undefined)[]): Error {
+export function sanitizeError(
+  err: unknown,
+  secrets: readonly (string | undefined)[],
+  writeOnly: readonly string[] = [],
+): Error {
   const source = err instanceof Error ? err : new Error(String(err));
-  const copy = new Error(redactText(source.message, secrets));
+  const copy = new Error(redactText(source.message, secrets, writeOnly));
   copy.name = source.name;
   const code = (source as { code?: unknown }).code;
   if (typeof code === "string") (copy as Error & { code?: string }).code = code;
-  copy.stack = source.stack ? redactText(source.stack, secrets) : undefined;
-  if (source.cause !== undefined) copy.cause = sanitizeError(source.cause, secrets);
+  copy.stack = source.stack ? redactText(source.stack, secrets, writeOnly) : undefined;
+  if (source.cause !== undefined) copy.cause = sanitizeError(source.cause, secrets, writeOnly);
   return copy;
 }

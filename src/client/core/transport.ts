@@ -3,7 +3,7 @@ import type { z } from "zod";
 import type { Clock } from "./clock";
 import {
   ApiError,
-  ConfigurationError,
+  MissingApiKeyError,
   ConnectionError,
   InternalServerError,
   makeApiError,
@@ -55,6 +55,11 @@ export interface HttpRequest {
   setting: AddressSetting;
   headers?: Record<string, string>;
   signal?: AbortSignal;
+  /**
+   * Write-only values this request carries (a registry credential's username and password):
+   * masked in every error, `cause` and log line the exchange produces.
+   */
+  writeOnly?: readonly string[];
 }
 
 export interface HttpResponse {
@@ -116,29 +121,27 @@ export class Transport {
     return [this.#apiKey];
   }
 
-  /** An error safe to keep as a `cause`. */
-  sanitize(err: unknown): Error {
-    return sanitizeError(err, this.secrets);
+  /** An error safe to keep as a `cause` (without the key or the write-only values given). */
+  sanitize(err: unknown, writeOnly: readonly string[] = []): Error {
+    return sanitizeError(err, this.secrets, writeOnly);
   }
 
   /** The API key, or a clear error naming where to set it. */
   requireKey(): string {
     const key = this.#apiKey;
     if (!key) {
-      throw new ConfigurationError(
-        "No Compute Platform API key: set COMPUTEPLATFORM_API_KEY, or stack config computeplatform:apiKey " +
-          "(`pulumi config set --secret computeplatform:apiKey <key>`), or pass apiKey to new ComputePlatform()",
-      );
+      throw new MissingApiKeyError("No Compute Platform API key: set COMPUTEPLATFORM_API_KEY, or pass apiKey to new ComputePlatform()");
     }
     return key;
   }
 
-  redact(text: string): string {
-    return redactText(text, this.secrets);
+  /** `text` without the API key, or the write-only values given. */
+  redact(text: string, writeOnly: readonly string[] = []): string {
+    return redactText(text, this.secrets, writeOnly);
   }
 
-  private log(line: string): void {
-    this.options.logger?.debug(this.redact(`computeplatform: ${line}`));
+  private log(line: string, writeOnly?: readonly string[]): void {
+    this.options.logger?.debug(this.redact(`computeplatform: ${line}`, writeOnly));
   }
 
   private pool(origin: string): Pool {
@@ -203,7 +206,7 @@ export class Transport {
       const failure = timeout.signal.aborted
         ? new TimeoutError(req.method, safeUrl, this.options.timeoutMs)
         : this.connectionError(req, safeUrl, err);
-      this.log(`${req.method} ${urlPath(req.url)} -> ${failure.name} (attempt ${attempt})`);
+      this.log(`${req.method} ${urlPath(req.url)} -> ${failure.name} (attempt ${attempt})`, req.writeOnly);
       throw failure;
     } finally {
       clearTimeout(timer);
@@ -218,6 +221,7 @@ export class Transport {
     }
     this.log(
       `${req.method} ${urlPath(req.url)} -> ${res.status} (attempt ${attempt}, ${this.options.clock.now() - started} ms)`,
+      req.writeOnly,
     );
     return res;
   }
@@ -228,7 +232,7 @@ export class Transport {
     const requestSent = !(codeStr && NOT_SENT_CODES.has(codeStr));
     const origin = new URL(req.url).origin;
     const env = SETTING_ENV[req.setting];
-    let message = `${req.method} ${urlPath(req.url)} to ${origin} failed: ${this.redact(err instanceof Error ? err.message : String(err))}${codeStr ? ` (${codeStr})` : ""}`;
+    let message = `${req.method} ${urlPath(req.url)} to ${origin} failed: ${this.redact(err instanceof Error ? err.message : String(err), req.writeOnly)}${codeStr ? ` (${codeStr})` : ""}`;
     if (codeStr === "ECONNREFUSED" && origin === DEFAULT_URL) {
       message +=
         `. Nothing listens at ${DEFAULT_URL}, the default address (the local emulator): start it with ` +
@@ -241,15 +245,21 @@ export class Transport {
       url: safeUrl,
       code: codeStr,
       requestSent,
-      cause: sanitizeError(err, this.secrets),
+      cause: sanitizeError(err, this.secrets, req.writeOnly),
     });
   }
 
   /** The `ApiError` a >= 400 response stands for. */
   errorFrom(req: HttpRequest, res: HttpResponse): ApiError {
+    // Masked in the raw text (before `detail` may be cut short) and again once parsed, where
+    // JSON escapes of an echoed request are undone.
+    const fields = problemFields(res.status, this.redact(res.body, req.writeOnly));
+    const clean = (text: string) => this.redact(text, req.writeOnly);
     return makeApiError({
       status: res.status,
-      ...problemFields(res.status, this.redact(res.body)),
+      title: clean(fields.title),
+      detail: clean(fields.detail),
+      errors: fields.errors.map(clean),
       method: req.method,
       url: redactUrl(req.url),
       retryAfterMs: res.status === 429 || res.status >= 500 ? serverDelayMs(res.headers, this.options.clock.now()) : undefined,
@@ -319,7 +329,7 @@ export class Transport {
   validate<S extends z.ZodType>(schema: S, value: unknown, req: HttpRequest, what: string): z.infer<S> {
     const parsed = schema.safeParse(value);
     if (parsed.success) return parsed.data;
-    throw new ResponseValidationError(req.method, redactUrl(req.url), what, fieldIssues(parsed.error));
+    throw new ResponseValidationError(req.method, redactUrl(req.url), what, fieldIssues(parsed.error, value));
   }
 
   /** Close every pool (idle keep-alive sockets would otherwise linger). */

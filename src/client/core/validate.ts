@@ -11,8 +11,17 @@ export function dottedPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
-/** zod issues as field issues whose message says what to change. */
-export function fieldIssues(error: z.ZodError): FieldIssue[] {
+function at(value: unknown, path: readonly PropertyKey[]): unknown {
+  let v = value;
+  for (const key of path) v = v !== null && typeof v === "object" ? (v as Record<PropertyKey, unknown>)[key] : undefined;
+  return v;
+}
+
+/**
+ * zod issues as field issues whose message says what to change. With the checked `value`,
+ * a missing enum or union field reads "is required" rather than "must be one of ...".
+ */
+export function fieldIssues(error: z.ZodError, value?: unknown): FieldIssue[] {
   const out: FieldIssue[] = [];
   for (const issue of error.issues) {
     const path = dottedPath(issue.path);
@@ -23,7 +32,9 @@ export function fieldIssues(error: z.ZodError): FieldIssue[] {
       continue;
     }
     let message = issue.message;
+    const missing = value !== undefined && issue.path.length > 0 && at(value, issue.path) === undefined;
     if (issue.code === "invalid_type" && /received undefined$/.test(issue.message)) message = "is required";
+    else if (missing && (issue.code === "invalid_value" || issue.code === "invalid_union")) message = "is required";
     else if (issue.code === "too_small" && typeof issue.minimum !== "bigint") {
       message =
         issue.origin === "string"

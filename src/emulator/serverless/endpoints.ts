@@ -168,7 +168,7 @@ export class EndpointStore {
   }
 
   /** Create (no `id`) or modify (with `id`); throws a GraphQLError with the platform's code. */
-  save(input: EndpointInput, now: number): EndpointRecord {
+  save(input: EndpointInput, now: number, refViolations?: (next: EndpointRecord) => string[]): EndpointRecord {
     const id = input.id;
     const existing = typeof id === "string" ? this.byId.get(id) : undefined;
     if (typeof id === "string" && !existing)
@@ -193,6 +193,7 @@ export class EndpointStore {
       violations.push(
         `input.workersMin (${next.workersMin}) must not exceed workersMax (${next.workersMax})`,
       );
+    if (violations.length === 0 && refViolations) violations.push(...refViolations(next));
     if (violations.length > 0) throw gqlError("BAD_USER_INPUT", violations.join("; "));
     // Only an accepted create takes an id, so a refused one leaves nothing behind.
     if (!existing) next.id = this.freshId();

@@ -54,6 +54,15 @@ export interface ServerlessServiceOptions {
    * @default null (no discount applies)
    */
   serverlessDiscount?: ServerlessDiscount | null;
+  /**
+   * The other groups an endpoint names (open-parts): `templateId` must be one of the owner's
+   * serverless templates, `networkVolumeId` one of the owner's volumes (else BAD_USER_INPUT).
+   * @default undefined (the service alone: references are not checked)
+   */
+  references?: {
+    isServerlessTemplate: (id: string) => boolean;
+    volumeExists: (id: string) => boolean;
+  };
 }
 
 /** An endpoint as a reader sees it: the fields of spec 2.9 with `pods` at the current time. */
@@ -307,6 +316,23 @@ export class ServerlessService {
    */
   close(): void {}
 
+  /** The endpoint that names `id` as its template or network volume, if any. */
+  endpointUsing(field: "templateId" | "networkVolumeId", id: string): string | undefined {
+    const ep = this.store.list().find((e) => e[field] === id);
+    return ep ? `serverless endpoint '${ep.id}'` : undefined;
+  }
+
+  private refViolations(next: EndpointRecord): string[] {
+    const refs = this.opts.references;
+    if (!refs) return [];
+    const out: string[] = [];
+    if (!refs.isServerlessTemplate(next.templateId))
+      out.push(`input.templateId ${JSON.stringify(next.templateId)} is not one of your serverless templates`);
+    if (next.networkVolumeId && !refs.volumeExists(next.networkVolumeId))
+      out.push(`input.networkVolumeId ${JSON.stringify(next.networkVolumeId)} is not one of your network volumes`);
+    return out;
+  }
+
   private view(ep: EndpointRecord, now: number): EndpointView {
     const { workers: _w, createdAt: _c, ...fields } = ep;
     return { ...fields, pods: this.store.workersAt(ep, now) };
@@ -328,7 +354,7 @@ export class ServerlessService {
       saveEndpoint: (args: { input: EndpointInput }, ctx: RequestContext) => {
         ctx.ops.push("saveEndpoint");
         requireWrite(ctx, "saveEndpoint");
-        return this.view(this.store.save(args.input, ctx.now), ctx.now);
+        return this.view(this.store.save(args.input, ctx.now, (next) => this.refViolations(next)), ctx.now);
       },
       deleteEndpoint: (args: { id: string }, ctx: RequestContext) => {
         ctx.ops.push("deleteEndpoint");

@@ -11,6 +11,7 @@ import {
 } from "../../../src/client";
 import { type Emulator, startEmulator } from "../../../src/emulator";
 import { FakeClock } from "../../helpers/fake-clock";
+import { createServerlessTemplate } from "../../helpers/emulator-fixtures";
 
 // The client against the emulator (a second, independent reading of the spec) over real HTTP.
 
@@ -108,11 +109,18 @@ test("catalog, network volumes and a CPU pod mounting one", async () => {
   const [cpus, gpus, dcs] = await Promise.all([cp.catalog.cpus(), cp.catalog.gpus(), cp.catalog.dataCenters()]);
   expect(delta(before)).toEqual({ listCpus: 1, listGpus: 1, listDataCenters: 1 });
   expect(gpus.some((g) => g.manufacturer === "AMD")).toBe(true);
-  const dc = dcs[0];
+  const dc = dcs.find((d) => d.networkVolumeTypes.length > 0)!;
   const flavor = cpus[0];
+  // By id, as the contract's records, the id percent-encoded (GPU ids hold spaces).
+  const gpu = gpus.find((g) => g.id.includes(" "))!;
+  await expect(cp.catalog.gpu(gpu.id)).resolves.toMatchObject({ id: gpu.id, memory: gpu.memory, price: gpu.price });
+  await expect(cp.catalog.cpu(flavor.id)).resolves.toMatchObject({ id: flavor.id, price: flavor.price });
+  await expect(cp.catalog.dataCenter(dc.id)).resolves.toMatchObject({ id: dc.id, region: dc.region });
+  await expect(cp.catalog.gpu("no such gpu")).rejects.toBeInstanceOf(NotFoundError);
 
   const vol = await cp.networkVolumes.create({ name: "data", size: 20, dataCenter: dc.id });
-  expect(vol).toMatchObject({ name: "data", size: 20, dataCenter: dc.id });
+  // No type asked for: the data center's first tier.
+  expect(vol).toMatchObject({ name: "data", size: 20, dataCenter: dc.id, type: dc.networkVolumeTypes[0] });
   expect(await cp.networkVolumes.get(vol.id)).toEqual(vol);
   expect((await cp.networkVolumes.list()).map((v) => v.id)).toContain(vol.id);
   await expect(cp.networkVolumes.update(vol.id, { size: 30 })).resolves.toMatchObject({ size: 30 });
@@ -151,11 +159,13 @@ test("rules only the server can check come back as a BadRequestError naming them
 test("endpoints: a hostile name round-trips through save, list, get; delete needs zero workers", async () => {
   const cp = client();
   const name = 'we"ird} name\\ with\nnewline { and "quotes"';
+  // The platform checks that the template exists and is serverless (open-parts).
+  const tpl = await createServerlessTemplate(emu.url, emu.apiKey);
   const before = emu.counts();
   const created = await cp.endpoints.save({
     name,
     gpuIds: "AMPERE_24",
-    templateId: 'tpl"}',
+    templateId: tpl,
     workersMin: 0,
     workersMax: 2,
     flashBootType: "FLASHBOOT",
@@ -163,14 +173,14 @@ test("endpoints: a hostile name round-trips through save, list, get; delete need
     scalerValue: 4,
     idleTimeout: 5,
   });
-  expect(created).toMatchObject({ name, templateId: 'tpl"}', flashBootType: "FLASHBOOT", workersMax: 2 });
+  expect(created).toMatchObject({ name, templateId: tpl, flashBootType: "FLASHBOOT", workersMax: 2 });
   expect((await cp.endpoints.list()).find((e) => e.id === created.id)?.name).toBe(name);
   const got = await cp.endpoints.get(created.id);
   expect(got.name).toBe(name);
   expect(got.pods).toEqual([]);
 
   await expect(cp.endpoints.delete(created.id)).rejects.toBeInstanceOf(ConflictError);
-  const scaled = await cp.endpoints.save({ id: created.id, name, gpuIds: "AMPERE_24", templateId: 'tpl"}', workersMin: 0, workersMax: 0 });
+  const scaled = await cp.endpoints.save({ id: created.id, name, gpuIds: "AMPERE_24", templateId: tpl, workersMin: 0, workersMax: 0 });
   expect(scaled.workersMax).toBe(0);
   await cp.endpoints.delete(created.id);
   await expect(cp.endpoints.get(created.id)).rejects.toBeInstanceOf(NotFoundError);

@@ -4,10 +4,34 @@ import { expectProblem, RTX4090, sharedEmulator } from "../../helpers/emulator-r
 const { api } = sharedEmulator();
 
 describe("network volumes (open-parts)", () => {
-  test("POST /v2/network-volumes -> 201 { id, name, size, dataCenter }", async () => {
+  test("POST /v2/network-volumes -> 201 { id, name, size, dataCenter, type }; type defaults to the data center's first tier", async () => {
     const r = await api.post("/v2/network-volumes", { name: "data", size: 50, dataCenter: "EU-RO-1" });
     expect(r.status).toBe(201);
-    expect(r.body).toEqual({ id: expect.any(String), name: "data", size: 50, dataCenter: "EU-RO-1" });
+    expect(r.body).toEqual({ id: expect.any(String), name: "data", size: 50, dataCenter: "EU-RO-1", type: "STANDARD" });
+    const fast = await api.post("/v2/network-volumes", { name: "d", size: 10, dataCenter: "US-TX-3" });
+    expect(fast.body.type).toBe("HIGH_PERFORMANCE");
+    const asked = await api.post("/v2/network-volumes", { name: "d", size: 10, dataCenter: "US-TX-3", type: "STANDARD" });
+    expect(asked.body.type).toBe("STANDARD");
+  });
+
+  test("a type the data center does not offer -> 400; a type outside the enum -> 422; type is fixed -> 422", async () => {
+    const r = await api.post("/v2/network-volumes", { name: "d", size: 10, dataCenter: "EU-CZ-1", type: "HIGH_PERFORMANCE" });
+    expectProblem(r, 400);
+    expect(r.body.detail).toMatch(/EU-CZ-1 offers STANDARD network volumes, not HIGH_PERFORMANCE/);
+    const bad = await api.post("/v2/network-volumes", { name: "d", size: 10, dataCenter: "EU-CZ-1", type: "fast" });
+    expectProblem(bad, 422);
+    expect(bad.body.errors).toEqual(["$.type: value must be one of 'STANDARD', 'HIGH_PERFORMANCE', but got 'fast'"]);
+    const vol = await api.createVolume();
+    const patch = await api.patch(`/v2/network-volumes/${vol.id}`, { type: "STANDARD" });
+    expectProblem(patch, 422);
+    expect(patch.body.errors).toEqual(["$: additional properties 'type' not allowed"]);
+  });
+
+  test("PATCH with an empty body -> 422 (the contract's minProperties 1)", async () => {
+    const vol = await api.createVolume();
+    const r = await api.patch(`/v2/network-volumes/${vol.id}`, {});
+    expectProblem(r, 422);
+    expect(r.body.errors).toEqual(["$: must have at least 1 properties, but found 0"]);
   });
 
   test("size must be 10..4096 -> 422", async () => {
@@ -21,11 +45,11 @@ describe("network volumes (open-parts)", () => {
     }
   });
 
-  test("name, size and dataCenter are required; nothing else is accepted -> 422", async () => {
-    const r = await api.post("/v2/network-volumes", { type: "fast" });
+  test("name, size and dataCenter are required; nothing unknown is accepted -> 422", async () => {
+    const r = await api.post("/v2/network-volumes", { bogus: "fast" });
     expectProblem(r, 422);
     expect(r.body.errors).toEqual([
-      "$: additional properties 'type' not allowed",
+      "$: additional properties 'bogus' not allowed",
       "$: missing property 'name'",
       "$: missing property 'size'",
       "$: missing property 'dataCenter'",
@@ -87,7 +111,7 @@ describe("network volumes (open-parts)", () => {
     await api.post(`/v2/pods/${pod.id}/action`, { action: "stop" });
     const r = await api.del(`/v2/network-volumes/${vol.id}`);
     expectProblem(r, 409);
-    expect(r.body.detail).toMatch(/mounted by a pod/);
+    expect(r.body.detail).toBe(`network volume '${vol.id}' is in use by pod '${pod.id}'; remove that first`);
     await api.del(`/v2/pods/${pod.id}`);
     expect((await api.del(`/v2/network-volumes/${vol.id}`)).status).toBe(204);
   });

@@ -1,9 +1,16 @@
 // Conformance of the emulator's pod operations, one test per rule of the spec (sections 2,
 // 3, 4, 7, 8) and open-parts, over real HTTP with millisecond timings.
 import type { Emulator } from "../../../src/emulator";
-import { A100, client, MI300X, RTX4090, seen, sharedEmulator, start } from "../../helpers/emulator-rest";
+import { createRegistry } from "../../helpers/emulator-fixtures";
+import { A100, client, FULL, MI300X, RTX4090, seen, sharedEmulator, start } from "../../helpers/emulator-rest";
 
 const { api, emu } = sharedEmulator();
+/** A registry credential of the owner (a pod's `registry` must name one). */
+let REG: string;
+
+beforeAll(async () => {
+  REG = await createRegistry(emu().url, FULL);
+});
 
 const gpuPod = (more: Record<string, unknown> = {}) => ({ gpu: { id: RTX4090 }, ...more });
 const cpuPod = (more: Record<string, unknown> = {}) => ({ cpu: { id: "cpu3c", vcpuCount: 4 }, ...more });
@@ -88,8 +95,17 @@ describe("createPod: contract violations -> 422 with $-paths (open-parts)", () =
 
   test("2.1: registry may be null or a string, nothing else -> 422", async () => {
     await api.createPod(gpuPod({ registry: null }));
-    await api.createPod(gpuPod({ registry: "reg_1" }));
+    await api.createPod(gpuPod({ registry: REG }));
     expect(await create422(gpuPod({ registry: 5 }))).toEqual(["$.registry: expected string, but got integer"]);
+  });
+
+  test("open-parts: registry must name one of the owner's registries -> 400 on create and update", async () => {
+    await create400(gpuPod({ registry: "reg_none" }), /registry: registry 'reg_none' does not exist/);
+    const pod = await api.createPod(gpuPod());
+    const r = await api.patch(`/v2/pods/${pod.id}`, { registry: "reg_none" });
+    expect(r.status).toBe(400);
+    expect(r.body.detail).toMatch(/registry 'reg_none' does not exist/);
+    expect((await api.patch(`/v2/pods/${pod.id}`, { registry: REG })).body.registry).toBe(REG);
   });
 
   test("2.3/8: gpu.count below 1 -> 422", async () => {
@@ -315,9 +331,9 @@ describe("createPod: the Pod it answers (spec 2.2, 3.2)", () => {
 
   test("2.2: container fields are echoed; template is null", async () => {
     const pod = await api.createPod(
-      gpuPod({ args: "--serve", disk: 40, ports: ["8888/http", "22/tcp"], env: { A: "1" }, registry: "reg_1" }),
+      gpuPod({ args: "--serve", disk: 40, ports: ["8888/http", "22/tcp"], env: { A: "1" }, registry: REG }),
     );
-    expect(pod).toMatchObject({ args: "--serve", disk: 40, ports: ["8888/http", "22/tcp"], registry: "reg_1", template: null });
+    expect(pod).toMatchObject({ args: "--serve", disk: 40, ports: ["8888/http", "22/tcp"], registry: REG, template: null });
     expect(pod.env.A).toBe("1");
   });
 
@@ -691,11 +707,15 @@ describe("updatePod (open-parts, spec 2.4 rule 4)", () => {
     expect(r.body.mounts).toEqual({ persistent: { size: 10, path: "/workspace" } });
   });
 
-  test("open-parts: a persistent mount's size is fixed at creation -> 400", async () => {
-    const pod = await api.createPod(gpuPod({ mounts: { persistent: { size: 10, path: "/w" } } }));
-    const r = await api.patch(`/v2/pods/${pod.id}`, { mounts: { persistent: { size: 20, path: "/w" } } });
+  test("open-parts: a persistent mount's size may grow (the container restarts); a smaller one -> 400", async () => {
+    const pod = await api.createPod(gpuPod({ mounts: { persistent: { size: 20, path: "/w" } } }));
+    await api.waitFor(pod.id, "RUNNING");
+    const grown = await api.patch(`/v2/pods/${pod.id}`, { mounts: { persistent: { size: 40, path: "/w" } } });
+    expect(grown.status).toBe(200);
+    expect(grown.body).toMatchObject({ status: "STARTING", mounts: { persistent: { size: 40, path: "/w" } } });
+    const r = await api.patch(`/v2/pods/${pod.id}`, { mounts: { persistent: { size: 30, path: "/w" } } });
     expect(r.status).toBe(400);
-    expect(r.body.detail).toMatch(/size of a persistent mount is fixed/);
+    expect(r.body.detail).toBe("mounts.persistent.size: a persistent mount only grows (it is 40 GB, asked 30 GB)");
   });
 
   test("2.4 rule 4: a partial mount entry (missing required field) -> 422", async () => {

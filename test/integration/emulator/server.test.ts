@@ -2,6 +2,7 @@
 // routes to ServerlessService, and HTTP hygiene.
 import { client, expectProblem, FULL, READ_ONLY, RTX4090, sharedEmulator, start } from "../../helpers/emulator-rest";
 
+import { createServerlessTemplate } from "../../helpers/emulator-fixtures";
 const { api, emu } = sharedEmulator();
 
 describe("auth (spec 5)", () => {
@@ -114,12 +115,13 @@ describe("auth (spec 5)", () => {
 
 describe("GraphQL and hosted models are served through ServerlessService", () => {
   test("4.3: POST /graphql runs the document; counts() names the root field", async () => {
+    const tpl = await createServerlessTemplate(emu().url, FULL);
     const before = emu().counts().saveEndpoint ?? 0;
     const res = await fetch(`${emu().url}/graphql?api_key=${FULL}`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({
-        query: 'mutation { saveEndpoint(input: { name: "e", gpuIds: "ADA_24", templateId: "t" }) { id name } }',
+        query: `mutation { saveEndpoint(input: { name: "e", gpuIds: "ADA_24", templateId: "${tpl}" }) { id name } }`,
       }),
     });
     expect(res.status).toBe(200);
@@ -154,11 +156,12 @@ describe("GraphQL and hosted models are served through ServerlessService", () =>
     let now = 0;
     const fast = await start({ clock: { now: () => now }, timeScale: 10, timings: { startingMs: 1000, drainMs: 1000 } });
     try {
+      const tpl = await createServerlessTemplate(fast.url, FULL);
       const res = await fetch(`${fast.url}/graphql?api_key=${FULL}`, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({
-          query: 'mutation { saveEndpoint(input: { name: "w", gpuIds: "ADA_24", templateId: "t", workersMin: 1, workersMax: 1 }) { id } }',
+          query: `mutation { saveEndpoint(input: { name: "w", gpuIds: "ADA_24", templateId: "${tpl}", workersMin: 1, workersMax: 1 }) { id } }`,
         }),
       });
       expect(res.status).toBe(200);

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseList } from "structured-headers";
 import { type Emulator, type EmulatorOptions, startEmulator } from "../../../src/emulator";
+import { createServerlessTemplate } from "../../helpers/emulator-fixtures";
 
 const FULL = "cp_test_full_0123456789";
 const READ_ONLY = "cp_test_read_0123456789";
@@ -24,9 +25,12 @@ const start = (more: EmulatorOptions = {}) =>
   });
 
 let emu: Emulator;
+/** The serverless template every endpoint here names (open-parts: it must exist). */
+let TPL: string;
 
 beforeAll(async () => {
   emu = await start();
+  TPL = await createServerlessTemplate(emu.url, FULL);
 });
 
 afterAll(async () => {
@@ -43,8 +47,8 @@ async function gql(query: string, key: string | null = FULL, base = emu.url) {
   return { res, body: (await res.json()) as any };
 }
 
-const CREATE = (more = "") =>
-  `mutation { saveEndpoint(input: { name: "http-ep", gpuIds: "ADA_24", templateId: "tpl" ${more} }) { id name type workersMin workersMax pods { desiredStatus } } }`;
+const CREATE = (more = "", tpl = TPL) =>
+  `mutation { saveEndpoint(input: { name: "http-ep", gpuIds: "ADA_24", templateId: "${tpl}" ${more} }) { id name type workersMin workersMax pods { desiredStatus } } }`;
 
 /** Poll `read` until `done` holds; bounded, so a broken emulator fails instead of hanging. */
 async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, limitMs = 5000): Promise<T> {
@@ -145,7 +149,7 @@ describe("GraphQL over HTTP", () => {
   test("a hostile name, escaped as a GraphQL string inside the JSON body, round-trips", async () => {
     const name = 'q"uo\\te {brace} \n newline ünï 🚀 ) mutation { deleteEndpoint(id: "x") }';
     const made = await gql(
-      `mutation { saveEndpoint(input: { name: ${JSON.stringify(name)}, gpuIds: "AMPERE_16", templateId: "t" }) { id name } }`,
+      `mutation { saveEndpoint(input: { name: ${JSON.stringify(name)}, gpuIds: "AMPERE_16", templateId: "${TPL}" }) { id name } }`,
     );
     expect(made.body.data.saveEndpoint.name).toBe(name);
     const listed = await gql("{ myself { endpoints { id name } } }");
@@ -175,7 +179,7 @@ describe("GraphQL over HTTP", () => {
     expect(refused.body.errors[0].extensions.code).toBe("FAILED_PRECONDITION");
 
     const scaled = await gql(
-      `mutation { saveEndpoint(input: { id: "${id}", name: "http-ep", gpuIds: "ADA_24", templateId: "tpl", workersMin: 0, workersMax: 0 }) { pods { desiredStatus } } }`,
+      `mutation { saveEndpoint(input: { id: "${id}", name: "http-ep", gpuIds: "ADA_24", templateId: "${TPL}", workersMin: 0, workersMax: 0 }) { pods { desiredStatus } } }`,
     );
     expect(scaled.body.data.saveEndpoint.pods.map((p: any) => p.desiredStatus)).toEqual(["EXITED", "EXITED"]);
     await until(pods, (s) => s.length === 0);
@@ -238,7 +242,8 @@ describe("state file", () => {
     try {
       const stateFile = join(dir, "state.json");
       const first = await start({ stateFile });
-      const made = await gql(CREATE(', locations: "US,CZ"'), FULL, first.url);
+      const tpl = await createServerlessTemplate(first.url, FULL);
+      const made = await gql(CREATE(', locations: "US,CZ"', tpl), FULL, first.url);
       const ep = made.body.data.saveEndpoint;
       await first.close();
 
@@ -246,7 +251,8 @@ describe("state file", () => {
       try {
         const listed = await gql("{ myself { endpoints { id name locations } } }", FULL, second.url);
         expect(listed.body.data.myself.endpoints).toEqual([{ id: ep.id, name: "http-ep", locations: "US,CZ" }]);
-        const next = await gql(CREATE(), FULL, second.url);
+        // The template survived too: a new endpoint can still name it.
+        const next = await gql(CREATE("", tpl), FULL, second.url);
         expect(next.body.data.saveEndpoint.id).not.toBe(ep.id);
       } finally {
         await second.close();

@@ -3,6 +3,7 @@ import * as fs from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { writeFileAtomic } from "../../../src/emulator/state-file";
+import { createServerlessTemplate } from "../../helpers/emulator-fixtures";
 import { client, FULL, RTX4090, start } from "../../helpers/emulator-rest";
 
 let dir: string;
@@ -29,10 +30,11 @@ describe("state file", () => {
     });
     const gone = await api1.createPod({ name: "gone", gpu: { id: RTX4090 } });
     await api1.del(`/v2/pods/${gone.id}`);
+    const tpl = await createServerlessTemplate(first.url, FULL);
     await fetch(`${first.url}/graphql?api_key=${FULL}`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ query: 'mutation { saveEndpoint(input: { name: "ep", gpuIds: "ADA_24", templateId: "t" }) { id } }' }),
+      body: JSON.stringify({ query: `mutation { saveEndpoint(input: { name: "ep", gpuIds: "ADA_24", templateId: "${tpl}" }) { id } }` }),
     });
     await first.close();
 
@@ -45,6 +47,7 @@ describe("state file", () => {
       expect((await api2.get(`/v2/pods/${gone.id}`)).body.status).toBe("TERMINATED");
       expect((await api2.get(`/v2/network-volumes/${vol.id}`)).body).toEqual(vol);
       expect(second.state().endpoints.map((e: any) => e.name)).toContain("ep");
+      expect(second.state().templates.map((t) => t.id)).toEqual([tpl]);
       const fresh = await api2.createPod({ gpu: { id: RTX4090 } });
       expect([pod.id, gone.id]).not.toContain(fresh.id);
       const newVol = await api2.createVolume();

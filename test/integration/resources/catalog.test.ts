@@ -6,7 +6,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { AuthenticationError, ComputePlatform } from "../../../src/client";
 import { type Emulator, startEmulator } from "../../../src/emulator";
 import { getCpuFlavors, getDataCenters, getGpuTypes, validVcpuCounts } from "../../../src/resources/catalog";
-import { setPlatformSettings } from "../../../src/resources/runtime";
+import { setPlatformSettings } from "../../../src/resources/engine/settings";
 
 const QUOTAS = { minute: 100_000, hour: 1_000_000, day: 10_000_000 };
 
@@ -45,7 +45,7 @@ test("getGpuTypes filters on manufacturer and memory", async () => {
   expect(amd.length).toBeGreaterThan(0);
   expect(amd.every((g) => g.manufacturer === "AMD")).toBe(true);
   expect(big.length).toBeGreaterThan(0);
-  expect(big.every((g) => g.manufacturer === "NVIDIA" && g.memoryGb >= 80)).toBe(true);
+  expect(big.every((g) => g.manufacturer === "NVIDIA" && g.memory >= 80)).toBe(true);
   expect(all.length).toBeGreaterThan(amd.length + big.length - 1);
 });
 

@@ -70,6 +70,8 @@ describe("responses: strict about required fields, lenient to new ones", () => {
   test.each([
     ["missing cost", { cost: undefined }, "cost is required"],
     ["unknown status", { status: "SLEEPING" }, "status must be one of"],
+    ["missing enum", { status: undefined }, "status is required"],
+    ["missing nullable", { runtime: undefined }, "runtime is required"],
     ["wrong type", { disk: "20" }, "disk is invalid"],
     ["nested", { mounts: { network: [{ volumeId: "v" }] } }, "mounts.network[0].path is required"],
     ["bad date", { createdAt: "yesterday" }, "createdAt is invalid"],

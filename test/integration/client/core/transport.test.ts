@@ -195,7 +195,7 @@ describe("pacing: an exhausted window holds the next request instead of earning 
     registry.holdUntil(PacingRegistry.keyId(KEY), clock.now() + 30_000);
     const ac = new AbortController();
     ac.abort(new Error("stop"));
-    await expect(cp.catalog.cpus({ signal: ac.signal })).rejects.toThrow("stop");
+    await expect(cp.catalog.cpus({}, { signal: ac.signal })).rejects.toThrow("stop");
     expect(srv.seen).toHaveLength(0);
   });
 });
@@ -296,7 +296,7 @@ describe("create never makes two pods", () => {
     const vols: Record<string, unknown>[] = [];
     const { srv, cp } = await setup((req) => {
       if (req.method === "GET") return { status: 200, body: { networkVolumes: vols } };
-      vols.push({ id: "vol-1", ...JSON.parse(req.body) });
+      vols.push({ id: "vol-1", type: "STANDARD", ...JSON.parse(req.body) });
       return { destroy: true };
     });
     await expect(cp.networkVolumes.create({ name: "data", size: 50, dataCenter: "US-1" })).resolves.toMatchObject({ id: "vol-1" });

@@ -17,6 +17,29 @@ describe("redaction helpers", () => {
     expect(out).not.toContain("other_token");
     expect(out).not.toContain("zzz");
   });
+  test.each([
+    ["raw", (s: string) => `user ${s} rejected`],
+    ["percent-encoded", (s: string) => `?password=${encodeURIComponent(s)}`],
+    ["JSON-escaped", (s: string) => JSON.stringify({ password: s })],
+  ])("a write-only value is masked %s", (_form, write) => {
+    const password = 'pa"ss/word+1';
+    const out = redactText(write(password), [], [password]);
+    expect(out).toContain("[REDACTED]");
+    expect(out).not.toContain(password);
+    expect(out).not.toContain(encodeURIComponent(password));
+    expect(out).not.toContain(JSON.stringify(password).slice(1, -1));
+  });
+  test("a short write-only value is masked as a token of its own, not inside other words", () => {
+    expect(redactText("user 'bob' (bob) not bobby or kebob", [], ["bob"])).toBe("user '[REDACTED]' ([REDACTED]) not bobby or kebob");
+    expect(redactText("a.b a+b", [], ["a.b"])).toBe("[REDACTED] a+b");
+    // The one-letter API key rule stays: the key's own short value is not searched for.
+    expect(redactText("k k k", ["k"])).toBe("k k k");
+  });
+  test("sanitizeError masks write-only values in messages, stacks and causes", () => {
+    const err = new Error("outer s3cret-value", { cause: new Error("inner s3cret-value") });
+    const safe = sanitizeError(err, [], ["s3cret-value"]);
+    expect([safe.message, safe.stack, (safe.cause as Error).message].join("\n")).not.toContain("s3cret-value");
+  });
   test("sanitizeError copies only name, code, message and stack, all redacted, causes too", () => {
     const inner = Object.assign(new Error(`inner ${KEY}`), { code: "ECONNRESET", headers: { authorization: `Bearer ${KEY}` } });
     const outer = new Error(`outer ${KEY}`, { cause: inner });

@@ -1,0 +1,64 @@
+// The seams between the HTTP pipeline and the groups that serve paths: a group contributes
+// routes (a method, a path template and a handler) and, when it holds state, the parts it
+// saves into and restores from the state file. The pipeline knows no record types.
+
+export type Scope = "read" | "write";
+
+export interface ApiKey {
+  /** The bearer token (and GraphQL `api_key`). */
+  key: string;
+  /** What the key may do: `read` for GET and GraphQL queries, `write` for everything else. */
+  scopes: Scope[];
+}
+
+export interface Reply {
+  status: number;
+  body?: unknown;
+  /** Raw bytes with their content type (the PNGs). */
+  raw?: { data: Buffer; contentType: string };
+  headers?: Record<string, string>;
+  /** GraphQL: the root fields that ran, for the log and counts. */
+  ops?: string[];
+}
+
+/** How a route authenticates and how its failures are shaped. */
+export type RouteKind = "rest" | "graphql" | "runsync";
+
+export interface RouteContext {
+  /** The `{name}` segments of the path template, percent-decoded. */
+  params: Record<string, string>;
+  /** The parsed JSON body (routes with `hasBody`), else undefined. */
+  body: unknown;
+  query: URLSearchParams;
+  caller: { canWrite: boolean };
+}
+
+export interface Route {
+  method: "GET" | "POST" | "PATCH" | "DELETE";
+  /** `/v2/pods/{id}`: literal segments and `{name}` parameters. */
+  path: string;
+  /** The operation name of the log and `counts()` (the contract's operationId). */
+  op: string;
+  /** @default "rest" */
+  kind?: RouteKind;
+  /** Needs the `write` scope and triggers a state-file write. @default method !== "GET" */
+  mutates?: boolean;
+  /** Whether the request carries a JSON body. @default mutates and method !== "DELETE" */
+  hasBody?: boolean;
+  run: (ctx: RouteContext) => Reply | Promise<Reply>;
+}
+
+/** One named part of the state file; a group restores exactly what it saved. */
+export interface StatePart {
+  key: string;
+  snapshot(): unknown;
+  restore(saved: unknown): void;
+}
+
+/** What one REST group (or the serverless side) contributes to the server. */
+export interface Group {
+  routes: Route[];
+  state?: StatePart[];
+}
+
+export const ok = (status: number, body?: unknown): Reply => ({ status, body });

@@ -1,0 +1,39 @@
+// The serverless side's paths: GraphQL endpoint management (spec 4.3) and hosted-model calls
+// (spec 4.4); its state part is the whole service's snapshot.
+
+import { type Group, ok } from "../http/types";
+import type { ServerlessService } from "./index";
+
+/** `onCall` learns of every hosted-model call that ran (a paid job). */
+export function serverlessRoutes(serverless: ServerlessService, onCall: (modelId: string) => void): Group {
+  return {
+    routes: [
+      {
+        method: "POST",
+        path: "/graphql",
+        op: "graphql",
+        kind: "graphql",
+        mutates: false,
+        hasBody: true,
+        run: async ({ body, caller }) => {
+          const r = await serverless.executeGraphql(body, caller);
+          return { status: r.status, body: r.body, ops: r.ops };
+        },
+      },
+      {
+        method: "POST",
+        path: "/v2/{id}/runsync",
+        op: "runSync",
+        kind: "runsync",
+        mutates: false,
+        hasBody: true,
+        run: ({ params, body }) => {
+          const r = serverless.runSync(params.id, body);
+          if (r.status === 200) onCall(params.id);
+          return { ...ok(r.status, r.body), headers: r.headers };
+        },
+      },
+    ],
+    state: [{ key: "serverless", snapshot: () => serverless.snapshot(), restore: (saved) => serverless.restore(saved) }],
+  };
+}

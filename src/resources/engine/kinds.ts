@@ -1,0 +1,131 @@
+import type * as pulumi from "@pulumi/pulumi";
+import { MissingApiKeyError } from "../../client";
+import { defined } from "./check";
+import { CONFIG_KEYS, configureFromStack } from "./settings";
+import type { ProviderKind } from "./shim";
+
+/** Pulumi's name for the serialized provider among a dynamic resource's inputs and outputs. */
+const PROVIDER_KEY = "__provider";
+
+type Provider = pulumi.dynamic.ResourceProvider;
+
+/**
+ * The registry of kinds: each kind name the shim in state carries, and how to make its real
+ * provider. A module is required on the kind's first use only, so the plugin, which loads the
+ * package by name for one resource, loads that resource's provider and nothing else. The kind
+ * names are in users' state: they never change.
+ */
+const KINDS: Record<ProviderKind, () => Provider> = {
+  pod: () => {
+    const { PodProvider } = require("../pod/provider") as typeof import("../pod/provider");
+    return new PodProvider();
+  },
+  "serverless-endpoint": () => {
+    const { ServerlessEndpointProvider } = require("../serverless-endpoint/provider") as typeof import("../serverless-endpoint/provider");
+    return new ServerlessEndpointProvider();
+  },
+  "network-volume": () => {
+    const { NetworkVolumeProvider } = require("../network-volume/provider") as typeof import("../network-volume/provider");
+    return new NetworkVolumeProvider();
+  },
+};
+
+const loaded: Partial<Record<ProviderKind, Provider>> = {};
+
+/**
+ * A provider as the engine needs every kind to behave, done here once:
+ * - `configure()` first hands the stack config to {@link configureFromStack}, so stack config
+ *   `computeplatform:apiKey` / `apiUrl` / `serverlessUrl` reach the shared client whether or not
+ *   the provider defines `configure`;
+ * - a create or update that fails after the resource exists (an error with `id`, which Pulumi
+ *   stores with `properties` as the outputs) gets `__provider` put into those properties: the
+ *   plugin loads the provider from the stored outputs on delete and read, and without it the
+ *   half-made resource could not be deleted.
+ * - `undefined` is left out of what goes back to the engine (inputs, outputs, partial
+ *   properties): the plugin's `Struct.fromJavaScript` rejects it with "Unexpected struct type",
+ *   which an in-process test of a provider never shows.
+ * - a missing API key names the stack config that sets it (the client knows nothing of Pulumi).
+ * Methods a provider leaves out behave as Pulumi's plugin treats them.
+ */
+export function engineProvider(provider: Provider): Provider {
+  return {
+    configure: async (req) => {
+      configureFromStack(req.config);
+      await provider.configure?.(req);
+    },
+    check: async (olds, news) => {
+      const r = provider.check ? await provider.check(olds, news) : { inputs: news };
+      return { ...r, inputs: defined(r.inputs) };
+    },
+    diff: async (id, olds, news) => (provider.diff ? provider.diff(id, olds, news) : {}),
+    create: async (inputs) => {
+      const r = await keepProviderOnPartialFailure(() => hinted(() => provider.create(inputs)), inputs);
+      return { ...r, outs: defined(r.outs) };
+    },
+    read: async (id, props) => {
+      const r = provider.read ? await hinted(() => provider.read!(id, props)) : { id, props };
+      return { ...r, props: defined(r.props), inputs: defined(r.inputs) };
+    },
+    update: async (id, olds, news) => {
+      const r: pulumi.dynamic.UpdateResult = await keepProviderOnPartialFailure(
+        async () => (provider.update ? hinted(() => provider.update!(id, olds, news)) : {}),
+        news,
+      );
+      return { ...r, outs: defined(r?.outs) };
+    },
+    delete: async (id, props) => hinted(async () => provider.delete?.(id, props)),
+  };
+}
+
+/** A missing API key gets the stack-config way to set it, which only this layer knows of. */
+async function hinted<T>(op: () => Promise<T>): Promise<T> {
+  try {
+    return await op();
+  } catch (e) {
+    if (e instanceof MissingApiKeyError) {
+      e.message += `; in a Pulumi program, set stack config ${CONFIG_KEYS.apiKey} (\`pulumi config set --secret ${CONFIG_KEYS.apiKey} <key>\`)`;
+    }
+    throw e;
+  }
+}
+
+async function keepProviderOnPartialFailure<T>(op: () => Promise<T>, inputs: Record<string, unknown>): Promise<T> {
+  try {
+    return await op();
+  } catch (e) {
+    const partial = e as { id?: unknown; properties?: Record<string, unknown> };
+    if (partial?.id) {
+      const provider = partial.properties?.[PROVIDER_KEY] ?? inputs?.[PROVIDER_KEY];
+      partial.properties = defined({ ...partial.properties, [PROVIDER_KEY]: provider });
+    }
+    throw e;
+  }
+}
+
+/** The provider of a kind, its module required on first use. */
+export function dynamicProvider(kind: ProviderKind): Provider {
+  if (!Object.hasOwn(KINDS, kind)) {
+    throw new Error(
+      `pulumi-computeplatform has no provider for "${kind}" (known: ${Object.keys(KINDS).join(", ")}); ` +
+        "the installed package is older or newer than the one that wrote this state",
+    );
+  }
+  if (!loaded[kind]) {
+    try {
+      loaded[kind] = engineProvider(KINDS[kind]());
+    } catch (e) {
+      throw new Error(`pulumi-computeplatform could not load the provider of "${kind}": ${(e as Error).message}`);
+    }
+  }
+  return loaded[kind];
+}
+
+/**
+ * The providers by kind, as the serialized shim reads them inside the plugin
+ * (`require("pulumi-computeplatform").dynamicProviders[kind]`). Each entry is a getter over
+ * {@link dynamicProvider}, so a lookup loads the kind's module on first use.
+ */
+export const dynamicProviders = {} as Readonly<Record<ProviderKind, Provider>>;
+for (const kind of Object.keys(KINDS) as ProviderKind[]) {
+  Object.defineProperty(dynamicProviders, kind, { enumerable: true, get: () => dynamicProvider(kind) });
+}

@@ -1,0 +1,82 @@
+import type * as pulumi from "@pulumi/pulumi";
+import { type Clock, ComputePlatform } from "../../client";
+
+/**
+ * Credentials and addresses for the providers, read at run time inside the plugin:
+ * stack config (delivered through the provider's `configure()`), then the environment,
+ * then the client's defaults. Nothing here is captured when the program runs, so no
+ * secret reaches `__provider` in state.
+ */
+export interface PlatformSettings {
+  apiKey?: string;
+  apiUrl?: string;
+  serverlessUrl?: string;
+}
+
+let settings: PlatformSettings = {};
+let client: ComputePlatform | undefined;
+
+/** Config keys under the `computeplatform` namespace. */
+export const CONFIG_KEYS = {
+  apiKey: "computeplatform:apiKey",
+  apiUrl: "computeplatform:apiUrl",
+  serverlessUrl: "computeplatform:serverlessUrl",
+} as const;
+
+/**
+ * Called with the stack's config by the provider registry (`registerProvider` wraps every
+ * provider's `configure()`), so no resource provider has to call it. Pulumi's plugin calls
+ * `configure()` once per serialized provider, that is once per resource kind.
+ */
+export function configureFromStack(config: pulumi.dynamic.Config): void {
+  const text = (key: string): string | undefined => {
+    const value: unknown = config.get(key);
+    return typeof value === "string" && value !== "" ? value : undefined;
+  };
+  setPlatformSettings({
+    apiKey: text(CONFIG_KEYS.apiKey),
+    apiUrl: text(CONFIG_KEYS.apiUrl),
+    serverlessUrl: text(CONFIG_KEYS.serverlessUrl),
+  });
+}
+
+/**
+ * Replace the settings (tests, or a program that configures in-process). The same settings
+ * again keep the current client: each kind's `configure()` brings the same stack config, and a
+ * new client mid-deployment would split what should be one client.
+ */
+export function setPlatformSettings(next: PlatformSettings): void {
+  const same =
+    settings.apiKey === next.apiKey && settings.apiUrl === next.apiUrl && settings.serverlessUrl === next.serverlessUrl;
+  settings = { apiKey: next.apiKey, apiUrl: next.apiUrl, serverlessUrl: next.serverlessUrl };
+  if (!same) client = undefined;
+}
+
+/**
+ * The one client of this process. Every provider shares it, so rate-limit pacing is one
+ * budget per API key however many resources are in flight.
+ */
+export function platform(): ComputePlatform {
+  client ??= new ComputePlatform({
+    apiKey: settings.apiKey,
+    apiUrl: settings.apiUrl,
+    serverlessUrl: settings.serverlessUrl,
+  });
+  return client;
+}
+
+/** What every provider lets a caller inject (tests: a client, a fake clock, a signal). */
+export interface ProviderOptions<C> {
+  /**
+   * The client to call.
+   * @default the process-wide client of {@link platform} (stack config, then environment)
+   */
+  client?: () => C;
+  /**
+   * Time source of every wait.
+   * @default the system clock
+   */
+  clock?: Clock;
+  /** Cancels every wait of the provider. */
+  signal?: AbortSignal;
+}

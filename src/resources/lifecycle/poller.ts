@@ -1,0 +1,261 @@
+import type { Clock } from "../../client";
+
+/**
+ * One poller per client and kind for every object this process waits on. A `pulumi up` that
+ * creates twenty pods would otherwise send twenty GETs per tick; here each tick is one list
+ * call, and every waiter reads its object from that one answer. A waiter's ticks back off
+ * while its object is in a slow phase (the kind's `slow` predicate: a pod PROVISIONING, an
+ * endpoint whose workers start or drain), and every wait has a deadline and an abort signal,
+ * so the loop always ends. Each kind brings its own readiness predicate to `wait`.
+ */
+
+/** What the poller needs of an object: its id, and a status for the timeout message. */
+export interface Polled {
+  id: string;
+  status?: string;
+}
+
+/**
+ * A waiter's reading of its pod as last listed (`undefined`: not listed, which for the
+ * platform's list means terminated or never existed). Return "done" to resolve the wait,
+ * "pending" to look again later, or an Error to fail the wait with it.
+ */
+export type Condition<P extends Polled> = (item: P | undefined) => "done" | "pending" | Error;
+
+/** Timing of the shared poller. */
+export interface PollerTimings {
+  /**
+   * Delay between ticks while a pod is past PROVISIONING, in ms. A pod is found RUNNING on
+   * average half a tick after it got there: 1.5 s keeps that under a second (bench/readiness).
+   * @default 1500
+   */
+  intervalMs?: number;
+  /**
+   * Upper bound of the delay while pods are PROVISIONING; the delay grows by `backoff` each
+   * tick up to this.
+   * @default 10000
+   */
+  maxIntervalMs?: number;
+  /**
+   * Growth factor of the delay while PROVISIONING.
+   * @default 1.5
+   */
+  backoff?: number;
+}
+
+/** What a kind tells its poller. */
+export interface PollerOptions<P extends Polled> extends PollerTimings {
+  /** The kind's word in messages: `pod`, `endpoint`. */
+  noun: string;
+  /** Whether the object is in a slow phase, where ticks back off by `backoff` up to `maxIntervalMs`. */
+  slow: (item: P | undefined) => boolean;
+}
+
+/** Options of one wait. */
+export interface WaitOptions<P extends Polled> {
+  /** When the wait is over. */
+  until: Condition<P>;
+  /** Upper bound of the wait, in ms. */
+  timeoutMs: number;
+  /** What the wait is for, for the timeout message (e.g. `RUNNING`). */
+  description: string;
+  /** Cancels the wait; the promise rejects with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+/** A wait ran out of time. Carries the object as last listed, so the caller can keep its state. */
+export class WaitTimeoutError<P extends Polled = Polled> extends Error {
+  readonly id: string;
+  readonly waitedMs: number;
+  readonly last: P | undefined;
+  constructor(noun: string, id: string, description: string, waitedMs: number, last: P | undefined) {
+    const where = last ? (last.status ? `it is ${last.status}` : "it is still listed") : "it was not listed";
+    super(`${noun} ${id} did not become ${description} within ${Math.round(waitedMs / 1000)} s (${where})`);
+    this.name = "WaitTimeoutError";
+    this.id = id;
+    this.waitedMs = waitedMs;
+    this.last = last;
+  }
+}
+
+interface Waiter<P extends Polled> {
+  id: string;
+  until: Condition<P>;
+  description: string;
+  startedAt: number;
+  deadline: number;
+  delay: number;
+  nextAt: number;
+  /** Tick sequence number when the waiter joined: a list started earlier says nothing about it. */
+  joinedAt: number;
+  last: P | undefined;
+  settle: (outcome: { pod: P | undefined } | { error: unknown }) => void;
+}
+
+/** True for errors that no amount of waiting fixes (bad key, missing permission...). */
+export function isFatal(err: unknown): boolean {
+  const status = (err as { status?: unknown })?.status;
+  return typeof status === "number" && status >= 400 && status < 500 && status !== 408 && status !== 429;
+}
+
+/** The shared poller. Construct one per client and kind; `wait` may be called from any number of resources. */
+export class Poller<P extends Polled> {
+  private readonly waiters = new Set<Waiter<P>>();
+  private readonly intervalMs: number;
+  private readonly maxIntervalMs: number;
+  private readonly backoff: number;
+  private readonly noun: string;
+  private readonly slow: (item: P | undefined) => boolean;
+  private running = false;
+  private ticks = 0;
+  private wake: AbortController | undefined;
+  private sleepingUntil = Number.POSITIVE_INFINITY;
+
+  constructor(
+    private readonly list: () => Promise<P[]>,
+    private readonly clock: Clock,
+    options: PollerOptions<P>,
+  ) {
+    const timings = options;
+    this.noun = options.noun;
+    this.slow = options.slow;
+    this.intervalMs = Math.max(1, timings.intervalMs ?? 1500);
+    this.maxIntervalMs = Math.max(this.intervalMs, timings.maxIntervalMs ?? 10_000);
+    this.backoff = Math.max(1, timings.backoff ?? 1.5);
+  }
+
+  /** Objects being waited on right now. */
+  get waiting(): number {
+    return this.waiters.size;
+  }
+
+  /**
+   * Waits until `until` says "done" for the object `id`, as seen by the shared list. Resolves
+   * with the pod as last listed (undefined when it is no longer listed).
+   */
+  wait(id: string, options: WaitOptions<P>): Promise<P | undefined> {
+    return new Promise<P | undefined>((resolve, reject) => {
+      const { signal } = options;
+      if (signal?.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      const now = this.clock.now();
+      const onAbort = () => waiter.settle({ error: signal!.reason });
+      const waiter: Waiter<P> = {
+        id,
+        until: options.until,
+        description: options.description,
+        startedAt: now,
+        deadline: now + Math.max(0, options.timeoutMs),
+        delay: this.intervalMs,
+        nextAt: now + this.intervalMs,
+        joinedAt: this.ticks,
+        last: undefined,
+        settle: (outcome) => {
+          if (!this.waiters.delete(waiter)) return;
+          signal?.removeEventListener("abort", onAbort);
+          if ("error" in outcome) reject(outcome.error);
+          else resolve(outcome.pod);
+        },
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.waiters.add(waiter);
+      this.ensureRunning(Math.min(waiter.nextAt, waiter.deadline));
+    });
+  }
+
+  private ensureRunning(dueAt: number): void {
+    if (!this.running) {
+      this.running = true;
+      void this.run();
+    } else if (dueAt < this.sleepingUntil) {
+      // The loop sleeps past this waiter's first look: wake it to recompute.
+      this.wake?.abort();
+    }
+  }
+
+  private async run(): Promise<void> {
+    try {
+      while (this.waiters.size > 0) {
+        const now = this.clock.now();
+        let dueAt = Number.POSITIVE_INFINITY;
+        for (const w of this.waiters) dueAt = Math.min(dueAt, w.nextAt, w.deadline);
+        if (dueAt > now) {
+          this.wake = new AbortController();
+          this.sleepingUntil = dueAt;
+          try {
+            await this.clock.sleep(dueAt - now, this.wake.signal);
+          } catch {
+            // Woken early by a new waiter: recompute the next tick.
+          }
+          this.sleepingUntil = Number.POSITIVE_INFINITY;
+          continue;
+        }
+        await this.tick();
+      }
+    } finally {
+      this.running = false;
+      // A waiter that joined while the loop was winding down still needs a loop.
+      if (this.waiters.size > 0) this.ensureRunning(0);
+    }
+  }
+
+  private async tick(): Promise<void> {
+    const seq = ++this.ticks;
+    let pods: P[] | undefined;
+    let failure: unknown;
+    try {
+      pods = await this.list();
+    } catch (err) {
+      failure = err;
+    }
+    const now = this.clock.now();
+    const byId = new Map((pods ?? []).map((p) => [p.id, p] as const));
+    for (const w of [...this.waiters]) {
+      // Joined after this list was sent: the list may predate its pod.
+      if (w.joinedAt >= seq) continue;
+      if (failure !== undefined && isFatal(failure)) {
+        w.settle({ error: failure });
+        continue;
+      }
+      if (pods) {
+        const pod = byId.get(w.id);
+        w.last = pod;
+        let verdict: ReturnType<Condition<P>>;
+        try {
+          verdict = w.until(pod);
+        } catch (err) {
+          verdict = err instanceof Error ? err : new Error(String(err));
+        }
+        if (verdict === "done") {
+          w.settle({ pod });
+          continue;
+        }
+        if (verdict instanceof Error) {
+          w.settle({ error: verdict });
+          continue;
+        }
+      }
+      if (now >= w.deadline) {
+        const error = new WaitTimeoutError(this.noun, w.id, w.description, now - w.startedAt, w.last);
+        if (failure !== undefined) (error as { cause?: unknown }).cause = failure;
+        w.settle({ error });
+        continue;
+      }
+      // A slow phase says little until it ends: look less often. Otherwise keep the pace.
+      w.delay = this.slow(w.last) ? Math.min(this.maxIntervalMs, w.delay * this.backoff) : this.intervalMs;
+      w.nextAt = now + w.delay;
+    }
+  }
+}
+
+/**
+ * `COMPUTEPLATFORM_POLL_INTERVAL_MS` sets the pollers' pace (pods and endpoints) inside the plugin, where no
+ * options reach the provider: a slower pace for a large fleet, a fast one against the emulator.
+ */
+export function pollFromEnv(env: Readonly<Record<string, string | undefined>>): PollerTimings {
+  const ms = Number(env.COMPUTEPLATFORM_POLL_INTERVAL_MS);
+  if (!Number.isInteger(ms) || ms <= 0) return {};
+  return { intervalMs: ms, maxIntervalMs: Math.max(ms, 5 * ms) };
+}

@@ -1,0 +1,84 @@
+import type { Clock } from "../../client";
+import { type Polled, Poller, type PollerOptions } from "./poller";
+
+/**
+ * One list call shared by every owner look-up that can use it: the creates of a fleet start
+ * together and all read the same answer, and the shared poller's own lists (sent through
+ * `fresh`) serve them too, so a look-up after a wait usually costs no call at all. A list is
+ * good for a token when it was sent after the last create with that token ended (in this
+ * process; a crash ends every earlier one), and is reused for at most `maxAgeMs`.
+ */
+export class SharedList<T> {
+  private current: { seq: number; at: number; items: Promise<T[]> } | undefined;
+  private seq = 0;
+  private readonly fences = new Map<string, number>();
+
+  constructor(
+    private readonly list: () => Promise<T[]>,
+    private readonly clock: Pick<Clock, "now">,
+    private readonly maxAgeMs = 2000,
+  ) {}
+
+  /** Lists sent so far say nothing about what a create with `token` did: it just ended. */
+  fence(token: string): void {
+    this.fences.set(token, this.seq);
+  }
+
+  get(token: string): Promise<T[]> {
+    const c = this.current;
+    if (c && c.seq > (this.fences.get(token) ?? 0) && this.clock.now() - c.at <= this.maxAgeMs) return c.items;
+    return this.fresh();
+  }
+
+  /**
+   * The newest list if it was sent after list number `seq`, whatever its age, else a new one.
+   * After a create's wait, the list that saw the new pod was sent after its POST, so it shows
+   * every earlier try (all older than the POST): no list of its own is needed.
+   */
+  since(seq: number): Promise<T[]> {
+    const c = this.current;
+    if (c && c.seq > seq) return c.items;
+    return this.fresh();
+  }
+
+  /** A new list call, which later look-ups may share. */
+  fresh(): Promise<T[]> {
+    const entry = { seq: ++this.seq, at: this.clock.now(), items: this.list() };
+    // A failed list is not shared with later callers.
+    entry.items.catch(() => {
+      if (this.current === entry) this.current = undefined;
+    });
+    this.current = entry;
+    return entry.items;
+  }
+
+  /** List calls made so far. */
+  get calls(): number {
+    return this.seq;
+  }
+}
+
+/**
+ * Per client, the shared list of one kind and the poller over it: every owner look-up and every
+ * wait of that kind in this process read the same list calls, so a look-up after a wait
+ * usually costs no call. A new client (new settings) gets its own.
+ */
+export class ClientLists<C extends object, T extends Polled> {
+  private readonly byClient = new WeakMap<C, { list: SharedList<T>; poller: Poller<T> }>();
+
+  constructor(
+    private readonly list: (client: C) => Promise<T[]>,
+    private readonly clock: Clock,
+    private readonly poller: PollerOptions<T>,
+  ) {}
+
+  of(client: C): { list: SharedList<T>; poller: Poller<T> } {
+    let s = this.byClient.get(client);
+    if (!s) {
+      const list = new SharedList<T>(() => this.list(client), this.clock);
+      s = { list, poller: new Poller<T>(() => list.fresh(), this.clock, this.poller) };
+      this.byClient.set(client, s);
+    }
+    return s;
+  }
+}

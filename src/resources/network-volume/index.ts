@@ -1,0 +1,84 @@
+/*
+ * NetworkVolume: the Pulumi class and its arguments. The lifecycle and its API calls are in
+ * provider.ts; the check in schema.ts; the verdict and the wire mapping in plan.ts.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { shimProvider } from "../engine/shim";
+import { LOGICAL_NAME_KEY } from "../lifecycle/owner";
+
+export { type NetworkVolumePlan, planNetworkVolumeChange, podsMounting, type VolumeHolder } from "./plan";
+export { NetworkVolumeProvider, type NetworkVolumeProviderOptions } from "./provider";
+export {
+  checkNetworkVolume,
+  DEFAULT_DELETE_WAIT_SECONDS,
+  MAX_DELETE_WAIT_SECONDS,
+  NETWORK_VOLUME_MAX_GB,
+  NETWORK_VOLUME_MIN_GB,
+  networkVolumeArgsSchema,
+  type NetworkVolumeInputs,
+  type NetworkVolumeOutputs,
+} from "./schema";
+
+/** Arguments of a {@link NetworkVolume}. */
+export interface NetworkVolumeArgs {
+  /**
+   * The volume's name on the platform. Changing it renames the volume in place.
+   * @default the resource's logical name plus a random 7-character suffix (e.g. `data-1a2b3c4`)
+   */
+  name?: pulumi.Input<string>;
+  /**
+   * Size in GB, an integer from 10 to 4096. It can grow in place; a smaller size than the
+   * current one is refused at preview, because volumes only grow and a replacement would
+   * lose the data on it.
+   */
+  size: pulumi.Input<number>;
+  /**
+   * ID of the data center the volume lives in (see `getDataCenters()`). A pod mounting the
+   * volume runs in this data center. Changing it replaces the volume: a new, empty one is
+   * made in the new data center and the old one is deleted.
+   */
+  dataCenter: pulumi.Input<string>;
+  /**
+   * How long delete waits, in seconds (0..3600), for pods that still mount the volume to be
+   * terminated, before it fails naming them. Pulumi deletes the pods of this stack first; the
+   * wait covers pods made outside the stack and ones still shutting down.
+   * @default 120
+   */
+  deleteWaitSeconds?: pulumi.Input<number>;
+}
+
+/**
+ * A network volume: storage that outlives pods and lives in one data center. Mount it in a
+ * pod with `mounts: { network: [{ volumeId: volume.id, path: "/workspace" }] }`; the pod then
+ * depends on the volume and, without `dataCenterIds`, runs in the volume's data center.
+ */
+export class NetworkVolume extends pulumi.dynamic.Resource {
+  /** The volume's name on the platform. */
+  declare public readonly name: pulumi.Output<string>;
+  /** Size in GB. */
+  declare public readonly size: pulumi.Output<number>;
+  /** Data center the volume lives in. */
+  declare public readonly dataCenter: pulumi.Output<string>;
+  /**
+   * Seconds delete waits for pods that mount the volume.
+   * @default 120
+   */
+  declare public readonly deleteWaitSeconds: pulumi.Output<number>;
+
+  constructor(name: string, args: NetworkVolumeArgs, opts?: pulumi.CustomResourceOptions) {
+    super(
+      shimProvider("network-volume"),
+      name,
+      {
+        name: args.name,
+        size: args.size,
+        dataCenter: args.dataCenter,
+        deleteWaitSeconds: args.deleteWaitSeconds,
+        [LOGICAL_NAME_KEY]: name,
+      },
+      opts,
+      "computeplatform",
+      "NetworkVolume",
+    );
+  }
+}

@@ -1,0 +1,121 @@
+/*
+ * NetworkVolume: lifecycle -> API calls
+ *
+ *   check   no request. Size bounds (10..4096 GB), a smaller size than before is refused
+ *           (volumes only grow), auto-name kept across updates.
+ *   diff    no request. dataCenter -> replace; name, a larger size -> update in place.
+ *   create  POST   /v2/network-volumes {name, size, dataCenter}
+ *   read    GET    /v2/network-volumes/{id}      (404 -> gone)
+ *   update  PATCH  /v2/network-volumes/{id} {name?, size?}  (nothing sent when only
+ *           deleteWaitSeconds changed)
+ *   delete  DELETE /v2/network-volumes/{id}      (404 -> already gone)
+ *           409 (a pod still mounts it) -> GET /v2/pods every few seconds until no pod
+ *           mounts it, then DELETE again; after deleteWaitSeconds, fail naming the pods.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { type Clock, type ComputePlatform, ConflictError, NotFoundError, systemClock } from "../../client";
+import { platform, type ProviderOptions } from "../engine/settings";
+import { mountedError, outputsOf, planNetworkVolumeChange, podsMounting, updateBody, type VolumeHolder } from "./plan";
+import { checkNetworkVolume, DEFAULT_DELETE_WAIT_SECONDS, type NetworkVolumeInputs, type NetworkVolumeOutputs, shrinkRefusal } from "./schema";
+
+/** Dependencies of the provider; tests inject a client, a fake clock and a signal. */
+export interface NetworkVolumeProviderOptions extends ProviderOptions<ComputePlatform> {
+  /**
+   * How often delete looks again for the pods that mount a volume, in ms.
+   * @default 5000
+   */
+  pollIntervalMs?: number;
+}
+
+/** The real provider behind `shimProvider("network-volume")`. */
+export class NetworkVolumeProvider implements pulumi.dynamic.ResourceProvider<NetworkVolumeInputs, NetworkVolumeOutputs> {
+  private readonly client: () => ComputePlatform;
+  private readonly clock: Clock;
+  private readonly pollIntervalMs: number;
+  private readonly signal?: AbortSignal;
+
+  constructor(options: NetworkVolumeProviderOptions = {}) {
+    this.client = options.client ?? platform;
+    this.clock = options.clock ?? systemClock;
+    this.pollIntervalMs = Math.max(1, options.pollIntervalMs ?? 5000);
+    this.signal = options.signal;
+  }
+
+  async check(olds: any, news: any): Promise<pulumi.dynamic.CheckResult<NetworkVolumeInputs>> {
+    return checkNetworkVolume(olds, news);
+  }
+
+  async diff(_id: string, olds: NetworkVolumeOutputs, news: NetworkVolumeInputs): Promise<pulumi.dynamic.DiffResult> {
+    const plan = planNetworkVolumeChange(olds, news);
+    // check() refuses a shrink of the inputs; this catches one against state that a refresh
+    // grew. Failing here stops the preview instead of a replace that loses the data.
+    if (plan.refused) throw new Error(`NetworkVolume ${olds.name}: ${plan.refused}`);
+    return {
+      changes: plan.replaces.length > 0 || plan.updates.length > 0,
+      replaces: plan.replaces,
+      stables: plan.replaces.length > 0 ? [] : ["dataCenter"],
+    };
+  }
+
+  async create(inputs: NetworkVolumeInputs): Promise<pulumi.dynamic.CreateResult<NetworkVolumeOutputs>> {
+    const volume = await this.client().networkVolumes.create({
+      name: inputs.name,
+      size: inputs.size,
+      dataCenter: inputs.dataCenter,
+    });
+    return { id: volume.id, outs: { id: volume.id, ...outputsOf(volume, inputs.deleteWaitSeconds) } };
+  }
+
+  async read(id: string, props?: NetworkVolumeOutputs): Promise<pulumi.dynamic.ReadResult<NetworkVolumeOutputs>> {
+    try {
+      const volume = await this.client().networkVolumes.get(id);
+      return { id: volume.id, props: { id: volume.id, ...outputsOf(volume, props?.deleteWaitSeconds) } };
+    } catch (err) {
+      // An empty result tells the engine the volume is gone.
+      if (err instanceof NotFoundError) return {};
+      throw err;
+    }
+  }
+
+  async update(
+    id: string,
+    olds: NetworkVolumeOutputs,
+    news: NetworkVolumeInputs,
+  ): Promise<pulumi.dynamic.UpdateResult<NetworkVolumeOutputs>> {
+    const refused = shrinkRefusal(olds.size, news.size, olds.dataCenter, news.dataCenter);
+    if (refused) throw new Error(`NetworkVolume ${olds.name}: ${refused}`);
+    const body = updateBody(olds, news);
+    if (!body) return { outs: { ...olds, id, deleteWaitSeconds: news.deleteWaitSeconds ?? DEFAULT_DELETE_WAIT_SECONDS } };
+    const volume = await this.client().networkVolumes.update(id, body);
+    return { outs: { id, ...outputsOf(volume, news.deleteWaitSeconds) } };
+  }
+
+  async delete(id: string, props: NetworkVolumeOutputs): Promise<void> {
+    const waitMs = 1000 * (props?.deleteWaitSeconds ?? DEFAULT_DELETE_WAIT_SECONDS);
+    const deadline = this.clock.now() + waitMs;
+    // The deadline ends the wait; the bound on rounds keeps the loop finite even under a
+    // clock that does not advance.
+    const maxRounds = Math.ceil(waitMs / this.pollIntervalMs) + 2;
+    let holders: VolumeHolder[] = [];
+    let conflict: ConflictError | undefined;
+    for (let round = 0; round < maxRounds; round++) {
+      // While a listed pod still mounts the volume a DELETE would only answer 409 again.
+      if (holders.length === 0) {
+        try {
+          await this.client().networkVolumes.delete(id, { signal: this.signal });
+          return;
+        } catch (err) {
+          if (err instanceof NotFoundError) return;
+          if (!(err instanceof ConflictError)) throw err;
+          conflict = err;
+        }
+      }
+      const left = deadline - this.clock.now();
+      if (left <= 0) break;
+      await this.clock.sleep(Math.min(this.pollIntervalMs, left), this.signal);
+      holders = podsMounting(await this.client().pods.list({ signal: this.signal }), id);
+    }
+    if (holders.length === 0) holders = podsMounting(await this.client().pods.list({ signal: this.signal }), id);
+    throw mountedError(id, props, holders, waitMs, conflict);
+  }
+}

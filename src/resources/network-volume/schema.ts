@@ -1,0 +1,122 @@
+// NetworkVolume's check: the rules of its arguments, and the refusal of a shrink (volumes only grow).
+import type * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import { checkFailures, isUnknown } from "../engine/check";
+import { LOGICAL_NAME_KEY, resolveName } from "../lifecycle/owner";
+
+/** Smallest network volume the platform makes, in GB. */
+export const NETWORK_VOLUME_MIN_GB = 10;
+/** Largest network volume the platform makes, in GB. */
+export const NETWORK_VOLUME_MAX_GB = 4096;
+/** How long delete waits, by default, for the pods that mount a volume to be gone. */
+export const DEFAULT_DELETE_WAIT_SECONDS = 120;
+/** Upper bound of `deleteWaitSeconds`: a wait longer than an hour is a stuck deployment. */
+export const MAX_DELETE_WAIT_SECONDS = 3600;
+
+/** The checked inputs: what `check()` returns and `create`/`update`/`diff` receive. */
+export interface NetworkVolumeInputs {
+  name: string;
+  size: number;
+  dataCenter: string;
+  deleteWaitSeconds?: number;
+  [LOGICAL_NAME_KEY]?: string;
+}
+
+/** What a NetworkVolume holds in state. `id` is the resource ID (`volume.id`). */
+export interface NetworkVolumeOutputs {
+  /** The platform's volume ID; mount it with `mounts.network[0].volumeId`. */
+  id: string;
+  /** The volume's name on the platform. */
+  name: string;
+  /** Size in GB. */
+  size: number;
+  /** Data center the volume lives in. */
+  dataCenter: string;
+  /**
+   * Seconds delete waits for pods that mount the volume.
+   * @default 120
+   */
+  deleteWaitSeconds: number;
+}
+
+const sizeRule = `size must be an integer number of GB from ${NETWORK_VOLUME_MIN_GB} to ${NETWORK_VOLUME_MAX_GB}`;
+
+/** The rules of {@link NetworkVolumeArgs} once every input is known and `name` is settled. */
+export const networkVolumeArgsSchema = z
+  .object({
+    name: z
+      .string({ error: "name must be a string" })
+      .min(1, "name must be at least 1 character"),
+    size: z
+      .number({
+        error: (iss) => (iss.input === undefined ? `size is required: ${sizeRule}` : sizeRule),
+      })
+      .int(sizeRule)
+      .min(NETWORK_VOLUME_MIN_GB, sizeRule)
+      .max(NETWORK_VOLUME_MAX_GB, sizeRule),
+    dataCenter: z
+      .string({
+        error: (iss) =>
+          iss.input === undefined
+            ? "dataCenter is required: the ID of the data center the volume lives in (see getDataCenters())"
+            : "dataCenter must be a string: a data center ID",
+      })
+      .min(1, "dataCenter must not be empty: a data center ID"),
+    deleteWaitSeconds: z
+      .number({ error: "deleteWaitSeconds must be a number of seconds" })
+      .int("deleteWaitSeconds must be a whole number of seconds")
+      .min(0, `deleteWaitSeconds must be from 0 to ${MAX_DELETE_WAIT_SECONDS}`)
+      .max(MAX_DELETE_WAIT_SECONDS, `deleteWaitSeconds must be from 0 to ${MAX_DELETE_WAIT_SECONDS}`)
+      .optional(),
+  })
+  .strict();
+
+/** Properties the engine or the resource class add to the inputs; not the user's. */
+const RESERVED_KEYS = new Set(["__provider", LOGICAL_NAME_KEY]);
+
+/**
+ * `check()` as a pure function of (old inputs, new inputs). `olds` are the inputs of the last
+ * deployment (empty on create), so a shrink is caught before any request is sent.
+ */
+export function checkNetworkVolume(
+  olds: Record<string, unknown> | undefined,
+  news: Record<string, unknown>,
+): pulumi.dynamic.CheckResult<NetworkVolumeInputs> {
+  const logicalName = typeof news[LOGICAL_NAME_KEY] === "string" ? (news[LOGICAL_NAME_KEY] as string) : "volume";
+  const inputs: Record<string, unknown> = { ...news, name: resolveName(news.name, olds as any, logicalName) };
+  if (inputs.deleteWaitSeconds === undefined || inputs.deleteWaitSeconds === null) delete inputs.deleteWaitSeconds;
+
+  const userInputs = Object.fromEntries(Object.entries(inputs).filter(([k]) => !RESERVED_KEYS.has(k)));
+  const parsed = networkVolumeArgsSchema.safeParse(userInputs);
+  const failures = parsed.success ? [] : checkFailures(parsed.error, userInputs);
+
+  const shrink = shrinkRefusal(olds?.size, inputs.size, olds?.dataCenter, inputs.dataCenter);
+  if (shrink) failures.push({ property: "size", reason: shrink });
+
+  return { inputs: inputs as unknown as NetworkVolumeInputs, failures };
+}
+
+/**
+ * Why a size change is refused, or undefined when it is fine. A volume only grows; moving it
+ * to another data center makes a new volume, so any valid size is fine then.
+ */
+export function shrinkRefusal(
+  oldSize: unknown,
+  newSize: unknown,
+  oldDataCenter: unknown,
+  newDataCenter: unknown,
+): string | undefined {
+  if (typeof oldSize !== "number" || typeof newSize !== "number" || newSize >= oldSize) return undefined;
+  const movesDataCenter =
+    typeof oldDataCenter === "string" &&
+    typeof newDataCenter === "string" &&
+    !isUnknown(newDataCenter) &&
+    oldDataCenter !== newDataCenter;
+  if (movesDataCenter) return undefined;
+  return (
+    `size cannot shrink from ${oldSize} to ${newSize} GB: network volumes only grow, and ` +
+    `replacing the volume would destroy its data. Keep size at ${oldSize} or more, or ` +
+    "create a new NetworkVolume and move the data yourself"
+  );
+}
+

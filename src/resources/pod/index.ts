@@ -1,0 +1,280 @@
+/*
+ * Pod: the Pulumi class and its arguments. The lifecycle and its API calls are in provider.ts;
+ * the check in schema.ts; the replace-or-update verdict in plan.ts; the wire mapping in wire.ts.
+ *
+ * Bringing an existing pod under management: `pulumi import` does not work for dynamic
+ * resources (pulumi/pulumi#16175). Declare the pod as it is with `adopt: "<pod id>"`; the
+ * first `pulumi up` takes it over (PATCHing what differs) instead of creating one, and from
+ * then on the resource owns it, including deletion. For read-only use, `Pod.get(name, id)`.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { shimProvider } from "../engine/shim";
+import { LOGICAL_NAME_KEY, ownerInputs } from "../lifecycle/owner";
+import type { Cloud, DesiredStatus, PodOutputs, WaitFor } from "./schema";
+
+export { type PodPlan, planPodChange } from "./plan";
+export { PodProvider, type PodProviderOptions } from "./provider";
+export { checkPod, DEFAULT_WAIT_TIMEOUT_SECONDS, podArgsSchema, type PodInputs, type PodOutputs } from "./schema";
+export { PodFailedError, PodInitError } from "./status";
+
+/** Arguments of a {@link Pod}: the create fields of spec 4.1 plus what only this resource has. */
+export interface PodArgs {
+  /**
+   * The pod's name on the platform. Changing it renames the pod in place.
+   * @default the resource's logical name plus 7 hex characters of its owner token (e.g.
+   * `trainer-1a2b3c4`): the same program in two stacks never collides, and a create retried after
+   * an interrupted deployment picks the same name
+   */
+  name?: pulumi.Input<string>;
+  /** Container image reference, e.g. `pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime`. Updates in place (restarts the container). */
+  image: pulumi.Input<string>;
+  /**
+   * Arguments passed to the container entrypoint. Updates in place (restarts the container).
+   * @default the platform's (no arguments)
+   */
+  args?: pulumi.Input<string>;
+  /**
+   * Container disk in GB, at least 1; ephemeral, wiped on restart. Updates in place.
+   * @default the platform's (20 GB on the emulator); leaving it out later keeps the current size
+   */
+  disk?: pulumi.Input<number>;
+  /**
+   * Exposed ports, each `<port>/<protocol>`, e.g. `["8888/http", "22/tcp"]`. Updates in place;
+   * order does not matter.
+   * @default the platform's (none); leaving it out later keeps the current ports
+   */
+  ports?: pulumi.Input<pulumi.Input<string>[]>;
+  /**
+   * Environment variables. Only the keys declared here are managed: keys the platform adds
+   * (e.g. `COMPUTEPLATFORM_POD_ID`) and this provider's `COMPUTEPLATFORM_OWNER` (the owner
+   * token, see the README's limits) are left alone, never show a diff, and may not be declared.
+   * Removing a key removes it from the pod. Updates in place (restarts the container).
+   * @default {}
+   */
+  env?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+  /**
+   * ID of a container registry credential, for private images; `null` for none.
+   * @default null
+   */
+  registry?: pulumi.Input<string | null>;
+  /**
+   * A GPU pod: GPU type and count. Exactly one of `gpu` or `cpu`. Changing it replaces the pod.
+   * Accepts no other properties.
+   */
+  gpu?: pulumi.Input<{
+    /** GPU type identifier (see the catalog's GPU list). */
+    id: pulumi.Input<string>;
+    /**
+     * Number of GPUs, at least 1.
+     * @default 1
+     */
+    count?: pulumi.Input<number>;
+  }>;
+  /**
+   * A CPU pod: flavor and vCPU count. Exactly one of `gpu` or `cpu`. Changing it replaces the
+   * pod. Memory follows from the flavor; it is an output (`cpu.memory`), not an input.
+   */
+  cpu?: pulumi.Input<{
+    /** CPU flavor identifier (see the catalog's CPU list). */
+    id: pulumi.Input<string>;
+    /** vCPUs: at least 2, a power of two, and within the flavor's range. */
+    vcpuCount: pulumi.Input<number>;
+  }>;
+  /**
+   * Storage: at most one of `persistent` (host-local, GPU pods only, deprecated) or `network`
+   * (one network volume). The kind of mount, a network mount's `volumeId` and a persistent
+   * mount's `size` are fixed at creation (changing them replaces the pod); a `path` updates in place.
+   * @default no mount
+   */
+  mounts?: pulumi.Input<{
+    /** Host-local storage; data does not survive a host failure. Invalid on CPU pods. */
+    persistent?: pulumi.Input<{
+      /** Size in GB, at least 10. */
+      size: pulumi.Input<number>;
+      /** Mount path in the container. */
+      path: pulumi.Input<string>;
+    }>;
+    /** At most one network volume, never `[]`. */
+    network?: pulumi.Input<
+      pulumi.Input<{
+        /** ID of a network volume in the pod's data center. */
+        volumeId: pulumi.Input<string>;
+        /** Mount path in the container (no default). */
+        path: pulumi.Input<string>;
+      }>[]
+    >;
+  }>;
+  /**
+   * `SECURE` (provider-owned data centers) or `COMMUNITY` (community-hosted). Changing it replaces the pod.
+   * @default "SECURE"
+   */
+  cloud?: pulumi.Input<Cloud>;
+  /**
+   * Preferred data centers; empty or left out lets the scheduler choose. Changing the set
+   * replaces the pod (order does not matter).
+   * @default [] (any)
+   */
+  dataCenterIds?: pulumi.Input<pulumi.Input<string>[]>;
+  /**
+   * A global-network address reachable from your other globally networked pods. Needs an
+   * NVIDIA GPU and a data center that supports it. Changing it updates in place and restarts
+   * a running pod, since the platform applies it at the next start.
+   * @default false
+   */
+  globalNetworking?: pulumi.Input<boolean>;
+  /**
+   * When true the pod cannot be stopped or restarted. A pod this resource locked is unlocked
+   * before it is deleted.
+   * @default false
+   */
+  locked?: pulumi.Input<boolean>;
+  /**
+   * `RUNNING`, or `EXITED` to stop the pod without deleting it (cost drops to 0; the container
+   * disk is wiped); set it back to `RUNNING` to start it again.
+   * @default "RUNNING"
+   */
+  desiredStatus?: pulumi.Input<DesiredStatus>;
+  /**
+   * What create and update wait for when the pod should run: `RUNNING` (the container is
+   * healthy), or `PORTS` (RUNNING and every port in `ports` published, so it is reachable).
+   * @default "RUNNING"
+   */
+  waitFor?: pulumi.Input<WaitFor>;
+  /**
+   * How long create, update and delete wait for the pod, in seconds (1 to 86400). Pulumi's
+   * `customTimeouts` do not reach dynamic providers; this is the knob. A pod not ready in time
+   * stays in the stack (with its ID) and the next `pulumi up` waits for it again.
+   * @default 600
+   */
+  waitTimeoutSeconds?: pulumi.Input<number>;
+  /**
+   * ID of an existing pod to take under management instead of creating one (the way in,
+   * since `pulumi import` does not work for dynamic resources: pulumi/pulumi#16175). Its
+   * compute, cloud and mount must match the declaration; the rest is PATCHed to match.
+   * Once adopted, the resource owns the pod: `pulumi destroy` terminates it.
+   * @default undefined (create a new pod)
+   */
+  adopt?: pulumi.Input<string>;
+}
+
+/**
+ * A Compute Platform pod: a dedicated GPU or CPU container. `pulumi up` returns once the pod
+ * is RUNNING (or its ports are published, with `waitFor: "PORTS"`); a pod that fails to
+ * start stays in the stack with its ID so the next `up` retries it.
+ *
+ * For read-only use of a pod made elsewhere: `Pod.get("name", podId)`. To take an existing
+ * pod under management, declare it with `adopt: podId` (see {@link PodArgs.adopt}).
+ */
+export class Pod extends pulumi.dynamic.Resource {
+  /** The pod's name on the platform. */
+  declare public readonly name: pulumi.Output<string>;
+  /** PROVISIONING, STARTING, RUNNING, EXITED, ERROR or TERMINATED, as last read. */
+  declare public readonly status: pulumi.Output<PodOutputs["status"]>;
+  /** The actions valid in the current status (`start`, `stop`, `restart`, `terminate`). */
+  declare public readonly actions: pulumi.Output<PodOutputs["actions"]>;
+  /** Container image reference. */
+  declare public readonly image: pulumi.Output<string>;
+  /** Arguments passed to the container entrypoint. */
+  declare public readonly args: pulumi.Output<string>;
+  /** Container disk in GB. */
+  declare public readonly disk: pulumi.Output<number>;
+  /** The pod's mounts (`persistent` or `network`). */
+  declare public readonly mounts: pulumi.Output<PodOutputs["mounts"]>;
+  /** Exposed ports, `<port>/<protocol>`. */
+  declare public readonly ports: pulumi.Output<string[]>;
+  /** Environment variables, including those the platform adds. */
+  declare public readonly env: pulumi.Output<Record<string, string>>;
+  /** Registry credential ID, or null. */
+  declare public readonly registry: pulumi.Output<string | null>;
+  /** GPU type and count; absent on a CPU pod. */
+  declare public readonly gpu: pulumi.Output<PodOutputs["gpu"]>;
+  /** CPU flavor, vCPU count and memory (GB); absent on a GPU pod. */
+  declare public readonly cpu: pulumi.Output<PodOutputs["cpu"]>;
+  /** SECURE or COMMUNITY. */
+  declare public readonly cloud: pulumi.Output<Cloud>;
+  /** Data center the scheduler placed the pod in. */
+  declare public readonly dataCenterId: pulumi.Output<string | null>;
+  /** ID of the template the pod was created from, or null. */
+  declare public readonly template: pulumi.Output<string | null>;
+  /** Current cost in USD per hour; 0 when EXITED. */
+  declare public readonly cost: pulumi.Output<number>;
+  /** Whether the pod is locked against stop and restart. */
+  declare public readonly locked: pulumi.Output<boolean>;
+  /** `enabled`, and when enabled the `ip` and `internalDns` of the global network. */
+  declare public readonly globalNetworking: pulumi.Output<PodOutputs["globalNetworking"]>;
+  /** Live utilization and published ports (`runtime.ports[].public`, `ip`); null unless RUNNING. */
+  declare public readonly runtime: pulumi.Output<PodOutputs["runtime"]>;
+  /** Creation timestamp. */
+  declare public readonly createdAt: pulumi.Output<string>;
+  /** Start timestamp; null before the first start. */
+  declare public readonly startedAt: pulumi.Output<string | null>;
+  /**
+   * The status this resource keeps the pod in.
+   * @default "RUNNING"
+   */
+  declare public readonly desiredStatus: pulumi.Output<DesiredStatus>;
+  /**
+   * What create and update wait for.
+   * @default "RUNNING"
+   */
+  declare public readonly waitFor: pulumi.Output<WaitFor>;
+  /**
+   * How long waits last, in seconds.
+   * @default 600
+   */
+  declare public readonly waitTimeoutSeconds: pulumi.Output<number>;
+
+  /**
+   * Reads an existing pod into the program without managing it: nothing is created, changed
+   * or deleted. `id` is the platform's pod ID.
+   */
+  static get(name: string, id: pulumi.Input<pulumi.ID>, opts?: pulumi.CustomResourceOptions): Pod {
+    return new Pod(name, undefined, { ...opts, id });
+  }
+
+  constructor(name: string, args: PodArgs | undefined, opts?: pulumi.CustomResourceOptions) {
+    const a: Partial<PodArgs> = args ?? {};
+    super(
+      shimProvider("pod"),
+      name,
+      {
+        name: a.name,
+        image: a.image,
+        args: a.args,
+        disk: a.disk,
+        ports: a.ports,
+        env: a.env,
+        registry: a.registry,
+        gpu: a.gpu,
+        cpu: a.cpu,
+        mounts: a.mounts,
+        cloud: a.cloud,
+        dataCenterIds: a.dataCenterIds,
+        globalNetworking: a.globalNetworking,
+        locked: a.locked,
+        desiredStatus: a.desiredStatus,
+        waitFor: a.waitFor,
+        waitTimeoutSeconds: a.waitTimeoutSeconds,
+        adopt: a.adopt,
+        [LOGICAL_NAME_KEY]: name,
+        ...ownerInputs(opts?.parent, {
+          organization: pulumi.getOrganization,
+          project: pulumi.getProject,
+          stack: pulumi.getStack,
+        }),
+        // Output properties the engine fills in; declared so they are readable on the object.
+        status: undefined,
+        actions: undefined,
+        dataCenterId: undefined,
+        template: undefined,
+        cost: undefined,
+        runtime: undefined,
+        createdAt: undefined,
+        startedAt: undefined,
+      },
+      opts,
+      "computeplatform",
+      "Pod",
+    );
+  }
+}

@@ -1,0 +1,359 @@
+/*
+ * Pod: lifecycle -> API calls
+ *
+ *   check   no request. Spec 2.3, 2.4, 4.1 and 8 as failures naming the property (schema.ts);
+ *           defaults filled in; the owner token settled (lifecycle/owner.ts); the name settled
+ *           (user's, else the old one, else logical name + 7 hex of the token).
+ *   diff    no request. plan.ts: compute, cloud, dataCenterIds, mount kind, network
+ *           volumeId, persistent size -> replace; the rest -> update in place. Remembers the
+ *           id, in case the engine replaces the pod (owner.ts).
+ *   create  lifecycle/recovery.ts: earlier tries of this create (owner token in env) from the
+ *           list the poller's GET /v2/pods shares (one call for a fleet at most): a replacement
+ *           takes one over by PATCH, before any POST; otherwise they are DELETEd once this pod
+ *           exists. POST /v2/pods (after an ambiguous failure the client looks the pod up by
+ *           name, then `findMade` a few times more), then the shared poller's GET /v2/pods per
+ *           tick until RUNNING (or ports published); desiredStatus EXITED: POST .../action stop;
+ *           locked: PATCH {locked: true} last. A pod that ends in ERROR or times out fails
+ *           with its id and outputs kept (Pulumi's partial state), so it is never forgotten.
+ *           adopt: GET /v2/pods/{adopt}, PATCH the differences: no POST.
+ *   read    GET /v2/pods/{id}; 404 or TERMINATED -> gone.
+ *   update  PATCH /v2/pods/{id} with the changed fields only (a locked: true comes after
+ *           any stop or restart); POST .../action start | stop | restart as desiredStatus and
+ *           globalNetworking need (status.ts); the poller again when the container restarts.
+ *   delete  PATCH {locked: false} if this resource locked it; DELETE /v2/pods/{id} (404 is
+ *           done); the poller until the pod is no longer listed (TERMINATED).
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import {
+  AmbiguousRequestError,
+  type ComputePlatform,
+  ConflictError,
+  NotFoundError,
+  type PodCreateParams,
+  type PodUpdateParams,
+} from "../../client";
+import { defined } from "../engine/check";
+import { platform, type ProviderOptions } from "../engine/settings";
+import { baseOf, OWNER_TOKEN_KEY } from "../lifecycle/owner";
+import { type PollerTimings, pollFromEnv } from "../lifecycle/poller";
+import { createWithRecovery, findMade, lookAgain, LOOKUPS, OwningProvider } from "../lifecycle/recovery";
+import type { SharedList } from "../lifecycle/shared-list";
+import { checkPod, DEFAULT_WAIT_TIMEOUT_SECONDS, type LivePod, OWNER_ENV, type PodDeclaration, type PodInputs, type PodOutputs } from "./schema";
+import {
+  createBody,
+  declarationFor,
+  describeFixed,
+  inputsFromState,
+  matchesCreate,
+  newestOf,
+  ownedBy,
+  patchRestarts,
+  type PodPlan,
+  planPodChange,
+  podOutputs,
+  podPatch,
+} from "./plan";
+import { converge, lastSeen, type PodContext, PodInitError, provisioning, STOPPED } from "./status";
+
+type Created = pulumi.dynamic.CreateResult<PodOutputs>;
+
+/** Dependencies of the provider; tests inject a client, a clock, fast timings and a signal. */
+export interface PodProviderOptions extends ProviderOptions<ComputePlatform> {
+  /**
+   * Pace of the shared poller.
+   * @default from `COMPUTEPLATFORM_POLL_INTERVAL_MS`, else { intervalMs: 1500, maxIntervalMs: 10000, backoff: 1.5 }
+   */
+  poll?: PollerTimings;
+}
+
+/** The real provider behind `shimProvider("pod")`. */
+export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implements pulumi.dynamic.ResourceProvider<PodInputs, PodOutputs> {
+  /** Owner marks of this process's creates still running or handed over: never an earlier try. */
+  private readonly marks = new Set<string>();
+
+  constructor(options: PodProviderOptions = {}) {
+    super(options, platform, (client, signal) => client.pods.list({ signal }), {
+      ...(options.poll ?? pollFromEnv(process.env)),
+      noun: "pod",
+      slow: provisioning,
+    });
+  }
+
+  async check(olds: any, news: any): Promise<pulumi.dynamic.CheckResult<PodInputs>> {
+    return checkPod(olds, news, (base) => this.predecessors.get(base));
+  }
+
+  async diff(id: string, olds: PodOutputs, news: PodInputs): Promise<pulumi.dynamic.DiffResult> {
+    // If the engine replaces this pod (for a replacing property or replaceOnChanges), its
+    // second check and the create follow in this process: they derive the new token from it.
+    this.predecessors.record(baseOf("Pod", news as any), id);
+    const plan = planPodChange(olds, news);
+    if (plan.replaces.length > 0 && typeof news.adopt === "string" && news.adopt === olds.id) {
+      // A replacement would adopt this same pod again, and then delete it as the old one.
+      throw new Error(
+        `Pod ${olds.name}: ${plan.replaces.join(", ")} cannot change on an adopted pod while adopt is set. ` +
+          "Remove adopt to let Pulumi create a new pod and delete this one, or change the program back.",
+      );
+    }
+    return { changes: plan.replaces.length > 0 || plan.updates.length > 0, replaces: plan.replaces };
+  }
+
+  async create(inputs: PodInputs): Promise<Created> {
+    if (inputs.adopt) return this.adopt(inputs);
+    const client = this.client();
+    const token = inputs[OWNER_TOKEN_KEY];
+    if (!token) return this.createNew(client, inputs);
+    const { list } = this.lists.of(client);
+    return createWithRecovery<LivePod, Created>({
+      noun: "pod",
+      name: inputs.name,
+      token,
+      findByHand: `pods whose env ${OWNER_ENV} starts with ${token}`,
+      list,
+      // A replacement diffed in this process: a pod with its token is an earlier try of it,
+      // known to no state, so it is taken over instead of making another (owner.ts). For a
+      // new resource nothing is taken over, so the look-up waits until the pod exists.
+      lookFirst: token !== baseOf("Pod", inputs as any),
+      earlierTries: (afterList) => this.earlierTries(list, token, afterList),
+      fit: (earlier) => newestOf(earlier.filter((p) => this.fits(p, inputs))),
+      takeOver: async (pod) => ({ id: pod.id, outs: await this.apply(client, pod.id, this.baselineOf(pod, inputs), inputs) }),
+      createNew: () => this.createNew(client, inputs),
+      keptId: (failure) => (failure instanceof PodInitError ? failure.id : undefined),
+      remove: async (pod) => void (await this.terminate(client, pod)),
+      partial: (id, result, reason) => new PodInitError(id, result.outs!, new Error(reason)),
+      handedOver: this.handedOver,
+    });
+  }
+
+  async read(id: string, props?: Partial<PodOutputs>): Promise<pulumi.dynamic.ReadResult<PodOutputs>> {
+    const pod = await this.find(this.client(), id);
+    // An empty ID tells the engine the pod is gone.
+    if (!pod || pod.status === "TERMINATED") return { id: "" };
+    const settings = {
+      desiredStatus: props?.desiredStatus ?? (STOPPED.has(pod.status) ? "EXITED" : "RUNNING"),
+      waitFor: props?.waitFor ?? "RUNNING",
+      waitTimeoutSeconds: props?.waitTimeoutSeconds ?? DEFAULT_WAIT_TIMEOUT_SECONDS,
+      dataCenterIds: props?.dataCenterIds,
+    } as PodInputs;
+    const declaration: PodDeclaration = props?.__declared ?? { keys: [], envKeys: [], globalNetworking: pod.globalNetworking.enabled };
+    // globalNetworking is applied at the next start, so only a running pod tells whether the
+    // address matches what was asked for.
+    const observed: PodDeclaration =
+      pod.status === "RUNNING" ? { ...declaration, globalNetworking: pod.globalNetworking.enabled } : declaration;
+    const outs = podOutputs(pod, settings, observed);
+    return { id: pod.id, props: outs, inputs: inputsFromState(outs, props) as unknown as PodOutputs };
+  }
+
+  async update(id: string, olds: PodOutputs, news: PodInputs): Promise<pulumi.dynamic.UpdateResult<PodOutputs>> {
+    return { outs: await this.apply(this.client(), id, olds, news) };
+  }
+
+  async delete(id: string, props: PodOutputs): Promise<void> {
+    this.predecessors.forget(id);
+    const client = this.client();
+    // Unlock only a lock this resource set: someone else's lock is theirs to lift.
+    const lockedHere = props?.__declared?.locked === true && props.locked !== false;
+    try {
+      if (await this.terminate(client, { id, locked: lockedHere })) return;
+    } catch (err) {
+      if (!(err instanceof ConflictError)) throw err;
+      throw new Error(
+        `pod ${id} could not be terminated: ${err.detail || err.message}. If it was locked outside Pulumi, unlock it ` +
+          "(or declare locked: true here, so that this resource unlocks it before deleting).",
+      );
+    }
+    const timeoutMs = 1000 * (props?.waitTimeoutSeconds ?? DEFAULT_WAIT_TIMEOUT_SECONDS);
+    await this.lists.of(client).poller.wait(id, {
+      description: "TERMINATED",
+      timeoutMs,
+      signal: this.signal,
+      until: (p) => (p === undefined || p.status === "TERMINATED" ? "done" : "pending"),
+    });
+  }
+
+  // ---- steps ----
+
+  private context(client: ComputePlatform): PodContext {
+    return { client, poller: this.lists.of(client).poller, clock: this.clock, signal: this.signal };
+  }
+
+  /** Live pods an earlier create with `token` made. A few looks, since a failed one proves nothing. */
+  private async earlierTries(list: SharedList<LivePod>, token: string, afterList?: number): Promise<LivePod[]> {
+    // After a create, the wait's own last list (sent after the POST) answers; a failed look asks for a fresh one.
+    let first = afterList !== undefined;
+    const look = () => {
+      const items = first ? list.since(afterList!) : list.get(token);
+      first = false;
+      return items;
+    };
+    const pods = await lookAgain(look, { clock: this.clock, signal: this.signal, attempts: LOOKUPS });
+    return pods.filter(
+      (p) => ownedBy(p, token) && p.status !== "TERMINATED" && !this.handedOver.has(p.id) && !this.marks.has(p.env[OWNER_ENV]!),
+    );
+  }
+
+  /** POST the pod (finding it after an ambiguous answer), then bring it to `desiredStatus`. */
+  private async createNew(client: ComputePlatform, inputs: PodInputs): Promise<Created> {
+    const body = createBody(inputs);
+    const mark = body.env?.[OWNER_ENV];
+    if (mark) this.marks.add(mark);
+    let pod: LivePod;
+    try {
+      pod = await this.post(client, body);
+    } catch (err) {
+      // Given up without an id: a pod it may have made is an earlier try for the next create.
+      if (mark) this.marks.delete(mark);
+      throw err;
+    }
+    let last = pod;
+    try {
+      last = await converge(this.context(client), pod, inputs, { restart: false });
+      if (inputs.locked && !last.locked) last = await client.pods.update(pod.id, { locked: true }, { signal: this.signal });
+      return { id: pod.id, outs: podOutputs(last, inputs) };
+    } catch (err) {
+      throw new PodInitError(pod.id, podOutputs(lastSeen(err, last), inputs), err);
+    }
+  }
+
+  /**
+   * The pod a POST of `body` made. When the client could not settle the outcome, or its
+   * look-up by name found another pod of that name (the one being replaced), `findMade` looks again.
+   */
+  private async post(client: ComputePlatform, body: PodCreateParams): Promise<LivePod> {
+    const isOurs = (p: LivePod) => matchesCreate(p, body) && (body.env?.[OWNER_ENV] === undefined || p.env?.[OWNER_ENV] === body.env[OWNER_ENV]);
+    const find = (excluded: Set<string>, cause?: AmbiguousRequestError) =>
+      findMade<LivePod>({
+        noun: "pod",
+        name: body.name,
+        list: () => client.pods.list({ signal: this.signal }),
+        isOurs,
+        excluded,
+        cause,
+        unknownHint: "delete it or declare it with adopt",
+        newest: newestOf,
+        clock: this.clock,
+        signal: this.signal,
+      });
+    let pod: LivePod;
+    try {
+      pod = await client.pods.create(body, { signal: this.signal });
+    } catch (err) {
+      if (!(err instanceof AmbiguousRequestError)) throw err;
+      pod = await find(new Set(), err);
+    }
+    return isOurs(pod) ? pod : find(new Set([pod.id]));
+  }
+
+  /** Whether an existing pod can become this declaration by PATCHing (compute, cloud, mount and place fit). */
+  private fits(pod: LivePod, inputs: PodInputs): boolean {
+    if (inputs.dataCenterIds?.length && pod.dataCenterId && !inputs.dataCenterIds.includes(pod.dataCenterId)) return false;
+    return planPodChange(this.baselineOf(pod, inputs), inputs).replaces.length === 0;
+  }
+
+  /** The pod as if this resource had made it, wanting nothing beyond its live values. */
+  private baselineOf(pod: LivePod, inputs: PodInputs): PodOutputs {
+    return podOutputs(
+      pod,
+      { ...inputs, desiredStatus: STOPPED.has(pod.status) ? "EXITED" : "RUNNING" },
+      { keys: declarationFor(inputs).keys, envKeys: [], globalNetworking: pod.globalNetworking.enabled },
+    );
+  }
+
+  /** Unlock if asked, DELETE. True when it was gone already (404, or TERMINATED after a 409). */
+  private async terminate(client: ComputePlatform, pod: { id: string; locked: boolean }): Promise<boolean> {
+    try {
+      if (pod.locked) await client.pods.update(pod.id, { locked: false }, { signal: this.signal });
+      await client.pods.delete(pod.id, { signal: this.signal });
+      return false;
+    } catch (err) {
+      if (err instanceof NotFoundError) return true;
+      // Terminated meanwhile (the engine's own delete of a replaced pod, or a lost answer).
+      if (err instanceof ConflictError) {
+        const now = await this.find(client, pod.id);
+        if (now === undefined || now.status === "TERMINATED") return true;
+      }
+      throw err;
+    }
+  }
+
+  /** The pod, or undefined when the platform no longer has it. */
+  private async find(client: ComputePlatform, id: string): Promise<LivePod | undefined> {
+    try {
+      return await client.pods.get(id, { signal: this.signal });
+    } catch (err) {
+      if (err instanceof NotFoundError) return undefined;
+      throw err;
+    }
+  }
+
+  /** Take an existing pod under management: GET, check what cannot change, PATCH the rest. */
+  private async adopt(inputs: PodInputs): Promise<Created> {
+    const client = this.client();
+    const id = inputs.adopt!;
+    const pod = await this.find(client, id);
+    if (!pod) throw new Error(`adopt: there is no pod with ID ${id}`);
+    if (pod.status === "TERMINATED") throw new Error(`adopt: pod ${id} is TERMINATED and cannot be adopted`);
+    if (inputs.dataCenterIds?.length && pod.dataCenterId && !inputs.dataCenterIds.includes(pod.dataCenterId)) {
+      throw new Error(
+        `adopt: pod ${id} runs in data center ${pod.dataCenterId}, which is not among dataCenterIds (${inputs.dataCenterIds.join(", ")})`,
+      );
+    }
+    const baseline = this.baselineOf(pod, inputs);
+    const plan = planPodChange(baseline, inputs);
+    if (plan.replaces.length > 0) {
+      throw new Error(
+        `adopt: pod ${id} differs from the declaration in ${plan.replaces.join(", ")}, which cannot change on an ` +
+          `existing pod; declare them as the pod has them (${describeFixed(pod)})`,
+      );
+    }
+    return { id, outs: await this.apply(client, id, baseline, inputs, plan) };
+  }
+
+  /**
+   * Bring pod `id` from `olds` (outputs) to `news`: one PATCH of the changed fields, the
+   * actions desiredStatus and globalNetworking need, a wait when the container restarts.
+   * The plan is computed once here (or handed in) and carried into the PATCH.
+   * Any failure keeps the pod's ID and its last known outputs.
+   */
+  private async apply(
+    client: ComputePlatform,
+    id: string,
+    olds: PodOutputs,
+    news: PodInputs,
+    plan: PodPlan = planPodChange(olds, news),
+  ): Promise<PodOutputs> {
+    if (plan.replaces.length > 0) {
+      // The engine replaces on a plan with replaces; a PATCH here would be answered 400.
+      throw new Error(`pod ${id}: ${plan.replaces.join(", ")} cannot change in place; the pod must be replaced`);
+    }
+    const patch = podPatch(olds, news, plan);
+    const needsStop = news.desiredStatus === "EXITED" && !STOPPED.has(olds.status);
+    const needsRestart = patch.globalNetworking !== undefined && !patchRestarts(patch) && news.desiredStatus === "RUNNING";
+    const stayLocked = news.locked && olds.locked && patch.locked === undefined;
+    if (stayLocked && (needsStop || (needsRestart && olds.status === "RUNNING"))) {
+      throw new Error(
+        `pod ${id} is locked, so it cannot be ${needsStop ? "stopped" : "restarted (globalNetworking applies at the next start)"}; ` +
+          "set locked: false in the same change, or leave desiredStatus and globalNetworking as they are",
+      );
+    }
+    // Locking waits until after a stop or restart: the platform refuses those on a locked pod.
+    const lockLast = patch.locked === true && (needsStop || needsRestart);
+    const first: PodUpdateParams = { ...patch };
+    if (lockLast) delete first.locked;
+
+    let last: LivePod | undefined;
+    try {
+      last =
+        Object.keys(first).length > 0
+          ? await client.pods.update(id, first, { signal: this.signal })
+          : await client.pods.get(id, { signal: this.signal });
+      last = await converge(this.context(client), last, news, { restart: needsRestart });
+      if (lockLast) last = await client.pods.update(id, { locked: true }, { signal: this.signal });
+      return podOutputs(last, news);
+    } catch (err) {
+      const seen = lastSeen(err, last);
+      const outs = seen ? podOutputs(seen, news) : { ...olds, __declared: declarationFor(news) };
+      throw new PodInitError(id, defined(outs), err);
+    }
+  }
+}

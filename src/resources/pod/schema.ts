@@ -1,0 +1,354 @@
+import type * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import type { MountsParams, Pod as WirePod } from "../../client";
+import { checkFailures, containsUnknown, isUnknown } from "../engine/check";
+import { LOGICAL_NAME_KEY, OWNER_INPUT_KEYS, OWNER_TOKEN_KEY, ownerToken, resolveName } from "../lifecycle/owner";
+
+/**
+ * The Pod's inputs as `check()` settles them: the rules of spec 2.3, 2.4, 4.1 and 8, the
+ * defaults filled in, and the shape the plan (plan.ts) and the provider (provider.ts) share.
+ * No I/O here.
+ */
+
+/**
+ * The env var the provider sets on every pod it creates: the owner token (lifecycle/owner.ts), by which
+ * a create whose answer was lost (the plugin killed mid-create) is found again.
+ */
+export const OWNER_ENV = "COMPUTEPLATFORM_OWNER";
+/** How long create and update wait for readiness, by default: 10 minutes. */
+export const DEFAULT_WAIT_TIMEOUT_SECONDS = 600;
+/** Upper bound of `waitTimeoutSeconds`: a day. */
+export const MAX_WAIT_TIMEOUT_SECONDS = 86_400;
+/** Smallest persistent mount, in GB (spec 2.4, 8). */
+export const PERSISTENT_MIN_GB = 10;
+
+export type Cloud = "SECURE" | "COMMUNITY";
+export type DesiredStatus = "RUNNING" | "EXITED";
+/** `RUNNING`: status RUNNING. `PORTS`: RUNNING and every port in `ports` published. */
+export type WaitFor = "RUNNING" | "PORTS";
+
+/** Mounts as declared: the create request's shape (spec 2.4). */
+export type PodMountsInput = MountsParams;
+
+/**
+ * The inputs after `check()`. During preview any value may still be the engine's unknown
+ * marker; `create` and `update` only ever see known values.
+ */
+export interface PodInputs {
+  name: string;
+  image: string;
+  args?: string;
+  disk?: number;
+  ports?: string[];
+  env?: Record<string, string>;
+  registry?: string | null;
+  gpu?: { id: string; count: number };
+  cpu?: { id: string; vcpuCount: number };
+  mounts?: PodMountsInput;
+  cloud: Cloud;
+  dataCenterIds?: string[];
+  globalNetworking: boolean;
+  locked: boolean;
+  desiredStatus: DesiredStatus;
+  waitFor: WaitFor;
+  waitTimeoutSeconds: number;
+  /** ID of an existing pod to take under management instead of creating one. */
+  adopt?: string;
+  [LOGICAL_NAME_KEY]?: string;
+  /** The owner token `check()` settled on (see lifecycle/owner.ts); never part of a diff. */
+  [OWNER_TOKEN_KEY]?: string;
+}
+
+/** The Pod object of spec 2.2, as the client returns it. */
+export type LivePod = WirePod;
+
+const PORT_RULE = "must be <port>/<protocol> with a port from 1 to 65535, e.g. 8888/http or 22/tcp";
+const PORT_PATTERN = /^([1-9][0-9]{0,4})\/([a-z]+)$/;
+
+function onlyKeys(what: string, allowed: string) {
+  return (iss: { code?: string; keys?: string[] }) =>
+    iss.code === "unrecognized_keys"
+      ? `${what} accepts only ${allowed}; remove ${(iss.keys ?? []).join(", ")}`
+      : undefined;
+}
+
+const nonEmpty = (what: string) =>
+  z.string({ error: `${what} must be a string` }).min(1, `${what} must not be empty`);
+
+/**
+ * The rules of one Pod's inputs, field by field, once defaults are filled in. Rules that
+ * tie fields together (exactly one of gpu/cpu; persistent or globalNetworking on a CPU pod;
+ * both mount kinds) are in `crossFieldFailures`, so a value unknown at preview can hold
+ * them back.
+ */
+export const podArgsSchema = z.strictObject(
+  {
+    name: nonEmpty("name"),
+    image: z
+      .string({
+        error: (iss) =>
+          iss.input === undefined ? "image is required: a container image reference" : "image must be a string",
+      })
+      .min(1, "image must not be empty"),
+    args: z.string({ error: "args must be a string" }).optional(),
+    disk: z
+      .number({ error: "disk must be a number of GB" })
+      .int("disk must be a whole number of GB")
+      .min(1, "disk must be at least 1 (GB)")
+      .optional(),
+    ports: z
+      .array(
+        z
+          .string({ error: `each port ${PORT_RULE}` })
+          .refine((p) => PORT_PATTERN.test(p) && Number(PORT_PATTERN.exec(p)![1]) <= 65535, `port ${PORT_RULE}`),
+        { error: "ports must be a list of strings" },
+      )
+      .optional(),
+    env: z
+      .record(z.string(), z.string({ error: "env values must be strings" }), {
+        error: "env must be a map of strings",
+      })
+      // The platform sets it to the pod's id on every pod: declared, it would show a diff forever.
+      .refine((env) => !Object.hasOwn(env, "COMPUTEPLATFORM_POD_ID"), {
+        path: ["COMPUTEPLATFORM_POD_ID"],
+        message: "env.COMPUTEPLATFORM_POD_ID is set by the platform to the pod's id; remove it from env",
+      })
+      // The provider's own: a pod whose owner token the program could set could be mistaken for another's.
+      .refine((env) => !Object.hasOwn(env, OWNER_ENV), {
+        path: [OWNER_ENV],
+        message: `env.${OWNER_ENV} is set by this provider to find a pod again after an interrupted create; remove it from env`,
+      })
+      .optional(),
+    registry: z.string({ error: "registry must be a registry credential ID or null" }).nullable().optional(),
+    gpu: z
+      .strictObject(
+        {
+          id: nonEmpty("gpu.id"),
+          count: z
+            .number({ error: "gpu.count must be a number" })
+            .int("gpu.count must be a whole number")
+            .min(1, "gpu.count must be at least 1"),
+        },
+        { error: onlyKeys("gpu", "id and count") },
+      )
+      .optional(),
+    cpu: z
+      .strictObject(
+        {
+          id: nonEmpty("cpu.id"),
+          vcpuCount: z
+            .number({
+              error: (iss) =>
+                iss.input === undefined ? "cpu.vcpuCount is required" : "cpu.vcpuCount must be a number",
+            })
+            .int("cpu.vcpuCount must be a whole number")
+            .min(2, "cpu.vcpuCount must be at least 2")
+            .refine((n) => (n & (n - 1)) === 0, "cpu.vcpuCount must be a power of two (2, 4, 8, 16, ...)"),
+        },
+        { error: onlyKeys("cpu", "id and vcpuCount (memory follows from the flavor)") },
+      )
+      .optional(),
+    mounts: z
+      .strictObject(
+        {
+          persistent: z
+            .strictObject(
+              {
+                size: z
+                  .number({
+                    error: (iss) =>
+                      iss.input === undefined
+                        ? "mounts.persistent.size is required"
+                        : "mounts.persistent.size must be a number of GB",
+                  })
+                  .int("mounts.persistent.size must be a whole number of GB")
+                  .min(PERSISTENT_MIN_GB, `mounts.persistent.size must be at least ${PERSISTENT_MIN_GB} (GB)`),
+                path: nonEmpty("mounts.persistent.path"),
+              },
+              { error: onlyKeys("mounts.persistent", "size and path") },
+            )
+            .optional(),
+          network: z
+            .array(
+              z.strictObject(
+                {
+                  volumeId: nonEmpty("mounts.network[].volumeId"),
+                  path: nonEmpty("mounts.network[].path (it has no default)"),
+                },
+                { error: onlyKeys("a network mount", "volumeId and path") },
+              ),
+              { error: "mounts.network must be a list" },
+            )
+            .min(1, "mounts.network must not be []: leave network out for no mount (a network mount cannot be cleared)")
+            .max(1, "mounts.network holds at most one entry")
+            .optional(),
+        },
+        { error: onlyKeys("mounts", "persistent or network") },
+      )
+      .optional(),
+    cloud: z.enum(["SECURE", "COMMUNITY"], { error: "cloud must be SECURE or COMMUNITY" }),
+    dataCenterIds: z.array(nonEmpty("each data center ID"), { error: "dataCenterIds must be a list" }).optional(),
+    globalNetworking: z.boolean({ error: "globalNetworking must be true or false" }),
+    locked: z.boolean({ error: "locked must be true or false" }),
+    desiredStatus: z.enum(["RUNNING", "EXITED"], { error: "desiredStatus must be RUNNING or EXITED" }),
+    waitFor: z.enum(["RUNNING", "PORTS"], { error: "waitFor must be RUNNING or PORTS" }),
+    waitTimeoutSeconds: z
+      .number({ error: "waitTimeoutSeconds must be a number of seconds" })
+      .int("waitTimeoutSeconds must be a whole number of seconds")
+      .min(1, "waitTimeoutSeconds must be at least 1")
+      .max(MAX_WAIT_TIMEOUT_SECONDS, `waitTimeoutSeconds must be at most ${MAX_WAIT_TIMEOUT_SECONDS} (a day)`),
+    adopt: nonEmpty("adopt (the ID of an existing pod)").optional(),
+  },
+  { error: onlyKeys("Pod", "the properties of PodArgs") },
+);
+
+/** Properties the engine or the resource class add; not the user's. */
+const RESERVED_KEYS = new Set<string>(["__provider", LOGICAL_NAME_KEY, OWNER_TOKEN_KEY, ...OWNER_INPUT_KEYS]);
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === "object" && !Array.isArray(v) && !isUnknown(v);
+
+const absent = (v: unknown) => v === undefined || v === null;
+
+/**
+ * Fill in the defaults and drop what means "not set", so that writing a default explicitly
+ * and leaving it out check to the same inputs. Unknown values are kept as they are.
+ */
+export function normalizePodInputs(
+  olds: Record<string, unknown> | undefined,
+  news: Record<string, unknown>,
+  predecessorOf: (base: string) => string | undefined = () => undefined,
+): Record<string, unknown> {
+  const logicalName = typeof news[LOGICAL_NAME_KEY] === "string" ? (news[LOGICAL_NAME_KEY] as string) : "pod";
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(news)) {
+    // undefined breaks Struct marshalling; null means "not set" for all but registry.
+    if (v === undefined || (v === null && k !== "registry")) continue;
+    out[k] = v;
+  }
+  const token = ownerToken("Pod", olds, news, predecessorOf);
+  if (token !== undefined) out[OWNER_TOKEN_KEY] = token;
+  out.name = resolveName(news.name, isObject(olds) ? olds : undefined, logicalName, token);
+  out.cloud ??= "SECURE";
+  out.globalNetworking ??= false;
+  out.locked ??= false;
+  out.desiredStatus ??= "RUNNING";
+  out.waitFor ??= "RUNNING";
+  out.waitTimeoutSeconds ??= DEFAULT_WAIT_TIMEOUT_SECONDS;
+  if (isObject(out.gpu)) {
+    const gpu = { ...out.gpu };
+    if (absent(gpu.count)) gpu.count = 1;
+    out.gpu = gpu;
+  }
+  if (isObject(out.mounts)) {
+    const mounts = Object.fromEntries(Object.entries(out.mounts).filter(([, v]) => !absent(v)));
+    if (Object.keys(mounts).length === 0) delete out.mounts;
+    else out.mounts = mounts;
+  }
+  // "Omitted or empty lets the scheduler choose" (spec 4.1): the same thing, one spelling.
+  if (Array.isArray(out.dataCenterIds) && out.dataCenterIds.length === 0) delete out.dataCenterIds;
+  // No keys declared, whichever way it is written.
+  if (isObject(out.env) && Object.keys(out.env).length === 0) delete out.env;
+  return out;
+}
+
+/** The rules that tie fields together, held back while a value they need is unknown. */
+export function crossFieldFailures(inputs: Record<string, unknown>): pulumi.dynamic.CheckFailure[] {
+  const failures: pulumi.dynamic.CheckFailure[] = [];
+  const { gpu, cpu, mounts, globalNetworking } = inputs;
+  const known = (v: unknown) => !containsUnknown(v);
+  if (known(gpu) && known(cpu)) {
+    if (gpu === undefined && cpu === undefined) {
+      failures.push({ property: "gpu", reason: "set exactly one of gpu or cpu: neither is set" });
+    } else if (gpu !== undefined && cpu !== undefined) {
+      failures.push({ property: "cpu", reason: "set exactly one of gpu or cpu, not both" });
+    }
+  }
+  const m = isObject(mounts) ? mounts : undefined;
+  if (m && !absent(m.persistent) && !absent(m.network)) {
+    failures.push({
+      property: "mounts",
+      reason: "set at most one of mounts.persistent or mounts.network, not both",
+    });
+  }
+  if (m && !absent(m.persistent) && cpu !== undefined && !isUnknown(cpu)) {
+    failures.push({
+      property: "mounts.persistent",
+      reason: "a persistent mount is invalid on a CPU pod: CPU pods take a network volume (mounts.network)",
+    });
+  }
+  if (globalNetworking === true && cpu !== undefined && !isUnknown(cpu)) {
+    failures.push({
+      property: "globalNetworking",
+      reason: "globalNetworking requires an NVIDIA GPU pod; it is not available with cpu",
+    });
+  }
+  return failures;
+}
+
+/**
+ * `check()` as a pure function of (old inputs, new inputs): every rule of spec 2.3, 2.4, 4.1
+ * and 8 as a failure naming the property and the rule; values unknown at preview pass and
+ * are checked when known.
+ */
+export function checkPod(
+  olds: Record<string, unknown> | undefined,
+  news: Record<string, unknown>,
+  predecessorOf?: (base: string) => string | undefined,
+): pulumi.dynamic.CheckResult<PodInputs> {
+  const inputs = normalizePodInputs(olds, news, predecessorOf);
+  const userInputs = Object.fromEntries(Object.entries(inputs).filter(([k]) => !RESERVED_KEYS.has(k)));
+  const parsed = podArgsSchema.safeParse(userInputs);
+  const failures = parsed.success ? [] : checkFailures(parsed.error, userInputs);
+  failures.push(...crossFieldFailures(userInputs));
+  return { inputs: inputs as unknown as PodInputs, failures };
+}
+
+/**
+ * What a Pod keeps in state about the user's declaration, beside the live pod: which
+ * properties were set (so removing one resets it), which env keys (values are compared
+ * against the live env, so no second copy of a secret value sits in state), and the
+ * requested globalNetworking (the live flag changes only at the next start).
+ */
+export interface PodDeclaration {
+  /** Input properties set after defaults, e.g. `["name", "image", "env", "gpu", ...]`. */
+  keys: string[];
+  /** The env keys the user declared; other keys (the platform's own) are never compared. */
+  envKeys: string[];
+  /** The globalNetworking the user asked for. */
+  globalNetworking: boolean;
+  /** The lock the user asked for: only a lock this resource set is lifted before delete. */
+  locked?: boolean;
+}
+
+/** A Pod's state: every field of spec 2.2 as last read, plus the settings only this resource has. */
+export interface PodOutputs {
+  /** Pod identifier (also the resource ID). */
+  id: string;
+  name: string;
+  status: LivePod["status"];
+  actions: LivePod["actions"];
+  image: string;
+  args: string;
+  disk: number;
+  mounts: LivePod["mounts"];
+  ports: string[];
+  env: Record<string, string>;
+  registry: string | null;
+  gpu?: LivePod["gpu"];
+  cpu?: LivePod["cpu"];
+  cloud: Cloud;
+  dataCenterId: string | null;
+  template: string | null;
+  cost: number;
+  locked: boolean;
+  globalNetworking: LivePod["globalNetworking"];
+  runtime: LivePod["runtime"];
+  createdAt: string;
+  startedAt: string | null;
+  dataCenterIds?: string[];
+  desiredStatus: DesiredStatus;
+  waitFor: WaitFor;
+  waitTimeoutSeconds: number;
+  __declared: PodDeclaration;
+}

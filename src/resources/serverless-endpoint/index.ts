@@ -1,0 +1,172 @@
+/*
+ * ServerlessEndpoint: the Pulumi class and its arguments. The lifecycle and its GraphQL calls
+ * are in provider.ts; the check in schema.ts; the verdict and the wire mapping in plan.ts; the
+ * runsync smoke test in smoke.ts.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { shimProvider } from "../engine/shim";
+import { LOGICAL_NAME_KEY, ownerInputs } from "../lifecycle/owner";
+import { LOCAL_FIELDS, SAVED_FIELDS } from "./plan";
+import type { EndpointType, EndpointWorkerOutput, FlashBootType, GpuId, ScalerType } from "./schema";
+
+export { EndpointNotReadyError, ServerlessEndpointProvider, type ServerlessEndpointProviderOptions } from "./provider";
+export {
+  type EndpointWorkerOutput,
+  ENDPOINT_TYPES,
+  endpointInputsSchema as serverlessEndpointSchema,
+  FLASH_BOOT_TYPES,
+  GPU_IDS,
+  LOCATIONS,
+  SCALER_TYPES,
+  type ServerlessEndpointOutputs,
+} from "./schema";
+export { type ImageModelInput, type RunSyncSmokeTestArgs, type RunSyncSmokeTestResult, runSyncSmokeTest } from "./smoke";
+
+/** Arguments of a {@link ServerlessEndpoint}: the fields of spec 2.9 that `saveEndpoint` takes. */
+export interface ServerlessEndpointArgs {
+  /**
+   * The endpoint's name on the platform, any non-empty string. Changing it renames the
+   * endpoint in place. Leave it out to be covered after an interrupted deployment: an endpoint
+   * has nowhere else to carry its owner token, and a name you give may be another stack's too,
+   * so an endpoint made by a create whose plugin was killed is then not found again (README, limits).
+   * @default the resource's logical name plus 7 hex characters of its owner token (e.g.
+   * `api-1a2b3c4`), the same for a retried create, apart across stacks
+   */
+  name?: pulumi.Input<string>;
+  /**
+   * GPU tier of the workers: `AMPERE_16` (16 GB), `AMPERE_24` (24 GB), `ADA_24` (24 GB Ada),
+   * `AMPERE_48` (48 GB), `ADA_48_PRO` (48 GB Ada Pro), `AMPERE_80` (80 GB) or `ADA_80_PRO`
+   * (80 GB Ada Pro). Changes in place.
+   */
+  gpuIds: pulumi.Input<GpuId>;
+  /** ID of the Serverless template the workers run. Changes in place. */
+  templateId: pulumi.Input<string>;
+  /**
+   * `QB` (queue-based) or `LB` (load balancing). Fixed at creation: changing it replaces the
+   * endpoint (a new one is made, then the old one is scaled to zero and deleted).
+   * @default "QB"
+   */
+  type?: pulumi.Input<EndpointType>;
+  /**
+   * Seconds before an idle worker shuts down, an integer >= 0.
+   * @default the platform's choice (left out of the request)
+   */
+  idleTimeout?: pulumi.Input<number>;
+  /**
+   * Region restriction: `CZ`, `FR`, `GB`, `NO`, `RO` or `US`, or several as a comma-separated
+   * list (`"US,RO"`); `""` or `null` means any region.
+   * @default the platform's choice (any region)
+   */
+  locations?: pulumi.Input<string | null>;
+  /**
+   * `FLASHBOOT` for faster cold starts, or `OFF`.
+   * @default the platform's choice
+   */
+  flashBootType?: pulumi.Input<FlashBootType>;
+  /**
+   * Autoscaling strategy: `QUEUE_DELAY` or `REQUEST_COUNT`.
+   * @default the platform's choice
+   */
+  scalerType?: pulumi.Input<ScalerType>;
+  /**
+   * Target value for the scaler, an integer >= 0 (for `QUEUE_DELAY`, a delay in seconds).
+   * @default the platform's choice
+   */
+  scalerValue?: pulumi.Input<number>;
+  /**
+   * Workers kept running at all times, an integer >= 0 and <= `workersMax`; 0 scales to zero.
+   * @default the platform's choice (0)
+   */
+  workersMin?: pulumi.Input<number>;
+  /**
+   * Most workers running at once, an integer >= `workersMin`.
+   * @default the platform's choice
+   */
+  workersMax?: pulumi.Input<number>;
+  /**
+   * ID of a network volume the workers mount; `null` for none.
+   * @default none
+   */
+  networkVolumeId?: pulumi.Input<string | null>;
+  /**
+   * Whether create and update wait until `workersMin` workers are RUNNING. With `false` they
+   * return as soon as the platform has accepted the endpoint.
+   * @default true
+   */
+  waitForWorkers?: pulumi.Input<boolean>;
+  /**
+   * How long create and update wait for `workersMin` RUNNING workers, in seconds (1..86400).
+   * When it runs out the endpoint is kept in state and the deployment fails; the next `up`
+   * waits again.
+   * @default 600 (10 minutes)
+   */
+  readyTimeoutSeconds?: pulumi.Input<number>;
+  /**
+   * How long delete may take to scale the endpoint to zero, wait for its workers to drain
+   * and get the platform to accept the deletion, in seconds (1..86400).
+   * @default 600 (10 minutes)
+   */
+  drainTimeoutSeconds?: pulumi.Input<number>;
+}
+
+/**
+ * A Serverless endpoint of the Compute Platform: autoscaled workers behind one endpoint id.
+ * Deleting it scales it to zero and waits for the workers to drain first, as the platform
+ * requires.
+ */
+export class ServerlessEndpoint extends pulumi.dynamic.Resource {
+  /** The endpoint's name on the platform. */
+  declare readonly name: pulumi.Output<string>;
+  /** GPU tier of the workers. */
+  declare readonly gpuIds: pulumi.Output<string>;
+  /** Serverless template of the workers. */
+  declare readonly templateId: pulumi.Output<string>;
+  /** `QB` or `LB`. */
+  declare readonly type: pulumi.Output<string>;
+  /** Seconds before idle workers shut down. */
+  declare readonly idleTimeout: pulumi.Output<number | null>;
+  /** Region restriction; null for any region. */
+  declare readonly locations: pulumi.Output<string | null>;
+  /** `OFF` or `FLASHBOOT`. */
+  declare readonly flashBootType: pulumi.Output<string | null>;
+  /** `QUEUE_DELAY` or `REQUEST_COUNT`. */
+  declare readonly scalerType: pulumi.Output<string | null>;
+  /** Target value of the scaler. */
+  declare readonly scalerValue: pulumi.Output<number | null>;
+  /** Minimum workers. */
+  declare readonly workersMin: pulumi.Output<number | null>;
+  /** Maximum workers. */
+  declare readonly workersMax: pulumi.Output<number | null>;
+  /** Mounted network volume; null for none. */
+  declare readonly networkVolumeId: pulumi.Output<string | null>;
+  /** The workers when last read (create, update or refresh). */
+  declare readonly pods: pulumi.Output<EndpointWorkerOutput[]>;
+  /** Whether create and update wait for `workersMin` RUNNING workers. */
+  declare readonly waitForWorkers: pulumi.Output<boolean>;
+  /** Seconds create and update wait for the workers. */
+  declare readonly readyTimeoutSeconds: pulumi.Output<number>;
+  /** Seconds delete may take. */
+  declare readonly drainTimeoutSeconds: pulumi.Output<number>;
+
+  constructor(name: string, args: ServerlessEndpointArgs, opts?: pulumi.CustomResourceOptions) {
+    super(
+      shimProvider("serverless-endpoint"),
+      name,
+      {
+        // Every output must be named here (undefined when the program leaves it out) to
+        // appear on the class.
+        ...Object.fromEntries([...SAVED_FIELDS, ...LOCAL_FIELDS, "type", "pods"].map((k) => [k, undefined])),
+        ...args,
+        [LOGICAL_NAME_KEY]: name,
+        ...ownerInputs(opts?.parent, {
+          organization: pulumi.getOrganization,
+          project: pulumi.getProject,
+          stack: pulumi.getStack,
+        }),
+      },
+      opts,
+      "computeplatform",
+      "ServerlessEndpoint",
+    );
+  }
+}

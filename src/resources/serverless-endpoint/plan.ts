@@ -1,0 +1,140 @@
+/**
+ * ServerlessEndpoint's plan, pure: replace-versus-update, and the endpoint on the wire both
+ * ways (the save inputs, the outputs, the inputs a refresh reports). The saved fields are
+ * listed once, here; every mapping walks that list.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import type { Endpoint as WireEndpoint, EndpointInput as WireEndpointInput } from "../../client";
+import { isUnknown } from "../engine/check";
+import {
+  DEFAULT_DRAIN_TIMEOUT_SECONDS,
+  DEFAULT_READY_TIMEOUT_SECONDS,
+  DEFAULT_TYPE,
+  type EndpointInputs,
+  type ServerlessEndpointOutputs,
+} from "./schema";
+
+/** Fields sent to `saveEndpoint`, apart from `type` (fixed at creation). */
+export const SAVED_FIELDS = [
+  "name",
+  "gpuIds",
+  "templateId",
+  "idleTimeout",
+  "locations",
+  "flashBootType",
+  "scalerType",
+  "scalerValue",
+  "workersMin",
+  "workersMax",
+  "networkVolumeId",
+] as const;
+export type SavedField = (typeof SAVED_FIELDS)[number];
+
+/** Settings of this resource that the platform never sees: they shape the waits. */
+export const LOCAL_FIELDS = ["waitForWorkers", "readyTimeoutSeconds", "drainTimeoutSeconds"] as const;
+
+/** Platform values that mean the same thing compare equal: "" and null are both any region. */
+function normalized(field: string, value: unknown): unknown {
+  if (field === "locations" && (value === "" || value === undefined)) return null;
+  return value;
+}
+
+/**
+ * The saved fields whose new input differs from the old output. An input left out is the
+ * platform's choice, so a value the platform filled in never shows as a change; an unknown
+ * (preview) input counts as a change.
+ */
+export function changedSavedFields(olds: Record<string, any>, news: Record<string, any>): SavedField[] {
+  return SAVED_FIELDS.filter((field) => {
+    const next = news[field];
+    if (next === undefined) return false;
+    if (isUnknown(next)) return true;
+    return !sameValue(normalized(field, olds[field]), normalized(field, next));
+  });
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  return a === b || (a == null && b == null);
+}
+
+/**
+ * `diff()`: `olds` are the old outputs (what the platform reported), `news` the checked
+ * inputs. A different `type` replaces: the kind of endpoint is fixed at creation. Everything
+ * else, including the wait settings, updates in place.
+ */
+export function planEndpointDiff(olds: Record<string, any>, news: Record<string, any>): pulumi.dynamic.DiffResult {
+  const replaces: string[] = [];
+  const newType = news.type ?? DEFAULT_TYPE;
+  if (isUnknown(newType) || (olds.type != null && olds.type !== newType)) replaces.push("type");
+  const changed: string[] = changedSavedFields(olds, news);
+  for (const field of LOCAL_FIELDS) {
+    if (news[field] !== undefined && !sameValue(olds[field], news[field])) changed.push(field);
+  }
+  return { changes: replaces.length > 0 || changed.length > 0, replaces, deleteBeforeReplace: false };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The wire
+
+/** The settings of this resource that shape its waits, with their defaults. */
+export type LocalSettings = Pick<ServerlessEndpointOutputs, (typeof LOCAL_FIELDS)[number]>;
+
+export function localSettings(from: Partial<LocalSettings> | undefined): LocalSettings {
+  return {
+    waitForWorkers: from?.waitForWorkers ?? true,
+    readyTimeoutSeconds: from?.readyTimeoutSeconds ?? DEFAULT_READY_TIMEOUT_SECONDS,
+    drainTimeoutSeconds: from?.drainTimeoutSeconds ?? DEFAULT_DRAIN_TIMEOUT_SECONDS,
+  };
+}
+
+/** Workers RUNNING now. */
+export function runningWorkers(ep: WireEndpoint): number {
+  return (ep.pods ?? []).filter((p) => p.desiredStatus === "RUNNING").length;
+}
+
+/** The endpoint as state holds it: every key present, null rather than undefined. */
+export function endpointOutputs(ep: WireEndpoint, settings: LocalSettings, fallbackType?: string): ServerlessEndpointOutputs {
+  const live = ep as Record<string, unknown>;
+  const saved = Object.fromEntries(SAVED_FIELDS.map((field) => [field, live[field] ?? null]));
+  return {
+    ...(saved as Pick<ServerlessEndpointOutputs, SavedField>),
+    type: ep.type ?? fallbackType ?? DEFAULT_TYPE,
+    pods: (ep.pods ?? []).map((p) => ({ desiredStatus: p.desiredStatus })),
+    ...settings,
+  };
+}
+
+/**
+ * The inputs a refresh reports: what the platform has now, so the next preview shows a
+ * program that no longer matches (drift) as a change. Fields the platform leaves empty are
+ * left out, as a program would.
+ */
+export function inputsFromLive(ep: WireEndpoint, settings: LocalSettings): Record<string, unknown> {
+  const inputs: Record<string, unknown> = { type: ep.type ?? DEFAULT_TYPE, ...settings };
+  for (const field of SAVED_FIELDS) {
+    const value = (ep as Record<string, unknown>)[field];
+    if (value !== undefined && value !== null) inputs[field] = value;
+  }
+  return inputs;
+}
+
+/** Create input: the required fields and every optional one the program gave. */
+export function createInput(inputs: EndpointInputs): WireEndpointInput {
+  const input: Record<string, unknown> = { type: inputs.type };
+  for (const field of SAVED_FIELDS) {
+    if (inputs[field] !== undefined) input[field] = inputs[field];
+  }
+  return input as WireEndpointInput;
+}
+
+/**
+ * A save of endpoint `id`: the fields `saveEndpoint` always wants (name, gpuIds, templateId,
+ * type) from `base`, then `changes`.
+ */
+export function saveInput(
+  id: string,
+  base: Pick<WireEndpoint, "name" | "gpuIds" | "templateId"> & { type: string },
+  changes: Partial<Record<SavedField, unknown>>,
+): WireEndpointInput {
+  return { id, name: base.name, gpuIds: base.gpuIds, templateId: base.templateId, type: base.type, ...changes } as WireEndpointInput;
+}

@@ -1,0 +1,194 @@
+/**
+ * ServerlessEndpoint's check: the allowed values of spec 2.9, the schema, and the defaults
+ * `check()` fills in. No I/O here, so all of it is tested as tables.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import { schemas } from "../../client";
+import { checkFailures } from "../engine/check";
+import { autoName, LOGICAL_NAME_KEY, OWNER_TOKEN_KEY, ownerToken, resolveName } from "../lifecycle/owner";
+
+const { GPU_TIERS, LOCATIONS } = schemas;
+
+// The allowed values of spec 2.9 are the client's (one list for the wire and for check()).
+export const GPU_IDS = GPU_TIERS;
+export { LOCATIONS };
+export const ENDPOINT_TYPES = ["QB", "LB"] as const;
+export const SCALER_TYPES = ["QUEUE_DELAY", "REQUEST_COUNT"] as const;
+export const FLASH_BOOT_TYPES = ["OFF", "FLASHBOOT"] as const;
+
+export type GpuId = (typeof GPU_IDS)[number];
+export type Location = (typeof LOCATIONS)[number];
+export type EndpointType = (typeof ENDPOINT_TYPES)[number];
+export type ScalerType = (typeof SCALER_TYPES)[number];
+export type FlashBootType = (typeof FLASH_BOOT_TYPES)[number];
+
+export const DEFAULT_TYPE: EndpointType = "QB";
+export const DEFAULT_READY_TIMEOUT_SECONDS = 600;
+export const DEFAULT_DRAIN_TIMEOUT_SECONDS = 600;
+/** A day: a wait longer than this is a typo, and every wait must have a bound. */
+const MAX_TIMEOUT_SECONDS = 86_400;
+
+function oneOf<const T extends readonly [string, ...string[]]>(field: string, values: T) {
+  return z.enum(values, {
+    error: (iss) =>
+      iss.input === undefined
+        ? `${field} is required: one of ${values.join(", ")}`
+        : `${field} must be one of ${values.join(", ")} (got ${JSON.stringify(iss.input)})`,
+  });
+}
+
+function nonNegativeInt(field: string, unit: string) {
+  const error = `${field} must be a non-negative integer (${unit})`;
+  return z.number({ error }).int({ error }).min(0, { error });
+}
+
+function timeoutSeconds(field: string) {
+  const error = `${field} must be an integer from 1 to ${MAX_TIMEOUT_SECONDS} (seconds)`;
+  return z.number({ error }).int({ error }).min(1, { error }).max(MAX_TIMEOUT_SECONDS, { error });
+}
+
+function nonEmpty(field: string) {
+  const error = `${field} is required: a non-empty string`;
+  return z.string({ error }).min(1, { error });
+}
+
+const locationsRule = `locations must be one of ${LOCATIONS.join(", ")}, a comma-separated list of them (e.g. "US,RO"), or "" for any region`;
+
+/** One region code, or several separated by commas, each at most once. */
+function validLocations(value: string): boolean {
+  if (value === "") return true;
+  const codes = value.split(",");
+  return codes.every((c) => (LOCATIONS as readonly string[]).includes(c)) && new Set(codes).size === codes.length;
+}
+
+/**
+ * The inputs after `check()` has filled in the defaults. Extra keys (`__provider`,
+ * `__name`) pass through untouched.
+ */
+export const endpointInputsSchema = z
+  .object({
+    name: nonEmpty("name"),
+    gpuIds: oneOf("gpuIds", GPU_IDS),
+    templateId: nonEmpty("templateId"),
+    type: oneOf("type", ENDPOINT_TYPES),
+    idleTimeout: nonNegativeInt("idleTimeout", "seconds").optional(),
+    // "" and null both mean any region (spec 2.9).
+    locations: z
+      .string({ error: locationsRule })
+      .refine(validLocations, { error: (iss) => `${locationsRule} (got ${JSON.stringify(iss.input)})` })
+      .nullable()
+      .optional(),
+    flashBootType: oneOf("flashBootType", FLASH_BOOT_TYPES).optional(),
+    scalerType: oneOf("scalerType", SCALER_TYPES).optional(),
+    scalerValue: nonNegativeInt("scalerValue", "the scaler's target").optional(),
+    workersMin: nonNegativeInt("workersMin", "workers").optional(),
+    workersMax: nonNegativeInt("workersMax", "workers").optional(),
+    networkVolumeId: z
+      .string({ error: "networkVolumeId must be a network volume id, or null for none" })
+      .min(1, { error: "networkVolumeId must be a network volume id, or null for none" })
+      .nullable()
+      .optional(),
+    waitForWorkers: z.boolean({ error: "waitForWorkers must be true or false" }),
+    readyTimeoutSeconds: timeoutSeconds("readyTimeoutSeconds"),
+    drainTimeoutSeconds: timeoutSeconds("drainTimeoutSeconds"),
+  })
+  .superRefine((v, ctx) => {
+    if (typeof v.workersMin === "number" && typeof v.workersMax === "number" && v.workersMin > v.workersMax) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["workersMin"],
+        message: `workersMin (${v.workersMin}) must not exceed workersMax (${v.workersMax})`,
+      });
+    }
+  });
+
+export type EndpointInputs = z.infer<typeof endpointInputsSchema> & {
+  [LOGICAL_NAME_KEY]?: string;
+  /** The owner token `check()` settled on (see lifecycle/owner.ts); never part of a diff. */
+  [OWNER_TOKEN_KEY]?: string;
+};
+
+/** The kind in owner tokens: an endpoint and a pod of the same logical name never share one. */
+export const ENDPOINT_KIND = "ServerlessEndpoint";
+
+/**
+ * Whether the endpoint's name is the one generated from its owner token: only such a name
+ * says which stack's resource made it (a name the user gave may be another stack's too).
+ */
+export function isOwnerNamed(inputs: { name?: unknown; [LOGICAL_NAME_KEY]?: unknown; [OWNER_TOKEN_KEY]?: unknown }): boolean {
+  const token = inputs[OWNER_TOKEN_KEY];
+  const logical = typeof inputs[LOGICAL_NAME_KEY] === "string" ? inputs[LOGICAL_NAME_KEY] : "endpoint";
+  return typeof token === "string" && inputs.name === autoName(logical, undefined, token);
+}
+
+/**
+ * `check()`: fill the defaults (so an explicit default and an omitted one give the same
+ * inputs, hence no diff), then validate. `olds` are the old inputs: they keep a generated
+ * name stable across updates.
+ */
+export function checkEndpointInputs(
+  olds: Record<string, any> | undefined,
+  news: Record<string, any>,
+  predecessorOf?: (base: string) => string | undefined,
+): pulumi.dynamic.CheckResult {
+  const logicalName = typeof news[LOGICAL_NAME_KEY] === "string" ? news[LOGICAL_NAME_KEY] : "endpoint";
+  const token = ownerToken(ENDPOINT_KIND, olds, news, predecessorOf);
+  const inputs: Record<string, any> = {
+    ...news,
+    [OWNER_TOKEN_KEY]: token,
+    name: resolveName(news.name, olds, logicalName, token),
+    type: news.type ?? DEFAULT_TYPE,
+    waitForWorkers: news.waitForWorkers ?? true,
+    readyTimeoutSeconds: news.readyTimeoutSeconds ?? DEFAULT_READY_TIMEOUT_SECONDS,
+    drainTimeoutSeconds: news.drainTimeoutSeconds ?? DEFAULT_DRAIN_TIMEOUT_SECONDS,
+  };
+  // Pulumi hands over an omitted optional input as absent, but be strict about `undefined`
+  // anyway: it cannot be serialized into state.
+  for (const key of Object.keys(inputs)) if (inputs[key] === undefined) delete inputs[key];
+  const parsed = endpointInputsSchema.safeParse(inputs);
+  const failures = parsed.success ? [] : checkFailures(parsed.error, inputs);
+  return failures.length > 0 ? { inputs, failures } : { inputs };
+}
+
+/** One worker of an endpoint, as read back. */
+export interface EndpointWorkerOutput {
+  /** `STARTING`, `RUNNING`, or `EXITED` while draining. */
+  desiredStatus: string;
+}
+
+/** What a ServerlessEndpoint holds in state: the endpoint as read back, plus the wait settings. */
+export interface ServerlessEndpointOutputs {
+  /** The endpoint's name. */
+  name: string;
+  /** GPU tier of the workers. */
+  gpuIds: string;
+  /** Serverless template of the workers. */
+  templateId: string;
+  /** `QB` or `LB`. */
+  type: string;
+  /** Seconds before idle workers shut down; null when the platform reports none. */
+  idleTimeout: number | null;
+  /** Region restriction; null for any region. */
+  locations: string | null;
+  /** `OFF` or `FLASHBOOT`; null when the platform reports none. */
+  flashBootType: string | null;
+  /** `QUEUE_DELAY` or `REQUEST_COUNT`; null when the platform reports none. */
+  scalerType: string | null;
+  /** Target value of the scaler; null when the platform reports none. */
+  scalerValue: number | null;
+  /** Minimum workers. */
+  workersMin: number | null;
+  /** Maximum workers. */
+  workersMax: number | null;
+  /** Mounted network volume; null for none. */
+  networkVolumeId: string | null;
+  /** The workers when last read. */
+  pods: EndpointWorkerOutput[];
+  /** @default true */
+  waitForWorkers: boolean;
+  /** @default 600 */
+  readyTimeoutSeconds: number;
+  /** @default 600 */
+  drainTimeoutSeconds: number;
+}

@@ -1,0 +1,298 @@
+/**
+ * The ServerlessEndpoint provider's methods, called directly, against the emulator over real
+ * HTTP (GraphQL). Emulator timings are tens of milliseconds, so waits are real but short.
+ */
+import { ComputePlatform, ConflictError } from "../../../../src/client";
+import { type Clock, systemClock } from "../../../../src/client/core/clock";
+import { type Emulator, startEmulator } from "../../../../src/emulator";
+import {
+  EndpointNotReadyError,
+  ServerlessEndpointProvider,
+  type ServerlessEndpointOutputs,
+} from "../../../../src/resources/serverless-endpoint";
+import { createServerlessTemplate } from "../../../helpers/emulator-fixtures";
+
+const STARTING_MS = 60;
+const DRAIN_MS = 120;
+const QUOTAS = { minute: 100_000, hour: 1_000_000, day: 10_000_000 };
+
+let emu: Emulator;
+let client: ComputePlatform;
+/** The serverless template the endpoints name (the platform checks that it exists). */
+let TPL: string;
+
+beforeAll(async () => {
+  emu = await startEmulator({ port: 0, quotas: QUOTAS, timings: { provisioningMs: 10, startingMs: STARTING_MS, drainMs: DRAIN_MS } });
+  TPL = await createServerlessTemplate(emu.url, emu.apiKey);
+  client = new ComputePlatform({ apiKey: emu.apiKey, apiUrl: emu.url, serverlessUrl: emu.url, pacing: false, maxRetries: 1 });
+});
+
+afterAll(async () => {
+  await client?.close();
+  await emu?.close();
+});
+
+function provider(over: Partial<ConstructorParameters<typeof ServerlessEndpointProvider>[0]> = {}) {
+  return new ServerlessEndpointProvider({ client: () => client, pollIntervalMs: 5, maxPollIntervalMs: 20, ...over });
+}
+
+/** Checked inputs, as the engine hands them to create/update. */
+async function inputs(p: ServerlessEndpointProvider, news: Record<string, unknown>, olds?: Record<string, unknown>) {
+  const checked = await p.check(olds ?? {}, { gpuIds: "AMPERE_24", templateId: TPL, ...news });
+  expect(checked.failures ?? []).toEqual([]);
+  return checked.inputs!;
+}
+
+function live(id: string): any {
+  return emu.state().endpoints.find((e: any) => e.id === id);
+}
+
+/** Request-log entries of one endpoint test, from `from` on. */
+function opsSince(from: number): { op: string; at: number }[] {
+  return emu
+    .requestLog()
+    .slice(from)
+    .filter((e) => e.path === "/graphql")
+    .map((e) => ({ op: e.op, at: Date.parse(e.at) }));
+}
+
+test("lifecycle: create waits for workers, updates in place, type change plans replace, delete scales to zero", async () => {
+  const p = provider();
+  const created = await p.create(await inputs(p, { name: "life", workersMin: 2, workersMax: 3, idleTimeout: 7 }));
+  const id = created.id;
+  expect(created.outs).toMatchObject({ name: "life", type: "QB", workersMin: 2, workersMax: 3, idleTimeout: 7 });
+  // The wait returned only once both workers run.
+  expect(created.outs!.pods).toEqual([{ desiredStatus: "RUNNING" }, { desiredStatus: "RUNNING" }]);
+  // Platform-filled values are in the outputs, never undefined.
+  expect(created.outs!.scalerType).toBe("QUEUE_DELAY");
+  expect(Object.values(created.outs!).includes(undefined as any)).toBe(false);
+
+  // Same program again: no diff, even for what the platform filled in.
+  const olds = created.outs as ServerlessEndpointOutputs;
+  const same = await inputs(p, { name: "life", workersMin: 2, workersMax: 3, idleTimeout: 7 });
+  expect(await p.diff(id, olds, same)).toMatchObject({ changes: false, replaces: [] });
+
+  // In place: rename, fewer workers, another idle timeout.
+  const news = await inputs(p, { name: "life-2", workersMin: 1, workersMax: 3, idleTimeout: 30, flashBootType: "FLASHBOOT" });
+  expect(await p.diff(id, olds, news)).toMatchObject({ changes: true, replaces: [] });
+  const saves = emu.counts().saveEndpoint ?? 0;
+  const updated = await p.update(id, olds, news);
+  expect(emu.counts().saveEndpoint).toBe(saves + 1);
+  expect(updated.outs).toMatchObject({ name: "life-2", workersMin: 1, idleTimeout: 30, flashBootType: "FLASHBOOT", type: "QB" });
+  expect(live(id)).toMatchObject({ id, name: "life-2", workersMin: 1, idleTimeout: 30, flashBootType: "FLASHBOOT" });
+
+  // Only a wait setting changed: nothing is sent to the platform.
+  const waitOnly = await inputs(p, { name: "life-2", workersMin: 1, workersMax: 3, idleTimeout: 30, readyTimeoutSeconds: 60 });
+  expect(await p.diff(id, updated.outs!, waitOnly)).toMatchObject({ changes: true, replaces: [] });
+  const afterWaitOnly = await p.update(id, updated.outs!, waitOnly);
+  expect(emu.counts().saveEndpoint).toBe(saves + 1);
+  expect(afterWaitOnly.outs!.readyTimeoutSeconds).toBe(60);
+
+  // type is fixed at creation.
+  const lb = await inputs(p, { name: "life-2", type: "LB", workersMin: 1, workersMax: 3 });
+  expect(await p.diff(id, afterWaitOnly.outs!, lb)).toEqual({ changes: true, replaces: ["type"], deleteBeforeReplace: false });
+
+  // What the engine does for that replace: create the new one, then delete the old one.
+  const replacement = await p.create(lb);
+  expect(replacement.id).not.toBe(id);
+  expect(live(replacement.id)).toMatchObject({ type: "LB" });
+  await p.delete(id, afterWaitOnly.outs!);
+  expect(live(id)).toBeUndefined();
+  expect(await p.read(id, afterWaitOnly.outs!)).toEqual({});
+
+  await p.delete(replacement.id, replacement.outs!);
+  expect(live(replacement.id)).toBeUndefined();
+});
+
+test("delete never sends deleteEndpoint while the endpoint has workers (request log)", async () => {
+  const p = provider();
+  const { id, outs } = await p.create(await inputs(p, { name: "drain-me", workersMin: 2, workersMax: 2 }));
+  expect(live(id).pods.filter((w: any) => w.desiredStatus === "RUNNING")).toHaveLength(2);
+
+  // What the platform held at the moment the provider sent deleteEndpoint.
+  const seenAtDelete: any[] = [];
+  const watching = {
+    endpoints: Object.assign(Object.create(client.endpoints), {
+      delete: (target: string, opts?: any) => {
+        seenAtDelete.push(structuredClone(live(target)));
+        return client.endpoints.delete(target, opts);
+      },
+    }),
+  };
+  const from = emu.requestLog().length;
+  await provider({ client: () => watching as any }).delete(id, outs!);
+
+  const ops = opsSince(from);
+  const names = ops.map((o) => o.op);
+  expect(names.filter((n) => n === "deleteEndpoint")).toHaveLength(1);
+  const scaleDown = names.indexOf("saveEndpoint");
+  const del = names.indexOf("deleteEndpoint");
+  // Scale-down first, then reads until the workers are gone, then the delete, last.
+  expect(names[0]).toBe("myself");
+  expect(scaleDown).toBeGreaterThan(0);
+  expect(del).toBe(names.length - 1);
+  expect(names.slice(scaleDown + 1, del).every((n) => n === "myself")).toBe(true);
+  expect(del - scaleDown).toBeGreaterThan(1);
+  // Drained workers stay listed for drainMs after the scale-down: the delete came after that.
+  expect(ops[del].at - ops[scaleDown].at).toBeGreaterThanOrEqual(DRAIN_MS - 5);
+  expect(seenAtDelete).toEqual([expect.objectContaining({ id, workersMin: 0, workersMax: 0, pods: [] })]);
+  expect(live(id)).toBeUndefined();
+});
+
+test("a refused delete (workers raised again meanwhile) starts over from the scale-down", async () => {
+  const p = provider();
+  const { id, outs } = await p.create(await inputs(p, { name: "racer", workersMin: 1, workersMax: 1 }));
+  let raced = false;
+  const racing = {
+    endpoints: Object.assign(Object.create(client.endpoints), {
+      delete: async (target: string, opts?: any) => {
+        if (!raced) {
+          raced = true;
+          // Someone else scales it up between our scale-down and our delete.
+          await client.endpoints.save({ id: target, name: "racer", gpuIds: "AMPERE_24", templateId: TPL, workersMin: 1, workersMax: 1 });
+          // The platform's own refusal is what the provider gets.
+          const refusal = await client.endpoints.delete(target, opts).catch((e) => e);
+          expect(refusal).toBeInstanceOf(ConflictError);
+          throw refusal;
+        }
+        return client.endpoints.delete(target, opts);
+      },
+    }),
+  };
+  const deletesBefore = emu.counts().deleteEndpoint ?? 0;
+  const savesBefore = emu.counts().saveEndpoint ?? 0;
+  await provider({ client: () => racing as any }).delete(id, outs!);
+  expect(raced).toBe(true);
+  // Our scale-down, the racer's scale-up, our second scale-down.
+  expect(emu.counts().saveEndpoint).toBe(savesBefore + 3);
+  // The refused one (sent by the racer's check) and the one that succeeded.
+  expect(emu.counts().deleteEndpoint).toBe(deletesBefore + 2);
+  expect(live(id)).toBeUndefined();
+});
+
+test("a name with quotes, braces, backslashes and newlines survives create and read", async () => {
+  const p = provider();
+  const name = 'say "hi" {json: [1, {"a": 2}]} back\\slash\\\\ $var\nsecond line\r\n\ttab }) { mutation';
+  const { id, outs } = await p.create(await inputs(p, { name, waitForWorkers: false }));
+  expect(outs!.name).toBe(name);
+  expect(live(id).name).toBe(name);
+  const read = await p.read(id, outs!);
+  expect(read.props!.name).toBe(name);
+  expect((read.inputs as any).name).toBe(name);
+  await p.delete(id, outs!);
+});
+
+test("read shows drift in props and inputs; a gone endpoint reads as gone and deletes as success", async () => {
+  const p = provider();
+  const { id, outs } = await p.create(await inputs(p, { name: "drifty", waitForWorkers: false, workersMax: 2 }));
+  // Changed behind Pulumi's back.
+  await client.endpoints.save({ id, name: "drifty", gpuIds: "ADA_24", templateId: TPL, idleTimeout: 99 });
+  const read = await p.read(id, outs!);
+  expect(read.id).toBe(id);
+  expect(read.props).toMatchObject({ gpuIds: "ADA_24", idleTimeout: 99, waitForWorkers: false });
+  expect(read.inputs).toMatchObject({ name: "drifty", gpuIds: "ADA_24", idleTimeout: 99, type: "QB" });
+  // The program still says AMPERE_24: the next diff shows it.
+  const back = await inputs(p, { name: "drifty", waitForWorkers: false, workersMax: 2 });
+  expect(await p.diff(id, read.props!, back)).toMatchObject({ changes: true, replaces: [] });
+
+  // Removed behind Pulumi's back.
+  await client.endpoints.save({ id, name: "drifty", gpuIds: "ADA_24", templateId: TPL, workersMin: 0, workersMax: 0 });
+  await client.endpoints.delete(id);
+  expect(await p.read(id, outs!)).toEqual({});
+  const before = emu.counts().deleteEndpoint;
+  await expect(p.delete(id, outs!)).resolves.toBeUndefined();
+  expect(emu.counts().deleteEndpoint).toBe(before);
+  // An update of a gone endpoint says what to do, with or without fields to send.
+  const gone = /no longer exists on the platform; run `pulumi refresh`/;
+  await expect(p.update(id, outs!, await inputs(p, { name: "drifty", waitForWorkers: false, workersMax: 2 }))).rejects.toThrow(gone);
+  await expect(p.update(id, outs!, await inputs(p, { name: "drifty-2", waitForWorkers: false }))).rejects.toThrow(gone);
+});
+
+describe("bounded waits (fake clock: the deadline passes without real waiting)", () => {
+  let slow: Emulator;
+  let slowClient: ComputePlatform;
+  let SLOW_TPL: string;
+  beforeAll(async () => {
+    // Workers that take an hour to start and to drain.
+    slow = await startEmulator({ port: 0, quotas: QUOTAS, timings: { startingMs: 3_600_000, drainMs: 3_600_000 } });
+    slowClient = new ComputePlatform({ apiKey: slow.apiKey, apiUrl: slow.url, serverlessUrl: slow.url, pacing: false, maxRetries: 1 });
+    SLOW_TPL = await createServerlessTemplate(slow.url, slow.apiKey);
+  });
+  afterAll(async () => {
+    await slowClient?.close();
+    await slow?.close();
+  });
+
+  function fakeClock(): Clock & { slept: number } {
+    let t = 0;
+    const clock = {
+      slept: 0,
+      now: () => t,
+      sleep: async (ms: number) => {
+        t += ms;
+        clock.slept += ms;
+        await new Promise((r) => setImmediate(r));
+      },
+    };
+    return clock;
+  }
+
+  test("a create whose workers never run fails with the id kept, and the next up waits again", async () => {
+    const clock = fakeClock();
+    const p = provider({ client: () => slowClient, clock, pollIntervalMs: 1000, maxPollIntervalMs: 30_000 });
+    const checked = await inputs(p, { name: "never-ready", templateId: SLOW_TPL, workersMin: 1, workersMax: 1, readyTimeoutSeconds: 120 });
+    const err = await p.create(checked).then(
+      () => undefined,
+      (e) => e,
+    );
+    expect(err).toBeInstanceOf(EndpointNotReadyError);
+    const ids = slow.state().endpoints.map((e: any) => e.id);
+    expect(ids).toContain(err.id);
+    expect(err.properties).toMatchObject({ name: "never-ready", templateId: SLOW_TPL, workersMin: 1, pods: [{ desiredStatus: "STARTING" }] });
+    expect(err.reasons[0]).toMatch(/0 of 1 workers RUNNING after 120 s/);
+    // Bounded by readyTimeoutSeconds, on the injected clock.
+    expect(clock.now()).toBeGreaterThanOrEqual(120_000);
+    expect(clock.now()).toBeLessThan(121_000);
+
+    // An `up` after the failed one: no changes, but the update waits again (and fails again here).
+    const again = await p.update(err.id, err.properties, checked).catch((e) => e);
+    expect(again).toBeInstanceOf(EndpointNotReadyError);
+    expect(again.id).toBe(err.id);
+  });
+
+  test("a delete whose workers never drain stops at drainTimeoutSeconds, scaled to zero, and never sends deleteEndpoint", async () => {
+    const clock = fakeClock();
+    const p = provider({ client: () => slowClient, clock, pollIntervalMs: 1000, maxPollIntervalMs: 30_000 });
+    const { id, outs } = await p.create(await inputs(p, { name: "slow-drain", templateId: SLOW_TPL, workersMin: 1, workersMax: 1, waitForWorkers: false, drainTimeoutSeconds: 60 }));
+    await expect(p.delete(id, outs!)).rejects.toThrow(/1 worker\(s\) still listed 60 s after scaling to zero.*next `pulumi destroy`/);
+    expect(slow.counts().deleteEndpoint ?? 0).toBe(0);
+    expect(slow.state().endpoints.find((e: any) => e.id === id)).toMatchObject({ workersMin: 0, workersMax: 0, pods: [{ desiredStatus: "EXITED" }] });
+    expect(clock.now()).toBeLessThanOrEqual(61_000);
+  });
+
+  test("a wait can be cancelled", async () => {
+    const controller = new AbortController();
+    // Cancelled as the wait first pauses between reads: after the save was answered, however
+    // slow the machine (a timer could fire before the save is answered, and abort that instead).
+    const cancelling: Clock = {
+      now: () => systemClock.now(),
+      sleep: (ms, signal) => {
+        controller.abort(new Error("cancelled by test"));
+        return systemClock.sleep(ms, signal);
+      },
+    };
+    const p = provider({
+      client: () => slowClient,
+      clock: cancelling,
+      signal: controller.signal,
+      pollIntervalMs: 5,
+      maxPollIntervalMs: 5,
+    });
+    const checked = await inputs(p, { name: "cancel-me", templateId: SLOW_TPL, workersMin: 1, workersMax: 1 });
+    const err = await p.create(checked).catch((e) => e);
+    // Still an init failure with the id: the endpoint exists and must not be forgotten.
+    expect(err).toBeInstanceOf(EndpointNotReadyError);
+    expect(err.reasons[0]).toMatch(/cancelled by test/);
+    expect(slow.state().endpoints.map((e: any) => e.id)).toContain(err.id);
+  });
+});

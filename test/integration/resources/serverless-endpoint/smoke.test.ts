@@ -1,0 +1,71 @@
+/**
+ * runSyncSmokeTest against the emulator's hosted models over HTTP: it calls runsync during
+ * `up` and never during `preview`.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { ComputePlatform } from "../../../../src/client";
+import { type Emulator, startEmulator } from "../../../../src/emulator";
+import { runSyncSmokeTest } from "../../../../src/resources/serverless-endpoint";
+import { smokeCall } from "../../../../src/resources/serverless-endpoint/smoke";
+
+let emu: Emulator;
+let client: ComputePlatform;
+
+const mocks: pulumi.runtime.Mocks = {
+  newResource: (args) => ({ id: `${args.name}-id`, state: args.inputs }),
+  call: (args) => args.inputs,
+};
+
+/** The value of an output, or "unknown" when the engine would show it as such. */
+async function settle<T>(out: pulumi.Output<T>): Promise<T | "unknown"> {
+  if (!(await (out as any).isKnown)) return "unknown";
+  return (out as any).promise();
+}
+
+beforeAll(async () => {
+  emu = await startEmulator({ port: 0 });
+  client = new ComputePlatform({ apiKey: emu.apiKey, apiUrl: emu.url, serverlessUrl: emu.url, pacing: false, maxRetries: 0 });
+});
+
+afterAll(async () => {
+  await client?.close();
+  await emu?.close();
+});
+
+const input = { prompt: 'a "quoted" lighthouse', width: 16, height: 8 };
+
+test("preview sends nothing and leaves the result unknown", async () => {
+  await pulumi.runtime.setMocks(mocks, "smoke", "dev", true);
+  const out = runSyncSmokeTest({ endpointId: "sdxl-turbo", input, client });
+  expect(await settle(out)).toBe("unknown");
+  expect(emu.counts().runSync ?? 0).toBe(0);
+});
+
+test("up calls the model once and returns the image URL", async () => {
+  await pulumi.runtime.setMocks(mocks, "smoke", "dev", false);
+  const before = emu.counts().runSync ?? 0;
+  const result = await settle(runSyncSmokeTest({ endpointId: pulumi.output("sdxl-turbo"), input, client }));
+  expect(result).toEqual({ id: expect.any(String), status: "COMPLETED", imageUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\//) });
+  expect(emu.counts().runSync).toBe(before + 1);
+  // The URL points at a real image.
+  const image = await fetch((result as any).imageUrl);
+  expect(image.status).toBe(200);
+});
+
+test("without a client it uses stack config, key as a secret, and the result is not secret", async () => {
+  await pulumi.runtime.setMocks(mocks, "smoke", "dev", false);
+  pulumi.runtime.setAllConfig(
+    { "computeplatform:apiKey": emu.apiKey, "computeplatform:apiUrl": emu.url, "computeplatform:serverlessUrl": emu.url },
+    ["computeplatform:apiKey"],
+  );
+  const out = runSyncSmokeTest({ endpointId: "flux-schnell", input });
+  expect(await settle(out)).toMatchObject({ status: "COMPLETED" });
+  expect(await pulumi.isSecret(out)).toBe(false);
+  expect(JSON.stringify(await settle(out))).not.toContain(emu.apiKey);
+});
+
+test("a failing call rejects with the platform's error, which fails the apply and so the deployment", async () => {
+  // Tested below the Output: a rejected apply also rejects promises inside Pulumi's Output
+  // that only Pulumi's own program runner listens to.
+  await expect(smokeCall(client, "no-such-model", input)).rejects.toThrow(/no hosted model "no-such-model".*404/);
+});

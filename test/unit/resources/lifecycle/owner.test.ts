@@ -1,0 +1,159 @@
+/**
+ * Owner tokens (src/resources/lifecycle/owner.ts): what makes a create findable again after the plugin
+ * was killed mid-create, without ever mistaking another stack's pod, or the pod being
+ * replaced, for an earlier try. Pure: no I/O.
+ */
+import {
+  autoName,
+  baseOf,
+  baseOwnerToken,
+  ownerInputs,
+  ownerToken,
+  Predecessors,
+  replacementToken,
+} from "../../../../src/resources/lifecycle/owner";
+import { planPodChange } from "../../../../src/resources/pod/plan";
+import { checkPod, OWNER_ENV } from "../../../../src/resources/pod/schema";
+import { planEndpointDiff } from "../../../../src/resources/serverless-endpoint/plan";
+import { checkEndpointInputs, isOwnerNamed } from "../../../../src/resources/serverless-endpoint/schema";
+
+const scope = { __organization: "acme", __project: "infra", __stack: "dev", __logicalName: "trainer" };
+const pod = { ...scope, image: "img/app:1", gpu: { id: "NVIDIA_A100" } };
+
+describe("base token", () => {
+  test("is 16 hex, the same for the same declaration, and apart for any other scope", () => {
+    const t = baseOwnerToken("Pod", scope, "trainer");
+    expect(t).toMatch(/^[0-9a-f]{16}$/);
+    expect(baseOwnerToken("Pod", { ...scope }, "trainer")).toBe(t);
+    const others = [
+      baseOwnerToken("Pod", { ...scope, __stack: "prod" }, "trainer"),
+      baseOwnerToken("Pod", { ...scope, __project: "other" }, "trainer"),
+      baseOwnerToken("Pod", { ...scope, __organization: "other" }, "trainer"),
+      baseOwnerToken("Pod", { ...scope, __parents: "my:Component::a" }, "trainer"),
+      baseOwnerToken("ServerlessEndpoint", scope, "trainer"),
+      baseOwnerToken("Pod", scope, "trainer2"),
+    ];
+    expect(new Set([t, ...others]).size).toBe(others.length + 1);
+  });
+
+  test("fields do not run into each other: (ab, c) and (a, bc) differ", () => {
+    expect(baseOwnerToken("Pod", { __project: "ab", __stack: "c" }, "x")).not.toBe(
+      baseOwnerToken("Pod", { __project: "a", __stack: "bc" }, "x"),
+    );
+  });
+
+  test("needs the logical name: without it there is no token", () => {
+    expect(baseOf("Pod", { __project: "p" })).toBeUndefined();
+    expect(ownerToken("Pod", {}, { __project: "p" })).toBeUndefined();
+    expect(checkPod({}, { image: "i", gpu: { id: "G" } }).inputs).not.toHaveProperty("__ownerToken");
+  });
+});
+
+describe("ownerToken in check", () => {
+  const base = baseOwnerToken("Pod", scope, "trainer");
+
+  test("a new resource gets the base token; old inputs carry theirs through updates", () => {
+    expect(ownerToken("Pod", {}, pod)).toBe(base);
+    expect(ownerToken("Pod", undefined, pod)).toBe(base);
+    expect(ownerToken("Pod", { __ownerToken: "feedfacefeedface" }, pod)).toBe("feedfacefeedface");
+  });
+
+  test("a replacement diffed in this process derives from the old id: apart from every pod before it, the same on a retry", () => {
+    const known = new Map([[base, "pod-old"]]);
+    const t = ownerToken("Pod", {}, pod, (b) => known.get(b));
+    expect(t).toBe(replacementToken(base, "pod-old"));
+    expect(t).not.toBe(base);
+    expect(ownerToken("Pod", {}, pod, (b) => known.get(b))).toBe(t);
+    expect(replacementToken(base, "pod-other")).not.toBe(t);
+  });
+
+  test("the auto-name comes from the token: the same on a retry, apart across stacks and replacements", () => {
+    const dev = checkPod({}, pod).inputs!;
+    const again = checkPod({}, pod).inputs!;
+    const prod = checkPod({}, { ...pod, __stack: "prod" }).inputs!;
+    const replacement = checkPod({}, pod, () => "pod-old").inputs!;
+    expect(dev.name).toBe(`trainer-${base.slice(0, 7)}`);
+    expect(again.name).toBe(dev.name);
+    expect(prod.name).not.toBe(dev.name);
+    expect(replacement.name).not.toBe(dev.name);
+    expect(replacement.__ownerToken).toBe(replacementToken(base, "pod-old"));
+    // An update keeps the name it had, whatever the token.
+    expect(checkPod({ name: "trainer-abc1234", __ownerToken: base }, pod).inputs!.name).toBe("trainer-abc1234");
+  });
+
+  test("the token's env var is the provider's: declaring it fails check, naming the key", () => {
+    const r = checkPod({}, { ...pod, env: { [OWNER_ENV]: "x" } });
+    expect(r.failures).toEqual([{ property: `env.${OWNER_ENV}`, reason: expect.stringMatching(/set by this provider/) }]);
+  });
+
+  test("the token and the hidden inputs never make a diff", () => {
+    const first = checkPod({}, pod).inputs!;
+    const outs = {
+      id: "p1", name: first.name, status: "RUNNING", actions: [], image: "img/app:1", args: "", disk: 20, mounts: {},
+      ports: [], env: { [OWNER_ENV]: `${first.__ownerToken}.0a1b2c3d` }, registry: null, gpu: { id: "NVIDIA_A100", count: 1 },
+      cloud: "SECURE", dataCenterId: "DC", template: null, cost: 1, locked: false, globalNetworking: { enabled: false },
+      runtime: null, createdAt: "", startedAt: null, desiredStatus: "RUNNING", waitFor: "RUNNING", waitTimeoutSeconds: 600,
+      __declared: { keys: ["cloud", "globalNetworking", "gpu", "image", "locked", "name"], envKeys: [], globalNetworking: false },
+    } as any;
+    const moved = { ...first, __ownerToken: "0000000000000000", __stack: "elsewhere", __parents: "x" };
+    expect(planPodChange(outs, moved)).toEqual({ replaces: [], updates: [] });
+  });
+});
+
+describe("endpoints", () => {
+  const ep = { ...scope, __logicalName: "api", gpuIds: "AMPERE_24", templateId: "tpl" };
+
+  test("an auto-name from the token says whose the endpoint is; a given name does not", () => {
+    const auto = checkEndpointInputs({}, ep).inputs;
+    expect(auto.name).toBe(autoName("api", undefined, auto.__ownerToken));
+    expect(isOwnerNamed(auto)).toBe(true);
+    const given = checkEndpointInputs({}, { ...ep, name: "my-api" }).inputs;
+    expect(isOwnerNamed(given)).toBe(false);
+    // Kept across an update even when a later token would differ.
+    const kept = checkEndpointInputs(auto, ep, () => "ep-old").inputs;
+    expect(kept.name).toBe(auto.name);
+    expect(kept.__ownerToken).toBe(auto.__ownerToken);
+  });
+
+  test("the token never makes a diff", () => {
+    const inputs = checkEndpointInputs({}, ep).inputs;
+    const olds = { name: inputs.name, gpuIds: "AMPERE_24", templateId: "tpl", type: "QB", waitForWorkers: true, readyTimeoutSeconds: 600, drainTimeoutSeconds: 600 };
+    expect(planEndpointDiff(olds, { ...inputs, __ownerToken: "0000000000000000", __stack: "x" }).changes).toBe(false);
+  });
+});
+
+describe("ownerInputs", () => {
+  const program = { organization: () => "acme", project: () => "infra", stack: () => "dev" };
+
+  test("organization, project and stack of the program; the parents' types and names, outermost first", () => {
+    const root = { __pulumiType: "pulumi:pulumi:Stack", __name: "infra-dev" };
+    const outer = { __pulumiType: "my:Cluster", __name: "c1", __parentResource: root };
+    const inner = { __pulumiType: "my:Node", __name: "n1", __parentResource: outer };
+    expect(ownerInputs(inner, program)).toEqual({
+      __organization: "acme",
+      __project: "infra",
+      __stack: "dev",
+      __parents: "my:Cluster::c1$my:Node::n1",
+    });
+    expect(ownerInputs(undefined, program)).toEqual({ __organization: "acme", __project: "infra", __stack: "dev" });
+  });
+
+  test("outside a program (the getters throw) nothing is added", () => {
+    const none = () => {
+      throw new Error("no project");
+    };
+    expect(ownerInputs(undefined, { organization: none, project: none, stack: none })).toEqual({});
+  });
+});
+
+describe("Predecessors", () => {
+  test("remembers the old id per base token until that id is deleted", () => {
+    const p = new Predecessors();
+    p.record("b1", "pod-1");
+    p.record(undefined, "pod-x");
+    p.record("b2", "pod-2");
+    expect([p.get("b1"), p.get("b2"), p.get(undefined)]).toEqual(["pod-1", "pod-2", undefined]);
+    p.forget("pod-1");
+    expect([p.get("b1"), p.get("b2")]).toEqual([undefined, "pod-2"]);
+  });
+});

@@ -1,0 +1,129 @@
+import { UNKNOWN } from "../../../../src/resources/engine/check";
+import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
+import {
+  checkNetworkVolume,
+  type NetworkVolumeOutputs,
+  NetworkVolumeProvider,
+  planNetworkVolumeChange,
+  podsMounting,
+} from "../../../../src/resources/network-volume";
+
+const base = { name: "data", size: 50, dataCenter: "EU-RO-1" };
+
+describe("NetworkVolume check", () => {
+  test.each([
+    ["valid", {}, base, []],
+    ["smallest size", {}, { ...base, size: 10 }, []],
+    ["largest size", {}, { ...base, size: 4096 }, []],
+    ["size below 10", {}, { ...base, size: 9 }, ["size"]],
+    ["size above 4096", {}, { ...base, size: 4097 }, ["size"]],
+    ["fractional size", {}, { ...base, size: 10.5 }, ["size"]],
+    ["size as a string", {}, { ...base, size: "50" }, ["size"]],
+    ["size missing", {}, { name: "data", dataCenter: "EU-RO-1" }, ["size"]],
+    ["dataCenter missing", {}, { name: "data", size: 50 }, ["dataCenter"]],
+    ["dataCenter empty", {}, { ...base, dataCenter: "" }, ["dataCenter"]],
+    ["unknown property", {}, { ...base, bogus: 1 }, ["(inputs)"]],
+    ["deleteWaitSeconds negative", {}, { ...base, deleteWaitSeconds: -1 }, ["deleteWaitSeconds"]],
+    ["deleteWaitSeconds above an hour", {}, { ...base, deleteWaitSeconds: 3601 }, ["deleteWaitSeconds"]],
+    ["grow", base, { ...base, size: 100 }, []],
+    ["same size", base, base, []],
+    ["shrink", { ...base, size: 100 }, base, ["size"]],
+    ["shrink while moving data center (a new volume)", { ...base, size: 100 }, { ...base, dataCenter: "US-TX-3" }, []],
+    ["shrink while the new data center is unknown", { ...base, size: 100 }, { ...base, dataCenter: UNKNOWN }, ["size"]],
+    ["unknown size at preview", base, { ...base, size: UNKNOWN }, []],
+    ["unknown dataCenter at preview", {}, { ...base, dataCenter: UNKNOWN }, []],
+    ["unknown name at preview", {}, { ...base, name: UNKNOWN }, []],
+  ])("%s", (_label, olds, news, failedProperties) => {
+    const result = checkNetworkVolume(olds as any, news as any);
+    expect((result.failures ?? []).map((f) => f.property)).toEqual(failedProperties);
+  });
+
+  test("a size failure names the field and the bounds", () => {
+    const [failure] = checkNetworkVolume({}, { ...base, size: 5 }).failures!;
+    expect(failure).toEqual({ property: "size", reason: "size must be an integer number of GB from 10 to 4096" });
+  });
+
+  test("a shrink is refused with the old and new sizes, not planned as a replace", () => {
+    const [failure] = checkNetworkVolume({ ...base, size: 200 }, { ...base, size: 100 }).failures!;
+    expect(failure.property).toBe("size");
+    expect(failure.reason).toContain("cannot shrink from 200 to 100 GB");
+    expect(failure.reason).toContain("only grow");
+  });
+
+  test("a missing name is generated from the logical name and then kept", () => {
+    const first = checkNetworkVolume({}, { size: 50, dataCenter: "EU-RO-1", [LOGICAL_NAME_KEY]: "scratch" });
+    expect(first.failures).toEqual([]);
+    expect(first.inputs!.name).toMatch(/^scratch-[0-9a-f]{7}$/);
+    const second = checkNetworkVolume(first.inputs as any, {
+      size: 80,
+      dataCenter: "EU-RO-1",
+      [LOGICAL_NAME_KEY]: "scratch",
+    });
+    expect(second.inputs!.name).toBe(first.inputs!.name);
+  });
+
+  test("the engine's own properties are not reported as unknown", () => {
+    const result = checkNetworkVolume({}, { ...base, __provider: "exports.handler = ...", [LOGICAL_NAME_KEY]: "v" });
+    expect(result.failures).toEqual([]);
+  });
+});
+
+describe("NetworkVolume diff plan", () => {
+  const olds: NetworkVolumeOutputs = { id: "vol-1", ...base, deleteWaitSeconds: 120 };
+  test.each([
+    ["no change", base, [], [], false],
+    ["rename", { ...base, name: "data2" }, [], ["name"], false],
+    ["grow", { ...base, size: 60 }, [], ["size"], false],
+    ["rename and grow", { ...base, name: "d", size: 60 }, [], ["name", "size"], false],
+    ["shrink", { ...base, size: 40 }, [], [], true],
+    ["move data center", { ...base, dataCenter: "US-TX-3" }, ["dataCenter"], [], false],
+    ["move data center and shrink (new volume)", { ...base, dataCenter: "US-TX-3", size: 20 }, ["dataCenter"], [], false],
+    ["unknown data center", { ...base, dataCenter: UNKNOWN }, ["dataCenter"], [], false],
+    ["unknown size", { ...base, size: UNKNOWN }, [], ["size"], false],
+    ["unknown name", { ...base, name: UNKNOWN }, [], ["name"], false],
+    ["delete wait changes state only", { ...base, deleteWaitSeconds: 10 }, [], ["deleteWaitSeconds"], false],
+    ["default delete wait is no change", { ...base, deleteWaitSeconds: 120 }, [], [], false],
+  ])("%s", (_label, news, replaces, updates, refused) => {
+    const plan = planNetworkVolumeChange(olds, news as any);
+    expect(plan.replaces).toEqual(replaces);
+    expect(plan.updates).toEqual(updates);
+    expect(plan.refused !== undefined).toBe(refused);
+  });
+
+  test("diff reports a replace only for dataCenter, and fails a shrink instead of replacing", async () => {
+    const provider = new NetworkVolumeProvider({
+      client: () => {
+        throw new Error("diff must not call the platform");
+      },
+    });
+    expect(await provider.diff("vol-1", olds, { ...base, size: 60 })).toEqual({
+      changes: true,
+      replaces: [],
+      stables: ["dataCenter"],
+    });
+    expect(await provider.diff("vol-1", olds, { ...base, dataCenter: "US-TX-3" })).toMatchObject({
+      changes: true,
+      replaces: ["dataCenter"],
+    });
+    expect(await provider.diff("vol-1", olds, base)).toMatchObject({ changes: false });
+    await expect(provider.diff("vol-1", olds, { ...base, size: 20 })).rejects.toThrow(/cannot shrink from 50 to 20 GB/);
+  });
+});
+
+describe("podsMounting", () => {
+  const pod = (id: string, status: string, volumeId?: string) =>
+    ({
+      id,
+      name: `n-${id}`,
+      status,
+      mounts: volumeId ? { network: [{ volumeId, path: "/data" }] } : {},
+    }) as any;
+
+  test("finds pods by their network mount and leaves out terminated ones", () => {
+    const pods = [pod("a", "RUNNING", "vol-1"), pod("b", "EXITED", "vol-2"), pod("c", "TERMINATED", "vol-1"), pod("d", "EXITED", "vol-1"), pod("e", "RUNNING")];
+    expect(podsMounting(pods, "vol-1")).toEqual([
+      { id: "a", name: "n-a", status: "RUNNING" },
+      { id: "d", name: "n-d", status: "EXITED" },
+    ]);
+  });
+});

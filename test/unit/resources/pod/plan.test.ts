@@ -1,0 +1,192 @@
+import type { Pod as WirePod } from "../../../../src/client/schemas";
+import { UNKNOWN } from "../../../../src/resources/engine/check";
+import { nextEnv, planPodChange, podOutputs, podPatch } from "../../../../src/resources/pod/plan";
+import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
+import { checkPod, type PodInputs, type PodOutputs } from "../../../../src/resources/pod/schema";
+import { isReady } from "../../../../src/resources/pod/status";
+
+const PLATFORM_ENV = { COMPUTEPLATFORM_POD_ID: "pod-1" };
+
+/** The pod the platform would report for these inputs, RUNNING, with its own env key added. */
+function liveFor(inputs: PodInputs, over: Partial<WirePod> = {}): WirePod {
+  return {
+    id: "pod-1",
+    name: inputs.name,
+    status: "RUNNING",
+    actions: ["stop", "restart", "terminate"],
+    image: inputs.image,
+    args: inputs.args ?? "",
+    disk: inputs.disk ?? 20,
+    mounts: (inputs.mounts ?? {}) as WirePod["mounts"],
+    ports: inputs.ports ?? [],
+    env: { ...(inputs.env ?? {}), ...PLATFORM_ENV },
+    registry: inputs.registry ?? null,
+    ...(inputs.gpu ? { gpu: { ...inputs.gpu } } : {}),
+    ...(inputs.cpu ? { cpu: { ...inputs.cpu, memory: 4 } } : {}),
+    cloud: inputs.cloud,
+    dataCenterId: "EU-RO-1",
+    template: null,
+    cost: 1.2,
+    locked: inputs.locked,
+    globalNetworking: inputs.globalNetworking ? { enabled: true, ip: "10.66.0.1", internalDns: "pod-1.x" } : { enabled: false },
+    runtime: {
+      uptime: 5,
+      ports: (inputs.ports ?? []).map((p) => ({ private: Number(p.split("/")[0]), public: 40000, type: p.split("/")[1], ip: "203.0.113.9" })),
+    },
+    createdAt: "2026-01-01T00:00:00.000Z",
+    startedAt: "2026-01-01T00:00:05.000Z",
+    ...over,
+  };
+}
+
+function checked(raw: Record<string, unknown>, olds?: Record<string, unknown>): PodInputs {
+  const r = checkPod(olds, { [LOGICAL_NAME_KEY]: "web", ...raw });
+  expect(r.failures).toEqual([]);
+  return r.inputs!;
+}
+
+const gpuPod = {
+  name: "web-1",
+  image: "img:1",
+  args: "--serve",
+  disk: 40,
+  ports: ["8888/http", "22/tcp"],
+  env: { A: "1", B: "2" },
+  registry: "reg-1",
+  gpu: { id: "NVIDIA_A100", count: 1 },
+  mounts: { network: [{ volumeId: "vol-1", path: "/workspace" }] },
+  dataCenterIds: ["EU-RO-1", "US-TX-3"],
+};
+const persistentPod = { ...gpuPod, mounts: { persistent: { size: 20, path: "/data" } } };
+const plainPod = { ...gpuPod, mounts: undefined };
+const cpuPod = { ...gpuPod, gpu: undefined, cpu: { id: "cpu3c", vcpuCount: 4 }, mounts: undefined };
+
+/** Old outputs of a pod created from `raw`, and the plan to `change`d inputs. */
+function plan(raw: Record<string, unknown>, change: Record<string, unknown>, live: Partial<WirePod> = {}) {
+  const before = checked(raw);
+  const olds: PodOutputs = podOutputs(liveFor(before, live), before);
+  const news = checked({ ...raw, ...change }, before as unknown as Record<string, unknown>);
+  return { ...planPodChange(olds, news), olds, news };
+}
+
+describe("Pod plan: one row per rule of the issue", () => {
+  test.each<[string, Record<string, unknown>, Record<string, unknown>, string[], string[]]>([
+    // replace
+    ["gpu type", gpuPod, { gpu: { id: "NVIDIA_H100" } }, ["gpu"], []],
+    ["gpu count", gpuPod, { gpu: { id: "NVIDIA_A100", count: 2 } }, ["gpu"], []],
+    ["gpu to cpu", plainPod, { gpu: undefined, cpu: { id: "cpu3c", vcpuCount: 2 } }, ["gpu", "cpu"], []],
+    ["cpu vcpuCount", cpuPod, { cpu: { id: "cpu3c", vcpuCount: 8 } }, ["cpu"], []],
+    ["cpu flavor", cpuPod, { cpu: { id: "cpu5c", vcpuCount: 4 } }, ["cpu"], []],
+    ["cloud", gpuPod, { cloud: "COMMUNITY" }, ["cloud"], []],
+    ["dataCenterIds", gpuPod, { dataCenterIds: ["EU-RO-1"] }, ["dataCenterIds"], []],
+    ["a mount appears", plainPod, { mounts: { network: [{ volumeId: "vol-1", path: "/w" }] } }, ["mounts"], []],
+    ["a mount disappears", gpuPod, { mounts: undefined }, ["mounts"], []],
+    ["the mount kind changes", gpuPod, { mounts: { persistent: { size: 20, path: "/w" } } }, ["mounts"], []],
+    ["another network volumeId", gpuPod, { mounts: { network: [{ volumeId: "vol-2", path: "/workspace" }] } }, ["mounts"], []],
+    ["another persistent size", persistentPod, { mounts: { persistent: { size: 30, path: "/data" } } }, ["mounts"], []],
+    // update in place
+    ["name", gpuPod, { name: "web-2" }, [], ["name"]],
+    ["image", gpuPod, { image: "img:2" }, [], ["image"]],
+    ["args", gpuPod, { args: "--other" }, [], ["args"]],
+    ["args removed (reset to none)", gpuPod, { args: undefined }, [], ["args"]],
+    ["disk", gpuPod, { disk: 80 }, [], ["disk"]],
+    ["ports", gpuPod, { ports: ["8888/http"] }, [], ["ports"]],
+    ["env value", gpuPod, { env: { A: "1", B: "3" } }, [], ["env"]],
+    ["env key added", gpuPod, { env: { A: "1", B: "2", C: "3" } }, [], ["env"]],
+    ["env key removed", gpuPod, { env: { A: "1" } }, [], ["env"]],
+    ["registry", gpuPod, { registry: "reg-2" }, [], ["registry"]],
+    ["registry removed", gpuPod, { registry: undefined }, [], ["registry"]],
+    ["network mount path", gpuPod, { mounts: { network: [{ volumeId: "vol-1", path: "/data" }] } }, [], ["mounts"]],
+    ["persistent mount path", persistentPod, { mounts: { persistent: { size: 20, path: "/other" } } }, [], ["mounts"]],
+    ["locked", gpuPod, { locked: true }, [], ["locked"]],
+    ["globalNetworking", gpuPod, { globalNetworking: true }, [], ["globalNetworking"]],
+    ["desiredStatus", gpuPod, { desiredStatus: "EXITED" }, [], ["desiredStatus"]],
+    ["waitFor", gpuPod, { waitFor: "PORTS" }, [], ["waitFor"]],
+    ["waitTimeoutSeconds", gpuPod, { waitTimeoutSeconds: 60 }, [], ["waitTimeoutSeconds"]],
+    // no diff
+    ["nothing changed", gpuPod, {}, [], []],
+    ["env keys in another order", gpuPod, { env: { B: "2", A: "1" } }, [], []],
+    ["ports in another order", gpuPod, { ports: ["22/tcp", "8888/http"] }, [], []],
+    ["dataCenterIds in another order", gpuPod, { dataCenterIds: ["US-TX-3", "EU-RO-1"] }, [], []],
+    ["defaults written out", gpuPod, { cloud: "SECURE", gpu: { id: "NVIDIA_A100", count: 1 }, locked: false, desiredStatus: "RUNNING", waitFor: "RUNNING", waitTimeoutSeconds: 600, globalNetworking: false }, [], []],
+    ["disk left out later (the pod keeps its size)", gpuPod, { disk: undefined }, [], []],
+    ["disk written as the platform's default", { ...gpuPod, disk: undefined }, { disk: 20 }, [], []],
+    // unknown at preview
+    ["unknown image", gpuPod, { image: UNKNOWN }, [], ["image"]],
+    ["unknown gpu", gpuPod, { gpu: UNKNOWN }, ["gpu"], []],
+    ["unknown gpu id", gpuPod, { gpu: { id: UNKNOWN, count: 1 } }, ["gpu"], []],
+    ["unknown network volumeId", gpuPod, { mounts: { network: [{ volumeId: UNKNOWN, path: "/workspace" }] } }, ["mounts"], []],
+    ["unknown mount path", gpuPod, { mounts: { network: [{ volumeId: "vol-1", path: UNKNOWN }] } }, [], ["mounts"]],
+    ["unknown env value", gpuPod, { env: { A: "1", B: UNKNOWN } }, [], ["env"]],
+    ["unknown dataCenterIds", gpuPod, { dataCenterIds: UNKNOWN }, ["dataCenterIds"], []],
+  ])("%s", (_label, raw, change, replaces, updates) => {
+    const p = plan(raw, change);
+    expect({ replaces: p.replaces, updates: p.updates }).toEqual({ replaces, updates });
+  });
+
+  test("env keys the platform injects are never compared", () => {
+    const p = plan(gpuPod, {}, { env: { A: "1", B: "2", COMPUTEPLATFORM_POD_ID: "pod-1", OTHER_INJECTED: "x" } });
+    expect(p.updates).toEqual([]);
+  });
+
+  test("a provider upgrade alone (state without __declared) shows no diff", () => {
+    const before = checked(gpuPod);
+    const olds = podOutputs(liveFor(before), before) as Partial<PodOutputs>;
+    delete olds.__declared;
+    expect(planPodChange(olds, before)).toEqual({ replaces: [], updates: [] });
+  });
+
+  test("drift seen by refresh is a change: image, a declared env value, a stopped pod", () => {
+    expect(plan(gpuPod, {}, { image: "img:hacked" }).updates).toEqual(["image"]);
+    expect(plan(gpuPod, {}, { env: { A: "x", B: "2", ...PLATFORM_ENV } }).updates).toEqual(["env"]);
+    expect(plan(gpuPod, {}, { status: "EXITED" }).updates).toEqual(["desiredStatus"]);
+    expect(plan(gpuPod, {}, { status: "ERROR" }).updates).toEqual(["desiredStatus"]);
+  });
+
+  test("a pod meant to be EXITED that is EXITED (or failed) is where it should be", () => {
+    expect(plan(gpuPod, {}, { status: "EXITED" }).updates).toEqual(["desiredStatus"]);
+    const before = checked({ ...gpuPod, desiredStatus: "EXITED" });
+    const olds = podOutputs(liveFor(before, { status: "EXITED" }), before);
+    expect(planPodChange(olds, before).updates).toEqual([]);
+    expect(planPodChange({ ...olds, status: "ERROR" }, before).updates).toEqual([]);
+    expect(planPodChange({ ...olds, status: "RUNNING" }, before).updates).toEqual(["desiredStatus"]);
+  });
+});
+
+describe("Pod patch: only the changed fields, never one the platform answers 400", () => {
+  test.each<[string, Record<string, unknown>, Record<string, unknown>, Record<string, unknown>]>([
+    ["image", gpuPod, { image: "img:2" }, { image: "img:2" }],
+    ["args removed", gpuPod, { args: undefined }, { args: "" }],
+    ["registry removed", gpuPod, { registry: undefined }, { registry: null }],
+    ["mount path: the whole entry, same volume", gpuPod, { mounts: { network: [{ volumeId: "vol-1", path: "/d" }] } }, { mounts: { network: [{ volumeId: "vol-1", path: "/d" }] } }],
+    ["persistent path: same size", persistentPod, { mounts: { persistent: { size: 20, path: "/o" } } }, { mounts: { persistent: { size: 20, path: "/o" } } }],
+    ["env: declared keys, platform keys kept", gpuPod, { env: { A: "9" } }, { env: { A: "9", ...PLATFORM_ENV } }],
+    ["locked and globalNetworking", gpuPod, { locked: true, globalNetworking: true }, { locked: true, globalNetworking: true }],
+    ["desiredStatus alone sends no PATCH", gpuPod, { desiredStatus: "EXITED" }, {}],
+    ["readiness settings alone send no PATCH", gpuPod, { waitFor: "PORTS", waitTimeoutSeconds: 30 }, {}],
+  ])("%s", (_label, raw, change, body) => {
+    const p = plan(raw, change);
+    expect(podPatch(p.olds, p.news)).toEqual(body);
+  });
+
+  test("a plan with a replace refuses to make a PATCH", () => {
+    const p = plan(gpuPod, { mounts: { network: [{ volumeId: "vol-2", path: "/workspace" }] } });
+    expect(() => podPatch(p.olds, p.news)).toThrow(/mounts needs a new pod/);
+  });
+
+  test("nextEnv drops the keys the user removed, keeps foreign ones", () => {
+    expect(nextEnv({ A: "1", B: "2", X: "p" }, ["A", "B"], { B: "3" })).toEqual({ B: "3", X: "p" });
+  });
+});
+
+describe("readiness", () => {
+  const inputs = checked({ ...gpuPod, waitFor: "PORTS" });
+  test("RUNNING is ready for waitFor RUNNING; PORTS needs every TCP port mapped", () => {
+    const live = liveFor(inputs);
+    expect(isReady(live, "PORTS")).toBe(true);
+    const unmapped = { ...live, runtime: { ports: [{ private: 8888, public: null, type: "http" }, { private: 22, public: null, type: "tcp" }] } };
+    expect(isReady(unmapped, "RUNNING")).toBe(true);
+    expect(isReady(unmapped, "PORTS")).toBe(false);
+    expect(isReady({ ...live, status: "STARTING", runtime: null }, "RUNNING")).toBe(false);
+  });
+});

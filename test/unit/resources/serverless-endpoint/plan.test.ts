@@ -1,0 +1,122 @@
+import { UNKNOWN } from "../../../../src/resources/engine/check";
+import { changedSavedFields, planEndpointDiff } from "../../../../src/resources/serverless-endpoint/plan";
+import { checkEndpointInputs, DEFAULT_READY_TIMEOUT_SECONDS, GPU_IDS, LOCATIONS } from "../../../../src/resources/serverless-endpoint/schema";
+
+const base = { name: "api", gpuIds: "AMPERE_24", templateId: "tpl-1" };
+
+describe("ServerlessEndpoint check", () => {
+  test.each<[string, Record<string, unknown>, string, RegExp]>([
+    ["gpuIds outside the tiers", { gpuIds: "A100" }, "gpuIds", /gpuIds must be one of AMPERE_16, .*ADA_80_PRO \(got "A100"\)/],
+    ["gpuIds missing", { gpuIds: undefined }, "gpuIds", /gpuIds is required/],
+    ["templateId missing", { templateId: undefined }, "templateId", /templateId is required/],
+    ["templateId empty", { templateId: "" }, "templateId", /templateId is required/],
+    ["type not QB or LB", { type: "XX" }, "type", /type must be one of QB, LB/],
+    ["locations outside the regions", { locations: "DE" }, "locations", /locations must be one of CZ, FR, GB, NO, RO, US.*\(got "DE"\)/],
+    ["locations list with an unknown code", { locations: "US,XX" }, "locations", /comma-separated list/],
+    ["locations list repeating a code", { locations: "US,US" }, "locations", /locations must be one of/],
+    ["locations list with a space", { locations: "US, RO" }, "locations", /locations must be one of/],
+    ["flashBootType outside OFF/FLASHBOOT", { flashBootType: "FAST" }, "flashBootType", /one of OFF, FLASHBOOT/],
+    ["scalerType outside the strategies", { scalerType: "CPU" }, "scalerType", /one of QUEUE_DELAY, REQUEST_COUNT/],
+    ["negative idleTimeout", { idleTimeout: -1 }, "idleTimeout", /non-negative integer \(seconds\)/],
+    ["fractional scalerValue", { scalerValue: 1.5 }, "scalerValue", /non-negative integer/],
+    ["workersMax as a string", { workersMax: "3" }, "workersMax", /non-negative integer/],
+    ["workersMin above workersMax", { workersMin: 3, workersMax: 2 }, "workersMin", /workersMin \(3\) must not exceed workersMax \(2\)/],
+    ["empty networkVolumeId", { networkVolumeId: "" }, "networkVolumeId", /network volume id/],
+    ["zero ready timeout", { readyTimeoutSeconds: 0 }, "readyTimeoutSeconds", /from 1 to 86400/],
+    ["waitForWorkers not a boolean", { waitForWorkers: "yes" }, "waitForWorkers", /true or false/],
+  ])("%s fails on the property, with the rule", (_what, patch, property, reason) => {
+    const result = checkEndpointInputs(undefined, { ...base, ...patch });
+    expect(result.failures).toEqual([{ property, reason: expect.stringMatching(reason) }]);
+  });
+
+  test.each<[string, Record<string, unknown>]>([
+    ["every allowed GPU tier", {}],
+    ["LB with every optional field", {
+      type: "LB", idleTimeout: 0, locations: "US", flashBootType: "FLASHBOOT", scalerType: "REQUEST_COUNT",
+      scalerValue: 4, workersMin: 2, workersMax: 2, networkVolumeId: "vol-1", waitForWorkers: false,
+      readyTimeoutSeconds: 30, drainTimeoutSeconds: 30,
+    }],
+    ["any region as an empty string", { locations: "" }],
+    ["several regions", { locations: "US,RO,CZ" }],
+    ["any region as null, no volume as null", { locations: null, networkVolumeId: null }],
+    ["scale to zero", { workersMin: 0, workersMax: 0 }],
+  ])("%s passes", (_what, patch) => {
+    for (const gpuIds of GPU_IDS) {
+      expect(checkEndpointInputs(undefined, { ...base, gpuIds, ...patch }).failures).toBeUndefined();
+    }
+  });
+
+  test("every region passes", () => {
+    for (const locations of LOCATIONS) {
+      expect(checkEndpointInputs(undefined, { ...base, locations }).failures).toBeUndefined();
+    }
+  });
+
+  test("values unknown at preview pass, including both sides of workersMin <= workersMax", () => {
+    const news = { ...base, gpuIds: UNKNOWN, templateId: UNKNOWN, workersMin: UNKNOWN, workersMax: 1, locations: UNKNOWN };
+    expect(checkEndpointInputs(undefined, news).failures).toBeUndefined();
+    expect(checkEndpointInputs(undefined, { ...base, workersMin: 5, workersMax: UNKNOWN }).failures).toBeUndefined();
+  });
+
+  test("several failures are all reported at once", () => {
+    const result = checkEndpointInputs(undefined, { name: "x", gpuIds: "nope", type: "ZZ" });
+    expect(result.failures?.map((f) => f.property).sort()).toEqual(["gpuIds", "templateId", "type"]);
+  });
+
+  test("defaults are filled, so an explicit default gives the same inputs as an omitted one", () => {
+    const omitted = checkEndpointInputs(undefined, { ...base }).inputs;
+    const explicit = checkEndpointInputs(undefined, {
+      ...base, type: "QB", waitForWorkers: true, readyTimeoutSeconds: DEFAULT_READY_TIMEOUT_SECONDS, drainTimeoutSeconds: 600,
+    }).inputs;
+    expect(omitted).toEqual(explicit);
+    expect(omitted).toMatchObject({ type: "QB", waitForWorkers: true, readyTimeoutSeconds: 600, drainTimeoutSeconds: 600 });
+  });
+
+  test("no key is left undefined in the inputs", () => {
+    const { inputs } = checkEndpointInputs(undefined, { ...base, idleTimeout: undefined });
+    expect(Object.values(inputs).includes(undefined)).toBe(false);
+    expect("idleTimeout" in inputs).toBe(false);
+  });
+
+  test("a missing name is generated from the logical name and kept across updates", () => {
+    const first = checkEndpointInputs(undefined, { ...base, name: undefined, __logicalName: "inference" }).inputs;
+    expect(first.name).toMatch(/^inference-[0-9a-f]{7}$/);
+    const second = checkEndpointInputs(first, { ...base, name: undefined, __logicalName: "inference" }).inputs;
+    expect(second.name).toBe(first.name);
+  });
+});
+
+describe("ServerlessEndpoint diff", () => {
+  // Old outputs as read back from the platform, with everything it fills in.
+  const olds = {
+    name: "api", gpuIds: "AMPERE_24", templateId: "tpl-1", type: "QB", idleTimeout: 5, locations: null,
+    flashBootType: "OFF", scalerType: "QUEUE_DELAY", scalerValue: 4, workersMin: 0, workersMax: 3,
+    networkVolumeId: null, pods: [], waitForWorkers: true, readyTimeoutSeconds: 600, drainTimeoutSeconds: 600,
+  };
+  const news = (patch: Record<string, unknown> = {}) => checkEndpointInputs(undefined, { ...base, ...patch }).inputs;
+
+  test.each<[string, Record<string, unknown>, { changes: boolean; replaces: string[] }]>([
+    ["nothing changed, platform-filled values omitted", {}, { changes: false, replaces: [] }],
+    ["explicit values equal to what the platform filled in", { idleTimeout: 5, scalerType: "QUEUE_DELAY", flashBootType: "OFF", type: "QB" }, { changes: false, replaces: [] }],
+    ["any region as \"\" against null read back", { locations: "" }, { changes: false, replaces: [] }],
+    ["no volume as null against null read back", { networkVolumeId: null }, { changes: false, replaces: [] }],
+    ["type QB -> LB replaces", { type: "LB" }, { changes: true, replaces: ["type"] }],
+    ["type unknown at preview replaces", { type: UNKNOWN }, { changes: true, replaces: ["type"] }],
+    ["rename updates in place", { name: "api-2" }, { changes: true, replaces: [] }],
+    ["template change updates in place", { templateId: "tpl-2" }, { changes: true, replaces: [] }],
+    ["gpu tier change updates in place", { gpuIds: "ADA_80_PRO" }, { changes: true, replaces: [] }],
+    ["workers change updates in place", { workersMin: 1 }, { changes: true, replaces: [] }],
+    ["region set updates in place", { locations: "RO" }, { changes: true, replaces: [] }],
+    ["volume attached updates in place", { networkVolumeId: "vol-9" }, { changes: true, replaces: [] }],
+    ["unknown workersMax updates in place", { workersMax: UNKNOWN }, { changes: true, replaces: [] }],
+    ["a wait setting alone updates in place", { readyTimeoutSeconds: 60 }, { changes: true, replaces: [] }],
+    ["type and workers together replace", { type: "LB", workersMin: 2 }, { changes: true, replaces: ["type"] }],
+  ])("%s", (_what, patch, want) => {
+    expect(planEndpointDiff(olds, news(patch))).toEqual({ ...want, deleteBeforeReplace: false });
+  });
+
+  test("changedSavedFields lists only the fields the update must send", () => {
+    expect(changedSavedFields(olds, news({ workersMin: 1, idleTimeout: 5, templateId: "tpl-2" }))).toEqual(["templateId", "workersMin"]);
+    expect(changedSavedFields(olds, news())).toEqual([]);
+  });
+});
