@@ -2,22 +2,25 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { checkFailures, isUnknown } from "../engine/check";
+import { DEFAULT_DELETE_WAIT_SECONDS, deleteWaitSecondsSchema, MAX_DELETE_WAIT_SECONDS } from "../lifecycle/in-use";
 import { LOGICAL_NAME_KEY, resolveName } from "../lifecycle/owner";
+
+export { DEFAULT_DELETE_WAIT_SECONDS, MAX_DELETE_WAIT_SECONDS };
 
 /** Smallest network volume the platform makes, in GB. */
 export const NETWORK_VOLUME_MIN_GB = 10;
 /** Largest network volume the platform makes, in GB. */
 export const NETWORK_VOLUME_MAX_GB = 4096;
-/** How long delete waits, by default, for the pods that mount a volume to be gone. */
-export const DEFAULT_DELETE_WAIT_SECONDS = 120;
-/** Upper bound of `deleteWaitSeconds`: a wait longer than an hour is a stuck deployment. */
-export const MAX_DELETE_WAIT_SECONDS = 3600;
+/** The storage tiers of a network volume (contract `NetworkVolume.type`). */
+export const NETWORK_VOLUME_TYPES = ["STANDARD", "HIGH_PERFORMANCE"] as const;
+export type NetworkVolumeType = (typeof NETWORK_VOLUME_TYPES)[number];
 
 /** The checked inputs: what `check()` returns and `create`/`update`/`diff` receive. */
 export interface NetworkVolumeInputs {
   name: string;
   size: number;
   dataCenter: string;
+  type?: NetworkVolumeType;
   deleteWaitSeconds?: number;
   [LOGICAL_NAME_KEY]?: string;
 }
@@ -32,6 +35,8 @@ export interface NetworkVolumeOutputs {
   size: number;
   /** Data center the volume lives in. */
   dataCenter: string;
+  /** Storage tier, as the platform reports it (fixed after creation). */
+  type?: NetworkVolumeType;
   /**
    * Seconds delete waits for pods that mount the volume.
    * @default 120
@@ -62,12 +67,10 @@ export const networkVolumeArgsSchema = z
             : "dataCenter must be a string: a data center ID",
       })
       .min(1, "dataCenter must not be empty: a data center ID"),
-    deleteWaitSeconds: z
-      .number({ error: "deleteWaitSeconds must be a number of seconds" })
-      .int("deleteWaitSeconds must be a whole number of seconds")
-      .min(0, `deleteWaitSeconds must be from 0 to ${MAX_DELETE_WAIT_SECONDS}`)
-      .max(MAX_DELETE_WAIT_SECONDS, `deleteWaitSeconds must be from 0 to ${MAX_DELETE_WAIT_SECONDS}`)
+    type: z
+      .enum(NETWORK_VOLUME_TYPES, { error: `type must be one of ${NETWORK_VOLUME_TYPES.join(", ")}` })
       .optional(),
+    deleteWaitSeconds: deleteWaitSecondsSchema,
   })
   .strict();
 
@@ -84,7 +87,7 @@ export function checkNetworkVolume(
 ): pulumi.dynamic.CheckResult<NetworkVolumeInputs> {
   const logicalName = typeof news[LOGICAL_NAME_KEY] === "string" ? (news[LOGICAL_NAME_KEY] as string) : "volume";
   const inputs: Record<string, unknown> = { ...news, name: resolveName(news.name, olds as any, logicalName) };
-  if (inputs.deleteWaitSeconds === undefined || inputs.deleteWaitSeconds === null) delete inputs.deleteWaitSeconds;
+  for (const key of ["deleteWaitSeconds", "type"]) if (inputs[key] === undefined || inputs[key] === null) delete inputs[key];
 
   const userInputs = Object.fromEntries(Object.entries(inputs).filter(([k]) => !RESERVED_KEYS.has(k)));
   const parsed = networkVolumeArgsSchema.safeParse(userInputs);

@@ -80,7 +80,7 @@ test("lifecycle: create, rename, grow, refused shrink, delete", async () => {
   const { inputs, id, outs } = await createVolume(p, { size: 20, dataCenter: "EU-RO-1" });
   expect(emu.counts().createNetworkVolume).toBe(before + 1);
   expect(inputs.name).toMatch(/^vol-[0-9a-f]{7}$/);
-  expect(outs).toEqual({ id, name: inputs.name, size: 20, dataCenter: "EU-RO-1", deleteWaitSeconds: 120 });
+  expect(outs).toEqual({ id, name: inputs.name, size: 20, dataCenter: "EU-RO-1", type: "STANDARD", deleteWaitSeconds: 120 });
   expect(live(id)).toEqual({ id, name: inputs.name, size: 20, dataCenter: "EU-RO-1", type: "STANDARD" });
 
   // Rename: one PATCH, the auto-name replaced by the given one, same volume.
