@@ -1,9 +1,9 @@
 // NetworkVolume's check: the rules of its arguments, and the refusal of a shrink (volumes only grow).
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { checkFailures, isUnknown } from "../engine/check";
+import { checkNamedArgs, isUnknown } from "../engine/check";
 import { DEFAULT_DELETE_WAIT_SECONDS, deleteWaitSecondsSchema, MAX_DELETE_WAIT_SECONDS } from "../lifecycle/in-use";
-import { LOGICAL_NAME_KEY, resolveName } from "../lifecycle/owner";
+import type { LOGICAL_NAME_KEY } from "../lifecycle/owner";
 
 export { DEFAULT_DELETE_WAIT_SECONDS, MAX_DELETE_WAIT_SECONDS };
 
@@ -74,9 +74,6 @@ export const networkVolumeArgsSchema = z
   })
   .strict();
 
-/** Properties the engine or the resource class add to the inputs; not the user's. */
-const RESERVED_KEYS = new Set(["__provider", LOGICAL_NAME_KEY]);
-
 /**
  * `check()` as a pure function of (old inputs, new inputs). `olds` are the inputs of the last
  * deployment (empty on create), so a shrink is caught before any request is sent.
@@ -85,18 +82,10 @@ export function checkNetworkVolume(
   olds: Record<string, unknown> | undefined,
   news: Record<string, unknown>,
 ): pulumi.dynamic.CheckResult<NetworkVolumeInputs> {
-  const logicalName = typeof news[LOGICAL_NAME_KEY] === "string" ? (news[LOGICAL_NAME_KEY] as string) : "volume";
-  const inputs: Record<string, unknown> = { ...news, name: resolveName(news.name, olds as any, logicalName) };
-  for (const key of ["deleteWaitSeconds", "type"]) if (inputs[key] === undefined || inputs[key] === null) delete inputs[key];
-
-  const userInputs = Object.fromEntries(Object.entries(inputs).filter(([k]) => !RESERVED_KEYS.has(k)));
-  const parsed = networkVolumeArgsSchema.safeParse(userInputs);
-  const failures = parsed.success ? [] : checkFailures(parsed.error, userInputs);
-
-  const shrink = shrinkRefusal(olds?.size, inputs.size, olds?.dataCenter, inputs.dataCenter);
-  if (shrink) failures.push({ property: "size", reason: shrink });
-
-  return { inputs: inputs as unknown as NetworkVolumeInputs, failures };
+  const result = checkNamedArgs<NetworkVolumeInputs>(networkVolumeArgsSchema, olds, news, "volume", ["deleteWaitSeconds", "type"]);
+  const shrink = shrinkRefusal(olds?.size, result.inputs?.size, olds?.dataCenter, result.inputs?.dataCenter);
+  if (shrink) result.failures.push({ property: "size", reason: shrink });
+  return result;
 }
 
 /**
