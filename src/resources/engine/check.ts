@@ -1,5 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
+import { LOGICAL_NAME_KEY, resolveName } from "../lifecycle/owner";
 
 /**
  * The marker Pulumi's engine sends for a value not known yet (during preview, an input that
@@ -73,4 +74,28 @@ export function canonical(value: unknown): string {
     return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(",")}}`;
   }
   return JSON.stringify(value) ?? "null";
+}
+
+/** Properties the engine or a resource class add to the inputs; never the user's. */
+const ENGINE_KEYS = new Set(["__provider", LOGICAL_NAME_KEY]);
+
+/**
+ * The `check()` of a kind whose inputs are flat and auto-named (a volume, a credential): the
+ * name settled (given, else the old one, else auto-made from the logical name), optional
+ * properties given as null or undefined left out, and the user's properties parsed by
+ * `schema`, failures as `{ property, reason }`.
+ */
+export function checkNamedArgs<T>(
+  schema: z.ZodType,
+  olds: Record<string, unknown> | undefined,
+  news: Record<string, unknown>,
+  fallbackName: string,
+  optional: readonly string[],
+): pulumi.dynamic.CheckResult<T> & { failures: pulumi.dynamic.CheckFailure[] } {
+  const logicalName = typeof news[LOGICAL_NAME_KEY] === "string" ? (news[LOGICAL_NAME_KEY] as string) : fallbackName;
+  const inputs: Record<string, unknown> = { ...news, name: resolveName(news.name, olds as { name?: unknown }, logicalName) };
+  for (const key of optional) if (inputs[key] === undefined || inputs[key] === null) delete inputs[key];
+  const userInputs = Object.fromEntries(Object.entries(inputs).filter(([k]) => !ENGINE_KEYS.has(k)));
+  const parsed = schema.safeParse(userInputs);
+  return { inputs: inputs as T, failures: parsed.success ? [] : checkFailures(parsed.error, userInputs) };
 }

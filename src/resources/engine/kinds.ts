@@ -32,6 +32,10 @@ const KINDS: Record<ProviderKind, () => Provider> = {
     const { TemplateProvider } = require("../template/provider") as typeof import("../template/provider");
     return new TemplateProvider();
   },
+  "registry-credential": () => {
+    const { RegistryCredentialProvider } = require("../registry-credential/provider") as typeof import("../registry-credential/provider");
+    return new RegistryCredentialProvider();
+  },
 };
 
 const loaded: Partial<Record<ProviderKind, Provider>> = {};

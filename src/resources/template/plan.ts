@@ -1,8 +1,8 @@
 // Template's plan, pure: replace-versus-update, and the template on the wire both ways (the
 // create and PATCH bodies, the outputs, what still uses a template).
-import type { ApiError, Endpoint as WireEndpoint, Pod as WirePod, Template as WireTemplate, TemplateCreateParams, TemplateUpdateParams } from "../../client";
+import type { Endpoint as WireEndpoint, Pod as WirePod, Template as WireTemplate, TemplateCreateParams, TemplateUpdateParams } from "../../client";
 import { canonical, containsUnknown, isUnknown } from "../engine/check";
-import type { Holder } from "../lifecycle/in-use";
+import type { InUseHolder } from "../lifecycle/in-use";
 import { DEFAULT_DELETE_WAIT_SECONDS, type TemplateInputs, type TemplateOutputs } from "./schema";
 
 /** Fields the platform keeps, in the order of the contract's Template; all of them PATCH can change. */
@@ -91,25 +91,10 @@ export function outputsOf(t: WireTemplate, deleteWaitSeconds: number | undefined
 }
 
 /** What uses template `id`: endpoints that run it, and pods made from it that are not TERMINATED. */
-export function templateUsers(id: string, endpoints: readonly WireEndpoint[], pods: readonly WirePod[]): Holder[] {
+export function templateUsers(id: string, endpoints: readonly WireEndpoint[], pods: readonly WirePod[]): InUseHolder[] {
   return [
-    ...endpoints.filter((e) => e.templateId === id).map((e) => ({ id: e.id, name: e.name ?? "", status: "serverless endpoint" })),
-    ...pods.filter((p) => p.template === id && p.status !== "TERMINATED").map((p) => ({ id: p.id, name: p.name, status: `pod, ${p.status}` })),
+    ...endpoints.filter((e) => e.templateId === id).map((e) => ({ kind: "endpoint", id: e.id, name: e.name ?? "" })),
+    ...pods.filter((p) => p.template === id && p.status !== "TERMINATED").map((p) => ({ kind: "pod", id: p.id, name: p.name, status: p.status })),
   ];
 }
 
-export function inUseError(id: string, name: string | undefined, holders: Holder[], waitMs: number, refusal?: ApiError): Error {
-  const label = name ? `${id} ("${name}")` : id;
-  const waited = `${Math.round(waitMs / 1000)} s`;
-  if (holders.length === 0) {
-    return new Error(
-      `template ${label} could not be deleted: the platform still reports it in use after ${waited} ` +
-        `(${refusal?.detail ?? "409 Conflict"}), though no endpoint or pod listed uses it. Try again shortly.`,
-    );
-  }
-  const users = holders.map((h) => `${h.id} ("${h.name}", ${h.status})`).join(", ");
-  return new Error(
-    `template ${label} is still used by ${users} after waiting ${waited}. Delete the endpoint(s) or pod(s), ` +
-      "or point them at another template, then run the deletion again (deleteWaitSeconds sets how long delete waits).",
-  );
-}

@@ -23,7 +23,7 @@ import { platform, type ProviderOptions } from "../engine/settings";
 import { deleteWhenUnused } from "../lifecycle/in-use";
 import { baseOf, Predecessors } from "../lifecycle/owner";
 import { findMade } from "../lifecycle/recovery";
-import { createBody, inUseError, outputsOf, planTemplateChange, templateUsers, updateBody } from "./plan";
+import { createBody, outputsOf, planTemplateChange, templateUsers, updateBody } from "./plan";
 import { checkTemplate, DEFAULT_DELETE_WAIT_SECONDS, TEMPLATE_KIND, type TemplateInputs, type TemplateOutputs } from "./schema";
 
 type Client = Pick<ComputePlatform, "templates" | "endpoints" | "pods">;
@@ -92,11 +92,15 @@ export class TemplateProvider implements pulumi.dynamic.ResourceProvider<Templat
     this.predecessors.forget(id);
     const waitMs = 1000 * (props?.deleteWaitSeconds ?? DEFAULT_DELETE_WAIT_SECONDS);
     await deleteWhenUnused({
+      what: "template",
+      id,
+      name: props?.name,
+      verb: "used",
+      remedy: "Delete the endpoint(s) or pod(s), or point them at another template",
       remove: () => this.client().templates.delete(id, this.opts()),
       holders: () => this.users(id),
       // open-parts answers 409; the contract writes 400 for the same refusal.
       inUse: (err) => err instanceof ConflictError || err instanceof BadRequestError,
-      failure: (holders, refusal) => inUseError(id, props?.name, holders, waitMs, refusal),
       waitMs,
       pollIntervalMs: this.pollIntervalMs,
       clock: this.clock,

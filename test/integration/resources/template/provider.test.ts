@@ -110,7 +110,7 @@ test("delete fails after deleteWaitSeconds naming the endpoint that still uses i
     .delete(id, outs)
     .then(() => undefined, (e: Error) => e);
   expect(err?.message).toBe(
-    `template ${id} ("held") is still used by ${ep.id} ("holder", serverless endpoint) after waiting 3 s. Delete the endpoint(s) or pod(s), ` +
+    `template ${id} ("held") is still used by endpoint ${ep.id} ("holder") after waiting 3 s. Delete the endpoint(s) or pod(s), ` +
       "or point them at another template, then run the deletion again (deleteWaitSeconds sets how long delete waits).",
   );
   expect(clock.sleeps.reduce((a, b) => a + b, 0)).toBe(3000);

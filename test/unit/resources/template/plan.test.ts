@@ -98,8 +98,8 @@ describe("Template wire mapping", () => {
       { id: "p3", name: "c", template: null, status: "RUNNING" },
     ] as any;
     expect(templateUsers("tpl-1", eps, pods)).toEqual([
-      { id: "ep-1", name: "api", status: "serverless endpoint" },
-      { id: "p1", name: "a", status: "pod, RUNNING" },
+      { kind: "endpoint", id: "ep-1", name: "api" },
+      { kind: "pod", id: "p1", name: "a", status: "RUNNING" },
     ]);
   });
 });
