@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import type { PodCreateParams, PodUpdateParams } from "../../client";
-import { containsUnknown, defined, isUnknown } from "../engine/check";
-import { OWNER_TOKEN_KEY } from "../lifecycle/owner";
+import { type ChangeVerdicts, defined, planWithUnknowns } from "../engine/check";
+import { baseOf, OWNER_TOKEN_KEY } from "../lifecycle/owner";
 import { type LivePod, OWNER_ENV, type PodDeclaration, type PodInputs, type PodMountsInput, type PodOutputs } from "./schema";
-import { statusMatches } from "./status";
+import { STOPPED, statusMatches } from "./status";
 
 /**
  * Replace versus update for a Pod, as a pure function of (old outputs, new inputs).
@@ -42,15 +42,16 @@ export function canonical(value: unknown): string {
   return JSON.stringify(value) ?? "null";
 }
 
-/** Equal for planning: an unknown new value is never equal (preview shows the worst case). */
+/**
+ * Equal for planning. A value unknown at preview is the engine's marker string, which no
+ * known old value equals, so an unknown part never compares equal (preview shows the worst case).
+ */
 function same(old: unknown, next: unknown): boolean {
-  if (containsUnknown(next)) return false;
   return canonical(old) === canonical(next);
 }
 
 /** Ports as a set: the platform may list them in another order. */
-function samePorts(old: readonly string[] | undefined, next: unknown): boolean {
-  if (containsUnknown(next) || !Array.isArray(next)) return false;
+function samePorts(old: readonly string[] | undefined, next: readonly string[]): boolean {
   return canonical([...(old ?? [])].sort()) === canonical([...next].sort());
 }
 
@@ -67,7 +68,7 @@ export function declarationOf(olds: Partial<PodOutputs>, news: Partial<PodInputs
   return (
     olds.__declared ?? {
       keys: Object.keys(news),
-      envKeys: Object.keys(isUnknown(news.env) ? {} : (news.env ?? {})),
+      envKeys: Object.keys(news.env ?? {}),
       globalNetworking: olds.globalNetworking?.enabled ?? false,
     }
   );
@@ -87,28 +88,81 @@ export function nextEnv(
 /** A gpu or cpu block that appears, disappears, is unknown, or differs in one of `fields`. */
 function computeChanged(old: object | undefined, next: unknown, fields: readonly string[]): boolean {
   if (old === undefined && next === undefined) return false;
-  if (old === undefined || next === undefined || isUnknown(next)) return true;
+  if (old === undefined || next === undefined || typeof next !== "object") return true;
   const o = old as Record<string, unknown>;
   const n = next as Record<string, unknown>;
   return fields.some((f) => !same(o[f], n[f]));
 }
 
 function envChanged(olds: Partial<PodOutputs>, news: Partial<PodInputs>, decl: PodDeclaration): boolean {
-  if (isUnknown(news.env)) return true;
   const next = news.env ?? {};
   const live = olds.env ?? {};
   for (const [k, v] of Object.entries(next)) {
-    if (isUnknown(v) || live[k] !== v) return true;
+    if (live[k] !== v) return true;
   }
   // A key the user dropped: it goes, if the pod still has it.
   return decl.envKeys.some((k) => !(k in next) && k in live);
 }
 
 /**
- * The plan of a Pod change. `olds` are the old outputs (the dynamic provider's `diff` and
- * `update` receive outputs, not inputs), `news` the checked new inputs.
+ * Mounts: the kind, a network volumeId and a persistent size are fixed (replace); a path
+ * updates. A part that is not an object or a list is a value unknown at preview: replace.
+ */
+function mountsChange(old: LivePod["mounts"] | undefined, next: PodMountsInput | undefined): "replace" | "update" | "none" {
+  const opaque = (v: unknown) => v !== undefined && typeof v !== "object";
+  if (opaque(next) || opaque(next?.persistent) || opaque(next?.network) || opaque(next?.network?.[0])) return "replace";
+  const kind = mountKind(old);
+  if (kind !== mountKind(next)) return "replace";
+  if (kind === "network") {
+    const o = old!.network![0];
+    const n = next!.network![0];
+    if (!same(o.volumeId, n.volumeId)) return "replace";
+    return same(o.path, n.path) ? "none" : "update";
+  }
+  if (kind === "persistent") {
+    const o = old!.persistent!;
+    const n = next!.persistent!;
+    if (!same(o.size, n.size)) return "replace";
+    return same(o.path, n.path) ? "none" : "update";
+  }
+  return "none";
+}
+
+/** What a change of each property takes when its new value is wholly unknown at preview (the worst case). */
+export const POD_CHANGE_VERDICTS: ChangeVerdicts = {
+  name: "update",
+  image: "update",
+  args: "update",
+  disk: "update",
+  ports: "update",
+  env: "update",
+  registry: "update",
+  gpu: "replace",
+  cpu: "replace",
+  mounts: "replace",
+  cloud: "replace",
+  dataCenterIds: "replace",
+  globalNetworking: "update",
+  locked: "update",
+  desiredStatus: "update",
+  waitFor: "update",
+  waitTimeoutSeconds: "update",
+};
+
+/**
+ * The plan of a Pod change as `diff` shows it at preview. `olds` are the old outputs (the
+ * dynamic provider's `diff` and `update` receive outputs, not inputs), `news` the checked new
+ * inputs, any of which may still be unknown.
  */
 export function planPodChange(olds: Partial<PodOutputs>, news: Partial<PodInputs>): PodPlan {
+  return planWithUnknowns(news, POD_CHANGE_VERDICTS, (known) => planKnownPodChange(olds, known));
+}
+
+/**
+ * The plan of a Pod change whose new inputs are known (create, update, adopt). A value only
+ * partly known at preview still plans to its worst case: its marker equals no old value.
+ */
+export function planKnownPodChange(olds: Partial<PodOutputs>, news: Partial<PodInputs>): PodPlan {
   const replaces: string[] = [];
   const updates: string[] = [];
   const decl = declarationOf(olds, news);
@@ -119,33 +173,11 @@ export function planPodChange(olds: Partial<PodOutputs>, news: Partial<PodInputs
   if (computeChanged(olds.cpu, news.cpu, ["id", "vcpuCount"])) replaces.push("cpu");
   if (!same(olds.cloud, news.cloud ?? "SECURE")) replaces.push("cloud");
   const oldDcs = [...(olds.dataCenterIds ?? [])].sort();
-  const newDcs = news.dataCenterIds;
-  if (containsUnknown(newDcs) || canonical(oldDcs) !== canonical([...(newDcs ?? [])].sort())) {
-    replaces.push("dataCenterIds");
-  }
+  if (canonical(oldDcs) !== canonical([...(news.dataCenterIds ?? [])].sort())) replaces.push("dataCenterIds");
 
-  // Mounts: kind, volumeId and size replace; a path updates.
-  const m = news.mounts as unknown;
-  if (isUnknown(m)) {
-    replaces.push("mounts");
-  } else {
-    const nm = news.mounts;
-    const oldKind = mountKind(olds.mounts);
-    const newKind = isUnknown(nm?.persistent) ? "persistent" : isUnknown(nm?.network) ? "network" : mountKind(nm);
-    if (oldKind !== newKind || isUnknown(nm?.persistent) || isUnknown(nm?.network)) {
-      replaces.push("mounts");
-    } else if (newKind === "network") {
-      const o = olds.mounts!.network![0];
-      const n = nm!.network![0] as unknown as Record<string, unknown>;
-      if (isUnknown(n) || !same(o.volumeId, n.volumeId)) replaces.push("mounts");
-      else if (!same(o.path, n.path)) updates.push("mounts");
-    } else if (newKind === "persistent") {
-      const o = olds.mounts!.persistent!;
-      const n = nm!.persistent!;
-      if (!same(o.size, n.size)) replaces.push("mounts");
-      else if (!same(o.path, n.path)) updates.push("mounts");
-    }
-  }
+  const mounts = mountsChange(olds.mounts, news.mounts);
+  if (mounts === "replace") replaces.push("mounts");
+  if (mounts === "update") updates.push("mounts");
 
   // Container and pod settings: in place.
   if (!same(olds.name, news.name)) updates.push("name");
@@ -182,7 +214,7 @@ export function planPodChange(olds: Partial<PodOutputs>, news: Partial<PodInputs
  * whole (the platform takes no partial mount entries). Call it only for a plan without
  * replaces; with one, the body could break a mount rule.
  */
-export function podPatch(olds: PodOutputs, news: PodInputs, plan: PodPlan = planPodChange(olds, news)): PodUpdateParams {
+export function podPatch(olds: PodOutputs, news: PodInputs, plan: PodPlan = planKnownPodChange(olds, news)): PodUpdateParams {
   if (plan.replaces.length > 0) {
     throw new Error(`a change of ${plan.replaces.join(", ")} needs a new pod, not a PATCH`);
   }
@@ -196,14 +228,46 @@ export function podPatch(olds: PodOutputs, news: PodInputs, plan: PodPlan = plan
   if (changed.has("ports")) body.ports = news.ports;
   if (changed.has("env")) body.env = nextEnv(olds.env ?? {}, decl.envKeys, news.env);
   if (changed.has("registry")) body.registry = news.registry ?? null;
-  if (changed.has("mounts")) {
-    body.mounts = news.mounts?.persistent
-      ? { persistent: { size: news.mounts.persistent.size, path: news.mounts.persistent.path } }
-      : { network: news.mounts!.network!.map((n) => ({ volumeId: n.volumeId, path: n.path })) };
-  }
+  if (changed.has("mounts")) body.mounts = mountsBody(news.mounts!);
   if (changed.has("locked")) body.locked = news.locked;
   if (changed.has("globalNetworking")) body.globalNetworking = news.globalNetworking;
   return body;
+}
+
+/** An update as requests: computed once from the plan, then carried out by the provider. */
+export interface UpdateSteps {
+  /** The first PATCH (empty: nothing to PATCH, the pod is read instead). */
+  patch: PodUpdateParams;
+  /** Restart after the PATCH: globalNetworking applies at the next start, and nothing else restarts the container. */
+  restart: boolean;
+  /** PATCH `{ locked: true }` last: the platform refuses a stop or restart on a locked pod. */
+  lockLast: boolean;
+  declaration: PodDeclaration;
+}
+
+/**
+ * The requests that bring pod `id` from `olds` (outputs) to the known `news`: one PATCH of
+ * the changed fields, then the actions desiredStatus and globalNetworking need. Throws for a
+ * change the platform would refuse (a replacing property, a stop or restart of a locked pod).
+ */
+export function planUpdate(id: string, olds: PodOutputs, news: PodInputs, change = planKnownPodChange(olds, news)): UpdateSteps {
+  if (change.replaces.length > 0) {
+    // The engine replaces on a plan with replaces; a PATCH here would be answered 400.
+    throw new Error(`pod ${id}: ${change.replaces.join(", ")} cannot change in place; the pod must be replaced`);
+  }
+  const patch = podPatch(olds, news, change);
+  const needsStop = news.desiredStatus === "EXITED" && !STOPPED.has(olds.status);
+  const restart = patch.globalNetworking !== undefined && !patchRestarts(patch) && news.desiredStatus === "RUNNING";
+  const stayLocked = news.locked && olds.locked && patch.locked === undefined;
+  if (stayLocked && (needsStop || (restart && olds.status === "RUNNING"))) {
+    throw new Error(
+      `pod ${id} is locked, so it cannot be ${needsStop ? "stopped" : "restarted (globalNetworking applies at the next start)"}; ` +
+        "set locked: false in the same change, or leave desiredStatus and globalNetworking as they are",
+    );
+  }
+  const lockLast = patch.locked === true && (needsStop || restart);
+  if (lockLast) delete patch.locked;
+  return { patch, restart, lockLast, declaration: declarationFor(news) };
 }
 
 /** Whether a PATCH with these fields restarts a running container on its own. */
@@ -214,6 +278,13 @@ export function patchRestarts(body: PodUpdateParams): boolean {
 // ---------------------------------------------------------------------------------------------
 // The wire, both ways: the create body from checked inputs, the outputs from the live pod, the
 // inputs a refresh reports, and whether a listed pod is the one a create made.
+
+/** Mounts as a request carries them: one kind, each entry whole. */
+function mountsBody(m: PodMountsInput): PodMountsInput {
+  return m.persistent
+    ? { persistent: { size: m.persistent.size, path: m.persistent.path } }
+    : { network: m.network!.map((n) => ({ volumeId: n.volumeId, path: n.path })) };
+}
 
 /** The gpu block in the one shape the create body, the outputs and the refresh inputs share. */
 export function gpuOf<G extends { id: string; count?: number }>(gpu: G): { id: string; count: G["count"] } {
@@ -230,6 +301,55 @@ export function declarationFor(inputs: PodInputs): PodDeclaration {
     globalNetworking: inputs.globalNetworking,
     locked: inputs.locked,
   };
+}
+
+/** What a create needs from the checked inputs, computed once before any request. */
+export interface CreatePlan {
+  inputs: PodInputs;
+  /** The POST body of spec 4.1, with this create's owner mark in env when there is a token. */
+  body: PodCreateParams;
+  /** The owner token check() settled on, if any. */
+  token?: string;
+  /** This create's own mark (`<token>.<8 hex>`): an earlier try of the same token never passes for it. */
+  mark?: string;
+  /** A replacement diffed in this process: a pod with its token is an earlier try to take over (owner.ts). */
+  replacement: boolean;
+  /** The declaration kept in state beside the live pod. */
+  declaration: PodDeclaration;
+}
+
+export function planCreate(inputs: PodInputs): CreatePlan {
+  const token = inputs[OWNER_TOKEN_KEY];
+  const mark = token ? `${token}.${randomBytes(4).toString("hex")}` : undefined;
+  return {
+    inputs,
+    body: createBody(inputs, mark),
+    declaration: declarationFor(inputs),
+    token,
+    mark,
+    replacement: token !== undefined && token !== baseOf("Pod", inputs as unknown as Record<string, unknown>),
+  };
+}
+
+/** How an existing pod (an earlier try, or one to adopt) becomes the planned one: its baseline and the change from it. */
+export interface ExistingPlan {
+  /** The pod as if this resource had made it, wanting nothing beyond its live values. */
+  baseline: PodOutputs;
+  change: PodPlan;
+}
+
+export function planExisting(pod: LivePod, plan: CreatePlan): ExistingPlan {
+  const { inputs } = plan;
+  const baseline = podOutputs(
+    pod,
+    { ...inputs, desiredStatus: STOPPED.has(pod.status) ? "EXITED" : "RUNNING" },
+    { keys: plan.declaration.keys, envKeys: [], globalNetworking: pod.globalNetworking.enabled },
+  );
+  const change = planKnownPodChange(baseline, inputs);
+  const dcs = inputs.dataCenterIds;
+  // A pod never moves: one outside the allowed data centers cannot become this one.
+  if (dcs?.length && pod.dataCenterId && !dcs.includes(pod.dataCenterId)) change.replaces.push("dataCenterIds");
+  return { baseline, change };
 }
 
 /** A Pod's outputs: the live pod (spec 2.2) plus the settings only this resource has. */
@@ -263,24 +383,22 @@ export function podOutputs(pod: LivePod, inputs: PodInputs, declaration = declar
   if (pod.gpu) out.gpu = gpuOf(pod.gpu);
   if (pod.cpu) out.cpu = { id: pod.cpu.id, vcpuCount: pod.cpu.vcpuCount, memory: pod.cpu.memory };
   if (inputs.dataCenterIds && inputs.dataCenterIds.length > 0) out.dataCenterIds = [...inputs.dataCenterIds];
-  return defined(out);
+  return out;
 }
 
-/** The create body of spec 4.1 from checked inputs: only what the user set, nothing of this resource's own. */
-export function createBody(inputs: PodInputs): PodCreateParams {
+/** The create body of spec 4.1 from checked inputs: only what the user set, and the owner `mark`. */
+export function createBody(inputs: PodInputs, mark?: string): PodCreateParams {
   const body: PodCreateParams = { name: inputs.name, image: inputs.image };
   if (inputs.args !== undefined) body.args = inputs.args;
   if (inputs.disk !== undefined) body.disk = inputs.disk;
   if (inputs.ports !== undefined) body.ports = [...inputs.ports];
   if (inputs.env !== undefined) body.env = { ...inputs.env };
   // Only the declared env keys are ever compared (planPodChange), so this one never shows a diff.
-  // The token, then this create's own mark: an earlier try (same token) never passes for it.
-  const token = inputs[OWNER_TOKEN_KEY];
-  if (token) body.env = { ...body.env, [OWNER_ENV]: `${token}.${randomBytes(4).toString("hex")}` };
+  if (mark) body.env = { ...body.env, [OWNER_ENV]: mark };
   if (inputs.registry !== undefined) body.registry = inputs.registry;
   if (inputs.gpu) body.gpu = gpuOf(inputs.gpu);
   if (inputs.cpu) body.cpu = { id: inputs.cpu.id, vcpuCount: inputs.cpu.vcpuCount };
-  if (inputs.mounts) body.mounts = defined(inputs.mounts);
+  if (inputs.mounts) body.mounts = mountsBody(inputs.mounts);
   body.cloud = inputs.cloud;
   if (inputs.dataCenterIds && inputs.dataCenterIds.length > 0) body.dataCenterIds = [...inputs.dataCenterIds];
   if (inputs.globalNetworking) body.globalNetworking = true;
