@@ -36,9 +36,10 @@ export interface ServerlessEndpointArgs {
   /**
    * GPU tier of the workers: `AMPERE_16` (16 GB), `AMPERE_24` (24 GB), `ADA_24` (24 GB Ada),
    * `AMPERE_48` (48 GB), `ADA_48_PRO` (48 GB Ada Pro), `AMPERE_80` (80 GB) or `ADA_80_PRO`
-   * (80 GB Ada Pro). Changes in place.
+   * (80 GB Ada Pro), or several distinct ones as a comma-separated priority list with no spaces
+   * (`"ADA_24,AMPERE_24"`: workers go to the first tier with capacity). Changes in place.
    */
-  gpuIds: pulumi.Input<GpuId>;
+  gpuIds: pulumi.Input<GpuId | (string & {})>;
   /** ID of the Serverless template the workers run. Changes in place. */
   templateId: pulumi.Input<string>;
   /**
@@ -53,8 +54,8 @@ export interface ServerlessEndpointArgs {
    */
   idleTimeout?: pulumi.Input<number>;
   /**
-   * Region restriction: `CZ`, `FR`, `GB`, `NO`, `RO` or `US`, or several as a comma-separated
-   * list (`"US,RO"`); `""` or `null` means any region.
+   * Region restriction: `CZ`, `FR`, `GB`, `NO`, `RO` or `US`, or several distinct ones as a
+   * comma-separated priority list with no spaces (`"US,RO"`); `""` or `null` means any region.
    * @default the platform's choice (any region)
    */
   locations?: pulumi.Input<string | null>;

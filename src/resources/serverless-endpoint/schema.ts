@@ -6,7 +6,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { schemas } from "../../client";
 import { checkFailures } from "../engine/check";
-import { autoName, LOGICAL_NAME_KEY, OWNER_TOKEN_KEY, ownerToken, resolveName } from "../lifecycle/owner";
+import { autoName, LOGICAL_NAME_KEY, OWNER_INPUT_KEYS, OWNER_TOKEN_KEY, ownerToken, resolveName } from "../lifecycle/owner";
 
 const { GPU_TIERS, LOCATIONS } = schemas;
 
@@ -53,13 +53,33 @@ function nonEmpty(field: string) {
   return z.string({ error }).min(1, { error });
 }
 
-const locationsRule = `locations must be one of ${LOCATIONS.join(", ")}, a comma-separated list of them (e.g. "US,RO"), or "" for any region`;
+/**
+ * The bad item of a value that must be one allowed value or a comma-separated priority list
+ * of distinct ones, no spaces (open-parts); undefined when the value is good.
+ */
+export function badListItem(value: string, allowed: readonly string[]): string | undefined {
+  const items = value.split(",");
+  const seen = new Set<string>();
+  for (const item of items) {
+    if (!allowed.includes(item)) return JSON.stringify(item);
+    if (seen.has(item)) return `${JSON.stringify(item)} more than once`;
+    seen.add(item);
+  }
+  return undefined;
+}
 
-/** One region code, or several separated by commas, each at most once. */
-function validLocations(value: string): boolean {
-  if (value === "") return true;
-  const codes = value.split(",");
-  return codes.every((c) => (LOCATIONS as readonly string[]).includes(c)) && new Set(codes).size === codes.length;
+/** One allowed value or a comma-separated priority list of distinct ones; `anyWhenEmpty`: "" is allowed (spec 2.9 locations). */
+function priorityList(field: string, allowed: readonly string[], example: string, anyWhenEmpty: boolean) {
+  const rule =
+    `${field} must be one of ${allowed.join(", ")}, or a comma-separated list of distinct ones in priority order ` +
+    `with no spaces (e.g. "${example}")${anyWhenEmpty ? `, or "" for any` : ""}`;
+  return z
+    .string({ error: (iss) => (iss.input === undefined ? `${field} is required: ${rule.slice(field.length + 1)}` : rule) })
+    .superRefine((value, ctx) => {
+      if (anyWhenEmpty && value === "") return;
+      const bad = badListItem(value, allowed);
+      if (bad !== undefined) ctx.addIssue({ code: "custom", message: `${rule} (got ${bad})` });
+    });
 }
 
 /**
@@ -67,18 +87,15 @@ function validLocations(value: string): boolean {
  * `__name`) pass through untouched.
  */
 export const endpointInputsSchema = z
-  .object({
+  .strictObject(
+    {
     name: nonEmpty("name"),
-    gpuIds: oneOf("gpuIds", GPU_IDS),
+    gpuIds: priorityList("gpuIds", GPU_IDS, "ADA_24,AMPERE_24", false),
     templateId: nonEmpty("templateId"),
     type: oneOf("type", ENDPOINT_TYPES),
     idleTimeout: nonNegativeInt("idleTimeout", "seconds").optional(),
     // "" and null both mean any region (spec 2.9).
-    locations: z
-      .string({ error: locationsRule })
-      .refine(validLocations, { error: (iss) => `${locationsRule} (got ${JSON.stringify(iss.input)})` })
-      .nullable()
-      .optional(),
+    locations: priorityList("locations", LOCATIONS, "US,RO", true).nullable().optional(),
     flashBootType: oneOf("flashBootType", FLASH_BOOT_TYPES).optional(),
     scalerType: oneOf("scalerType", SCALER_TYPES).optional(),
     scalerValue: nonNegativeInt("scalerValue", "the scaler's target").optional(),
@@ -92,7 +109,14 @@ export const endpointInputsSchema = z
     waitForWorkers: z.boolean({ error: "waitForWorkers must be true or false" }),
     readyTimeoutSeconds: timeoutSeconds("readyTimeoutSeconds"),
     drainTimeoutSeconds: timeoutSeconds("drainTimeoutSeconds"),
-  })
+    },
+    {
+      error: (iss) =>
+        iss.code === "unrecognized_keys"
+          ? `ServerlessEndpoint has no property ${(iss.keys ?? []).join(", ")}; remove it (see ServerlessEndpointArgs)`
+          : undefined,
+    },
+  )
   .superRefine((v, ctx) => {
     if (typeof v.workersMin === "number" && typeof v.workersMax === "number" && v.workersMin > v.workersMax) {
       ctx.addIssue({
@@ -108,6 +132,9 @@ export type EndpointInputs = z.infer<typeof endpointInputsSchema> & {
   /** The owner token `check()` settled on (see lifecycle/owner.ts); never part of a diff. */
   [OWNER_TOKEN_KEY]?: string;
 };
+
+/** Properties the engine or the resource class add; not the user's. */
+const RESERVED_KEYS = new Set<string>(["__provider", LOGICAL_NAME_KEY, OWNER_TOKEN_KEY, ...OWNER_INPUT_KEYS]);
 
 /** The kind in owner tokens: an endpoint and a pod of the same logical name never share one. */
 export const ENDPOINT_KIND = "ServerlessEndpoint";
@@ -146,8 +173,9 @@ export function checkEndpointInputs(
   // Pulumi hands over an omitted optional input as absent, but be strict about `undefined`
   // anyway: it cannot be serialized into state.
   for (const key of Object.keys(inputs)) if (inputs[key] === undefined) delete inputs[key];
-  const parsed = endpointInputsSchema.safeParse(inputs);
-  const failures = parsed.success ? [] : checkFailures(parsed.error, inputs);
+  const userInputs = Object.fromEntries(Object.entries(inputs).filter(([k]) => !RESERVED_KEYS.has(k)));
+  const parsed = endpointInputsSchema.safeParse(userInputs);
+  const failures = parsed.success ? [] : checkFailures(parsed.error, userInputs);
   return failures.length > 0 ? { inputs, failures } : { inputs };
 }
 
