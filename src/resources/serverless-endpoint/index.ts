@@ -103,8 +103,8 @@ export interface ServerlessEndpointArgs {
    */
   readyTimeoutSeconds?: pulumi.Input<number>;
   /**
-   * How long delete may take to scale the endpoint to zero, wait for its workers to drain
-   * and get the platform to accept the deletion, in seconds (1..86400).
+   * How long delete may take to scale the endpoint to zero and get the platform to accept the
+   * deletion (it refuses while someone else raises the workers again), in seconds (1..86400).
    * @default 600 (10 minutes)
    */
   drainTimeoutSeconds?: pulumi.Input<number>;
@@ -112,8 +112,8 @@ export interface ServerlessEndpointArgs {
 
 /**
  * A Serverless endpoint of the Compute Platform: autoscaled workers behind one endpoint id.
- * Deleting it scales it to zero and waits for the workers to drain first, as the platform
- * requires.
+ * Deleting it saves workersMin = workersMax = 0 first, as the platform requires, then deletes
+ * it (workers still draining need no wait).
  */
 export class ServerlessEndpoint extends pulumi.dynamic.Resource {
   /** The endpoint's name on the platform. */
