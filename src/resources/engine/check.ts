@@ -37,11 +37,15 @@ export function planWithUnknowns<T extends object, P extends { replaces: string[
   if (unknown.length === 0) return plan(news);
   const known = Object.fromEntries(Object.entries(news).filter(([k]) => !unknown.includes(k))) as T;
   const result = plan(known);
+  const verdict = (key: string) => verdicts[key] === "replace";
+  // The planner saw the key as removed; the worst case of any value decides instead.
+  const replaces = result.replaces.filter((k) => !unknown.includes(k) || verdict(k));
+  const updates = result.updates.filter((k) => !unknown.includes(k));
   for (const key of unknown) {
-    const list = verdicts[key] === "replace" ? result.replaces : result.updates;
+    const list = verdict(key) ? replaces : updates;
     if (!list.includes(key)) list.push(key);
   }
-  return result;
+  return { ...result, replaces, updates };
 }
 
 /** `a.b[0].c` for a zod issue path, the way a user writes the property in a program. */

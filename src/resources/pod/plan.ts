@@ -15,8 +15,10 @@ import { STOPPED, statusMatches } from "./status";
  * keys or ports do not count), so a provider upgrade alone never shows a diff.
  *
  * The mount rules follow spec 2.4 rule 4 and open-parts: the kind of mount is fixed at
- * creation, so is a network mount's volumeId and a persistent mount's size; only a path may
- * change. Every PATCH the platform answers with 400 is planned as a replace instead.
+ * creation, so is a network mount's volumeId; a path may change, and a persistent mount may
+ * grow. Every PATCH the platform answers with 400 (a smaller persistent mount) is planned as
+ * a replace instead. dataCenterIds is read at creation only: it replaces only when the pod's
+ * data center is no longer allowed, and is otherwise recorded without a request.
  */
 
 /** What moving from the old outputs to the new inputs takes. */
@@ -122,7 +124,8 @@ function mountsChange(old: LivePod["mounts"] | undefined, next: PodMountsInput |
   if (kind === "persistent") {
     const o = old!.persistent!;
     const n = next!.persistent!;
-    if (!same(o.size, n.size)) return "replace";
+    // A PATCH may grow the mount (the container restarts); a smaller size is answered 400.
+    if (!same(o.size, n.size)) return typeof n.size === "number" && n.size > o.size ? "update" : "replace";
     return same(o.path, n.path) ? "none" : "update";
   }
   return "none";
@@ -172,8 +175,11 @@ export function planKnownPodChange(olds: Partial<PodOutputs>, news: Partial<PodI
   if (computeChanged(olds.gpu, news.gpu, ["id", "count"])) replaces.push("gpu");
   if (computeChanged(olds.cpu, news.cpu, ["id", "vcpuCount"])) replaces.push("cpu");
   if (!same(olds.cloud, news.cloud ?? "SECURE")) replaces.push("cloud");
-  const oldDcs = [...(olds.dataCenterIds ?? [])].sort();
-  if (canonical(oldDcs) !== canonical([...(news.dataCenterIds ?? [])].sort())) replaces.push("dataCenterIds");
+  // dataCenterIds is read at creation only and a pod never moves (open-parts): a new list
+  // that no longer allows the pod's data center needs a new pod; any other edit is recorded.
+  const newDcs = news.dataCenterIds ?? [];
+  if (olds.dataCenterId && newDcs.length > 0 && !newDcs.includes(olds.dataCenterId)) replaces.push("dataCenterIds");
+  else if (canonical([...(olds.dataCenterIds ?? [])].sort()) !== canonical([...newDcs].sort())) updates.push("dataCenterIds");
 
   const mounts = mountsChange(olds.mounts, news.mounts);
   if (mounts === "replace") replaces.push("mounts");
@@ -242,8 +248,13 @@ export interface UpdateSteps {
   restart: boolean;
   /** PATCH `{ locked: true }` last: the platform refuses a stop or restart on a locked pod. */
   lockLast: boolean;
+  /** Nothing to send: only settings the platform does not hold after creation changed (dataCenterIds, the wait's bound). */
+  recordOnly: boolean;
   declaration: PodDeclaration;
 }
+
+/** Properties whose change is recorded in state without a request. */
+const RECORDED_ONLY: readonly string[] = ["dataCenterIds", "waitTimeoutSeconds"];
 
 /**
  * The requests that bring pod `id` from `olds` (outputs) to the known `news`: one PATCH of
@@ -267,7 +278,8 @@ export function planUpdate(id: string, olds: PodOutputs, news: PodInputs, change
   }
   const lockLast = patch.locked === true && (needsStop || restart);
   if (lockLast) delete patch.locked;
-  return { patch, restart, lockLast, declaration: declarationFor(news) };
+  const recordOnly = change.updates.length > 0 && change.updates.every((k) => RECORDED_ONLY.includes(k));
+  return { patch, restart, lockLast, recordOnly, declaration: declarationFor(news) };
 }
 
 /** Whether a PATCH with these fields restarts a running container on its own. */
@@ -345,11 +357,8 @@ export function planExisting(pod: LivePod, plan: CreatePlan): ExistingPlan {
     { ...inputs, desiredStatus: STOPPED.has(pod.status) ? "EXITED" : "RUNNING" },
     { keys: plan.declaration.keys, envKeys: [], globalNetworking: pod.globalNetworking.enabled },
   );
-  const change = planKnownPodChange(baseline, inputs);
-  const dcs = inputs.dataCenterIds;
-  // A pod never moves: one outside the allowed data centers cannot become this one.
-  if (dcs?.length && pod.dataCenterId && !dcs.includes(pod.dataCenterId)) change.replaces.push("dataCenterIds");
-  return { baseline, change };
+  // The planner sees the pod's data center: one outside the allowed ones cannot become this pod.
+  return { baseline, change: planKnownPodChange(baseline, inputs) };
 }
 
 /** A Pod's outputs: the live pod (spec 2.2) plus the settings only this resource has. */

@@ -301,6 +301,8 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
    */
   private async apply(client: ComputePlatform, id: string, olds: PodOutputs, news: PodInputs, change?: PodPlan): Promise<PodOutputs> {
     const steps = planUpdate(id, olds, news, change);
+    // The pod as last read is the pod: nothing the platform holds changes.
+    if (steps.recordOnly) return podOutputs(olds as unknown as LivePod, news, steps.declaration);
     let last: LivePod | undefined;
     try {
       last =
