@@ -37,20 +37,8 @@ import { type PollerTimings, pollFromEnv } from "../lifecycle/poller";
 import { createWithRecovery, findMade, lookAgain, LOOKUPS, OwningProvider } from "../lifecycle/recovery";
 import type { SharedList } from "../lifecycle/shared-list";
 import { checkPod, DEFAULT_WAIT_TIMEOUT_SECONDS, type LivePod, OWNER_ENV, type PodDeclaration, type PodInputs, type PodOutputs } from "./schema";
-import {
-  type CreatePlan,
-  describeFixed,
-  inputsFromState,
-  matchesCreate,
-  newestOf,
-  ownedBy,
-  type PodPlan,
-  planCreate,
-  planExisting,
-  planPodChange,
-  planUpdate,
-  podOutputs,
-} from "./plan";
+import { type CreatePlan, type PodPlan, planCreate, planExisting, planPodChange, planUpdate } from "./plan";
+import { describeFixed, inputsFromState, matchesCreate, newestOf, ownedBy, podOutputs } from "./wire";
 import { converge, lastSeen, type PodContext, PodInitError, provisioning, STOPPED } from "./status";
 
 type Created = pulumi.dynamic.CreateResult<PodOutputs>;

@@ -5,7 +5,8 @@
  *           defaults filled (type QB, wait settings); the owner token and an auto-name from
  *           it (lifecycle/owner.ts), both kept across updates.
  *   diff    no request. type -> replace (the kind is fixed); any other field -> update in
- *           place. A field left out of the program is the platform's choice: never a diff.
+ *           place. A field never declared is the platform's choice: never a diff; one
+ *           declared and removed goes back to the platform's default (schema.ts FIELD_DEFAULTS).
  *   create  auto-named: lifecycle/recovery.ts: myself { endpoints } (shared: one for a
  *           stack's creates) for the endpoints of that name, earlier tries of this create,
  *           taken over by a replacement or deleted once this one exists. Then
@@ -48,6 +49,7 @@ import {
   planEndpointDiff,
   runningWorkers,
   saveInput,
+  wantedValue,
 } from "./plan";
 import {
   checkEndpointInputs,
@@ -201,7 +203,7 @@ export class ServerlessEndpointProvider
     const changed = changedSavedFields(olds, news);
     let ep: WireEndpoint | undefined;
     if (changed.length > 0) {
-      const changes = Object.fromEntries(changed.map((field) => [field, news[field]]));
+      const changes = Object.fromEntries(changed.map((field) => [field, wantedValue(field, olds, news)]));
       try {
         ep = await this.client().endpoints.save(saveInput(id, { ...news, type: olds.type ?? news.type }, changes), this.opts());
       } catch (err) {

@@ -24,6 +24,34 @@ export type ScalerType = (typeof SCALER_TYPES)[number];
 export type FlashBootType = (typeof FLASH_BOOT_TYPES)[number];
 
 export const DEFAULT_TYPE: EndpointType = "QB";
+
+/** Fields sent to `saveEndpoint`, apart from `type` (fixed at creation). */
+export const SAVED_FIELDS = [
+  "name",
+  "gpuIds",
+  "templateId",
+  "idleTimeout",
+  "locations",
+  "flashBootType",
+  "scalerType",
+  "scalerValue",
+  "workersMin",
+  "workersMax",
+  "networkVolumeId",
+] as const;
+export type SavedField = (typeof SAVED_FIELDS)[number];
+
+/** The hidden input (and output) listing the saved fields the program declares. */
+export const DECLARED_KEY = "__declared";
+
+/**
+ * Where a saved field goes when a program that declared it stops declaring it: the spec's
+ * defaults (spec 2.9: workersMin 0 is scale-to-zero, an empty locations any region,
+ * networkVolumeId null none; FLASHBOOT is the option, OFF its absence). workersMax goes to 0
+ * too: workers declared away must stop running and billing. idleTimeout, scalerType and
+ * scalerValue have no default in the spec: removing one is refused at check.
+ */
+export const FIELD_DEFAULTS = { workersMin: 0, workersMax: 0, networkVolumeId: null, locations: null, flashBootType: "OFF" } as const;
 export const DEFAULT_READY_TIMEOUT_SECONDS = 600;
 export const DEFAULT_DRAIN_TIMEOUT_SECONDS = 600;
 /** A day: a wait longer than this is a typo, and every wait must have a bound. */
@@ -134,7 +162,7 @@ export type EndpointInputs = z.infer<typeof endpointInputsSchema> & {
 };
 
 /** Properties the engine or the resource class add; not the user's. */
-const RESERVED_KEYS = new Set<string>(["__provider", LOGICAL_NAME_KEY, OWNER_TOKEN_KEY, ...OWNER_INPUT_KEYS]);
+const RESERVED_KEYS = new Set<string>(["__provider", LOGICAL_NAME_KEY, OWNER_TOKEN_KEY, DECLARED_KEY, ...OWNER_INPUT_KEYS]);
 
 /** The kind in owner tokens: an endpoint and a pod of the same logical name never share one. */
 export const ENDPOINT_KIND = "ServerlessEndpoint";
@@ -176,7 +204,35 @@ export function checkEndpointInputs(
   const userInputs = Object.fromEntries(Object.entries(inputs).filter(([k]) => !RESERVED_KEYS.has(k)));
   const parsed = endpointInputsSchema.safeParse(userInputs);
   const failures = parsed.success ? [] : checkFailures(parsed.error, userInputs);
+  inputs[DECLARED_KEY] = SAVED_FIELDS.filter((f) => inputs[f] !== undefined);
+  failures.push(...removalFailures(olds, inputs));
   return failures.length > 0 ? { inputs, failures } : { inputs };
+}
+
+/**
+ * Removals the platform cannot follow: a field with no default to return to (the platform
+ * keeps its value, so the program would no longer say what runs), and workersMax removed
+ * (back to 0) under a declared workersMin above 0.
+ */
+function removalFailures(olds: Record<string, any> | undefined, inputs: Record<string, any>): pulumi.dynamic.CheckFailure[] {
+  const before: unknown = olds?.[DECLARED_KEY];
+  if (!Array.isArray(before)) return [];
+  const removed = SAVED_FIELDS.filter((f) => before.includes(f) && inputs[f] === undefined);
+  const failures: pulumi.dynamic.CheckFailure[] = removed
+    .filter((f) => !Object.hasOwn(FIELD_DEFAULTS, f))
+    .map((f) => ({
+      property: f,
+      reason:
+        `removing ${f} changes nothing: the platform keeps its ${f} (${JSON.stringify(olds![f])}) and has no default ` +
+        "to return to; declare the value you want instead",
+    }));
+  if (removed.includes("workersMax") && typeof inputs.workersMin === "number" && inputs.workersMin > 0) {
+    failures.push({
+      property: "workersMax",
+      reason: `removing workersMax sets it back to 0, below workersMin (${inputs.workersMin}); declare workersMax, or remove workersMin too`,
+    });
+  }
+  return failures;
 }
 
 /** One worker of an endpoint, as read back. */
@@ -219,4 +275,6 @@ export interface ServerlessEndpointOutputs {
   readyTimeoutSeconds: number;
   /** @default 600 */
   drainTimeoutSeconds: number;
+  /** The saved fields the program declared: removing one sends the platform's default (FIELD_DEFAULTS). */
+  __declared?: SavedField[];
 }

@@ -82,7 +82,7 @@ test("lifecycle: create waits for workers, updates in place, type change plans r
   expect(live(id)).toMatchObject({ id, name: "life-2", workersMin: 1, idleTimeout: 30, flashBootType: "FLASHBOOT" });
 
   // Only a wait setting changed: nothing is sent to the platform.
-  const waitOnly = await inputs(p, { name: "life-2", workersMin: 1, workersMax: 3, idleTimeout: 30, readyTimeoutSeconds: 60 });
+  const waitOnly = await inputs(p, { name: "life-2", workersMin: 1, workersMax: 3, idleTimeout: 30, flashBootType: "FLASHBOOT", readyTimeoutSeconds: 60 });
   expect(await p.diff(id, updated.outs!, waitOnly)).toMatchObject({ changes: true, replaces: [] });
   const afterWaitOnly = await p.update(id, updated.outs!, waitOnly);
   expect(emu.counts().saveEndpoint).toBe(saves + 1);
@@ -302,4 +302,33 @@ describe("bounded waits (fake clock: the deadline passes without real waiting)",
     expect(err.reasons[0]).toMatch(/cancelled by test/);
     expect(slow.state().endpoints.map((e: any) => e.id)).toContain(err.id);
   });
+});
+
+test("a declared field removed from the program shows as a change and up puts the platform back to its default", async () => {
+  const p = provider();
+  const dc = (await client.catalog.dataCenters())[0]!.id;
+  const volume = await client.networkVolumes.create({ name: "ep-vol", size: 10, dataCenter: dc });
+  const declared = { name: "declared-away", workersMin: 1, workersMax: 2, networkVolumeId: volume.id, locations: "US", flashBootType: "FLASHBOOT" };
+  const first = await inputs(p, declared);
+  const { id, outs } = await p.create(first);
+  expect(live(id)).toMatchObject({ workersMin: 1, workersMax: 2, networkVolumeId: volume.id });
+
+  const removed = await inputs(p, { name: "declared-away" }, first);
+  expect(await p.diff(id, outs!, removed)).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
+  const after = (await p.update(id, outs!, removed)).outs!;
+  expect(live(id)).toMatchObject({ workersMin: 0, workersMax: 0, networkVolumeId: null, locations: null, flashBootType: "OFF" });
+  // A second preview shows nothing: the platform is where the program says.
+  expect(await p.diff(id, after, removed)).toEqual({ changes: false, replaces: [], deleteBeforeReplace: false });
+  await p.delete(id, after);
+  await client.networkVolumes.delete(volume.id);
+});
+
+test("removing a field the platform has no default for is refused at preview, saying the platform keeps the value", async () => {
+  const p = provider();
+  const first = await inputs(p, { name: "kept", idleTimeout: 60, scalerType: "REQUEST_COUNT", scalerValue: 3 });
+  const r = await p.check(first, { gpuIds: "AMPERE_24", templateId: TPL, name: "kept", scalerValue: 3 });
+  expect(r.failures).toEqual([
+    { property: "idleTimeout", reason: expect.stringMatching(/platform keeps its idleTimeout \(60\).*declare the value you want/) },
+    { property: "scalerType", reason: expect.stringMatching(/platform keeps its scalerType \("REQUEST_COUNT"\)/) },
+  ]);
 });

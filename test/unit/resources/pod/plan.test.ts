@@ -1,6 +1,7 @@
 import type { Pod as WirePod } from "../../../../src/client/schemas";
 import { UNKNOWN } from "../../../../src/resources/engine/check";
-import { nextEnv, planPodChange, podOutputs, podPatch } from "../../../../src/resources/pod/plan";
+import { nextEnv, planPodChange, podPatch } from "../../../../src/resources/pod/plan";
+import { podOutputs } from "../../../../src/resources/pod/wire";
 import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
 import { checkPod, type PodInputs, type PodOutputs } from "../../../../src/resources/pod/schema";
 import { isReady } from "../../../../src/resources/pod/status";
