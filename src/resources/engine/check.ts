@@ -20,6 +20,35 @@ export function containsUnknown(value: unknown): boolean {
   return false;
 }
 
+/** What a change of each property takes: a new object, or an update in place. */
+export type ChangeVerdicts = Readonly<Record<string, "replace" | "update">>;
+
+/**
+ * A plan at preview, where any input may still be unknown: `plan` runs over the inputs
+ * without the properties that are wholly unknown, and each of those is added with its
+ * verdict from `verdicts` (the worst case, since the value may turn out to be anything).
+ * The planning code of each kind then deals only with known values and partly unknown ones.
+ */
+export function planWithUnknowns<T extends object, P extends { replaces: string[]; updates: string[] }>(
+  news: T,
+  verdicts: ChangeVerdicts,
+  plan: (known: T) => P,
+): P {
+  const unknown = Object.keys(news).filter((k) => verdicts[k] !== undefined && isUnknown((news as Record<string, unknown>)[k]));
+  if (unknown.length === 0) return plan(news);
+  const known = Object.fromEntries(Object.entries(news).filter(([k]) => !unknown.includes(k))) as T;
+  const result = plan(known);
+  const verdict = (key: string) => verdicts[key] === "replace";
+  // The planner saw the key as removed; the worst case of any value decides instead.
+  const replaces = result.replaces.filter((k) => !unknown.includes(k) || verdict(k));
+  const updates = result.updates.filter((k) => !unknown.includes(k));
+  for (const key of unknown) {
+    const list = verdict(key) ? replaces : updates;
+    if (!list.includes(key)) list.push(key);
+  }
+  return { ...result, replaces, updates };
+}
+
 /** `a.b[0].c` for a zod issue path, the way a user writes the property in a program. */
 export function propertyPath(path: readonly PropertyKey[]): string {
   let out = "";

@@ -1,6 +1,6 @@
 /*
  * Pod: the Pulumi class and its arguments. The lifecycle and its API calls are in provider.ts;
- * the check in schema.ts; the replace-or-update verdict in plan.ts; the wire mapping in wire.ts.
+ * the check in schema.ts; the replace-or-update verdict and the create, update and adopt plans in plan.ts; the wire mapping in wire.ts.
  *
  * Bringing an existing pod under management: `pulumi import` does not work for dynamic
  * resources (pulumi/pulumi#16175). Declare the pod as it is with `adopt: "<pod id>"`; the

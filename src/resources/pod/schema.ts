@@ -111,7 +111,8 @@ export const podArgsSchema = z.strictObject(
             })
             .int("cpu.vcpuCount must be a whole number")
             .min(2, "cpu.vcpuCount must be at least 2")
-            .refine((n) => (n & (n - 1)) === 0, "cpu.vcpuCount must be a power of two (2, 4, 8, 16, ...)"),
+            // Exact at any size: a 32-bit bit test (n & (n - 1)) passes 2^32 + 2.
+            .refine((n) => Number.isSafeInteger(n) && 2 ** Math.round(Math.log2(n)) === n, "cpu.vcpuCount must be a power of two (2, 4, 8, 16, ...)"),
         },
         { error: onlyKeys("cpu", "id and vcpuCount (memory follows from the flavor)") },
       )

@@ -1,5 +1,4 @@
 import { type Clock, type ComputePlatform, ConflictError, isAmbiguous } from "../../client";
-import { isUnknown } from "../engine/check";
 import { type Poller, WaitTimeoutError } from "../lifecycle/poller";
 import type { LivePod, PodInputs, PodOutputs, WaitFor } from "./schema";
 
@@ -78,7 +77,6 @@ export function statusMatches(
   desired: unknown,
   waitFor: unknown,
 ): boolean {
-  if (isUnknown(desired) || isUnknown(waitFor)) return false;
   // A failed container is not running either, and ERROR offers no stop: nothing to do.
   if (desired === "EXITED") return pod.status === "EXITED" || pod.status === "ERROR";
   return isReady(pod, waitFor === "PORTS" ? "PORTS" : "RUNNING");

@@ -8,7 +8,7 @@ import { ComputePlatform } from "../../../../src/client";
 import { type Clock, systemClock } from "../../../../src/client/core/clock";
 import { type Emulator, type Faults, startEmulator } from "../../../../src/emulator";
 import { PodInitError, type PodOutputs, PodProvider } from "../../../../src/resources/pod";
-import { createBody, matchesCreate } from "../../../../src/resources/pod/plan";
+import { createBody, matchesCreate } from "../../../../src/resources/pod/wire";
 import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
 import { checkPod, type PodInputs } from "../../../../src/resources/pod/schema";
 import { SteppedClock, trackedClient } from "../../../helpers/stepped-clock";
@@ -440,4 +440,38 @@ test("a lock set outside Pulumi is not lifted by delete", async () => {
   expect(delta(c0).updatePod ?? 0).toBe(0);
   expect(delta(c0).deletePod).toBe(1);
   expect(live(created.id)).toMatchObject({ status: "TERMINATED", locked: true });
+});
+
+test("dataCenterIds: an edit that still allows the pod's data center is recorded without a request; one that does not replaces", async () => {
+  const dcs = (await client.catalog.dataCenters()).map((d) => d.id);
+  const p = provider();
+  const news = await inputs(p, { name: "placed", dataCenterIds: [dcs[0]] });
+  const created = await p.create(news);
+  expect(created.outs!.dataCenterId).toBe(dcs[0]);
+  const wider = { ...news, dataCenterIds: [dcs[0], dcs[1]] };
+  expect(await p.diff(created.id, created.outs!, wider)).toEqual({ changes: true, replaces: [] });
+  const c0 = emu.counts();
+  const outs = (await p.update(created.id, created.outs!, wider)).outs!;
+  expect(delta(c0)).toEqual({});
+  expect(outs.dataCenterIds).toEqual([dcs[0], dcs[1]]);
+  expect(await p.diff(created.id, outs, wider)).toEqual({ changes: false, replaces: [] });
+  expect(await p.diff(created.id, outs, { ...news, dataCenterIds: [dcs[1]] })).toEqual({ changes: true, replaces: ["dataCenterIds"] });
+  await p.delete(created.id, outs);
+});
+
+test("a persistent mount grows in place by PATCH (same pod); a smaller one plans a replace", async () => {
+  const p = provider();
+  const news = await inputs(p, { name: "growing", mounts: { persistent: { size: 20, path: "/data" } } });
+  const created = await p.create(news);
+  const grown = { ...news, mounts: { persistent: { size: 40, path: "/data" } } };
+  expect(await p.diff(created.id, created.outs!, grown)).toEqual({ changes: true, replaces: [] });
+  const c0 = emu.counts();
+  const outs = (await p.update(created.id, created.outs!, grown)).outs!;
+  expect(delta(c0)).toMatchObject({ updatePod: 1 });
+  expect(live(created.id).mounts.persistent.size).toBe(40);
+  expect(outs.mounts.persistent).toEqual({ size: 40, path: "/data" });
+  expect(outs.status).toBe("RUNNING");
+  const shrunk = { ...news, mounts: { persistent: { size: 10, path: "/data" } } };
+  expect(await p.diff(created.id, outs, shrunk)).toEqual({ changes: true, replaces: ["mounts"] });
+  await p.delete(created.id, outs);
 });

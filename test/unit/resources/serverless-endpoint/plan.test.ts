@@ -6,7 +6,7 @@ const base = { name: "api", gpuIds: "AMPERE_24", templateId: "tpl-1" };
 
 describe("ServerlessEndpoint check", () => {
   test.each<[string, Record<string, unknown>, string, RegExp]>([
-    ["gpuIds outside the tiers", { gpuIds: "A100" }, "gpuIds", /gpuIds must be one of AMPERE_16, .*ADA_80_PRO \(got "A100"\)/],
+    ["gpuIds outside the tiers", { gpuIds: "A100" }, "gpuIds", /gpuIds must be one of AMPERE_16, .*ADA_80_PRO, or a comma-separated list.*\(got "A100"\)/],
     ["gpuIds missing", { gpuIds: undefined }, "gpuIds", /gpuIds is required/],
     ["templateId missing", { templateId: undefined }, "templateId", /templateId is required/],
     ["templateId empty", { templateId: "" }, "templateId", /templateId is required/],
