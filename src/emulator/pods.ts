@@ -199,6 +199,14 @@ export class Pods {
       mounts: pod.mounts,
     };
     const containerChanged = JSON.stringify(next) !== JSON.stringify(current);
+    const running = pod.status === "RUNNING" || pod.status === "STARTING";
+    // A locked pod cannot be stopped or restarted (open-parts), so no PATCH may restart it.
+    if (containerChanged && running && (b.locked ?? pod.locked)) {
+      throw problem(
+        409,
+        `pod '${pod.id}' is locked: a change of image, args, disk, ports, env, registry or mounts restarts its container (set locked: false first)`,
+      );
+    }
     if (b.name !== undefined) pod.name = b.name;
     if (b.locked !== undefined) pod.locked = b.locked;
     if (b.globalNetworking !== undefined) pod.globalNetworkingWanted = b.globalNetworking;
@@ -208,7 +216,7 @@ export class Pods {
       pod.failOnStart = this.env.failsToStart(pod.image);
       // A container that runs (or is coming up) restarts with the new configuration; one that
       // is provisioning, stopped or failed picks it up at its next start.
-      if (pod.status === "RUNNING" || pod.status === "STARTING") this.restartContainer(pod);
+      if (running) this.restartContainer(pod);
     }
     return pod;
   }
@@ -220,8 +228,10 @@ export class Pods {
     return this.apply(pod, (body as { action: PodAction }).action);
   }
 
+  /** Idempotent (open-parts: 204 again for a pod already TERMINATED). */
   delete(id: string): PodRecord {
-    return this.apply(this.mustGet(id), "terminate");
+    const pod = this.mustGet(id);
+    return pod.status === "TERMINATED" ? pod : this.apply(pod, "terminate");
   }
 
   private apply(pod: PodRecord, action: PodAction): PodRecord {
