@@ -37,6 +37,9 @@ Faults (off by default)
   --slow-ms <n>           delay every response by n real ms
   --error-image <regex>   pods with a matching image end in ERROR; repeatable
   --no-capacity <gpu[@dc]> no capacity for a GPU type (in one data center); repeatable
+  --model-job-ms <n>      every hosted-model job takes n emulated ms (runsync answers
+                          IN_PROGRESS when its wait is shorter)      [0]
+  --fail-prompt <regex>   hosted-model jobs with a matching prompt answer FAILED; repeatable
 
   -h, --help              show this help
 `;
@@ -61,12 +64,14 @@ function parseKey(spec: string): ApiKey {
   return { key: spec.slice(0, at), scopes: scopes as Scope[] };
 }
 
-function toPattern(p: string): RegExp {
-  try {
-    return new RegExp(p);
-  } catch {
-    return fail(`--error-image '${p}' is not a valid regular expression`);
-  }
+function toPattern(flag: string): (p: string) => RegExp {
+  return (p) => {
+    try {
+      return new RegExp(p);
+    } catch {
+      return fail(`--${flag} '${p}' is not a valid regular expression`);
+    }
+  };
 }
 
 async function main(): Promise<void> {
@@ -92,6 +97,8 @@ async function main(): Promise<void> {
         "slow-ms": { type: "string" },
         "error-image": { type: "string", multiple: true },
         "no-capacity": { type: "string", multiple: true },
+        "model-job-ms": { type: "string" },
+        "fail-prompt": { type: "string", multiple: true },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -115,7 +122,9 @@ async function main(): Promise<void> {
     rate5xx: num("rate-5xx", s("rate-5xx")),
     dropAfterProcessRate: num("drop-rate", s("drop-rate")),
     slowMs: num("slow-ms", s("slow-ms")),
-    errorImages: list("error-image").map(toPattern),
+    errorImages: list("error-image").map(toPattern("error-image")),
+    modelJobMs: num("model-job-ms", s("model-job-ms")),
+    failingPrompts: list("fail-prompt").map(toPattern("fail-prompt")),
     noCapacity: list("no-capacity").map((spec) => {
       const [gpuId, dataCenterId] = spec.split("@");
       return dataCenterId ? { gpuId, dataCenterId } : { gpuId };

@@ -136,6 +136,8 @@ export class EmulatorServer {
       },
       random: seededServerlessRandom(config.faults.seed),
       imageBaseUrl: () => this.baseUrl,
+      modelJob: (prompt) => this.faults.modelJob(prompt),
+      timeScale: config.timeScale,
       references: {
         isServerlessTemplate: (id) => this.templates.isServerless(id),
         volumeExists: (id) => this.volumes.has(id),

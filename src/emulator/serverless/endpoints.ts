@@ -175,6 +175,12 @@ export class EndpointStore {
       throw gqlError("NOT_FOUND", `endpoint ${JSON.stringify(id)} not found`);
 
     const violations = valueViolations(input);
+    // The provider replaces an endpoint whose type changes; the platform agrees by refusing
+    // the change in place, so the two readings cannot drift apart (issue 14).
+    if (existing && Object.hasOwn(input, "type") && input.type !== existing.type)
+      violations.push(
+        `input.type is fixed at creation (this endpoint is ${existing.type}); create a new endpoint for ${String(input.type)}`,
+      );
     const next: EndpointRecord = existing
       ? { ...existing, workers: [...existing.workers] }
       : {
