@@ -26,6 +26,8 @@ Timing (emulated milliseconds)
   --provisioning-ms <n>   how long a pod stays PROVISIONING         [${DEFAULT_TIMINGS.provisioningMs}]
   --starting-ms <n>       how long a container stays STARTING       [${DEFAULT_TIMINGS.startingMs}]
   --drain-ms <n>          how long a drained worker stays EXITED    [${DEFAULT_TIMINGS.drainMs}]
+  --restart-delay-ms <n>  how long after an update a RUNNING pod's restart begins
+                                                                    [${DEFAULT_TIMINGS.restartDelayMs}]
   --time-scale <x>        run x times faster: timers and rate-limit windows shrink together
                           (10: an emulated minute lasts 6 s)        [1]
 
@@ -88,6 +90,7 @@ async function main(): Promise<void> {
         "quota-day": { type: "string" },
         "provisioning-ms": { type: "string" },
         "starting-ms": { type: "string" },
+        "restart-delay-ms": { type: "string" },
         "drain-ms": { type: "string" },
         "time-scale": { type: "string" },
         seed: { type: "string" },
@@ -138,6 +141,7 @@ async function main(): Promise<void> {
   const timings = {
     provisioningMs: num("provisioning-ms", s("provisioning-ms")),
     startingMs: num("starting-ms", s("starting-ms")),
+    restartDelayMs: num("restart-delay-ms", s("restart-delay-ms")),
     drainMs: num("drain-ms", s("drain-ms")),
   };
   const defined = <T extends object>(o: T) =>
