@@ -69,3 +69,17 @@ describe("issue 14 #18: deleting a pod is idempotent", () => {
     expectProblem(await api.del("/v2/pods/p-none"), 404);
   });
 });
+
+describe("issue 14 #5: vcpuCount must be a power of two, however large", () => {
+  test.each([4294967298, 2 ** 33 + 4, 3 * 2 ** 40])("vcpuCount %p -> 400 'must be a power of two', not a range error", async (n) => {
+    const r = await api.post("/v2/pods", { name: "p", image: "img:1", cpu: { id: "cpu3c", vcpuCount: n } });
+    expectProblem(r, 400);
+    expect(r.body.detail).toBe(`cpu.vcpuCount: must be a power of two, got ${n}`);
+  });
+
+  test("a large power of two is a range error of the flavor", async () => {
+    const r = await api.post("/v2/pods", { name: "p", image: "img:1", cpu: { id: "cpu3c", vcpuCount: 2 ** 40 } });
+    expectProblem(r, 400);
+    expect(r.body.detail).toMatch(/^cpu\.vcpuCount: flavor 'cpu3c' allows \d+ to \d+ vCPUs, got 1099511627776$/);
+  });
+});
