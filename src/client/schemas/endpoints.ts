@@ -60,7 +60,8 @@ export type Endpoint = z.infer<typeof EndpointSchema>;
 export const ServerlessDiscountSchema = z.looseObject({
   discountFactor: z.number(),
   type: z.string(),
-  expirationDate: z.string(),
+  /** null: the discount does not expire. */
+  expirationDate: z.string().nullable(),
 });
 export type ServerlessDiscount = z.infer<typeof ServerlessDiscountSchema>;
 
