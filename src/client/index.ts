@@ -22,7 +22,7 @@ export { PacingRegistry, sharedPacing } from "./core/pacing";
 export type { Logger } from "./core/transport";
 export { DEFAULT_URL } from "./core/transport";
 export type { Endpoints } from "./endpoints";
-export type { Models } from "./models";
+export type { Models, RunSyncOptions } from "./models";
 export type { NetworkVolumes } from "./network-volumes";
 export type { Pods } from "./pods";
 export type { Registries } from "./registries";
@@ -80,6 +80,7 @@ export type {
   PodUpdateParams,
   Registry,
   RegistryCreateParams,
+  RunSyncAnswer,
   RunSyncResponse,
   ServerlessDiscount,
   Template,
