@@ -13,35 +13,15 @@ import {
   TimeoutError,
 } from "../../../src/client";
 import { startEmulator } from "../../../src/emulator";
-import { FakeClock } from "../../helpers/fake-clock";
-import { type Handler, startLoopback } from "../../helpers/loopback";
+import { type Handler, loopbackClients } from "../../helpers/loopback";
 
 const KEY = "cp_test_runsync_key_000111";
-const servers: { close(): Promise<void> }[] = [];
-const clients: ComputePlatform[] = [];
+const { setup: start, track } = loopbackClients(KEY);
 
 async function setup(handler: Handler, opts: Partial<ComputePlatformOptions> = {}) {
-  const srv = await startLoopback(handler);
-  servers.push(srv);
-  const cp = new ComputePlatform({
-    apiKey: KEY,
-    serverlessUrl: srv.url,
-    apiUrl: srv.url,
-    clock: new FakeClock(),
-    pacing: new PacingRegistry(),
-    random: () => 0.5,
-    env: {},
-    ...opts,
-  });
-  clients.push(cp);
-  const calls = () => srv.count("POST", "/v2/sdxl-turbo/runsync");
-  return { srv, cp, calls };
+  const { srv, cp } = await start(handler, opts);
+  return { srv, cp, calls: () => srv.count("POST", "/v2/sdxl-turbo/runsync") };
 }
-
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
 
 const INPUT = { prompt: "a lighthouse", seed: 7 };
 const done = { status: 200, body: { id: "job-1", status: "COMPLETED", output: { image_url: "http://x/i.png" } } };
@@ -116,8 +96,7 @@ describe("wait and the job's outcome", () => {
 describe("against the emulator's slow and failing jobs", () => {
   test("a job longer than wait -> ModelJobInProgressError; a failing prompt -> ModelJobFailedError; one call each", async () => {
     const emu = await startEmulator({ port: 0, keys: [{ key: KEY, scopes: ["read", "write"] }], timeScale: 100 });
-    const cp = new ComputePlatform({ apiKey: KEY, apiUrl: emu.url, serverlessUrl: emu.url, pacing: new PacingRegistry(), env: {} });
-    clients.push(cp);
+    const cp = track(new ComputePlatform({ apiKey: KEY, apiUrl: emu.url, serverlessUrl: emu.url, pacing: new PacingRegistry(), env: {} }));
     try {
       emu.setFaults({ modelJobMs: 5000, failingPrompts: ["^boom"] });
       await expect(cp.models.runSync("sdxl-turbo", INPUT, { wait: 1000 })).rejects.toBeInstanceOf(ModelJobInProgressError);
