@@ -29,6 +29,8 @@ export type { Registries } from "./registries";
 export type { Templates } from "./templates";
 /** The zod schemas of the wire objects, for callers that validate their own data. */
 export * as schemas from "./schemas";
+/** The one check of `gpuIds` and `locations` strings, for callers that validate before the client does. */
+export { GPU_TIERS, LOCATIONS, validateGpuIds, validateLocations } from "./schemas/endpoints";
 export type {
   BillingAmounts,
   BillingBucketSize,

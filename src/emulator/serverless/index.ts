@@ -19,7 +19,6 @@ import {
   EndpointStore,
   type EndpointInput,
   type EndpointRecord,
-  GPU_TIERS,
   gqlError,
   MAX_WORKERS,
   SCALER_TYPES,
@@ -98,7 +97,7 @@ const workerSchema = z.object({
 const endpointSchemaZ = z.object({
   id: z.string().min(1),
   name: z.string(),
-  gpuIds: z.enum(GPU_TIERS),
+  gpuIds: z.string().min(1),
   templateId: z.string(),
   type: z.enum(ENDPOINT_TYPES),
   idleTimeout: z.number().int().min(0),
