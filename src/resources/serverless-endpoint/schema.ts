@@ -4,7 +4,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { schemas } from "../../client";
+import { schemas, validateGpuIds, validateLocations } from "../../client";
 import { checkFailures } from "../engine/check";
 import { autoName, LOGICAL_NAME_KEY, OWNER_INPUT_KEYS, OWNER_TOKEN_KEY, ownerToken, resolveName } from "../lifecycle/owner";
 
@@ -82,31 +82,19 @@ function nonEmpty(field: string) {
 }
 
 /**
- * The bad item of a value that must be one allowed value or a comma-separated priority list
- * of distinct ones, no spaces (open-parts); undefined when the value is good.
+ * One allowed value or a comma-separated priority list of distinct ones, no spaces
+ * (open-parts); `anyWhenEmpty`: "" is allowed (spec 2.9 locations). The rule itself is the
+ * client's (`validate`), so the client and the resources accept and refuse the same strings.
  */
-export function badListItem(value: string, allowed: readonly string[]): string | undefined {
-  const items = value.split(",");
-  const seen = new Set<string>();
-  for (const item of items) {
-    if (!allowed.includes(item)) return JSON.stringify(item);
-    if (seen.has(item)) return `${JSON.stringify(item)} more than once`;
-    seen.add(item);
-  }
-  return undefined;
-}
-
-/** One allowed value or a comma-separated priority list of distinct ones; `anyWhenEmpty`: "" is allowed (spec 2.9 locations). */
-function priorityList(field: string, allowed: readonly string[], example: string, anyWhenEmpty: boolean) {
+function priorityList(field: string, allowed: readonly string[], example: string, anyWhenEmpty: boolean, validate: (value: string) => string | undefined) {
   const rule =
     `${field} must be one of ${allowed.join(", ")}, or a comma-separated list of distinct ones in priority order ` +
     `with no spaces (e.g. "${example}")${anyWhenEmpty ? `, or "" for any` : ""}`;
   return z
     .string({ error: (iss) => (iss.input === undefined ? `${field} is required: ${rule.slice(field.length + 1)}` : rule) })
     .superRefine((value, ctx) => {
-      if (anyWhenEmpty && value === "") return;
-      const bad = badListItem(value, allowed);
-      if (bad !== undefined) ctx.addIssue({ code: "custom", message: `${rule} (got ${bad})` });
+      const problem = validate(value);
+      if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
     });
 }
 
@@ -118,12 +106,12 @@ export const endpointInputsSchema = z
   .strictObject(
     {
     name: nonEmpty("name"),
-    gpuIds: priorityList("gpuIds", GPU_IDS, "ADA_24,AMPERE_24", false),
+    gpuIds: priorityList("gpuIds", GPU_IDS, "ADA_24,AMPERE_24", false, validateGpuIds),
     templateId: nonEmpty("templateId"),
     type: oneOf("type", ENDPOINT_TYPES),
     idleTimeout: nonNegativeInt("idleTimeout", "seconds").optional(),
     // "" and null both mean any region (spec 2.9).
-    locations: priorityList("locations", LOCATIONS, "US,RO", true).nullable().optional(),
+    locations: priorityList("locations", LOCATIONS, "US,RO", true, validateLocations).nullable().optional(),
     flashBootType: oneOf("flashBootType", FLASH_BOOT_TYPES).optional(),
     scalerType: oneOf("scalerType", SCALER_TYPES).optional(),
     scalerValue: nonNegativeInt("scalerValue", "the scaler's target").optional(),

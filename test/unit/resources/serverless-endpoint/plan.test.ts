@@ -6,15 +6,15 @@ const base = { name: "api", gpuIds: "AMPERE_24", templateId: "tpl-1" };
 
 describe("ServerlessEndpoint check", () => {
   test.each<[string, Record<string, unknown>, string, RegExp]>([
-    ["gpuIds outside the tiers", { gpuIds: "A100" }, "gpuIds", /gpuIds must be one of AMPERE_16, .*ADA_80_PRO, or a comma-separated list.*\(got "A100"\)/],
+    ["gpuIds outside the tiers", { gpuIds: "A100" }, "gpuIds", /^gpuIds "A100" is not one of AMPERE_16, .*ADA_80_PRO \(one value or a comma-separated list, no spaces\)/],
     ["gpuIds missing", { gpuIds: undefined }, "gpuIds", /gpuIds is required/],
     ["templateId missing", { templateId: undefined }, "templateId", /templateId is required/],
     ["templateId empty", { templateId: "" }, "templateId", /templateId is required/],
     ["type not QB or LB", { type: "XX" }, "type", /type must be one of QB, LB/],
-    ["locations outside the regions", { locations: "DE" }, "locations", /locations must be one of CZ, FR, GB, NO, RO, US.*\(got "DE"\)/],
+    ["locations outside the regions", { locations: "DE" }, "locations", /^locations "DE" is not one of CZ, FR, GB, NO, RO, US/],
     ["locations list with an unknown code", { locations: "US,XX" }, "locations", /comma-separated list/],
-    ["locations list repeating a code", { locations: "US,US" }, "locations", /locations must be one of/],
-    ["locations list with a space", { locations: "US, RO" }, "locations", /locations must be one of/],
+    ["locations list repeating a code", { locations: "US,US" }, "locations", /^locations names US twice/],
+    ["locations list with a space", { locations: "US, RO" }, "locations", /^locations " RO" is not one of .*no spaces/],
     ["flashBootType outside OFF/FLASHBOOT", { flashBootType: "FAST" }, "flashBootType", /one of OFF, FLASHBOOT/],
     ["scalerType outside the strategies", { scalerType: "CPU" }, "scalerType", /one of QUEUE_DELAY, REQUEST_COUNT/],
     ["negative idleTimeout", { idleTimeout: -1 }, "idleTimeout", /non-negative integer \(seconds\)/],
