@@ -53,7 +53,10 @@ export interface PodArgs {
    */
   env?: pulumi.Input<Record<string, pulumi.Input<string>>>;
   /**
-   * ID of a container registry credential, for private images; `null` for none.
+   * ID of a container registry credential, for private images: a `RegistryCredential`'s
+   * `id` (the pod then depends on it), or the ID of one made elsewhere; `null` for none.
+   * A change updates the pod in place (its container restarts), so a replaced credential
+   * moves its pods to the new one without replacing them.
    * @default null
    */
   registry?: pulumi.Input<string | null>;
