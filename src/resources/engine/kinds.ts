@@ -28,6 +28,10 @@ const KINDS: Record<ProviderKind, () => Provider> = {
     const { NetworkVolumeProvider } = require("../network-volume/provider") as typeof import("../network-volume/provider");
     return new NetworkVolumeProvider();
   },
+  template: () => {
+    const { TemplateProvider } = require("../template/provider") as typeof import("../template/provider");
+    return new TemplateProvider();
+  },
 };
 
 const loaded: Partial<Record<ProviderKind, Provider>> = {};

@@ -1,7 +1,8 @@
 // NetworkVolume's plan, pure: replace-versus-update, and the volume on the wire (outputs, the
 // PATCH body, the pods that still mount it).
-import type { ConflictError, NetworkVolume as WireNetworkVolume, NetworkVolumeUpdateParams, Pod as WirePod } from "../../client";
+import type { ApiError, NetworkVolume as WireNetworkVolume, NetworkVolumeUpdateParams, Pod as WirePod } from "../../client";
 import { isUnknown } from "../engine/check";
+import type { Holder } from "../lifecycle/in-use";
 import { DEFAULT_DELETE_WAIT_SECONDS, type NetworkVolumeInputs, type NetworkVolumeOutputs, shrinkRefusal } from "./schema";
 
 /** What moving from the old outputs to the new inputs takes. */
@@ -45,11 +46,7 @@ export function planNetworkVolumeChange(
 }
 
 /** One pod that still mounts a volume, as a delete failure reports it. */
-export interface VolumeHolder {
-  id: string;
-  name: string;
-  status: string;
-}
+export type VolumeHolder = Holder;
 
 /** The pods, among `pods`, whose network mount is the volume `volumeId`. */
 export function podsMounting(pods: readonly WirePod[], volumeId: string): VolumeHolder[] {
@@ -80,7 +77,7 @@ export function mountedError(
   props: Partial<NetworkVolumeOutputs> | undefined,
   holders: VolumeHolder[],
   waitMs: number,
-  conflict?: ConflictError,
+  conflict?: ApiError,
 ): Error {
   const label = props?.name ? `${id} ("${props.name}")` : id;
   const waited = `${Math.round(waitMs / 1000)} s`;

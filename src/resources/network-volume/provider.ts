@@ -13,9 +13,10 @@
  *           mounts it, then DELETE again; after deleteWaitSeconds, fail naming the pods.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { type Clock, type ComputePlatform, ConflictError, NotFoundError, systemClock } from "../../client";
+import { type Clock, type ComputePlatform, NotFoundError, systemClock } from "../../client";
 import { platform, type ProviderOptions } from "../engine/settings";
-import { mountedError, outputsOf, planNetworkVolumeChange, podsMounting, updateBody, type VolumeHolder } from "./plan";
+import { deleteWhenUnused } from "../lifecycle/in-use";
+import { mountedError, outputsOf, planNetworkVolumeChange, podsMounting, updateBody } from "./plan";
 import { checkNetworkVolume, DEFAULT_DELETE_WAIT_SECONDS, type NetworkVolumeInputs, type NetworkVolumeOutputs, shrinkRefusal } from "./schema";
 
 /** Dependencies of the provider; tests inject a client, a fake clock and a signal. */
@@ -92,30 +93,14 @@ export class NetworkVolumeProvider implements pulumi.dynamic.ResourceProvider<Ne
 
   async delete(id: string, props: NetworkVolumeOutputs): Promise<void> {
     const waitMs = 1000 * (props?.deleteWaitSeconds ?? DEFAULT_DELETE_WAIT_SECONDS);
-    const deadline = this.clock.now() + waitMs;
-    // The deadline ends the wait; the bound on rounds keeps the loop finite even under a
-    // clock that does not advance.
-    const maxRounds = Math.ceil(waitMs / this.pollIntervalMs) + 2;
-    let holders: VolumeHolder[] = [];
-    let conflict: ConflictError | undefined;
-    for (let round = 0; round < maxRounds; round++) {
-      // While a listed pod still mounts the volume a DELETE would only answer 409 again.
-      if (holders.length === 0) {
-        try {
-          await this.client().networkVolumes.delete(id, { signal: this.signal });
-          return;
-        } catch (err) {
-          if (err instanceof NotFoundError) return;
-          if (!(err instanceof ConflictError)) throw err;
-          conflict = err;
-        }
-      }
-      const left = deadline - this.clock.now();
-      if (left <= 0) break;
-      await this.clock.sleep(Math.min(this.pollIntervalMs, left), this.signal);
-      holders = podsMounting(await this.client().pods.list({ signal: this.signal }), id);
-    }
-    if (holders.length === 0) holders = podsMounting(await this.client().pods.list({ signal: this.signal }), id);
-    throw mountedError(id, props, holders, waitMs, conflict);
+    await deleteWhenUnused({
+      remove: () => this.client().networkVolumes.delete(id, { signal: this.signal }),
+      holders: async () => podsMounting(await this.client().pods.list({ signal: this.signal }), id),
+      failure: (holders, conflict) => mountedError(id, props, holders, waitMs, conflict),
+      waitMs,
+      pollIntervalMs: this.pollIntervalMs,
+      clock: this.clock,
+      signal: this.signal,
+    });
   }
 }

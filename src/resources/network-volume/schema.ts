@@ -2,16 +2,15 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { checkFailures, isUnknown } from "../engine/check";
+import { MAX_DELETE_WAIT_SECONDS } from "../lifecycle/in-use";
 import { LOGICAL_NAME_KEY, resolveName } from "../lifecycle/owner";
 
 /** Smallest network volume the platform makes, in GB. */
 export const NETWORK_VOLUME_MIN_GB = 10;
 /** Largest network volume the platform makes, in GB. */
 export const NETWORK_VOLUME_MAX_GB = 4096;
-/** How long delete waits, by default, for the pods that mount a volume to be gone. */
-export const DEFAULT_DELETE_WAIT_SECONDS = 120;
-/** Upper bound of `deleteWaitSeconds`: a wait longer than an hour is a stuck deployment. */
-export const MAX_DELETE_WAIT_SECONDS = 3600;
+// How long delete waits for the pods that mount a volume: the bounds every in-use wait shares.
+export { DEFAULT_DELETE_WAIT_SECONDS, MAX_DELETE_WAIT_SECONDS } from "../lifecycle/in-use";
 
 /** The checked inputs: what `check()` returns and `create`/`update`/`diff` receive. */
 export interface NetworkVolumeInputs {

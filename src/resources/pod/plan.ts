@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { PodCreateParams, PodUpdateParams } from "../../client";
-import { containsUnknown, defined, isUnknown } from "../engine/check";
+import { canonical, containsUnknown, defined, isUnknown } from "../engine/check";
 import { OWNER_TOKEN_KEY } from "../lifecycle/owner";
 import { type LivePod, OWNER_ENV, type PodDeclaration, type PodInputs, type PodMountsInput, type PodOutputs } from "./schema";
 import { statusMatches } from "./status";
@@ -30,17 +30,7 @@ export interface PodPlan {
 /** PATCH fields that restart a running container by themselves (open-parts). */
 export const RESTARTING_FIELDS: readonly string[] = ["image", "args", "disk", "ports", "env", "registry", "mounts"];
 
-/** A stable text of a JSON value: object keys sorted, so key order never counts. */
-export function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const keys = Object.keys(value)
-      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-      .sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
-}
+export { canonical };
 
 /** Equal for planning: an unknown new value is never equal (preview shows the worst case). */
 function same(old: unknown, next: unknown): boolean {

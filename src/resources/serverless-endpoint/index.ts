@@ -6,8 +6,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import { shimProvider } from "../engine/shim";
 import { LOGICAL_NAME_KEY, ownerInputs } from "../lifecycle/owner";
+import { templateBehind } from "../template";
 import { LOCAL_FIELDS, SAVED_FIELDS } from "./plan";
-import type { EndpointType, EndpointWorkerOutput, FlashBootType, GpuId, ScalerType } from "./schema";
+import { type EndpointType, type EndpointWorkerOutput, type FlashBootType, type GpuId, type ScalerType, TEMPLATE_CHECK_KEY } from "./schema";
 
 export { EndpointNotReadyError, ServerlessEndpointProvider, type ServerlessEndpointProviderOptions } from "./provider";
 export {
@@ -39,7 +40,11 @@ export interface ServerlessEndpointArgs {
    * (80 GB Ada Pro). Changes in place.
    */
   gpuIds: pulumi.Input<GpuId>;
-  /** ID of the Serverless template the workers run. Changes in place. */
+  /**
+   * ID of the Serverless template the workers run, e.g. a serverless `Template`'s `id`.
+   * Changes in place. Given a `Template`'s `id` output itself, a template whose `serverless`
+   * is known to be false is refused at preview, naming it.
+   */
   templateId: pulumi.Input<string>;
   /**
    * `QB` (queue-based) or `LB` (load balancing). Fixed at creation: changing it replaces the
@@ -157,6 +162,7 @@ export class ServerlessEndpoint extends pulumi.dynamic.Resource {
         // appear on the class.
         ...Object.fromEntries([...SAVED_FIELDS, ...LOCAL_FIELDS, "type", "pods"].map((k) => [k, undefined])),
         ...args,
+        ...templateCheckInput(args.templateId),
         [LOGICAL_NAME_KEY]: name,
         ...ownerInputs(opts?.parent, {
           organization: pulumi.getOrganization,
@@ -169,4 +175,10 @@ export class ServerlessEndpoint extends pulumi.dynamic.Resource {
       "ServerlessEndpoint",
     );
   }
+}
+
+/** The hidden input through which check() learns the `serverless` of the Template behind `templateId`. */
+function templateCheckInput(templateId: unknown): Record<string, unknown> {
+  const ref = templateBehind(templateId);
+  return ref ? { [TEMPLATE_CHECK_KEY]: { resourceName: ref.resourceName, serverless: ref.serverless } } : {};
 }

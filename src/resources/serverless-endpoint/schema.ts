@@ -103,6 +103,28 @@ export const endpointInputsSchema = z
     }
   });
 
+/**
+ * The hidden input the class sets when `templateId` is a Template's own `id` output:
+ * `{ resourceName, serverless }` of that Template (serverless may be unknown at preview).
+ */
+export const TEMPLATE_CHECK_KEY = "__template";
+
+/**
+ * A template known (at preview already) not to be serverless: the platform would refuse the
+ * endpoint, so check() does first, naming the template.
+ */
+export function templateFailure(ref: unknown): pulumi.dynamic.CheckFailure | undefined {
+  if (ref === null || typeof ref !== "object") return undefined;
+  const { resourceName, serverless } = ref as { resourceName?: unknown; serverless?: unknown };
+  if (serverless !== false) return undefined;
+  return {
+    property: "templateId",
+    reason:
+      `templateId is the id of Template ${JSON.stringify(resourceName)}, which is not serverless (serverless: false): ` +
+      "an endpoint's workers run a serverless template; set serverless: true on that Template, or give another one",
+  };
+}
+
 export type EndpointInputs = z.infer<typeof endpointInputsSchema> & {
   [LOGICAL_NAME_KEY]?: string;
   /** The owner token `check()` settled on (see lifecycle/owner.ts); never part of a diff. */
@@ -148,6 +170,8 @@ export function checkEndpointInputs(
   for (const key of Object.keys(inputs)) if (inputs[key] === undefined) delete inputs[key];
   const parsed = endpointInputsSchema.safeParse(inputs);
   const failures = parsed.success ? [] : checkFailures(parsed.error, inputs);
+  const template = templateFailure(inputs[TEMPLATE_CHECK_KEY]);
+  if (template) failures.push(template);
   return failures.length > 0 ? { inputs, failures } : { inputs };
 }
 
