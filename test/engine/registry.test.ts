@@ -93,7 +93,7 @@ test("a kind's module is loaded on first lookup, so the root need not import it"
 });
 
 test("a kind this package does not serve is named, with the kinds it does", () => {
-  expect(() => dynamicProvider("template" as never)).toThrow(/no provider for "template" \(known: pod, serverless-endpoint, network-volume\)/);
+  expect(() => dynamicProvider("gpu-cluster" as never)).toThrow(/no provider for "gpu-cluster" \(known: pod, serverless-endpoint, network-volume, template\)/);
 });
 
 test("a missing API key names the stack config that sets it; the client's own message knows no Pulumi", async () => {
