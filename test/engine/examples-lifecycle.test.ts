@@ -54,7 +54,8 @@ describe("quickstart lifecycle", () => {
 
   beforeAll(async () => {
     result = await runQuickstartLifecycle({ emulator: emu, stack: "lifecycle", podPollMs: 20 });
-  }, 90_000);
+    // Four resources now (the template too): room for a loaded machine.
+  }, 180_000);
 
   test("every phase ran without error, in order", () => {
     expect(result.phases.map((p) => [p.title.split(":")[0], p.error])).toEqual([

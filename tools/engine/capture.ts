@@ -60,7 +60,7 @@ export async function captureProgramFile(file: string, opts: CaptureOptions = {}
     execFile(
       process.execPath,
       [script, path.resolve(file), JSON.stringify({ ...opts, env: undefined, cwd })],
-      { cwd, env: { ...process.env, ...opts.env }, timeout: 30_000, maxBuffer: 16 * 1024 * 1024 },
+      { cwd, env: { ...process.env, ...opts.env }, timeout: 90_000, maxBuffer: 16 * 1024 * 1024 },
       (err, out, errOut) => (err ? reject(new Error(`program ${file} failed: ${errOut || err.message}`)) : resolve(out)),
     );
   });
