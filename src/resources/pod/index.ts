@@ -120,7 +120,9 @@ export interface PodArgs {
   dataCenterIds?: pulumi.Input<pulumi.Input<string>[]>;
   /**
    * A global-network address reachable from your other globally networked pods. Needs an
-   * NVIDIA GPU and a data center that supports it. Changing it updates in place and restarts
+   * NVIDIA GPU and a data center that supports it; preview refuses it with a `gpu.id` that
+   * names another manufacturer (catalog ids start with it: `AMD Instinct MI300X`), the
+   * platform checks the rest at `up`. Changing it updates in place and restarts
    * a running pod, since the platform applies it at the next start.
    * @default false
    */

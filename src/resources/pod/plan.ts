@@ -235,6 +235,8 @@ export interface UpdateSteps {
   patch: PodUpdateParams;
   /** Restart after the PATCH: globalNetworking applies at the next start, and nothing else restarts the container. */
   restart: boolean;
+  /** The PATCH itself restarts a running container: wait for the restart, whatever the answer says. */
+  restarts: boolean;
   /** PATCH `{ locked: true }` last: the platform refuses a stop or restart on a locked pod. */
   lockLast: boolean;
   /** Nothing to send: only settings the platform does not hold after creation changed (dataCenterIds, the wait's bound). */
@@ -268,7 +270,7 @@ export function planUpdate(id: string, olds: PodOutputs, news: PodInputs, change
   const lockLast = patch.locked === true && (needsStop || restart);
   if (lockLast) delete patch.locked;
   const recordOnly = change.updates.length > 0 && change.updates.every((k) => RECORDED_ONLY.includes(k));
-  return { patch, restart, lockLast, recordOnly, declaration: declarationFor(news) };
+  return { patch, restart, restarts: patchRestarts(patch), lockLast, recordOnly, declaration: declarationFor(news) };
 }
 
 /** Whether a PATCH with these fields restarts a running container on its own. */

@@ -297,7 +297,8 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
         Object.keys(steps.patch).length > 0
           ? await client.pods.update(id, steps.patch, { signal: this.signal })
           : await client.pods.get(id, { signal: this.signal });
-      last = await converge(this.context(client), last, news, { restart: steps.restart });
+      const restartedFrom = steps.restarts && !STOPPED.has(olds.status) ? { startedAt: olds.startedAt } : undefined;
+      last = await converge(this.context(client), last, news, { restart: steps.restart, restartedFrom });
       if (steps.lockLast) last = await client.pods.update(id, { locked: true }, { signal: this.signal });
       return podOutputs(last, news, steps.declaration);
     } catch (err) {

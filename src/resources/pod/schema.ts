@@ -205,6 +205,16 @@ export function normalizePodInputs(
   return out;
 }
 
+/**
+ * The manufacturer a GPU id names when it is not NVIDIA. check() reads no catalog (it sends
+ * no request), so it goes by the documented rule that a catalog GPU id starts with its
+ * manufacturer's name ("AMD Instinct MI300X", "NVIDIA GeForce RTX 4090"); an id naming no
+ * known other manufacturer passes, and the platform decides at up.
+ */
+export function otherManufacturer(gpuId: string): string | undefined {
+  return /^(AMD|Intel)\b/i.exec(gpuId)?.[1]?.toUpperCase().replace("INTEL", "Intel");
+}
+
 /** The rules that tie fields together, held back while a value they need is unknown. */
 export function crossFieldFailures(inputs: Record<string, unknown>): pulumi.dynamic.CheckFailure[] {
   const failures: pulumi.dynamic.CheckFailure[] = [];
@@ -234,6 +244,13 @@ export function crossFieldFailures(inputs: Record<string, unknown>): pulumi.dyna
     failures.push({
       property: "globalNetworking",
       reason: "globalNetworking requires an NVIDIA GPU pod; it is not available with cpu",
+    });
+  }
+  const maker = isObject(gpu) && typeof gpu.id === "string" ? otherManufacturer(gpu.id) : undefined;
+  if (globalNetworking === true && maker) {
+    failures.push({
+      property: "globalNetworking",
+      reason: `globalNetworking requires an NVIDIA GPU; ${(gpu as { id: string }).id} is made by ${maker}. Pick an NVIDIA gpu.id or set globalNetworking: false`,
     });
   }
   return failures;

@@ -475,3 +475,51 @@ test("a persistent mount grows in place by PATCH (same pod); a smaller one plans
   expect(await p.diff(created.id, outs, shrunk)).toEqual({ changes: true, replaces: ["mounts"] });
   await p.delete(created.id, outs);
 });
+
+describe("an update that restarts the container waits for the restart, whatever the PATCH answers (issue 14 #4)", () => {
+  /** A client whose PATCH answers with the pod as it was before (the platform restarts asynchronously), or with `status`. */
+  function answering(status?: "ERROR") {
+    const pods = Object.assign(Object.create(client.pods), {
+      update: async (id: string, body: any, opts?: any) => {
+        const before = await client.pods.get(id);
+        const after = await client.pods.update(id, body, opts);
+        return status ? { ...after, status } : { ...before, ...body, status: "RUNNING", startedAt: before.startedAt };
+      },
+    });
+    return Object.assign(Object.create(client), { pods }) as ComputePlatform;
+  }
+
+  test("a PATCH answer still saying RUNNING: update returns once the pod is RUNNING again after the restart", async () => {
+    const p = provider({ client: () => answering() });
+    const news = await inputs(p, { name: "restart-async" });
+    const created = await p.create(news);
+    const outs = (await p.update(created.id, created.outs!, { ...news, image: "img/app:2" })).outs!;
+    expect(outs.status).toBe("RUNNING");
+    expect(outs.startedAt).not.toBe(created.outs!.startedAt);
+    expect(live(created.id)).toMatchObject({ status: "RUNNING", image: "img/app:2" });
+    await p.delete(created.id, outs);
+  });
+
+  test("a PATCH answer still saying RUNNING, new image ends in ERROR: fails with the pod's id kept", async () => {
+    const p = provider({ client: () => answering() });
+    const news = await inputs(p, { name: "restart-broken" });
+    const created = await p.create(news);
+    const err = await p.update(created.id, created.outs!, { ...news, image: "broken/app:2" }).catch((e) => e);
+    expect(err).toBeInstanceOf(PodInitError);
+    expect(err.id).toBe(created.id);
+    expect(err.message).toMatch(/ERROR/);
+    await p.delete(created.id, err.properties);
+  });
+
+  test("a PATCH answer saying ERROR fails at once, with the id kept, and starts nothing", async () => {
+    const p = provider({ client: () => answering("ERROR") });
+    const news = await inputs(p, { name: "restart-error" });
+    const created = await p.create(news);
+    const c0 = emu.counts();
+    const err = await p.update(created.id, created.outs!, { ...news, image: "img/app:3" }).catch((e) => e);
+    expect(err).toBeInstanceOf(PodInitError);
+    expect(err.id).toBe(created.id);
+    expect(delta(c0).podAction ?? 0).toBe(0);
+    await p.delete(created.id, err.properties);
+  });
+});

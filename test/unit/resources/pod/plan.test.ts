@@ -5,6 +5,7 @@ import { podOutputs } from "../../../../src/resources/pod/wire";
 import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
 import { checkPod, type PodInputs, type PodOutputs } from "../../../../src/resources/pod/schema";
 import { isReady } from "../../../../src/resources/pod/status";
+import { readmeTable } from "../../../helpers/readme-tables";
 
 const PLATFORM_ENV = { COMPUTEPLATFORM_POD_ID: "pod-1" };
 
@@ -195,5 +196,65 @@ describe("readiness", () => {
     expect(isReady(unmapped, "RUNNING")).toBe(true);
     expect(isReady(unmapped, "PORTS")).toBe(false);
     expect(isReady({ ...live, status: "STARTING", runtime: null }, "RUNNING")).toBe(false);
+  });
+});
+
+describe("the README's Pod table says what the plan does", () => {
+  /** Each README row (its first cell) and changes it covers: [property, base declaration, change]. */
+  const ROWS: Record<string, [string, Record<string, unknown>, Record<string, unknown>][]> = {
+    "`gpu` (`id`, `count`), `cpu` (`id`, `vcpuCount`)": [
+      ["gpu", gpuPod, { gpu: { id: "NVIDIA_H100" } }],
+      ["gpu", gpuPod, { gpu: { id: "NVIDIA_A100", count: 2 } }],
+      ["cpu", cpuPod, { cpu: { id: "cpu5c", vcpuCount: 4 } }],
+      ["cpu", cpuPod, { cpu: { id: "cpu3c", vcpuCount: 8 } }],
+    ],
+    "`cloud`": [["cloud", gpuPod, { cloud: "COMMUNITY" }]],
+    "`dataCenterIds` no longer allowing the pod's data center": [["dataCenterIds", gpuPod, { dataCenterIds: ["US-TX-3"] }]],
+    "`dataCenterIds`, any other edit (as a set; order does not count)": [
+      ["dataCenterIds", gpuPod, { dataCenterIds: ["EU-RO-1"] }],
+      ["dataCenterIds", gpuPod, { dataCenterIds: undefined }],
+    ],
+    "`mounts`: the kind (none, `persistent`, `network`), a network mount's `volumeId`, a smaller persistent `size`": [
+      ["mounts", gpuPod, { mounts: { persistent: { size: 20, path: "/w" } } }],
+      ["mounts", gpuPod, { mounts: { network: [{ volumeId: "vol-2", path: "/workspace" }] } }],
+      ["mounts", persistentPod, { mounts: { persistent: { size: 10, path: "/data" } } }],
+    ],
+    "`mounts`: the `path`, a larger persistent `size`": [
+      ["mounts", gpuPod, { mounts: { network: [{ volumeId: "vol-1", path: "/data" }] } }],
+      ["mounts", persistentPod, { mounts: { persistent: { size: 40, path: "/data" } } }],
+    ],
+    "`image`, `args`, `disk`, `ports` (order does not count), `env` (only the keys you declare), `registry`": [
+      ["image", gpuPod, { image: "img:2" }],
+      ["args", gpuPod, { args: "--x" }],
+      ["disk", gpuPod, { disk: 80 }],
+      ["ports", gpuPod, { ports: ["8888/http"] }],
+      ["env", gpuPod, { env: { A: "9" } }],
+      ["registry", gpuPod, { registry: "reg-2" }],
+    ],
+    "`name`, `locked`": [
+      ["name", gpuPod, { name: "other" }],
+      ["locked", gpuPod, { locked: true }],
+    ],
+    "`globalNetworking`": [["globalNetworking", gpuPod, { globalNetworking: true }]],
+    "`desiredStatus` (`RUNNING` / `EXITED`)": [["desiredStatus", gpuPod, { desiredStatus: "EXITED" }]],
+    "`waitFor`, `waitTimeoutSeconds`": [
+      ["waitFor", gpuPod, { waitFor: "PORTS" }],
+      ["waitTimeoutSeconds", gpuPod, { waitTimeoutSeconds: 30 }],
+    ],
+  };
+  const table = readmeTable("Pod");
+
+  test("every README row is tied to changes here, and every row here is in the README", () => {
+    expect(table.map((r) => r.row).sort()).toEqual(Object.keys(ROWS).sort());
+  });
+
+  test.each(table)("$row: $verdict", ({ row, verdict }) => {
+    for (const [property, raw, change] of ROWS[row] ?? []) {
+      // Each property named in backticks at the start of the row is one this row covers.
+      expect(row).toContain(`\`${property}\``);
+      const p = plan(raw, change);
+      if (verdict === "replace") expect(p.replaces).toContain(property);
+      else expect({ replaces: p.replaces, updated: p.updates.includes(property) }).toEqual({ replaces: [], updated: true });
+    }
   });
 });

@@ -31,6 +31,7 @@ describe("Pod check: every rule of spec 2.3, 2.4, 4.1 and 8, named by property",
     ["persistent size 9", { mounts: { persistent: { size: 9, path: "/p" } } }, "mounts.persistent.size", /at least 10/],
     ["persistent on a CPU pod", { gpu: undefined, cpu: { id: "c", vcpuCount: 2 }, mounts: { persistent: { size: 10, path: "/p" } } }, "mounts.persistent", /invalid on a CPU pod/],
     ["globalNetworking on a CPU pod", { gpu: undefined, cpu: { id: "c", vcpuCount: 2 }, globalNetworking: true }, "globalNetworking", /requires an NVIDIA GPU/],
+    ["globalNetworking on an AMD GPU (the id names its manufacturer)", { gpu: { id: "AMD Instinct MI300X" }, globalNetworking: true }, "globalNetworking", /requires an NVIDIA GPU; AMD Instinct MI300X is made by AMD/],
     ["a name that is not a string", { name: 42 }, "name", /name must be a string/],
     ["empty image", { image: "" }, "image", /must not be empty/],
     ["missing image", { image: undefined }, "image", /image is required/],
@@ -44,6 +45,11 @@ describe("Pod check: every rule of spec 2.3, 2.4, 4.1 and 8, named by property",
     const failures = failuresOf({ ...base, ...change });
     const hit = failures.find((f) => f.property === property);
     expect({ failures, hit: hit?.reason }).toEqual({ failures, hit: expect.stringMatching(reason) });
+  });
+
+  test("globalNetworking on an NVIDIA GPU, or one whose id names no other manufacturer, passes check", () => {
+    expect(failuresOf({ ...base, gpu: { id: "NVIDIA GeForce RTX 4090" }, globalNetworking: true })).toEqual([]);
+    expect(failuresOf({ ...base, gpu: { id: "NVIDIA_A100" }, globalNetworking: true })).toEqual([]);
   });
 
   test("a valid declaration passes, with the defaults filled in", () => {
