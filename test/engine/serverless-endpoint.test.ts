@@ -61,7 +61,7 @@ describe("lifecycle", () => {
 
     // A bad value fails Check, naming the property, before any request.
     const bad = await stack.preview(await program(r, { ...base, gpuIds: "H100" as any }, true));
-    expect(bad.failures?.failures).toEqual([{ property: "gpuIds", reason: expect.stringContaining("gpuIds must be one of AMPERE_16") }]);
+    expect(bad.failures?.failures).toEqual([{ property: "gpuIds", reason: expect.stringContaining("gpuIds \"H100\" is not one of AMPERE_16") }]);
 
     const preview = await stack.preview(await program(r, base, true));
     expect(preview.error).toBeUndefined();
