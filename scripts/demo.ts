@@ -34,6 +34,7 @@ async function main(): Promise<number> {
       livePods.length > 0 ? `${livePods.length} pod(s) not TERMINATED: ${livePods.map((p) => `${p.id} ${p.status}`).join(", ")}` : "",
       left.networkVolumes.length > 0 ? `${left.networkVolumes.length} network volume(s)` : "",
       left.endpoints.length > 0 ? `${left.endpoints.length} endpoint(s)` : "",
+      left.templates.length > 0 ? `${left.templates.length} template(s)` : "",
     ].filter(Boolean);
     const keySeen = [result.transcript, result.stateText].some((text) => text.includes(emu.apiKey));
 
@@ -44,7 +45,7 @@ async function main(): Promise<number> {
     print(`  API requests in all: ${Object.values(total).reduce((a, b) => a + b, 0)}`);
     print(`  __provider in state: ${result.providerText.length} characters (a shim that loads pulumi-computeplatform by name)`);
     print(`  API key in plugin output or state: ${keySeen ? "FOUND" : "no"}`);
-    print(`  left in the emulator: ${leaked.length === 0 ? "nothing (0 pods running, 0 volumes, 0 endpoints)" : leaked.join("; ")}`);
+    print(`  left in the emulator: ${leaked.length === 0 ? "nothing (0 pods running, 0 volumes, 0 endpoints, 0 templates)" : leaked.join("; ")}`);
     const ok = failed.length === 0 && leaked.length === 0 && !keySeen && result.phases.at(-1)?.title === "destroy";
     print(ok ? "OK" : "FAILED");
     return ok ? 0 : 1;

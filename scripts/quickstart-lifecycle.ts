@@ -118,17 +118,6 @@ function watch(emu: Emulator, everyMs: number, seen: Map<string, string>, print:
   };
 }
 
-/** A serverless template on the emulator, as a user makes one before the quickstart. */
-async function createWorkerTemplate(emu: Emulator): Promise<string> {
-  const res = await fetch(`${emu.url}/v2/templates`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${emu.apiKey}`, "content-type": "application/json" },
-    body: JSON.stringify({ name: "quickstart-worker", image: "quickstart/worker:1", serverless: true }),
-  });
-  if (res.status !== 201) throw new Error(`creating the quickstart's serverless template: ${res.status} ${await res.text()}`);
-  return ((await res.json()) as { id: string }).id;
-}
-
 /** Run the quickstart's lifecycle; the plugin is started and stopped here. */
 export async function runQuickstartLifecycle(opts: LifecycleOptions): Promise<LifecycleResult> {
   const emu = opts.emulator;
@@ -139,8 +128,6 @@ export async function runQuickstartLifecycle(opts: LifecycleOptions): Promise<Li
     "computeplatform:apiUrl": emu.url,
     "computeplatform:serverlessUrl": emu.url,
     "computeplatform:apiKey": emu.apiKey,
-    // The endpoint's templateId must name one of the account's serverless templates.
-    "quickstart:templateId": await createWorkerTemplate(emu),
   };
   const plugin = await ProviderPlugin.start({
     cwd: exampleDir("quickstart"),

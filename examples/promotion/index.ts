@@ -2,7 +2,7 @@
 // (Pulumi.dev.yaml, Pulumi.prod.yaml). Promote by reviewing `pulumi preview --stack prod`,
 // then `pulumi up --stack prod`.
 import * as pulumi from "@pulumi/pulumi";
-import { Pod, ServerlessEndpoint } from "pulumi-computeplatform";
+import { Pod, ServerlessEndpoint, Template } from "pulumi-computeplatform";
 import { parsePromotionConfig, POD_GPU_FOR_TIER, PromotionConfigError } from "./config";
 
 const config = new pulumi.Config("promotion");
@@ -31,11 +31,18 @@ const batch = new Pod("batch", {
   ports: ["8000/http"],
 });
 
+// The workers' template, one per stack: a new tag updates it in place (PATCH), and endpoints
+// pick up a template's change when their workers next start.
+const worker = new Template("inference-worker", {
+  image: `ghcr.io/acme/inference-worker:${settings.imageTag}`,
+  serverless: true,
+  env: { RELEASE: settings.imageTag, STACK: stack },
+});
+
 // Every field here changes in place: tier, workers and regions are endpoint settings.
 const inference = new ServerlessEndpoint("inference", {
   gpuIds: settings.gpuTier,
-  // The serverless template the workers run; it must exist in the account.
-  templateId: config.get("templateId") ?? "tpl-inference",
+  templateId: worker.id,
   workersMin: settings.workersMin,
   workersMax: settings.workersMax,
   locations: settings.locations.join(","),
@@ -45,5 +52,6 @@ const inference = new ServerlessEndpoint("inference", {
 export const release = settings.imageTag;
 export const batchPodId = batch.id;
 export const batchGpu = batch.gpu;
+export const templateId = worker.id;
 export const endpointId = inference.id;
 export const endpointGpu = inference.gpuIds;

@@ -1,11 +1,12 @@
-// Quickstart: a GPU pod with a network volume mounted, a Serverless endpoint, and one
-// runsync smoke call during `pulumi up` (never during `pulumi preview`).
+// Quickstart: a GPU pod with a network volume mounted, a Serverless endpoint on its own
+// serverless template, and one runsync smoke call during `pulumi up` (never during
+// `pulumi preview`). Nothing to click together in a console first: the stack makes it all.
 //
 //   pulumi config set computeplatform:apiUrl http://127.0.0.1:8787
 //   pulumi config set computeplatform:apiKey --secret <key>
 //   pulumi up
 import * as pulumi from "@pulumi/pulumi";
-import { NetworkVolume, Pod, runSyncSmokeTest, ServerlessEndpoint } from "pulumi-computeplatform";
+import { NetworkVolume, Pod, runSyncSmokeTest, ServerlessEndpoint, Template } from "pulumi-computeplatform";
 
 const config = new pulumi.Config("quickstart");
 /** The volume's data center; the pod follows the volume there. */
@@ -14,6 +15,8 @@ const dataCenter = config.get("dataCenter") ?? "US-TX-3";
 const gpuType = config.get("gpuType") ?? "NVIDIA GeForce RTX 4090";
 /** Changing the image updates the pod in place (the container restarts). */
 const image = config.get("image") ?? "pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime";
+/** The endpoint workers' image; a new one updates the template in place. */
+const workerImage = config.get("workerImage") ?? "runpod/worker-v1-vllm:v2.4.0";
 
 const volume = new NetworkVolume("data", { size: 50, dataCenter });
 
@@ -26,9 +29,18 @@ const trainer = new Pod("trainer", {
   mounts: { network: [{ volumeId: volume.id, path: "/workspace" }] },
 });
 
+// What the endpoint's workers run. `serverless: true` is what an endpoint's template must be;
+// the endpoint depends on it, so it is made first and deleted last.
+const worker = new Template("worker", {
+  image: workerImage,
+  serverless: true,
+  disk: 20,
+  env: { MAX_MODEL_LEN: "4096" },
+});
+
 const api = new ServerlessEndpoint("api", {
   gpuIds: "ADA_24",
-  templateId: config.get("templateId") ?? "tpl-quickstart-worker",
+  templateId: worker.id,
   workersMin: 1,
   workersMax: config.getNumber("workersMax") ?? 3,
   idleTimeout: 5,
@@ -45,6 +57,7 @@ export const volumeId = volume.id;
 export const podId = trainer.id;
 export const podStatus = trainer.status;
 export const podDataCenter = trainer.dataCenterId;
+export const templateId = worker.id;
 export const endpointId = api.id;
 export const smokeStatus = smoke.status;
 export const smokeImageUrl = smoke.imageUrl;

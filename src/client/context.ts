@@ -30,6 +30,8 @@ export class ClientContext {
       notFoundOnRetryIsSuccess?: boolean;
       /** Values of `body` that must never reach an error or a log line (write-only credentials). */
       writeOnly?: readonly string[];
+      /** This call's per-attempt limit, in ms. @default the client's timeoutMs */
+      timeoutMs?: number;
     } = {},
   ): Promise<z.infer<S>> {
     const setting = opts.setting ?? "apiUrl";
@@ -43,6 +45,7 @@ export class ClientContext {
         setting,
         signal: opts.signal,
         writeOnly: opts.writeOnly,
+        timeoutMs: opts.timeoutMs,
       },
       schema,
       what,

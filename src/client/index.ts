@@ -23,13 +23,15 @@ export type { Logger } from "./core/transport";
 export { backoffMs } from "./core/retry";
 export { DEFAULT_URL, isAmbiguous } from "./core/transport";
 export type { Endpoints } from "./endpoints";
-export type { Models } from "./models";
+export type { Models, RunSyncOptions } from "./models";
 export type { NetworkVolumes } from "./network-volumes";
 export type { Pods } from "./pods";
 export type { Registries } from "./registries";
 export type { Templates } from "./templates";
 /** The zod schemas of the wire objects, for callers that validate their own data. */
 export * as schemas from "./schemas";
+/** The one check of `gpuIds` and `locations` strings, for callers that validate before the client does. */
+export { GPU_TIERS, LOCATIONS, validateGpuIds, validateLocations } from "./schemas/endpoints";
 export type {
   BillingAmounts,
   BillingBucketSize,
@@ -81,6 +83,7 @@ export type {
   PodUpdateParams,
   Registry,
   RegistryCreateParams,
+  RunSyncAnswer,
   RunSyncResponse,
   ServerlessDiscount,
   Template,

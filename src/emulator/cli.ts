@@ -26,6 +26,8 @@ Timing (emulated milliseconds)
   --provisioning-ms <n>   how long a pod stays PROVISIONING         [${DEFAULT_TIMINGS.provisioningMs}]
   --starting-ms <n>       how long a container stays STARTING       [${DEFAULT_TIMINGS.startingMs}]
   --drain-ms <n>          how long a drained worker stays EXITED    [${DEFAULT_TIMINGS.drainMs}]
+  --restart-delay-ms <n>  how long after an update a RUNNING pod's restart begins
+                                                                    [${DEFAULT_TIMINGS.restartDelayMs}]
   --time-scale <x>        run x times faster: timers and rate-limit windows shrink together
                           (10: an emulated minute lasts 6 s)        [1]
 
@@ -37,6 +39,9 @@ Faults (off by default)
   --slow-ms <n>           delay every response by n real ms
   --error-image <regex>   pods with a matching image end in ERROR; repeatable
   --no-capacity <gpu[@dc]> no capacity for a GPU type (in one data center); repeatable
+  --model-job-ms <n>      every hosted-model job takes n emulated ms (runsync answers
+                          IN_PROGRESS when its wait is shorter)      [0]
+  --fail-prompt <regex>   hosted-model jobs with a matching prompt answer FAILED; repeatable
 
   -h, --help              show this help
 `;
@@ -61,12 +66,14 @@ function parseKey(spec: string): ApiKey {
   return { key: spec.slice(0, at), scopes: scopes as Scope[] };
 }
 
-function toPattern(p: string): RegExp {
-  try {
-    return new RegExp(p);
-  } catch {
-    return fail(`--error-image '${p}' is not a valid regular expression`);
-  }
+function toPattern(flag: string): (p: string) => RegExp {
+  return (p) => {
+    try {
+      return new RegExp(p);
+    } catch {
+      return fail(`--${flag} '${p}' is not a valid regular expression`);
+    }
+  };
 }
 
 async function main(): Promise<void> {
@@ -83,6 +90,7 @@ async function main(): Promise<void> {
         "quota-day": { type: "string" },
         "provisioning-ms": { type: "string" },
         "starting-ms": { type: "string" },
+        "restart-delay-ms": { type: "string" },
         "drain-ms": { type: "string" },
         "time-scale": { type: "string" },
         seed: { type: "string" },
@@ -92,6 +100,8 @@ async function main(): Promise<void> {
         "slow-ms": { type: "string" },
         "error-image": { type: "string", multiple: true },
         "no-capacity": { type: "string", multiple: true },
+        "model-job-ms": { type: "string" },
+        "fail-prompt": { type: "string", multiple: true },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -115,7 +125,9 @@ async function main(): Promise<void> {
     rate5xx: num("rate-5xx", s("rate-5xx")),
     dropAfterProcessRate: num("drop-rate", s("drop-rate")),
     slowMs: num("slow-ms", s("slow-ms")),
-    errorImages: list("error-image").map(toPattern),
+    errorImages: list("error-image").map(toPattern("error-image")),
+    modelJobMs: num("model-job-ms", s("model-job-ms")),
+    failingPrompts: list("fail-prompt").map(toPattern("fail-prompt")),
     noCapacity: list("no-capacity").map((spec) => {
       const [gpuId, dataCenterId] = spec.split("@");
       return dataCenterId ? { gpuId, dataCenterId } : { gpuId };
@@ -129,6 +141,7 @@ async function main(): Promise<void> {
   const timings = {
     provisioningMs: num("provisioning-ms", s("provisioning-ms")),
     startingMs: num("starting-ms", s("starting-ms")),
+    restartDelayMs: num("restart-delay-ms", s("restart-delay-ms")),
     drainMs: num("drain-ms", s("drain-ms")),
   };
   const defined = <T extends object>(o: T) =>

@@ -17,6 +17,13 @@ export interface Faults {
   errorImages?: (RegExp | string)[];
   /** No capacity for a GPU type (in one data center, or everywhere when omitted). @default [] */
   noCapacity?: { gpuId: string; dataCenterId?: string }[];
+  /**
+   * Emulated ms every hosted-model job takes: a runsync whose `wait` is shorter answers
+   * IN_PROGRESS. @default 0
+   */
+  modelJobMs?: number;
+  /** Hosted-model jobs whose prompt matches one of these answer FAILED with an error. @default [] */
+  failingPrompts?: (RegExp | string)[];
 }
 
 /** mulberry32: tiny, seedable, good enough to pick which requests fail. */
@@ -45,6 +52,7 @@ export function checkRate(name: string, value: number | undefined): void {
 export class FaultState {
   private faults: Faults = {};
   private errorImages: RegExp[] = [];
+  private failingPrompts: RegExp[] = [];
   private random: () => number = seededRandom(1);
 
   constructor(initial: Faults) {
@@ -56,8 +64,12 @@ export class FaultState {
     if (faults.slowMs !== undefined && !(faults.slowMs >= 0)) {
       throw new RangeError(`faults.slowMs must be >= 0, got ${faults.slowMs}`);
     }
+    if (faults.modelJobMs !== undefined && !(faults.modelJobMs >= 0)) {
+      throw new RangeError(`faults.modelJobMs must be >= 0, got ${faults.modelJobMs}`);
+    }
     this.faults = { ...faults, noCapacity: [...(faults.noCapacity ?? [])] };
     this.errorImages = (faults.errorImages ?? []).map(toRegExp);
+    this.failingPrompts = (faults.failingPrompts ?? []).map(toRegExp);
     // A new seed restarts the sequence; without one the current sequence continues.
     if (faults.seed !== undefined) this.random = seededRandom(faults.seed);
   }
@@ -85,6 +97,11 @@ export class FaultState {
 
   failsToStart(image: string): boolean {
     return this.errorImages.some((re) => re.test(image));
+  }
+
+  /** How a hosted-model job on `prompt` goes. */
+  modelJob(prompt: string): { durationMs: number; fails: boolean } {
+    return { durationMs: this.faults.modelJobMs ?? 0, fails: this.failingPrompts.some((re) => re.test(prompt)) };
   }
 
   hasCapacity(gpuId: string, dataCenterId: string): boolean {

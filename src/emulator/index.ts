@@ -40,7 +40,7 @@ export interface EmulatorOptions {
   keys?: ApiKey[];
   /** Requests per key in each rate-limit window. @default { minute: 60, hour: 3000, day: 50000 } */
   quotas?: Partial<Quotas>;
-  /** Durations of pod and worker states, in emulated ms. @default { provisioningMs: 2000, startingMs: 3000, drainMs: 3000 } */
+  /** Durations of pod and worker states, in emulated ms. @default { provisioningMs: 2000, startingMs: 3000, drainMs: 3000, restartDelayMs: 1000 } */
   timings?: Partial<Timings>;
   /**
    * How much faster than real time the emulator runs: every timer and every rate-limit window
@@ -84,7 +84,7 @@ export interface Emulator {
   close(): Promise<void>;
 }
 
-export const DEFAULT_TIMINGS: Timings = { provisioningMs: 2000, startingMs: 3000, drainMs: 3000 };
+export const DEFAULT_TIMINGS: Timings = { provisioningMs: 2000, startingMs: 3000, drainMs: 3000, restartDelayMs: 1000 };
 export const DEFAULT_PORT = 8787;
 export const DEFAULT_HOST = "127.0.0.1";
 

@@ -7,8 +7,12 @@ import type { NetworkVolume } from "./network-volumes";
 import type { CreatePodBody, Mounts, PodRecord } from "./pod-types";
 import { problem } from "./problem";
 
+// BigInt, not `n & (n - 1)`: the bit operators of a number see only its low 32 bits, so
+// 2^32 + 2 passed as a power of two and failed later as a range error (issue 14).
 function isPowerOfTwo(n: number): boolean {
-  return n > 0 && (n & (n - 1)) === 0;
+  if (!Number.isSafeInteger(n) || n < 1) return false;
+  const b = BigInt(n);
+  return (b & (b - 1n)) === 0n;
 }
 
 const CPU_NO_PERSISTENT = "mounts.persistent is invalid on a CPU pod (CPU pods support network volumes only)";

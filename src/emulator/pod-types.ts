@@ -40,6 +40,12 @@ export interface PodRecord {
   statusAt: number;
   /** Decided when the container is (re)started, so a fault set later does not rewrite history. */
   failOnStart: boolean;
+  /**
+   * When an update's restart of a RUNNING container begins (epoch ms, real time): until then
+   * the pod still runs the old container and reads RUNNING (the platform restarts
+   * asynchronously). Absent when no restart is pending.
+   */
+  restartAt?: number;
   publicIp: string;
   publicPorts: number[];
 }

@@ -26,6 +26,8 @@ export interface PodTimings {
   /** Real milliseconds (already divided by the time scale). */
   provisioningMs: number;
   startingMs: number;
+  /** How long after an update a RUNNING container's restart begins. */
+  restartDelayMs: number;
 }
 
 export interface PodEnvironment {
@@ -60,7 +62,12 @@ export class Pods {
     const now = this.env.now();
     const t = this.env.timings();
     for (;;) {
-      if (pod.status === "PROVISIONING" && now >= pod.statusAt + t.provisioningMs) {
+      if (pod.status === "RUNNING" && pod.restartAt !== undefined && now >= pod.restartAt) {
+        const at = pod.restartAt;
+        pod.restartAt = undefined;
+        pod.failOnStart = this.env.failsToStart(pod.image);
+        this.enterStarting(pod, at);
+      } else if (pod.status === "PROVISIONING" && now >= pod.statusAt + t.provisioningMs) {
         this.enterStarting(pod, pod.statusAt + t.provisioningMs);
       } else if (pod.status === "STARTING" && now >= pod.statusAt + t.startingMs) {
         const at = pod.statusAt + t.startingMs;
@@ -79,6 +86,7 @@ export class Pods {
 
   /** Every (re)start of the container passes here: pending global networking takes effect. */
   private enterStarting(pod: PodRecord, at: number): void {
+    pod.restartAt = undefined;
     pod.status = "STARTING";
     pod.statusAt = at;
     if (pod.globalNetworkingWanted && !pod.globalIp) pod.globalIp = this.globalIp();
@@ -199,6 +207,14 @@ export class Pods {
       mounts: pod.mounts,
     };
     const containerChanged = JSON.stringify(next) !== JSON.stringify(current);
+    const running = pod.status === "RUNNING" || pod.status === "STARTING";
+    // A locked pod cannot be stopped or restarted (open-parts), so no PATCH may restart it.
+    if (containerChanged && running && (b.locked ?? pod.locked)) {
+      throw problem(
+        409,
+        `pod '${pod.id}' is locked: a change of image, args, disk, ports, env, registry or mounts restarts its container (set locked: false first)`,
+      );
+    }
     if (b.name !== undefined) pod.name = b.name;
     if (b.locked !== undefined) pod.locked = b.locked;
     if (b.globalNetworking !== undefined) pod.globalNetworkingWanted = b.globalNetworking;
@@ -207,8 +223,12 @@ export class Pods {
       Object.assign(pod, next);
       pod.failOnStart = this.env.failsToStart(pod.image);
       // A container that runs (or is coming up) restarts with the new configuration; one that
-      // is provisioning, stopped or failed picks it up at its next start.
-      if (pod.status === "RUNNING" || pod.status === "STARTING") this.restartContainer(pod);
+      // is provisioning, stopped or failed picks it up at its next start. A RUNNING one keeps
+      // running until the restart begins, as on the platform (open-parts: RUNNING, STARTING,
+      // then RUNNING again), so the answer still says RUNNING unless there is no delay.
+      const delay = this.env.timings().restartDelayMs;
+      if (pod.status === "RUNNING" && delay > 0) pod.restartAt ??= this.env.now() + delay;
+      else if (running) this.restartContainer(pod);
     }
     return pod;
   }
@@ -220,8 +240,10 @@ export class Pods {
     return this.apply(pod, (body as { action: PodAction }).action);
   }
 
+  /** Idempotent (open-parts: 204 again for a pod already TERMINATED). */
   delete(id: string): PodRecord {
-    return this.apply(this.mustGet(id), "terminate");
+    const pod = this.mustGet(id);
+    return pod.status === "TERMINATED" ? pod : this.apply(pod, "terminate");
   }
 
   private apply(pod: PodRecord, action: PodAction): PodRecord {
@@ -247,6 +269,7 @@ export class Pods {
         break;
       case "stop":
       case "terminate":
+        pod.restartAt = undefined;
         pod.status = action === "stop" ? "EXITED" : "TERMINATED";
         pod.statusAt = now;
         this.env.billing(pod, false, now);

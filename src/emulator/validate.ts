@@ -141,7 +141,7 @@ const portSchema: Schema = {
 
 const persistentMountSchema: Schema = {
   type: "object",
-  properties: { size: { type: "integer", minimum: 10 }, path: str },
+  properties: { size: { type: "integer", minimum: 10 }, path: nonEmpty },
   required: ["size", "path"],
 };
 
@@ -154,7 +154,7 @@ const mountsSchema: Schema = {
       maxItems: 1,
       items: {
         type: "object",
-        properties: { volumeId: nonEmpty, path: str },
+        properties: { volumeId: nonEmpty, path: nonEmpty },
         required: ["volumeId", "path"],
       },
     },
@@ -163,8 +163,10 @@ const mountsSchema: Schema = {
 
 
 /** The contract's ContainerConfig (spec 2.1), shared by pods and templates. */
+// The contract sets no minLength on `image` or a mount `path`, but the spec requires both to
+// be given, and "" names no image and no mount point: refused like a missing value (issue 14).
 const containerConfigProperties: Record<string, Schema> = {
-  image: str,
+  image: nonEmpty,
   args: str,
   disk: { type: "integer", minimum: 1 },
   ports: { type: "array", items: portSchema },

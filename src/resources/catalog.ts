@@ -2,9 +2,17 @@
  * Catalog look-ups for Pulumi programs: plain async functions a program awaits, or wraps with
  * `pulumi.output(...)`, to pick a data center or a CPU flavor instead of hard-coding one.
  *
- *   getCpuFlavors()        GET /v2/catalog/cpus
- *   getGpuTypes(filter?)   GET /v2/catalog/gpus
- *   getDataCenters(filter?) GET /v2/catalog/datacenters
+ *   getCpuFlavors()          GET /v2/catalog/cpus
+ *   getCpuFlavor(id)         GET /v2/catalog/cpus/{id}
+ *   getGpuTypes(filter?)     GET /v2/catalog/gpus
+ *   getGpuType(id)           GET /v2/catalog/gpus/{id}
+ *   getDataCenters(filter?)  GET /v2/catalog/datacenters
+ *   getDataCenter(id)        GET /v2/catalog/datacenters/{id}
+ *   getBilling(query?)       GET /v2/billing | /v2/billing/pods | /networkvolumes | /endpoints
+ *
+ * The records are the platform's own (`GpuType`, `CpuType`, `DataCenter` of its public
+ * contract), prices included: `price.secure` / `price.community` per GPU-hour, a CPU flavor's
+ * price per vCPU-hour.
  *
  * They run in the program process, where the provider's configure() never runs, so the
  * credentials come from the stack config (`computeplatform:apiKey`, `apiUrl`,
@@ -12,10 +20,20 @@
  * results hold catalog data only, so nothing secret can reach state through them.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { ComputePlatform, CpuFlavor, DataCenter, GpuType } from "../client";
+import type {
+  BillingBucketSize,
+  BillingResponse,
+  ComputePlatform,
+  CpuFlavor,
+  DataCenter,
+  EndpointBillingResponse,
+  GpuType,
+  NetworkVolumeBillingResponse,
+  PodBillingResponse,
+} from "../client";
 import { platform, setPlatformSettings } from "./engine/settings";
 
-export type { CpuFlavor, DataCenter, GpuType };
+export type { BillingBucketSize, BillingResponse, CpuFlavor, DataCenter, EndpointBillingResponse, GpuType, NetworkVolumeBillingResponse, PodBillingResponse };
 
 /** Options shared by the catalog functions. */
 export interface CatalogOptions {
@@ -88,6 +106,86 @@ export async function getGpuTypes(filter: GpuTypeFilter = {}, options?: CatalogO
 export async function getDataCenters(filter: DataCenterFilter = {}, options?: CatalogOptions): Promise<DataCenter[]> {
   const dataCenters = await catalogClient(options).catalog.dataCenters();
   return dataCenters.filter((dc) => filter.globalNetwork === undefined || dc.globalNetwork === filter.globalNetwork);
+}
+
+/** One CPU flavor by its ID (e.g. `cpu3c`), with its vCPU range and price. 404 → `NotFoundError`. */
+export async function getCpuFlavor(id: string, options?: CatalogOptions): Promise<CpuFlavor> {
+  return catalogClient(options).catalog.cpu(id);
+}
+
+/** One GPU type by its ID (e.g. `NVIDIA L40S`), with its prices. 404 → `NotFoundError`. */
+export async function getGpuType(id: string, options?: CatalogOptions): Promise<GpuType> {
+  return catalogClient(options).catalog.gpu(id);
+}
+
+/** One data center by its ID (e.g. `EU-RO-1`), with its volume types. 404 → `NotFoundError`. */
+export async function getDataCenter(id: string, options?: CatalogOptions): Promise<DataCenter> {
+  return catalogClient(options).catalog.dataCenter(id);
+}
+
+/** What {@link getBilling} asks for. The window is a time range or the last N buckets. */
+export interface BillingQuery {
+  /**
+   * Which spend: the account's total, or per pod, per network volume, per public endpoint.
+   * @default "total"
+   */
+  of?: "total" | "pods" | "networkVolumes" | "endpoints";
+  /**
+   * Start of the window (inclusive): a `Date` or an RFC 3339 date-time with offset.
+   * @default 30 days ago (the platform's)
+   */
+  startTime?: Date | string;
+  /**
+   * End of the window (exclusive).
+   * @default now
+   */
+  endTime?: Date | string;
+  /** The last N buckets, the current one included; not with `startTime`/`endTime`. */
+  lastN?: number;
+  /**
+   * Length of each bucket.
+   * @default "day"
+   */
+  bucketSize?: BillingBucketSize;
+  /** Only this pod (with `of: "pods"`), e.g. a `Pod`'s `id`. */
+  podId?: string;
+  /** Only this volume (with `of: "networkVolumes"`), e.g. a `NetworkVolume`'s `id`. */
+  networkVolumeId?: string;
+}
+
+/**
+ * What the account spent, per bucket, from what actually ran: the records and the totals, as
+ * the platform's billing paths answer them. The answer type follows `of`.
+ */
+export async function getBilling(query?: BillingQuery & { of?: "total" }, options?: CatalogOptions): Promise<BillingResponse>;
+export async function getBilling(query: BillingQuery & { of: "pods" }, options?: CatalogOptions): Promise<PodBillingResponse>;
+export async function getBilling(
+  query: BillingQuery & { of: "networkVolumes" },
+  options?: CatalogOptions,
+): Promise<NetworkVolumeBillingResponse>;
+export async function getBilling(query: BillingQuery & { of: "endpoints" }, options?: CatalogOptions): Promise<EndpointBillingResponse>;
+export async function getBilling(
+  query: BillingQuery = {},
+  options?: CatalogOptions,
+): Promise<BillingResponse | PodBillingResponse | NetworkVolumeBillingResponse | EndpointBillingResponse> {
+  const { of = "total", podId, networkVolumeId, ...window } = query;
+  if (podId !== undefined && of !== "pods") throw new Error(`getBilling: podId filters only of: "pods" (of is "${of}")`);
+  if (networkVolumeId !== undefined && of !== "networkVolumes") {
+    throw new Error(`getBilling: networkVolumeId filters only of: "networkVolumes" (of is "${of}")`);
+  }
+  const billing = catalogClient(options).billing;
+  switch (of) {
+    case "total":
+      return billing.summary(window);
+    case "pods":
+      return billing.pods({ ...window, ...(podId !== undefined ? { podId } : {}) });
+    case "networkVolumes":
+      return billing.networkVolumes({ ...window, ...(networkVolumeId !== undefined ? { networkVolumeId } : {}) });
+    case "endpoints":
+      return billing.endpoints(window);
+    default:
+      throw new Error(`getBilling: of must be one of total, pods, networkVolumes, endpoints (got "${String(of)}")`);
+  }
 }
 
 /**

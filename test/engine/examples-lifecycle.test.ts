@@ -13,7 +13,6 @@ import {
   UPDATED_IMAGE,
 } from "../../scripts/quickstart-lifecycle";
 import { captureProgram, EngineStack, ProviderPlugin } from "../../tools/engine";
-import { createServerlessTemplate } from "../helpers/emulator-fixtures";
 
 let emu: Emulator;
 
@@ -55,7 +54,8 @@ describe("quickstart lifecycle", () => {
 
   beforeAll(async () => {
     result = await runQuickstartLifecycle({ emulator: emu, stack: "lifecycle", podPollMs: 20 });
-  }, 90_000);
+    // Four resources now (the template too): room for a loaded machine.
+  }, 180_000);
 
   test("every phase ran without error, in order", () => {
     expect(result.phases.map((p) => [p.title.split(":")[0], p.error])).toEqual([
@@ -78,30 +78,30 @@ describe("quickstart lifecycle", () => {
     expect(result.phases.filter((x) => x.title.startsWith("up")).map((p) => p.api.runSync)).toEqual([1, 1, 1]);
   });
 
-  test("up of a new stack creates the volume, the endpoint and the pod mounting that volume", () => {
-    expect(ops("up (new stack)")).toEqual({ data: "create", api: "create", trainer: "create" });
-    expect(phase("up (new stack)").api).toMatchObject({ createNetworkVolume: 1, saveEndpoint: 1, createPod: 1 });
+  test("up of a new stack creates the volume, the serverless template, the endpoint on it and the pod mounting that volume", () => {
+    expect(ops("up (new stack)")).toEqual({ data: "create", worker: "create", api: "create", trainer: "create" });
+    expect(phase("up (new stack)").api).toMatchObject({ createNetworkVolume: 1, createTemplate: 1, saveEndpoint: 1, createPod: 1 });
     const preview = phase("preview (new stack)");
-    expect(ops("preview (new stack)")).toEqual({ data: "create", api: "create", trainer: "create" });
-    expect(preview.calls).toEqual(["Check data", "Check api", "Check trainer"]);
+    expect(ops("preview (new stack)")).toEqual({ data: "create", worker: "create", api: "create", trainer: "create" });
+    expect(preview.calls).toEqual(["Check data", "Check worker", "Check trainer", "Check api"]);
   });
 
   test("a new image: preview says update, up updates the same pod in place", () => {
-    expect(ops("preview: image")).toEqual({ data: "same", api: "same", trainer: "update" });
+    expect(ops("preview: image")).toEqual({ data: "same", worker: "same", api: "same", trainer: "update" });
     expect(phase("preview: image").steps.find((s) => s.name === "trainer")?.changed).toEqual(["image"]);
     const up = phase("up: change in place");
-    expect(ops("up: change in place")).toEqual({ data: "same", api: "same", trainer: "update" });
+    expect(ops("up: change in place")).toEqual({ data: "same", worker: "same", api: "same", trainer: "update" });
     expect(up.ids.trainer).toBe(phase("up (new stack)").ids.trainer);
     expect(up.api.updatePod).toBe(1);
     expect(up.api.createPod).toBeUndefined();
-    expect(up.calls.slice(-1)).toEqual(["Update trainer"]);
+    expect(up.calls.filter((c) => c.startsWith("Update "))).toEqual(["Update trainer"]);
   });
 
   test("a new GPU type: preview says replace on gpu, up creates the new pod before deleting the old", () => {
-    expect(ops("preview: gpu")).toEqual({ data: "same", api: "same", trainer: "replace" });
+    expect(ops("preview: gpu")).toEqual({ data: "same", worker: "same", api: "same", trainer: "replace" });
     expect(phase("preview: gpu").steps.find((s) => s.name === "trainer")?.replaces).toEqual(["gpu"]);
     const up = phase("up: change that replaces");
-    expect(up.calls.slice(-3)).toEqual(["Check trainer", "Create trainer", "Delete trainer"]);
+    expect(up.calls.filter((c) => c.endsWith(" trainer")).slice(-3)).toEqual(["Check trainer", "Create trainer", "Delete trainer"]);
     expect(up.api).toMatchObject({ createPod: 1, deletePod: 1 });
     expect(up.ids.trainer).not.toBe(phase("up: change in place").ids.trainer);
     expect(up.ids.data).toBe(phase("up (new stack)").ids.data);
@@ -121,14 +121,15 @@ describe("quickstart lifecycle", () => {
     expect(second.dataCenterId).toBe("US-TX-3");
   });
 
-  test("refresh reads all three and finds them; destroy leaves nothing", () => {
-    expect(ops("refresh")).toEqual({ data: "refresh", api: "refresh", trainer: "refresh" });
+  test("refresh reads all four and finds them; destroy deletes the endpoint before its template and leaves nothing", () => {
+    expect(ops("refresh")).toEqual({ data: "refresh", worker: "refresh", api: "refresh", trainer: "refresh" });
     expect(phase("refresh").ids).toEqual(phase("up: change that replaces").ids);
-    expect(phase("destroy").calls).toEqual(["Delete trainer", "Delete api", "Delete data"]);
+    expect(phase("destroy").calls).toEqual(["Delete api", "Delete trainer", "Delete worker", "Delete data"]);
     const s = emu.state();
     expect(s.pods.filter((p) => p.status !== "TERMINATED")).toEqual([]);
     expect(s.networkVolumes).toEqual([]);
     expect(s.endpoints).toEqual([]);
+    expect(s.templates).toEqual([]);
   });
 
   test("the API key is in neither the plugin's output nor the state; __provider is the by-name shim", () => {
@@ -143,8 +144,6 @@ test("promotion: against a prod stack, the dev tag is an in-place update; the wh
   const platform = {
     "computeplatform:apiUrl": emu.url,
     "computeplatform:apiKey": emu.apiKey,
-    // The endpoint's templateId must name one of the account's serverless templates.
-    "promotion:templateId": await createServerlessTemplate(emu.url, emu.apiKey),
   };
   const prodConfig: Record<string, string> = { ...platform, ...stackConfig("promotion", "prod") };
   const devConfig: Record<string, string> = { ...platform, ...stackConfig("promotion", "dev") };
@@ -152,7 +151,7 @@ test("promotion: against a prod stack, the dev tag is an in-place update; the wh
   try {
     const ops = (steps: { urn: string; op: string }[]) => Object.fromEntries(steps.map((s) => [s.urn.split("::").at(-1), s.op]));
     // The three program runs are independent of the stack's state; run them side by side.
-    const [current, tagOnlyRegs, devAllRegs] = await Promise.all([
+    const [currentRegs, tagOnlyRegs, devAllRegs] = await Promise.all([
       captureExample("promotion", { stack: "prod", config: prodConfig }),
       // Review step 1: the release candidate's tag promoted to prod.
       captureExample("promotion", { stack: "prod", config: { ...prodConfig, "promotion:imageTag": devConfig["promotion:imageTag"] }, preview: true }),
@@ -160,24 +159,27 @@ test("promotion: against a prod stack, the dev tag is an in-place update; the wh
       captureExample("promotion", { stack: "prod", config: devConfig, preview: true }),
     ]);
 
-    const up = await prod.up(current);
+    // The engine hands the endpoint its template's real id (an unknown while previewing one not made yet).
+    const up = await prod.up(resolvingIds(prod, currentRegs, { preview: false }));
     expect(up.error ?? up.failures).toBeUndefined();
-    expect(ops(up.steps)).toEqual({ batch: "create", inference: "create" });
+    expect(ops(up.steps)).toEqual({ batch: "create", "inference-worker": "create", inference: "create" });
 
     const before = emu.counts();
-    const tagOnly = await prod.preview(tagOnlyRegs);
+    const tagOnly = await prod.preview(resolvingIds(prod, tagOnlyRegs, { preview: true }));
     expect(tagOnly.error ?? tagOnly.failures).toBeUndefined();
-    expect(ops(tagOnly.steps)).toEqual({ batch: "update", inference: "same" });
+    // The tag is the pod's image and the workers' template image: both PATCHed, the endpoint untouched.
+    expect(ops(tagOnly.steps)).toEqual({ batch: "update", "inference-worker": "update", inference: "same" });
 
-    const devAll = await prod.preview(devAllRegs);
+    const devAll = await prod.preview(resolvingIds(prod, devAllRegs, { preview: true }));
     expect(devAll.error ?? devAll.failures).toBeUndefined();
-    expect(ops(devAll.steps)).toEqual({ batch: "replace", inference: "update" });
+    expect(ops(devAll.steps)).toEqual({ batch: "replace", "inference-worker": "update", inference: "update" });
     expect(devAll.steps.find((s) => s.urn.endsWith("::batch"))?.diff?.replaces).toEqual(["gpu"]);
     expect(emu.counts()).toEqual(before);
 
     const down = await prod.destroy();
     expect(down.error).toBeUndefined();
     expect(emu.state().endpoints).toEqual([]);
+    expect(emu.state().templates).toEqual([]);
   } finally {
     await plugin.stop();
   }

@@ -29,14 +29,15 @@ test("each example type-checks with its own tsconfig against the built package, 
   for (const [i, r] of results.entries()) expect({ example: examples[i], ...r }).toEqual({ example: examples[i], code: 0, out: "" });
 });
 
-test("quickstart, type-checked as pulumi up compiles it, registers a volume, a GPU pod on that volume and an endpoint; preview sends nothing (a request to the unused apiUrl would fail the program)", async () => {
+test("quickstart, type-checked as pulumi up compiles it, registers a volume, a GPU pod on that volume, a serverless template and an endpoint on it; preview sends nothing (a request to the unused apiUrl would fail the program)", async () => {
   const regs = await captureExample("quickstart", { stack: "dev", config: CONFIG, preview: true, typeCheck: true });
   expect(regs.map((r) => `${r.type} ${r.name}`).sort()).toEqual([
     "pulumi-nodejs:dynamic/computeplatform:NetworkVolume data",
     "pulumi-nodejs:dynamic/computeplatform:Pod trainer",
     "pulumi-nodejs:dynamic/computeplatform:ServerlessEndpoint api",
+    "pulumi-nodejs:dynamic/computeplatform:Template worker",
   ]);
-  const { data, trainer, api } = byName(regs);
+  const { data, trainer, api, worker } = byName(regs);
   expect(data.inputs).toMatchObject({ size: 50, dataCenter: "US-TX-3" });
   expect(trainer.inputs).toMatchObject({
     image: "pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime",
@@ -46,7 +47,10 @@ test("quickstart, type-checked as pulumi up compiles it, registers a volume, a G
   });
   expect(trainer.inputs.cpu).toBeUndefined();
   expect(trainer.options.dependencies).toEqual([expect.stringContaining("NetworkVolume::data")]);
-  expect(api.inputs).toMatchObject({ gpuIds: "ADA_24", workersMin: 1, workersMax: 3 });
+  expect(worker.inputs).toMatchObject({ image: "runpod/worker-v1-vllm:v2.4.0", serverless: true });
+  // The mock id of the stack's own template, and its serverless output for the endpoint's check.
+  expect(api.inputs).toMatchObject({ gpuIds: "ADA_24", workersMin: 1, workersMax: 3, templateId: "worker-id", __template: { resourceName: "worker", serverless: true } });
+  expect(api.options.dependencies).toEqual([expect.stringContaining("Template::worker")]);
   // Every resource's provider is the by-name shim, holding no key.
   for (const r of regs) {
     expect(r.inputs.__provider).toEqual(expect.stringContaining('require("pulumi-computeplatform/providers")'));

@@ -6,38 +6,26 @@
 // The plugin loads the package from dist/ (`npm test` builds first), so run `npm run build`
 // before running this file alone.
 import { ComputePlatform } from "../../src/client";
-import { type Emulator, startEmulator } from "../../src/emulator";
+import type { Emulator } from "../../src/emulator";
 import { NetworkVolume, type NetworkVolumeArgs } from "../../src/resources/network-volume";
 import { Pod } from "../../src/resources/pod";
-import { captureProgram, EngineStack, PROJECT, PROJECT_DIR, ProviderPlugin, type Registration, SECRET_KEYS, urnOf } from "../../tools/engine";
+import { captureProgram, EngineStack, PROJECT, type ProviderPlugin, type Registration, SECRET_KEYS, urnOf } from "../../tools/engine";
+import { type EngineRig, startEngineRig } from "../helpers/engine-rig";
 
 const KEY = "cp_sentinel_volume_8b31f07c2e";
-const QUOTAS = { minute: 100_000, hour: 1_000_000, day: 10_000_000 };
 
+let rig: EngineRig;
 let emu: Emulator;
 let plugin: ProviderPlugin;
 let config: Record<string, string>;
 
 beforeAll(async () => {
-  emu = await startEmulator({
-    port: 0,
-    keys: [{ key: KEY, scopes: ["read", "write"] }],
-    quotas: QUOTAS,
-    timings: { provisioningMs: 10, startingMs: 10, drainMs: 10 },
-  });
-  config = { "computeplatform:apiKey": KEY, "computeplatform:apiUrl": emu.url };
-  plugin = await ProviderPlugin.start({
-    cwd: PROJECT_DIR,
-    project: PROJECT,
-    config,
-    env: { COMPUTEPLATFORM_API_KEY: undefined, COMPUTEPLATFORM_POLL_INTERVAL_MS: "10" },
-  });
-  await plugin.configure(config, SECRET_KEYS);
+  rig = await startEngineRig(KEY);
+  ({ emu, plugin, config } = rig);
 });
 
 afterAll(async () => {
-  await plugin?.stop();
-  await emu?.close();
+  await rig?.close();
 });
 
 /** The program `new NetworkVolume("datasets", args)`, as the SDK registers it. */

@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { ComputePlatform, type ComputePlatformOptions, PacingRegistry } from "../../src/client";
+import { FakeClock } from "./fake-clock";
 
 /** One request the loopback server saw. */
 export interface SeenRequest {
@@ -99,4 +101,40 @@ export function wirePod(over: Record<string, unknown> = {}): Record<string, unkn
     globalNetworking: { enabled: false },
     ...over,
   };
+}
+
+/**
+ * Scripted loopback servers and clients for one test file: `setup(handler)` starts a server
+ * and a client pointed at it (REST, GraphQL and runsync alike, fake clock, own pacing);
+ * everything is closed after each test.
+ */
+export function loopbackClients(apiKey: string) {
+  const servers: { close(): Promise<void> }[] = [];
+  const clients: ComputePlatform[] = [];
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((c) => c.close()));
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
+  const track = (cp: ComputePlatform) => {
+    clients.push(cp);
+    return cp;
+  };
+  const setup = async (handler: Handler, opts: Partial<ComputePlatformOptions> = {}) => {
+    const srv = await startLoopback(handler);
+    servers.push(srv);
+    const cp = track(
+      new ComputePlatform({
+        apiKey,
+        apiUrl: srv.url,
+        serverlessUrl: srv.url,
+        clock: new FakeClock(),
+        pacing: new PacingRegistry(),
+        random: () => 0.5,
+        env: {},
+        ...opts,
+      }),
+    );
+    return { srv, cp };
+  };
+  return { setup, track };
 }

@@ -9,10 +9,12 @@
  * The plugin loads the package from dist/: run `npm run build` first (`npm test` does).
  */
 import { inspect } from "node:util";
+import * as pulumi from "@pulumi/pulumi";
 import type { Emulator } from "../../src/emulator";
 import { Pod } from "../../src/resources/pod";
+import { RegistryCredential } from "../../src/resources/registry-credential";
 import { ServerlessEndpoint } from "../../src/resources/serverless-endpoint";
-import { captureProgram, EngineStack } from "../../tools/engine";
+import { captureProgram, EngineStack, isSecret } from "../../tools/engine";
 import { emptyFigures, errorSurfaces, placesWith, PROFILES, PROJECT, runLifecycle, SENTINEL_KEY, stackConfig, startPlugin, startRig, startSentinelEmulator } from "../../tools/faults";
 
 const WRONG_KEY = "cp_sentinel_wrong_4d1f0a_e41b";
@@ -93,5 +95,40 @@ describe("through Pulumi's plugin", () => {
     } finally {
       await p.stop();
     }
+  });
+
+  test("a registry credential: made, refused on a wrong key; neither key nor password in state, output, request log or error", async () => {
+    const password = "sentinel-registry-pw-2c7e91f0";
+    const credential = (config: Record<string, string>) =>
+      captureProgram(
+        () => {
+          new RegistryCredential("private", { username: "robot", password: pulumi.secret(password), deleteWaitSeconds: 0 });
+        },
+        { project: PROJECT, stack: "dev", config, secretKeys: ["computeplatform:apiKey"] },
+      );
+    const places: Record<string, string> = {};
+    for (const [label, key] of [["wrong", WRONG_KEY], ["right", SENTINEL_KEY]] as const) {
+      const { p, config } = await plugin(key);
+      try {
+        const stack = new EngineStack(p, { project: PROJECT, stack: "dev" });
+        const up = await stack.up(await credential(config));
+        if (label === "wrong") expect(up.error?.message).toMatch(/401|invalid API key/);
+        else expect(up.error).toBeUndefined();
+        expect(stack.resources.size).toBe(label === "wrong" ? 0 : 1);
+        // State as Pulumi writes it: secret-marked values are encrypted there.
+        places[`${label}: state`] = JSON.stringify([...stack.resources.values()], (_k, v) => (isSecret(v) ? "[secret]" : v));
+        const down = await stack.destroy();
+        expect(down.error).toBeUndefined();
+        places[`${label}: transcript`] = p.transcript();
+        places[`${label}: error`] = errorSurfaces(up.error).join("\n");
+      } finally {
+        await p.stop();
+      }
+    }
+    places["request log"] = JSON.stringify(emu.requestLog());
+    places["emulator state"] = JSON.stringify(emu.state());
+    expectNowhere(SENTINEL_KEY, places);
+    expectNowhere(WRONG_KEY, places);
+    expect(placesWith(password, { ...places, control: password })).toEqual(["control"]);
   });
 });

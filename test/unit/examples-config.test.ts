@@ -71,3 +71,13 @@ test("every bad key is reported at once", () => {
 test("locations may be set as a bare comma-separated word list", () => {
   expect(parse({ ...dev, locations: "US,RO" }).locations).toEqual(["US", "RO"]);
 });
+
+test("no example asks for a templateId to paste: quickstart and promotion make their serverless Template", () => {
+  for (const example of ["quickstart", "promotion"]) {
+    const program = fs.readFileSync(path.resolve(__dirname, `../../examples/${example}/index.ts`), "utf8");
+    expect(program).not.toMatch(/config\.\w+\(\s*"templateId"/);
+    expect(program).toMatch(/new Template\("[\w-]+", \{[^;]*serverless: true/);
+    expect(program).toMatch(/templateId: worker\.id/);
+  }
+  expect(Object.keys(dev)).not.toContain("templateId");
+});

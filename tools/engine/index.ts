@@ -28,7 +28,8 @@
  * const stack = new EngineStack(plugin, { project, stack: "dev" });
  * await stack.preview(regs)  // Check (+ Diff for existing), unknowns allowed; nothing applied
  * await stack.up(regs)       // Check; Create | Diff -> Update | replace (Check again, then
- *                            // Create+Delete, or Delete+Create with deleteBeforeReplace); deletes
+ *                            // Create, the old one deleted at the end with the removed ones,
+ *                            // or Delete+Create with deleteBeforeReplace); deletes
  * await stack.refresh()      // Read(id, old outputs, old inputs)
  * await stack.destroy()      // Delete in reverse order
  * stack.resources            // the state: urn -> { id, inputs, outputs, initErrors }

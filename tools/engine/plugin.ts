@@ -242,7 +242,15 @@ export class ProviderPlugin {
     req.setInputs(this.marshal(oldInputs, false));
     const resp = await this.call("read", req);
     const inputs = resp.getInputs() ? fromStruct(resp.getInputs()) : undefined;
-    return { id: resp.getId(), outputs: fromStruct(resp.getProperties()), inputs };
+    const outputs = fromStruct(resp.getProperties());
+    // As the engine's Read: a provider that takes no secrets gets the secret bit of each old
+    // property back on the property of the same name.
+    if (this.acceptSecrets) return { id: resp.getId(), outputs, inputs };
+    return {
+      id: resp.getId(),
+      outputs: annotateSecrets(outputs, oldOutputs),
+      inputs: inputs && annotateSecrets(inputs, oldInputs),
+    };
   }
 
   async update(

@@ -101,6 +101,10 @@ export class EngineStack {
   private async run(regs: Registration[], preview: boolean): Promise<OperationResult> {
     const steps: Step[] = [];
     const p = this.plugin;
+    // The old side of each create-before-delete replacement, by URN: like the engine, the
+    // harness deletes it at the end, after the resources that depend on it were updated to
+    // the new one (a pod moved to a new credential before the old credential goes).
+    const replaced = new Map<string, StateResource>();
     try {
       for (const reg of regs) {
         const urn = this.urn(reg);
@@ -133,9 +137,8 @@ export class EngineStack {
             await this.delete(old);
             await this.create(urn, reg, checked.inputs);
           } else {
-            const oldCopy = { ...old };
+            replaced.set(urn, { ...old });
             await this.create(urn, reg, checked.inputs);
-            await this.delete(oldCopy, false);
           }
         } else if (
           diff.changes === "some" ||
@@ -159,9 +162,12 @@ export class EngineStack {
           if (!preview) this.resources.set(urn, { ...old, inputs: checked.inputs, options: reg.options });
         }
       }
-      // Resources no longer in the program go, last registered first.
+      // Resources no longer in the program and the old sides of replacements go, last
+      // registered first (the order of the state stands in for the engine's dependency graph).
       const wanted = new Set(regs.map((r) => this.urn(r)));
       for (const res of [...this.resources.values()].reverse()) {
+        const old = replaced.get(res.urn);
+        if (old) await this.delete(old, false);
         if (wanted.has(res.urn)) continue;
         steps.push({ urn: res.urn, op: "delete" });
         if (!preview) await this.delete(res);

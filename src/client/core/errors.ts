@@ -110,6 +110,39 @@ export class AmbiguousRequestError extends PlatformError {
   }
 }
 
+/**
+ * A hosted-model job still running when the call's `wait` ran out (200, status IN_PROGRESS,
+ * no output). The call is not resent: each one is a paid job.
+ */
+export class ModelJobInProgressError extends PlatformError {
+  readonly modelId: string;
+  readonly jobId: string;
+  readonly waitMs: number;
+  constructor(modelId: string, jobId: string, waitMs: number) {
+    super(
+      `hosted model ${modelId}: job ${jobId} still IN_PROGRESS after ${waitMs} ms; it was not resent (each call is a ` +
+        `paid job). Call again with a longer wait (up to 300000 ms) if you need its output, knowing that a new call is a new job`,
+    );
+    this.modelId = modelId;
+    this.jobId = jobId;
+    this.waitMs = waitMs;
+  }
+}
+
+/** A hosted-model job that ran and failed (200, status FAILED, `error`). */
+export class ModelJobFailedError extends PlatformError {
+  readonly modelId: string;
+  readonly jobId: string;
+  /** The platform's `error` of the job. */
+  readonly jobError: string;
+  constructor(modelId: string, jobId: string, jobError: string) {
+    super(`hosted model ${modelId}: job ${jobId} FAILED: ${jobError}`);
+    this.modelId = modelId;
+    this.jobId = jobId;
+    this.jobError = jobError;
+  }
+}
+
 /** Fields of an HTTP (or GraphQL) error response, problem+json shaped. */
 export interface ApiErrorInit {
   status: number;

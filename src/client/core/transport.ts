@@ -55,6 +55,8 @@ export interface HttpRequest {
   setting: AddressSetting;
   headers?: Record<string, string>;
   signal?: AbortSignal;
+  /** This exchange's limit for a complete response, in ms. @default the transport's timeoutMs */
+  timeoutMs?: number;
   /**
    * Write-only values this request carries (a registry credential's username and password):
    * masked in every error, `cause` and log line the exchange produces.
@@ -73,9 +75,10 @@ export interface HttpResponse {
 }
 
 /**
- * `idempotent`: GET, PATCH, DELETE, GraphQL queries, runsync: retry on 429, 5xx and
- * connection errors. `unsafe`: a create: retry only where the server provably did nothing
- * (429, or a connection that was never made); the caller resolves ambiguity by name.
+ * `idempotent`: GET, PATCH, DELETE, GraphQL queries: retry on 429, 5xx and connection
+ * errors. `unsafe`: a create or a hosted-model call (a paid job): retry only where the
+ * server provably did nothing (429, or a connection that was never made); a create's caller
+ * resolves ambiguity by name, a model call's failure is the caller's to judge.
  */
 export type RetryMode = "idempotent" | "unsafe";
 
@@ -148,7 +151,15 @@ export class Transport {
     let pool = this.pools.get(origin);
     if (!pool) {
       // A bounded body too: a misbehaving server cannot make the client buffer without end.
-      pool = new Pool(origin, { keepAliveTimeout: 10_000, connections: 8, maxResponseSize: 64 * 1024 * 1024 });
+      // undici's own header and body timeouts (300 s) are off: the per-exchange timer below
+      // is the one limit, and a hosted-model call may rightly wait up to 300 s plus its answer.
+      pool = new Pool(origin, {
+        keepAliveTimeout: 10_000,
+        connections: 8,
+        maxResponseSize: 64 * 1024 * 1024,
+        headersTimeout: 0,
+        bodyTimeout: 0,
+      });
       this.pools.set(origin, pool);
     }
     return pool;
@@ -181,8 +192,9 @@ export class Transport {
     if (req.auth === "bearer") headers.authorization = `Bearer ${key}`;
     if (req.body !== undefined) headers["content-type"] ??= "application/json";
 
+    const timeoutMs = req.timeoutMs ?? this.options.timeoutMs;
     const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(), this.options.timeoutMs);
+    const timer = setTimeout(() => timeout.abort(), timeoutMs);
     const signal = req.signal ? AbortSignal.any([req.signal, timeout.signal]) : timeout.signal;
     const started = this.options.clock.now();
     let res: HttpResponse;
@@ -204,7 +216,7 @@ export class Transport {
       if (ticket) this.pacer!.settle(ticket, undefined);
       if (req.signal?.aborted) throw req.signal.reason;
       const failure = timeout.signal.aborted
-        ? new TimeoutError(req.method, safeUrl, this.options.timeoutMs)
+        ? new TimeoutError(req.method, safeUrl, timeoutMs)
         : this.connectionError(req, safeUrl, err);
       this.log(`${req.method} ${urlPath(req.url)} -> ${failure.name} (attempt ${attempt})`, req.writeOnly);
       throw failure;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { int } from "./common";
+import { int, vcpuCount } from "./common";
 
 /**
  * The catalog (contract `GpuType`, `CpuType`, `DataCenter`): what pods and endpoints can run
@@ -148,10 +148,7 @@ export const CpuCatalogQuerySchema = availabilityRule(
     include,
     product: z.array(z.enum(["POD", "SERVERLESS"])).min(1).optional(),
     /** vCPU count the availability is for: a power of two, at least 2. */
-    vcpuCount: int()
-      .min(2)
-      .refine((n) => (n & (n - 1)) === 0, "must be a power of two")
-      .optional(),
+    vcpuCount: vcpuCount().optional(),
   }),
   ["product", "vcpuCount"],
 );

@@ -8,6 +8,20 @@ import { z } from "zod";
  */
 
 export const int = () => z.number().int();
+
+/**
+ * Whether `n` is a power of two, for any safe integer: halving is exact in a double, where
+ * `n & (n - 1)` would see only the low 32 bits (2^32 + 2 passed it).
+ */
+export function isPowerOfTwo(n: number): boolean {
+  if (!Number.isSafeInteger(n) || n < 1) return false;
+  let m = n;
+  while (m % 2 === 0) m /= 2;
+  return m === 1;
+}
+
+/** A vCPU count: an integer, at least 2, a power of two. */
+export const vcpuCount = () => int().min(2).refine(isPowerOfTwo, "must be a power of two");
 export const dateTime = () => z.iso.datetime({ offset: true });
 
 export const CloudSchema = z.enum(["SECURE", "COMMUNITY"]);

@@ -6,12 +6,39 @@ import { int } from "./common";
 export const GPU_TIERS = ["AMPERE_16", "AMPERE_24", "ADA_24", "AMPERE_48", "ADA_48_PRO", "AMPERE_80", "ADA_80_PRO"] as const;
 export const LOCATIONS = ["CZ", "FR", "GB", "NO", "RO", "US"] as const;
 
-/** A comma-separated list whose members are all in `allowed` (e.g. `AMPERE_16,ADA_24`). */
-function csvOf(allowed: readonly string[]) {
-  return z.string().refine(
-    (s) => s.split(",").every((part) => allowed.includes(part.trim())),
-    `must be one of ${allowed.join(", ")} (comma-separated for several)`,
-  );
+/**
+ * Why `value` is not a priority list of `allowed` (open-parts: one allowed value or a
+ * comma-separated list of distinct ones, in priority order, no spaces), or undefined. The
+ * string is checked as it will be sent: nothing is trimmed.
+ */
+function priorityListProblem(value: string, allowed: readonly string[], emptyMeansAny: boolean): string | undefined {
+  if (value === "") return emptyMeansAny ? undefined : `must name at least one of ${allowed.join(", ")}`;
+  const items = value.split(",");
+  const bad = items.filter((item) => !allowed.includes(item));
+  if (bad.length > 0) {
+    return `${bad.map((b) => JSON.stringify(b)).join(", ")} is not one of ${allowed.join(", ")} (one value or a comma-separated list, no spaces)`;
+  }
+  const repeated = items.find((item, i) => items.indexOf(item) !== i);
+  return repeated === undefined ? undefined : `names ${repeated} twice (${JSON.stringify(value)})`;
+}
+
+const named = (field: string, problem: string | undefined) => (problem === undefined ? undefined : `${field} ${problem}`);
+
+const gpuIdsProblem = (value: string) => priorityListProblem(value, GPU_TIERS, false);
+const locationsProblem = (value: string) => priorityListProblem(value, LOCATIONS, true);
+
+/** Why `gpuIds` is refused (one tier or a priority list of distinct tiers), or undefined when it is valid. */
+export const validateGpuIds = (value: string): string | undefined => named("gpuIds", gpuIdsProblem(value));
+
+/** Why `locations` is refused (empty, one location or a priority list of distinct ones), or undefined when it is valid. */
+export const validateLocations = (value: string): string | undefined => named("locations", locationsProblem(value));
+
+/** A string `problem` finds nothing wrong with; its finding is the issue otherwise. */
+function checkedString(problem: (value: string) => string | undefined) {
+  return z.string().superRefine((value, ctx) => {
+    const found = problem(value);
+    if (found) ctx.addIssue({ code: "custom", message: found });
+  });
 }
 
 export const FlashBootTypeSchema = z.enum(["OFF", "FLASHBOOT"]);
@@ -23,11 +50,11 @@ export const EndpointInputSchema = z.strictObject({
   /** Present: modify that endpoint. Absent: create one. */
   id: z.string().min(1).optional(),
   name: z.string().min(1),
-  gpuIds: csvOf(GPU_TIERS),
+  gpuIds: checkedString(gpuIdsProblem),
   templateId: z.string().min(1),
   type: EndpointTypeSchema.optional(),
   idleTimeout: int().min(0).optional(),
-  locations: z.union([z.literal(""), csvOf(LOCATIONS)]).nullable().optional(),
+  locations: checkedString(locationsProblem).nullable().optional(),
   flashBootType: FlashBootTypeSchema.optional(),
   scalerType: ScalerTypeSchema.optional(),
   scalerValue: int().min(0).optional(),
@@ -60,7 +87,8 @@ export type Endpoint = z.infer<typeof EndpointSchema>;
 export const ServerlessDiscountSchema = z.looseObject({
   discountFactor: z.number(),
   type: z.string(),
-  expirationDate: z.string(),
+  /** null: the discount does not expire. */
+  expirationDate: z.string().nullable(),
 });
 export type ServerlessDiscount = z.infer<typeof ServerlessDiscountSchema>;
 

@@ -11,6 +11,7 @@ import {
   NetworkMountSchema,
   PersistentMountSchema,
   PortSchema,
+  vcpuCount,
 } from "./common";
 
 /** Pods (spec 2.4 and 4.1, open-parts "Pod operations"). */
@@ -93,8 +94,6 @@ export const MountsParamsSchema = z.strictObject({
 });
 export type MountsParams = z.infer<typeof MountsParamsSchema>;
 
-const isPowerOfTwo = (n: number) => n > 0 && (n & (n - 1)) === 0;
-
 export const PodCreateParamsSchema = z
   .strictObject({
     name: z.string().min(1),
@@ -108,7 +107,7 @@ export const PodCreateParamsSchema = z
     cpu: z
       .strictObject({
         id: z.string().min(1),
-        vcpuCount: int().min(2).refine(isPowerOfTwo, "must be a power of two"),
+        vcpuCount: vcpuCount(),
       })
       .optional(),
     mounts: MountsParamsSchema.optional(),

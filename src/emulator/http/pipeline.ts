@@ -140,12 +140,13 @@ export class Pipeline {
         this.deps.limiter.stormHeaders(key.key),
       );
     }
+    const canRead = key.scopes.includes("read");
     const canWrite = key.scopes.includes("write");
-    if (mutates && !canWrite) {
-      return fail(problem(403, `${route.op} needs a key with the 'write' scope; this key is read-only`), rate.headers);
-    }
-    if (!mutates && !key.scopes.includes("read") && kind === "rest") {
-      return fail(problem(403, `${route.op} needs a key with the 'read' scope`), rate.headers);
+    const missing = (route.scopes ?? (mutates ? ["write"] : ["read"])).filter((s) => !key.scopes.includes(s));
+    if (missing.length > 0) {
+      const readOnly = missing.includes("write") && canRead ? "; this key is read-only" : "";
+      const names = missing.map((s) => `'${s}'`).join(" and ");
+      return fail(problem(403, `${route.op} needs a key with the ${names} scope${readOnly}`), rate.headers);
     }
     if (fail5xx) {
       return fail(problem(this.deps.faults.serverErrorStatus(), "injected fault: the platform failed"), rate.headers);
@@ -157,7 +158,7 @@ export class Pipeline {
 
     let reply: Reply;
     try {
-      reply = await this.run(route, { params, body: parsed, query: url.searchParams, caller: { canWrite } });
+      reply = await this.run(route, { params, body: parsed, query: url.searchParams, caller: { canRead, canWrite } });
     } catch (err) {
       if (!(err instanceof HttpError)) throw err;
       return fail(err, rate.headers, drop);

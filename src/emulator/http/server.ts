@@ -45,6 +45,11 @@ export interface Timings {
   startingMs: number;
   /** Emulated milliseconds a drained serverless worker stays EXITED before it is gone. @default 3000 */
   drainMs: number;
+  /**
+   * Emulated milliseconds between an update that restarts a RUNNING pod's container and the
+   * restart (the pod reads RUNNING until then, STARTING after). @default 1000
+   */
+  restartDelayMs: number;
 }
 
 export interface EmulatorState {
@@ -115,6 +120,7 @@ export class EmulatorServer {
       timings: () => ({
         provisioningMs: config.timings.provisioningMs / config.timeScale,
         startingMs: config.timings.startingMs / config.timeScale,
+        restartDelayMs: config.timings.restartDelayMs / config.timeScale,
       }),
       timeScale: config.timeScale,
       newId: () => ids.newId("p"),
@@ -136,6 +142,8 @@ export class EmulatorServer {
       },
       random: seededServerlessRandom(config.faults.seed),
       imageBaseUrl: () => this.baseUrl,
+      modelJob: (prompt) => this.faults.modelJob(prompt),
+      timeScale: config.timeScale,
       references: {
         isServerlessTemplate: (id) => this.templates.isServerless(id),
         volumeExists: (id) => this.volumes.has(id),

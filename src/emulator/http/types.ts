@@ -30,7 +30,7 @@ export interface RouteContext {
   /** The parsed JSON body (routes with `hasBody`), else undefined. */
   body: unknown;
   query: URLSearchParams;
-  caller: { canWrite: boolean };
+  caller: { canRead: boolean; canWrite: boolean };
 }
 
 export interface Route {
@@ -41,8 +41,14 @@ export interface Route {
   op: string;
   /** @default "rest" */
   kind?: RouteKind;
-  /** Needs the `write` scope and triggers a state-file write. @default method !== "GET" */
+  /** Triggers a state-file write. @default method !== "GET" */
   mutates?: boolean;
+  /**
+   * The scopes a key needs before the route runs (403 without them). GraphQL checks per field
+   * instead: queries need `read`, mutations `write`.
+   * @default mutates ? ["write"] : ["read"]
+   */
+  scopes?: Scope[];
   /** Whether the request carries a JSON body. @default mutates and method !== "DELETE" */
   hasBody?: boolean;
   run: (ctx: RouteContext) => Reply | Promise<Reply>;

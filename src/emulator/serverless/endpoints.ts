@@ -108,25 +108,28 @@ function valueViolations(input: EndpointInput): string[] {
       out.push(`input.${field} must be <= ${max} in the emulator, got ${v}`);
   };
 
+  // open-parts: one allowed value or a comma-separated list of distinct ones in priority
+  // order, no spaces (`locations` may also be empty or null: any region).
+  const priorityList = (field: string, allowed: readonly string[], emptyMeansAny: boolean) => {
+    const v = input[field];
+    if (typeof v !== "string" || (v === "" && emptyMeansAny)) return;
+    const items = v.split(",");
+    const bad = items.filter((c) => !allowed.includes(c));
+    if (bad.length > 0)
+      out.push(
+        `input.${field} ${JSON.stringify(v)}: ${bad.map((b) => JSON.stringify(b)).join(", ")} not in ${quoted(allowed)} (one value or a comma-separated list without spaces)`,
+      );
+    else if (new Set(items).size !== items.length) out.push(`input.${field} ${JSON.stringify(v)} repeats a value`);
+  };
+
   nonEmpty("name");
   nonEmpty("templateId");
-  oneOf("gpuIds", GPU_TIERS);
   oneOf("type", ENDPOINT_TYPES);
   oneOf("scalerType", SCALER_TYPES);
   if (has("flashBootType") && input.flashBootType === null)
     out.push("input.flashBootType must not be null (allowed: OFF, FLASHBOOT)");
-  if (typeof input.locations === "string" && input.locations !== "") {
-    // The platform takes one string; a comma-separated list of allowed codes is accepted
-    // (each code at most once, no empty items, no spaces), anything else is refused.
-    const items = input.locations.split(",");
-    const bad = items.filter((c) => !(LOCATIONS as readonly string[]).includes(c));
-    if (bad.length > 0)
-      out.push(
-        `input.locations ${JSON.stringify(input.locations)}: ${bad.map((b) => JSON.stringify(b)).join(", ")} not in ${quoted(LOCATIONS)} (one code or a comma-separated list)`,
-      );
-    else if (new Set(items).size !== items.length)
-      out.push(`input.locations ${JSON.stringify(input.locations)} repeats a code`);
-  }
+  priorityList("gpuIds", GPU_TIERS, false);
+  priorityList("locations", LOCATIONS, true);
   count("idleTimeout");
   count("scalerValue");
   count("workersMin", MAX_WORKERS);
@@ -175,6 +178,12 @@ export class EndpointStore {
       throw gqlError("NOT_FOUND", `endpoint ${JSON.stringify(id)} not found`);
 
     const violations = valueViolations(input);
+    // The provider replaces an endpoint whose type changes; the platform agrees by refusing
+    // the change in place, so the two readings cannot drift apart (issue 14).
+    if (existing && Object.hasOwn(input, "type") && input.type !== existing.type)
+      violations.push(
+        `input.type is fixed at creation (this endpoint is ${existing.type}); create a new endpoint for ${String(input.type)}`,
+      );
     const next: EndpointRecord = existing
       ? { ...existing, workers: [...existing.workers] }
       : {

@@ -19,14 +19,13 @@ import {
   EndpointStore,
   type EndpointInput,
   type EndpointRecord,
-  GPU_TIERS,
   gqlError,
   MAX_WORKERS,
   SCALER_TYPES,
   type Timings,
   type WorkerView,
 } from "./endpoints";
-import { IMAGE_MODELS, imageName, type Problem, parseImageRequest, renderImage } from "./models";
+import { IMAGE_MODELS, imageName, type Problem, parseImageRequest, parseWait, renderImage } from "./models";
 import { endpointSchema } from "./schema";
 
 export { GPU_TIERS, LOCATIONS, MAX_WORKERS, ENDPOINT_DEFAULTS } from "./endpoints";
@@ -63,6 +62,14 @@ export interface ServerlessServiceOptions {
     isServerlessTemplate: (id: string) => boolean;
     volumeExists: (id: string) => boolean;
   };
+  /**
+   * How a hosted-model job goes: its length in emulated ms and whether it fails (the
+   * emulator's `modelJobMs` and `failingPrompts` faults).
+   * @default every job completes at once
+   */
+  modelJob?: (prompt: string) => { durationMs: number; fails: boolean };
+  /** Emulated ms per real ms: a runsync call waits `min(job, wait) / timeScale` real ms. @default 1 */
+  timeScale?: number;
 }
 
 /** An endpoint as a reader sees it: the fields of spec 2.9 with `pods` at the current time. */
@@ -71,6 +78,7 @@ export interface EndpointView extends Omit<EndpointRecord, "workers" | "createdA
 }
 
 interface RequestContext {
+  canRead: boolean;
   canWrite: boolean;
   now: number;
   ops: string[];
@@ -89,7 +97,7 @@ const workerSchema = z.object({
 const endpointSchemaZ = z.object({
   id: z.string().min(1),
   name: z.string(),
-  gpuIds: z.enum(GPU_TIERS),
+  gpuIds: z.string().min(1),
   templateId: z.string(),
   type: z.enum(ENDPOINT_TYPES),
   idleTimeout: z.number().int().min(0),
@@ -129,6 +137,9 @@ export interface ServerlessSnapshot {
   serverlessDiscount: ServerlessDiscount | null;
   endpoints: EndpointRecord[];
 }
+
+/** A wait that does not hold the process open (a closing emulator cuts the socket anyway). */
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
@@ -189,12 +200,13 @@ export class ServerlessService {
   }
 
   /**
-   * Run one GraphQL request. Called after auth and rate limiting. `canWrite` false makes every
-   * mutation field answer FORBIDDEN. `ops` names the root fields that ran, in order.
+   * Run one GraphQL request. Called after auth and rate limiting. `canRead` false makes every
+   * query field, `canWrite` false every mutation field, answer FORBIDDEN. `ops` names the root
+   * fields that ran, in order.
    */
   async executeGraphql(
     body: unknown,
-    caller: { canWrite: boolean },
+    caller: { canRead: boolean; canWrite: boolean },
   ): Promise<{ status: number; body: unknown; ops: string[] }> {
     const json = asJson(body);
     if (!json.ok) return badRequest("request body is not valid JSON");
@@ -222,7 +234,7 @@ export class ServerlessService {
     const invalid = validate(endpointSchema(), document);
     if (invalid.length > 0) return documentFailure(invalid);
 
-    const ctx: RequestContext = { canWrite: caller.canWrite, now: this.opts.clock.now(), ops: [] };
+    const ctx: RequestContext = { canRead: caller.canRead, canWrite: caller.canWrite, now: this.opts.clock.now(), ops: [] };
     const result = await execute({
       schema: endpointSchema(),
       document,
@@ -246,36 +258,43 @@ export class ServerlessService {
   }
 
   /**
-   * Call a hosted model synchronously. Error bodies are problem+json objects (spec 7), and
-   * carry the media type in `headers` so a server passing them through sends it.
+   * Call a hosted model synchronously, waiting at most `wait` ms (the query value, open-parts):
+   * a job still running then answers IN_PROGRESS without output, a failed one FAILED with
+   * `error`. Error bodies are problem+json objects (spec 7), and carry the media type in
+   * `headers` so a server passing them through sends it.
    */
-  runSync(
+  async runSync(
     modelId: string,
     body: unknown,
-  ): { status: number; body: unknown; headers?: Record<string, string> } {
+    waitParam: string | null = null,
+  ): Promise<{ status: number; body: unknown; headers?: Record<string, string> }> {
+    const refuse = (problem: Problem) => ({ status: problem.status, body: problem, headers: { ...PROBLEM_HEADERS } });
     if (!(IMAGE_MODELS as readonly string[]).includes(modelId)) {
-      const problem: Problem = {
+      return refuse({
         title: "Not Found",
         status: 404,
         detail: `no hosted model ${JSON.stringify(modelId)}; available: ${IMAGE_MODELS.join(", ")}`,
-      };
-      return { status: 404, body: problem, headers: { ...PROBLEM_HEADERS } };
+      });
     }
+    const wait = parseWait(waitParam);
+    if (!wait.ok) return refuse(wait.problem);
     const json = asJson(body);
     const parsed = parseImageRequest(modelId, json.ok ? json.value : undefined);
-    if (!parsed.ok)
-      return { status: parsed.problem.status, body: parsed.problem, headers: { ...PROBLEM_HEADERS } };
+    if (!parsed.ok) return refuse(parsed.problem);
     this.runCounter += 1;
     let tail = "";
     for (let i = 0; i < 8; i++) tail += Math.floor(this.opts.random() * 36).toString(36);
+    const id = `sync-${this.runCounter}-${tail}`;
+    const job = this.opts.modelJob?.(parsed.value.prompt) ?? { durationMs: 0, fails: false };
+    const waited = Math.min(job.durationMs, wait.value);
+    if (waited > 0) await sleep(waited / (this.opts.timeScale ?? 1));
+    if (job.durationMs > wait.value) return { status: 200, body: { id, status: "IN_PROGRESS" } };
+    if (job.fails)
+      return { status: 200, body: { id, status: "FAILED", error: `model ${modelId} failed on this input (emulated failure)` } };
     const base = this.opts.imageBaseUrl().replace(/\/+$/, "");
     return {
       status: 200,
-      body: {
-        id: `sync-${this.runCounter}-${tail}`,
-        status: "COMPLETED",
-        output: { image_url: `${base}/images/${imageName(parsed.value)}` },
-      },
+      body: { id, status: "COMPLETED", output: { image_url: `${base}/images/${imageName(parsed.value)}` } },
     };
   }
 
@@ -346,6 +365,7 @@ export class ServerlessService {
     return {
       myself: (_args: unknown, ctx: RequestContext) => {
         ctx.ops.push("myself");
+        if (!ctx.canRead) throw gqlError("FORBIDDEN", "myself needs a key with the 'read' scope");
         return {
           endpoints: () => this.store.list().map((ep) => this.view(ep, ctx.now)),
           serverlessDiscount: this.discount,

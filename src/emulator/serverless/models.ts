@@ -22,11 +22,32 @@ export interface Problem {
   errors?: string[];
 }
 
+/** Width and height of an image whose request names none. */
+export const DEFAULT_SIDE = 512;
+
 export interface ImageRequest {
   modelId: string;
   prompt: string;
   width: number;
   height: number;
+}
+
+/** `wait` of a runsync call, in ms (open-parts "Hosted model call"). */
+export const WAIT_MS = { min: 1000, max: 300000, default: 90000 } as const;
+
+/** The `wait` query value in ms, or the 400 problem naming the rule. */
+export function parseWait(raw: string | null): { ok: true; value: number } | { ok: false; problem: Problem } {
+  if (raw === null) return { ok: true, value: WAIT_MS.default };
+  const n = /^\d{1,7}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (n >= WAIT_MS.min && n <= WAIT_MS.max) return { ok: true, value: n };
+  return {
+    ok: false,
+    problem: {
+      title: "Bad Request",
+      status: 400,
+      detail: `wait must be an integer from ${WAIT_MS.min} to ${WAIT_MS.max} (ms), got ${JSON.stringify(raw)}`,
+    },
+  };
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
@@ -43,7 +64,7 @@ export function parseImageRequest(
       problem: {
         title: "Bad Request",
         status: 400,
-        detail: "request body must be a JSON object of the form { input: { prompt, width, height } }",
+        detail: "request body must be a JSON object of the form { input: { prompt, ... } }",
       },
     };
   const errors: string[] = [];
@@ -56,14 +77,14 @@ export function parseImageRequest(
   if (input === undefined) errors.push("$: missing property 'input'");
   else if (!isObject(input)) errors.push("$.input: must be an object");
   else {
-    extra("$.input", input, ["prompt", "width", "height"]);
+    // open-parts: an image model requires `prompt`; every other input is accepted.
     if (input.prompt === undefined) errors.push("$.input: missing property 'prompt'");
     else if (typeof input.prompt !== "string") errors.push("$.input.prompt: must be a string");
     else if (input.prompt.length === 0) errors.push("$.input.prompt: must not be empty");
     for (const side of ["width", "height"] as const) {
       const v = input[side];
-      if (v === undefined) errors.push(`$.input: missing property '${side}'`);
-      else if (typeof v !== "number" || !Number.isInteger(v))
+      if (v === undefined) continue;
+      if (typeof v !== "number" || !Number.isInteger(v))
         errors.push(`$.input.${side}: must be an integer`);
       else if (v < MIN_SIDE || v > MAX_SIDE)
         errors.push(`$.input.${side}: must be between ${MIN_SIDE} and ${MAX_SIDE}, got ${v}`);
@@ -79,8 +100,11 @@ export function parseImageRequest(
         errors,
       },
     };
-  const i = input as { prompt: string; width: number; height: number };
-  return { ok: true, value: { modelId, prompt: i.prompt, width: i.width, height: i.height } };
+  const i = input as { prompt: string; width?: number; height?: number };
+  return {
+    ok: true,
+    value: { modelId, prompt: i.prompt, width: i.width ?? DEFAULT_SIDE, height: i.height ?? DEFAULT_SIDE },
+  };
 }
 
 /** The file name (under /images/) of the image a request produces. */

@@ -14,6 +14,7 @@ export function serverlessRoutes(serverless: ServerlessService, onCall: (modelId
         op: "graphql",
         kind: "graphql",
         mutates: false,
+        scopes: [],
         hasBody: true,
         run: async ({ body, caller }) => {
           const r = await serverless.executeGraphql(body, caller);
@@ -26,9 +27,11 @@ export function serverlessRoutes(serverless: ServerlessService, onCall: (modelId
         op: "runSync",
         kind: "runsync",
         mutates: false,
+        // A paid job (write) whose answer is its output (read).
+        scopes: ["read", "write"],
         hasBody: true,
-        run: ({ params, body }) => {
-          const r = serverless.runSync(params.id, body);
+        run: async ({ params, body, query }) => {
+          const r = await serverless.runSync(params.id, body, query.get("wait"));
           if (r.status === 200) onCall(params.id);
           return { ...ok(r.status, r.body), headers: r.headers };
         },

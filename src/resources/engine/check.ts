@@ -1,5 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
+import { LOGICAL_NAME_KEY, resolveName } from "../lifecycle/owner";
 
 /**
  * The marker Pulumi's engine sends for a value not known yet (during preview, an input that
@@ -17,6 +18,35 @@ export function containsUnknown(value: unknown): boolean {
   if (Array.isArray(value)) return value.some(containsUnknown);
   if (value !== null && typeof value === "object") return Object.values(value).some(containsUnknown);
   return false;
+}
+
+/** What a change of each property takes: a new object, or an update in place. */
+export type ChangeVerdicts = Readonly<Record<string, "replace" | "update">>;
+
+/**
+ * A plan at preview, where any input may still be unknown: `plan` runs over the inputs
+ * without the properties that are wholly unknown, and each of those is added with its
+ * verdict from `verdicts` (the worst case, since the value may turn out to be anything).
+ * The planning code of each kind then deals only with known values and partly unknown ones.
+ */
+export function planWithUnknowns<T extends object, P extends { replaces: string[]; updates: string[] }>(
+  news: T,
+  verdicts: ChangeVerdicts,
+  plan: (known: T) => P,
+): P {
+  const unknown = Object.keys(news).filter((k) => verdicts[k] !== undefined && isUnknown((news as Record<string, unknown>)[k]));
+  if (unknown.length === 0) return plan(news);
+  const known = Object.fromEntries(Object.entries(news).filter(([k]) => !unknown.includes(k))) as T;
+  const result = plan(known);
+  const verdict = (key: string) => verdicts[key] === "replace";
+  // The planner saw the key as removed; the worst case of any value decides instead.
+  const replaces = result.replaces.filter((k) => !unknown.includes(k) || verdict(k));
+  const updates = result.updates.filter((k) => !unknown.includes(k));
+  for (const key of unknown) {
+    const list = verdict(key) ? replaces : updates;
+    if (!list.includes(key)) list.push(key);
+  }
+  return { ...result, replaces, updates };
 }
 
 /** `a.b[0].c` for a zod issue path, the way a user writes the property in a program. */
@@ -61,4 +91,40 @@ export function defined<T>(value: T): T {
     return out as T;
   }
   return value;
+}
+
+/** A stable text of a JSON value: object keys sorted, so key order never counts. */
+export function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const keys = Object.keys(value)
+      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+      .sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+/** Properties the engine or a resource class add to the inputs; never the user's. */
+const ENGINE_KEYS = new Set(["__provider", LOGICAL_NAME_KEY]);
+
+/**
+ * The `check()` of a kind whose inputs are flat and auto-named (a volume, a credential): the
+ * name settled (given, else the old one, else auto-made from the logical name), optional
+ * properties given as null or undefined left out, and the user's properties parsed by
+ * `schema`, failures as `{ property, reason }`.
+ */
+export function checkNamedArgs<T>(
+  schema: z.ZodType,
+  olds: Record<string, unknown> | undefined,
+  news: Record<string, unknown>,
+  fallbackName: string,
+  optional: readonly string[],
+): pulumi.dynamic.CheckResult<T> & { failures: pulumi.dynamic.CheckFailure[] } {
+  const logicalName = typeof news[LOGICAL_NAME_KEY] === "string" ? (news[LOGICAL_NAME_KEY] as string) : fallbackName;
+  const inputs: Record<string, unknown> = { ...news, name: resolveName(news.name, olds as { name?: unknown }, logicalName) };
+  for (const key of optional) if (inputs[key] === undefined || inputs[key] === null) delete inputs[key];
+  const userInputs = Object.fromEntries(Object.entries(inputs).filter(([k]) => !ENGINE_KEYS.has(k)));
+  const parsed = schema.safeParse(userInputs);
+  return { inputs: inputs as T, failures: parsed.success ? [] : checkFailures(parsed.error, userInputs) };
 }

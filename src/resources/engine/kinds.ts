@@ -28,6 +28,14 @@ const KINDS: Record<ProviderKind, () => Provider> = {
     const { NetworkVolumeProvider } = require("../network-volume/provider") as typeof import("../network-volume/provider");
     return new NetworkVolumeProvider();
   },
+  template: () => {
+    const { TemplateProvider } = require("../template/provider") as typeof import("../template/provider");
+    return new TemplateProvider();
+  },
+  "registry-credential": () => {
+    const { RegistryCredentialProvider } = require("../registry-credential/provider") as typeof import("../registry-credential/provider");
+    return new RegistryCredentialProvider();
+  },
 };
 
 const loaded: Partial<Record<ProviderKind, Provider>> = {};

@@ -5,8 +5,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import { shimProvider } from "../engine/shim";
 import { LOGICAL_NAME_KEY } from "../lifecycle/owner";
+import type { NetworkVolumeType } from "./schema";
 
-export { type NetworkVolumePlan, planNetworkVolumeChange, podsMounting, type VolumeHolder } from "./plan";
+export { endpointsMounting, type NetworkVolumePlan, planNetworkVolumeChange, podsMounting, type VolumeHolder } from "./plan";
 export { NetworkVolumeProvider, type NetworkVolumeProviderOptions } from "./provider";
 export {
   checkNetworkVolume,
@@ -14,7 +15,9 @@ export {
   MAX_DELETE_WAIT_SECONDS,
   NETWORK_VOLUME_MAX_GB,
   NETWORK_VOLUME_MIN_GB,
+  NETWORK_VOLUME_TYPES,
   networkVolumeArgsSchema,
+  type NetworkVolumeType,
   type NetworkVolumeInputs,
   type NetworkVolumeOutputs,
 } from "./schema";
@@ -39,8 +42,15 @@ export interface NetworkVolumeArgs {
    */
   dataCenter: pulumi.Input<string>;
   /**
-   * How long delete waits, in seconds (0..3600), for pods that still mount the volume to be
-   * terminated, before it fails naming them. Pulumi deletes the pods of this stack first; the
+   * Storage tier: `STANDARD` or `HIGH_PERFORMANCE` (see a data center's `networkVolumeTypes`).
+   * Fixed once the volume exists: a different value replaces the volume (a new, empty one).
+   * Leaving it out, or removing it later, replaces nothing: the volume keeps the tier it has.
+   * @default the data center's first `networkVolumeTypes` entry, chosen by the platform
+   */
+  type?: pulumi.Input<NetworkVolumeType>;
+  /**
+   * How long delete waits, in seconds (0..3600), for pods and endpoints that still mount the
+   * volume to go, before it fails naming them. Pulumi deletes the pods of this stack first; the
    * wait covers pods made outside the stack and ones still shutting down.
    * @default 120
    */
@@ -59,21 +69,33 @@ export class NetworkVolume extends pulumi.dynamic.Resource {
   declare public readonly size: pulumi.Output<number>;
   /** Data center the volume lives in. */
   declare public readonly dataCenter: pulumi.Output<string>;
+  /** Storage tier, as the platform reports it. */
+  declare public readonly type: pulumi.Output<NetworkVolumeType>;
   /**
    * Seconds delete waits for pods that mount the volume.
    * @default 120
    */
   declare public readonly deleteWaitSeconds: pulumi.Output<number>;
 
-  constructor(name: string, args: NetworkVolumeArgs, opts?: pulumi.CustomResourceOptions) {
+  /**
+   * Read an existing volume by its ID without managing it: the stack records its outputs,
+   * and destroying the stack leaves the volume alone.
+   */
+  static get(name: string, id: pulumi.Input<pulumi.ID>, opts?: pulumi.CustomResourceOptions): NetworkVolume {
+    return new NetworkVolume(name, undefined, { ...opts, id });
+  }
+
+  constructor(name: string, args: NetworkVolumeArgs | undefined, opts?: pulumi.CustomResourceOptions) {
+    const a: Partial<NetworkVolumeArgs> = args ?? {};
     super(
       shimProvider("network-volume"),
       name,
       {
-        name: args.name,
-        size: args.size,
-        dataCenter: args.dataCenter,
-        deleteWaitSeconds: args.deleteWaitSeconds,
+        name: a.name,
+        size: a.size,
+        dataCenter: a.dataCenter,
+        type: a.type,
+        deleteWaitSeconds: a.deleteWaitSeconds,
         [LOGICAL_NAME_KEY]: name,
       },
       opts,

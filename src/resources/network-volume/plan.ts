@@ -1,8 +1,9 @@
 // NetworkVolume's plan, pure: replace-versus-update, and the volume on the wire (outputs, the
 // PATCH body, the pods that still mount it).
-import type { ConflictError, NetworkVolume as WireNetworkVolume, NetworkVolumeUpdateParams, Pod as WirePod } from "../../client";
+import type { Endpoint as WireEndpoint, NetworkVolume as WireNetworkVolume, NetworkVolumeUpdateParams, Pod as WirePod } from "../../client";
 import { isUnknown } from "../engine/check";
-import { DEFAULT_DELETE_WAIT_SECONDS, type NetworkVolumeInputs, type NetworkVolumeOutputs, shrinkRefusal } from "./schema";
+import { DEFAULT_DELETE_WAIT_SECONDS, type InUseHolder } from "../lifecycle/in-use";
+import { type NetworkVolumeInputs, type NetworkVolumeOutputs, shrinkRefusal } from "./schema";
 
 /** What moving from the old outputs to the new inputs takes. */
 export interface NetworkVolumePlan {
@@ -27,6 +28,10 @@ export function planNetworkVolumeChange(
   const differs = (a: unknown, b: unknown) => isUnknown(b) || a !== b;
 
   if (differs(olds.dataCenter, news.dataCenter)) replaces.push("dataCenter");
+  // `type` is fixed once the volume exists. Left out, it keeps whatever the platform chose (or
+  // what an earlier deployment asked for): no replace. A state from before `type` was
+  // recorded cannot tell, and is not replaced on a guess; the next refresh records it.
+  if (news.type !== undefined && olds.type !== undefined && differs(olds.type, news.type)) replaces.push("type");
   if (differs(olds.name, news.name)) updates.push("name");
   const oldWait = olds.deleteWaitSeconds ?? DEFAULT_DELETE_WAIT_SECONDS;
   if (differs(oldWait, news.deleteWaitSeconds ?? DEFAULT_DELETE_WAIT_SECONDS)) updates.push("deleteWaitSeconds");
@@ -44,18 +49,19 @@ export function planNetworkVolumeChange(
   return { replaces, updates: replaces.length > 0 ? [] : updates, refused };
 }
 
-/** One pod that still mounts a volume, as a delete failure reports it. */
-export interface VolumeHolder {
-  id: string;
-  name: string;
-  status: string;
-}
+/** One object that still uses a volume, as a delete failure reports it. */
+export type VolumeHolder = InUseHolder;
 
 /** The pods, among `pods`, whose network mount is the volume `volumeId`. */
 export function podsMounting(pods: readonly WirePod[], volumeId: string): VolumeHolder[] {
   return pods
     .filter((p) => p.status !== "TERMINATED" && p.mounts?.network?.some((m) => m.volumeId === volumeId))
-    .map((p) => ({ id: p.id, name: p.name, status: p.status }));
+    .map((p) => ({ kind: "pod", id: p.id, name: p.name, status: p.status }));
+}
+
+/** The serverless endpoints, among `endpoints`, whose workers mount the volume `volumeId`. */
+export function endpointsMounting(endpoints: readonly WireEndpoint[], volumeId: string): VolumeHolder[] {
+  return endpoints.filter((e) => e.networkVolumeId === volumeId).map((e) => ({ kind: "endpoint", id: e.id, name: e.name }));
 }
 
 export function outputsOf(volume: WireNetworkVolume, deleteWaitSeconds: number | undefined): Omit<NetworkVolumeOutputs, "id"> {
@@ -63,6 +69,7 @@ export function outputsOf(volume: WireNetworkVolume, deleteWaitSeconds: number |
     name: volume.name,
     size: volume.size,
     dataCenter: volume.dataCenter,
+    type: volume.type,
     deleteWaitSeconds: deleteWaitSeconds ?? DEFAULT_DELETE_WAIT_SECONDS,
   };
 }
@@ -73,27 +80,4 @@ export function updateBody(olds: NetworkVolumeOutputs, news: NetworkVolumeInputs
   if (news.name !== olds.name) body.name = news.name;
   if (news.size !== olds.size) body.size = news.size;
   return body.name === undefined && body.size === undefined ? undefined : body;
-}
-
-export function mountedError(
-  id: string,
-  props: Partial<NetworkVolumeOutputs> | undefined,
-  holders: VolumeHolder[],
-  waitMs: number,
-  conflict?: ConflictError,
-): Error {
-  const label = props?.name ? `${id} ("${props.name}")` : id;
-  const waited = `${Math.round(waitMs / 1000)} s`;
-  if (holders.length === 0) {
-    return new Error(
-      `network volume ${label} could not be deleted: the platform still reports it in use after ${waited} ` +
-        `(${conflict?.detail ?? "409 Conflict"}), though no pod listed mounts it. Try again shortly.`,
-    );
-  }
-  const pods = holders.map((h) => `${h.id} ("${h.name}", ${h.status})`).join(", ");
-  return new Error(
-    `network volume ${label} is still mounted by pod${holders.length > 1 ? "s" : ""} ${pods} after waiting ${waited}. ` +
-      "Terminate the pod(s), or remove the mount, then run the deletion again " +
-      "(deleteWaitSeconds sets how long delete waits).",
-  );
 }

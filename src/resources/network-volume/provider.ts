@@ -3,19 +3,23 @@
  *
  *   check   no request. Size bounds (10..4096 GB), a smaller size than before is refused
  *           (volumes only grow), auto-name kept across updates.
- *   diff    no request. dataCenter -> replace; name, a larger size -> update in place.
- *   create  POST   /v2/network-volumes {name, size, dataCenter}
+ *   diff    no request. dataCenter, a different type -> replace (type left out: no change,
+ *           the platform keeps the one it has); name, a larger size -> update in place.
+ *   create  POST   /v2/network-volumes {name, size, dataCenter, type?}  (no type: the data
+ *           center's first networkVolumeTypes entry)
  *   read    GET    /v2/network-volumes/{id}      (404 -> gone)
  *   update  PATCH  /v2/network-volumes/{id} {name?, size?}  (nothing sent when only
  *           deleteWaitSeconds changed)
  *   delete  DELETE /v2/network-volumes/{id}      (404 -> already gone)
- *           409 (a pod still mounts it) -> GET /v2/pods every few seconds until no pod
- *           mounts it, then DELETE again; after deleteWaitSeconds, fail naming the pods.
+ *           409 (a pod or an endpoint still mounts it) -> GET /v2/pods and the endpoints
+ *           every few seconds until none mounts it, then DELETE again; after
+ *           deleteWaitSeconds, fail naming them (lifecycle/in-use.ts).
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { type Clock, type ComputePlatform, ConflictError, NotFoundError, systemClock } from "../../client";
+import { type Clock, type ComputePlatform, NotFoundError, systemClock } from "../../client";
 import { platform, type ProviderOptions } from "../engine/settings";
-import { mountedError, outputsOf, planNetworkVolumeChange, podsMounting, updateBody, type VolumeHolder } from "./plan";
+import { DEFAULT_IN_USE_POLL_MS, deleteWaitMs, deleteWhenUnused } from "../lifecycle/in-use";
+import { endpointsMounting, outputsOf, planNetworkVolumeChange, podsMounting, updateBody, type VolumeHolder } from "./plan";
 import { checkNetworkVolume, DEFAULT_DELETE_WAIT_SECONDS, type NetworkVolumeInputs, type NetworkVolumeOutputs, shrinkRefusal } from "./schema";
 
 /** Dependencies of the provider; tests inject a client, a fake clock and a signal. */
@@ -37,7 +41,7 @@ export class NetworkVolumeProvider implements pulumi.dynamic.ResourceProvider<Ne
   constructor(options: NetworkVolumeProviderOptions = {}) {
     this.client = options.client ?? platform;
     this.clock = options.clock ?? systemClock;
-    this.pollIntervalMs = Math.max(1, options.pollIntervalMs ?? 5000);
+    this.pollIntervalMs = Math.max(1, options.pollIntervalMs ?? DEFAULT_IN_USE_POLL_MS);
     this.signal = options.signal;
   }
 
@@ -53,7 +57,7 @@ export class NetworkVolumeProvider implements pulumi.dynamic.ResourceProvider<Ne
     return {
       changes: plan.replaces.length > 0 || plan.updates.length > 0,
       replaces: plan.replaces,
-      stables: plan.replaces.length > 0 ? [] : ["dataCenter"],
+      stables: plan.replaces.length > 0 ? [] : ["dataCenter", "type"],
     };
   }
 
@@ -62,6 +66,7 @@ export class NetworkVolumeProvider implements pulumi.dynamic.ResourceProvider<Ne
       name: inputs.name,
       size: inputs.size,
       dataCenter: inputs.dataCenter,
+      ...(inputs.type ? { type: inputs.type } : {}),
     });
     return { id: volume.id, outs: { id: volume.id, ...outputsOf(volume, inputs.deleteWaitSeconds) } };
   }
@@ -91,31 +96,25 @@ export class NetworkVolumeProvider implements pulumi.dynamic.ResourceProvider<Ne
   }
 
   async delete(id: string, props: NetworkVolumeOutputs): Promise<void> {
-    const waitMs = 1000 * (props?.deleteWaitSeconds ?? DEFAULT_DELETE_WAIT_SECONDS);
-    const deadline = this.clock.now() + waitMs;
-    // The deadline ends the wait; the bound on rounds keeps the loop finite even under a
-    // clock that does not advance.
-    const maxRounds = Math.ceil(waitMs / this.pollIntervalMs) + 2;
-    let holders: VolumeHolder[] = [];
-    let conflict: ConflictError | undefined;
-    for (let round = 0; round < maxRounds; round++) {
-      // While a listed pod still mounts the volume a DELETE would only answer 409 again.
-      if (holders.length === 0) {
-        try {
-          await this.client().networkVolumes.delete(id, { signal: this.signal });
-          return;
-        } catch (err) {
-          if (err instanceof NotFoundError) return;
-          if (!(err instanceof ConflictError)) throw err;
-          conflict = err;
-        }
-      }
-      const left = deadline - this.clock.now();
-      if (left <= 0) break;
-      await this.clock.sleep(Math.min(this.pollIntervalMs, left), this.signal);
-      holders = podsMounting(await this.client().pods.list({ signal: this.signal }), id);
-    }
-    if (holders.length === 0) holders = podsMounting(await this.client().pods.list({ signal: this.signal }), id);
-    throw mountedError(id, props, holders, waitMs, conflict);
+    await deleteWhenUnused({
+      what: "network volume",
+      id,
+      name: props?.name,
+      verb: "mounted",
+      waitMs: deleteWaitMs(props?.deleteWaitSeconds),
+      pollIntervalMs: this.pollIntervalMs,
+      clock: this.clock,
+      signal: this.signal,
+      remove: (signal) => this.client().networkVolumes.delete(id, { signal }),
+      holders: (signal) => this.holders(id, signal),
+      remedy: "Terminate the pod(s) or delete the endpoint(s), or remove the mount",
+    });
+  }
+
+  /** The pods and endpoints that mount the volume now. */
+  private async holders(id: string, signal?: AbortSignal): Promise<VolumeHolder[]> {
+    const client = this.client();
+    const [pods, endpoints] = await Promise.all([client.pods.list({ signal }), client.endpoints.list({ signal })]);
+    return [...podsMounting(pods, id), ...endpointsMounting(endpoints, id)];
   }
 }

@@ -1,23 +1,26 @@
 // NetworkVolume's check: the rules of its arguments, and the refusal of a shrink (volumes only grow).
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { checkFailures, isUnknown } from "../engine/check";
-import { LOGICAL_NAME_KEY, resolveName } from "../lifecycle/owner";
+import { checkNamedArgs, isUnknown } from "../engine/check";
+import { DEFAULT_DELETE_WAIT_SECONDS, deleteWaitSecondsSchema, MAX_DELETE_WAIT_SECONDS } from "../lifecycle/in-use";
+import type { LOGICAL_NAME_KEY } from "../lifecycle/owner";
+
+export { DEFAULT_DELETE_WAIT_SECONDS, MAX_DELETE_WAIT_SECONDS };
 
 /** Smallest network volume the platform makes, in GB. */
 export const NETWORK_VOLUME_MIN_GB = 10;
 /** Largest network volume the platform makes, in GB. */
 export const NETWORK_VOLUME_MAX_GB = 4096;
-/** How long delete waits, by default, for the pods that mount a volume to be gone. */
-export const DEFAULT_DELETE_WAIT_SECONDS = 120;
-/** Upper bound of `deleteWaitSeconds`: a wait longer than an hour is a stuck deployment. */
-export const MAX_DELETE_WAIT_SECONDS = 3600;
+/** The storage tiers of a network volume (contract `NetworkVolume.type`). */
+export const NETWORK_VOLUME_TYPES = ["STANDARD", "HIGH_PERFORMANCE"] as const;
+export type NetworkVolumeType = (typeof NETWORK_VOLUME_TYPES)[number];
 
 /** The checked inputs: what `check()` returns and `create`/`update`/`diff` receive. */
 export interface NetworkVolumeInputs {
   name: string;
   size: number;
   dataCenter: string;
+  type?: NetworkVolumeType;
   deleteWaitSeconds?: number;
   [LOGICAL_NAME_KEY]?: string;
 }
@@ -32,6 +35,8 @@ export interface NetworkVolumeOutputs {
   size: number;
   /** Data center the volume lives in. */
   dataCenter: string;
+  /** Storage tier, as the platform reports it (fixed after creation). */
+  type?: NetworkVolumeType;
   /**
    * Seconds delete waits for pods that mount the volume.
    * @default 120
@@ -62,17 +67,12 @@ export const networkVolumeArgsSchema = z
             : "dataCenter must be a string: a data center ID",
       })
       .min(1, "dataCenter must not be empty: a data center ID"),
-    deleteWaitSeconds: z
-      .number({ error: "deleteWaitSeconds must be a number of seconds" })
-      .int("deleteWaitSeconds must be a whole number of seconds")
-      .min(0, `deleteWaitSeconds must be from 0 to ${MAX_DELETE_WAIT_SECONDS}`)
-      .max(MAX_DELETE_WAIT_SECONDS, `deleteWaitSeconds must be from 0 to ${MAX_DELETE_WAIT_SECONDS}`)
+    type: z
+      .enum(NETWORK_VOLUME_TYPES, { error: `type must be one of ${NETWORK_VOLUME_TYPES.join(", ")}` })
       .optional(),
+    deleteWaitSeconds: deleteWaitSecondsSchema,
   })
   .strict();
-
-/** Properties the engine or the resource class add to the inputs; not the user's. */
-const RESERVED_KEYS = new Set(["__provider", LOGICAL_NAME_KEY]);
 
 /**
  * `check()` as a pure function of (old inputs, new inputs). `olds` are the inputs of the last
@@ -82,18 +82,10 @@ export function checkNetworkVolume(
   olds: Record<string, unknown> | undefined,
   news: Record<string, unknown>,
 ): pulumi.dynamic.CheckResult<NetworkVolumeInputs> {
-  const logicalName = typeof news[LOGICAL_NAME_KEY] === "string" ? (news[LOGICAL_NAME_KEY] as string) : "volume";
-  const inputs: Record<string, unknown> = { ...news, name: resolveName(news.name, olds as any, logicalName) };
-  if (inputs.deleteWaitSeconds === undefined || inputs.deleteWaitSeconds === null) delete inputs.deleteWaitSeconds;
-
-  const userInputs = Object.fromEntries(Object.entries(inputs).filter(([k]) => !RESERVED_KEYS.has(k)));
-  const parsed = networkVolumeArgsSchema.safeParse(userInputs);
-  const failures = parsed.success ? [] : checkFailures(parsed.error, userInputs);
-
-  const shrink = shrinkRefusal(olds?.size, inputs.size, olds?.dataCenter, inputs.dataCenter);
-  if (shrink) failures.push({ property: "size", reason: shrink });
-
-  return { inputs: inputs as unknown as NetworkVolumeInputs, failures };
+  const result = checkNamedArgs<NetworkVolumeInputs>(networkVolumeArgsSchema, olds, news, "volume", ["deleteWaitSeconds", "type"]);
+  const shrink = shrinkRefusal(olds?.size, result.inputs?.size, olds?.dataCenter, result.inputs?.dataCenter);
+  if (shrink) result.failures.push({ property: "size", reason: shrink });
+  return result;
 }
 
 /**

@@ -1,6 +1,6 @@
 /*
  * Pod: the Pulumi class and its arguments. The lifecycle and its API calls are in provider.ts;
- * the check in schema.ts; the replace-or-update verdict in plan.ts; the wire mapping in wire.ts.
+ * the check in schema.ts; the replace-or-update verdict and the create, update and adopt plans in plan.ts; the wire mapping in wire.ts.
  *
  * Bringing an existing pod under management: `pulumi import` does not work for dynamic
  * resources (pulumi/pulumi#16175). Declare the pod as it is with `adopt: "<pod id>"`; the
@@ -53,7 +53,10 @@ export interface PodArgs {
    */
   env?: pulumi.Input<Record<string, pulumi.Input<string>>>;
   /**
-   * ID of a container registry credential, for private images; `null` for none.
+   * ID of a container registry credential, for private images: a `RegistryCredential`'s
+   * `id` (the pod then depends on it), or the ID of one made elsewhere; `null` for none.
+   * A change updates the pod in place (its container restarts), so a replaced credential
+   * moves its pods to the new one without replacing them.
    * @default null
    */
   registry?: pulumi.Input<string | null>;
@@ -117,7 +120,9 @@ export interface PodArgs {
   dataCenterIds?: pulumi.Input<pulumi.Input<string>[]>;
   /**
    * A global-network address reachable from your other globally networked pods. Needs an
-   * NVIDIA GPU and a data center that supports it. Changing it updates in place and restarts
+   * NVIDIA GPU and a data center that supports it; preview refuses it with a `gpu.id` that
+   * names another manufacturer (catalog ids start with it: `AMD Instinct MI300X`), the
+   * platform checks the rest at `up`. Changing it updates in place and restarts
    * a running pod, since the platform applies it at the next start.
    * @default false
    */

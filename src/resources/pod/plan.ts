@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
 import type { PodCreateParams, PodUpdateParams } from "../../client";
-import { containsUnknown, defined, isUnknown } from "../engine/check";
-import { OWNER_TOKEN_KEY } from "../lifecycle/owner";
-import { type LivePod, OWNER_ENV, type PodDeclaration, type PodInputs, type PodMountsInput, type PodOutputs } from "./schema";
-import { statusMatches } from "./status";
+import { type ChangeVerdicts, planWithUnknowns } from "../engine/check";
+import { baseOf, OWNER_TOKEN_KEY } from "../lifecycle/owner";
+import type { LivePod, PodDeclaration, PodInputs, PodMountsInput, PodOutputs } from "./schema";
+import { STOPPED, statusMatches } from "./status";
+import { canonical, createBody, declarationFor, mountsBody, podOutputs } from "./wire";
 
 /**
  * Replace versus update for a Pod, as a pure function of (old outputs, new inputs).
@@ -15,8 +16,10 @@ import { statusMatches } from "./status";
  * keys or ports do not count), so a provider upgrade alone never shows a diff.
  *
  * The mount rules follow spec 2.4 rule 4 and open-parts: the kind of mount is fixed at
- * creation, so is a network mount's volumeId and a persistent mount's size; only a path may
- * change. Every PATCH the platform answers with 400 is planned as a replace instead.
+ * creation, so is a network mount's volumeId; a path may change, and a persistent mount may
+ * grow. Every PATCH the platform answers with 400 (a smaller persistent mount) is planned as
+ * a replace instead. dataCenterIds is read at creation only: it replaces only when the pod's
+ * data center is no longer allowed, and is otherwise recorded without a request.
  */
 
 /** What moving from the old outputs to the new inputs takes. */
@@ -30,27 +33,16 @@ export interface PodPlan {
 /** PATCH fields that restart a running container by themselves (open-parts). */
 export const RESTARTING_FIELDS: readonly string[] = ["image", "args", "disk", "ports", "env", "registry", "mounts"];
 
-/** A stable text of a JSON value: object keys sorted, so key order never counts. */
-export function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const keys = Object.keys(value)
-      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-      .sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
-}
-
-/** Equal for planning: an unknown new value is never equal (preview shows the worst case). */
+/**
+ * Equal for planning. A value unknown at preview is the engine's marker string, which no
+ * known old value equals, so an unknown part never compares equal (preview shows the worst case).
+ */
 function same(old: unknown, next: unknown): boolean {
-  if (containsUnknown(next)) return false;
   return canonical(old) === canonical(next);
 }
 
 /** Ports as a set: the platform may list them in another order. */
-function samePorts(old: readonly string[] | undefined, next: unknown): boolean {
-  if (containsUnknown(next) || !Array.isArray(next)) return false;
+function samePorts(old: readonly string[] | undefined, next: readonly string[]): boolean {
   return canonical([...(old ?? [])].sort()) === canonical([...next].sort());
 }
 
@@ -67,7 +59,7 @@ export function declarationOf(olds: Partial<PodOutputs>, news: Partial<PodInputs
   return (
     olds.__declared ?? {
       keys: Object.keys(news),
-      envKeys: Object.keys(isUnknown(news.env) ? {} : (news.env ?? {})),
+      envKeys: Object.keys(news.env ?? {}),
       globalNetworking: olds.globalNetworking?.enabled ?? false,
     }
   );
@@ -87,28 +79,82 @@ export function nextEnv(
 /** A gpu or cpu block that appears, disappears, is unknown, or differs in one of `fields`. */
 function computeChanged(old: object | undefined, next: unknown, fields: readonly string[]): boolean {
   if (old === undefined && next === undefined) return false;
-  if (old === undefined || next === undefined || isUnknown(next)) return true;
+  if (old === undefined || next === undefined || typeof next !== "object") return true;
   const o = old as Record<string, unknown>;
   const n = next as Record<string, unknown>;
   return fields.some((f) => !same(o[f], n[f]));
 }
 
 function envChanged(olds: Partial<PodOutputs>, news: Partial<PodInputs>, decl: PodDeclaration): boolean {
-  if (isUnknown(news.env)) return true;
   const next = news.env ?? {};
   const live = olds.env ?? {};
   for (const [k, v] of Object.entries(next)) {
-    if (isUnknown(v) || live[k] !== v) return true;
+    if (live[k] !== v) return true;
   }
   // A key the user dropped: it goes, if the pod still has it.
   return decl.envKeys.some((k) => !(k in next) && k in live);
 }
 
 /**
- * The plan of a Pod change. `olds` are the old outputs (the dynamic provider's `diff` and
- * `update` receive outputs, not inputs), `news` the checked new inputs.
+ * Mounts: the kind, a network volumeId and a persistent size are fixed (replace); a path
+ * updates. A part that is not an object or a list is a value unknown at preview: replace.
+ */
+function mountsChange(old: LivePod["mounts"] | undefined, next: PodMountsInput | undefined): "replace" | "update" | "none" {
+  const opaque = (v: unknown) => v !== undefined && typeof v !== "object";
+  if (opaque(next) || opaque(next?.persistent) || opaque(next?.network) || opaque(next?.network?.[0])) return "replace";
+  const kind = mountKind(old);
+  if (kind !== mountKind(next)) return "replace";
+  if (kind === "network") {
+    const o = old!.network![0];
+    const n = next!.network![0];
+    if (!same(o.volumeId, n.volumeId)) return "replace";
+    return same(o.path, n.path) ? "none" : "update";
+  }
+  if (kind === "persistent") {
+    const o = old!.persistent!;
+    const n = next!.persistent!;
+    // A PATCH may grow the mount (the container restarts); a smaller size is answered 400.
+    if (!same(o.size, n.size)) return typeof n.size === "number" && n.size > o.size ? "update" : "replace";
+    return same(o.path, n.path) ? "none" : "update";
+  }
+  return "none";
+}
+
+/** What a change of each property takes when its new value is wholly unknown at preview (the worst case). */
+export const POD_CHANGE_VERDICTS: ChangeVerdicts = {
+  name: "update",
+  image: "update",
+  args: "update",
+  disk: "update",
+  ports: "update",
+  env: "update",
+  registry: "update",
+  gpu: "replace",
+  cpu: "replace",
+  mounts: "replace",
+  cloud: "replace",
+  dataCenterIds: "replace",
+  globalNetworking: "update",
+  locked: "update",
+  desiredStatus: "update",
+  waitFor: "update",
+  waitTimeoutSeconds: "update",
+};
+
+/**
+ * The plan of a Pod change as `diff` shows it at preview. `olds` are the old outputs (the
+ * dynamic provider's `diff` and `update` receive outputs, not inputs), `news` the checked new
+ * inputs, any of which may still be unknown.
  */
 export function planPodChange(olds: Partial<PodOutputs>, news: Partial<PodInputs>): PodPlan {
+  return planWithUnknowns(news, POD_CHANGE_VERDICTS, (known) => planKnownPodChange(olds, known));
+}
+
+/**
+ * The plan of a Pod change whose new inputs are known (create, update, adopt). A value only
+ * partly known at preview still plans to its worst case: its marker equals no old value.
+ */
+export function planKnownPodChange(olds: Partial<PodOutputs>, news: Partial<PodInputs>): PodPlan {
   const replaces: string[] = [];
   const updates: string[] = [];
   const decl = declarationOf(olds, news);
@@ -118,34 +164,15 @@ export function planPodChange(olds: Partial<PodOutputs>, news: Partial<PodInputs
   if (computeChanged(olds.gpu, news.gpu, ["id", "count"])) replaces.push("gpu");
   if (computeChanged(olds.cpu, news.cpu, ["id", "vcpuCount"])) replaces.push("cpu");
   if (!same(olds.cloud, news.cloud ?? "SECURE")) replaces.push("cloud");
-  const oldDcs = [...(olds.dataCenterIds ?? [])].sort();
-  const newDcs = news.dataCenterIds;
-  if (containsUnknown(newDcs) || canonical(oldDcs) !== canonical([...(newDcs ?? [])].sort())) {
-    replaces.push("dataCenterIds");
-  }
+  // dataCenterIds is read at creation only and a pod never moves (open-parts): a new list
+  // that no longer allows the pod's data center needs a new pod; any other edit is recorded.
+  const newDcs = news.dataCenterIds ?? [];
+  if (olds.dataCenterId && newDcs.length > 0 && !newDcs.includes(olds.dataCenterId)) replaces.push("dataCenterIds");
+  else if (canonical([...(olds.dataCenterIds ?? [])].sort()) !== canonical([...newDcs].sort())) updates.push("dataCenterIds");
 
-  // Mounts: kind, volumeId and size replace; a path updates.
-  const m = news.mounts as unknown;
-  if (isUnknown(m)) {
-    replaces.push("mounts");
-  } else {
-    const nm = news.mounts;
-    const oldKind = mountKind(olds.mounts);
-    const newKind = isUnknown(nm?.persistent) ? "persistent" : isUnknown(nm?.network) ? "network" : mountKind(nm);
-    if (oldKind !== newKind || isUnknown(nm?.persistent) || isUnknown(nm?.network)) {
-      replaces.push("mounts");
-    } else if (newKind === "network") {
-      const o = olds.mounts!.network![0];
-      const n = nm!.network![0] as unknown as Record<string, unknown>;
-      if (isUnknown(n) || !same(o.volumeId, n.volumeId)) replaces.push("mounts");
-      else if (!same(o.path, n.path)) updates.push("mounts");
-    } else if (newKind === "persistent") {
-      const o = olds.mounts!.persistent!;
-      const n = nm!.persistent!;
-      if (!same(o.size, n.size)) replaces.push("mounts");
-      else if (!same(o.path, n.path)) updates.push("mounts");
-    }
-  }
+  const mounts = mountsChange(olds.mounts, news.mounts);
+  if (mounts === "replace") replaces.push("mounts");
+  if (mounts === "update") updates.push("mounts");
 
   // Container and pod settings: in place.
   if (!same(olds.name, news.name)) updates.push("name");
@@ -182,7 +209,7 @@ export function planPodChange(olds: Partial<PodOutputs>, news: Partial<PodInputs
  * whole (the platform takes no partial mount entries). Call it only for a plan without
  * replaces; with one, the body could break a mount rule.
  */
-export function podPatch(olds: PodOutputs, news: PodInputs, plan: PodPlan = planPodChange(olds, news)): PodUpdateParams {
+export function podPatch(olds: PodOutputs, news: PodInputs, plan: PodPlan = planKnownPodChange(olds, news)): PodUpdateParams {
   if (plan.replaces.length > 0) {
     throw new Error(`a change of ${plan.replaces.join(", ")} needs a new pod, not a PATCH`);
   }
@@ -196,14 +223,54 @@ export function podPatch(olds: PodOutputs, news: PodInputs, plan: PodPlan = plan
   if (changed.has("ports")) body.ports = news.ports;
   if (changed.has("env")) body.env = nextEnv(olds.env ?? {}, decl.envKeys, news.env);
   if (changed.has("registry")) body.registry = news.registry ?? null;
-  if (changed.has("mounts")) {
-    body.mounts = news.mounts?.persistent
-      ? { persistent: { size: news.mounts.persistent.size, path: news.mounts.persistent.path } }
-      : { network: news.mounts!.network!.map((n) => ({ volumeId: n.volumeId, path: n.path })) };
-  }
+  if (changed.has("mounts")) body.mounts = mountsBody(news.mounts!);
   if (changed.has("locked")) body.locked = news.locked;
   if (changed.has("globalNetworking")) body.globalNetworking = news.globalNetworking;
   return body;
+}
+
+/** An update as requests: computed once from the plan, then carried out by the provider. */
+export interface UpdateSteps {
+  /** The first PATCH (empty: nothing to PATCH, the pod is read instead). */
+  patch: PodUpdateParams;
+  /** Restart after the PATCH: globalNetworking applies at the next start, and nothing else restarts the container. */
+  restart: boolean;
+  /** The PATCH itself restarts a running container: wait for the restart, whatever the answer says. */
+  restarts: boolean;
+  /** PATCH `{ locked: true }` last: the platform refuses a stop or restart on a locked pod. */
+  lockLast: boolean;
+  /** Nothing to send: only settings the platform does not hold after creation changed (dataCenterIds, the wait's bound). */
+  recordOnly: boolean;
+  declaration: PodDeclaration;
+}
+
+/** Properties whose change is recorded in state without a request. */
+const RECORDED_ONLY: readonly string[] = ["dataCenterIds", "waitTimeoutSeconds"];
+
+/**
+ * The requests that bring pod `id` from `olds` (outputs) to the known `news`: one PATCH of
+ * the changed fields, then the actions desiredStatus and globalNetworking need. Throws for a
+ * change the platform would refuse (a replacing property, a stop or restart of a locked pod).
+ */
+export function planUpdate(id: string, olds: PodOutputs, news: PodInputs, change = planKnownPodChange(olds, news)): UpdateSteps {
+  if (change.replaces.length > 0) {
+    // The engine replaces on a plan with replaces; a PATCH here would be answered 400.
+    throw new Error(`pod ${id}: ${change.replaces.join(", ")} cannot change in place; the pod must be replaced`);
+  }
+  const patch = podPatch(olds, news, change);
+  const needsStop = news.desiredStatus === "EXITED" && !STOPPED.has(olds.status);
+  const restart = patch.globalNetworking !== undefined && !patchRestarts(patch) && news.desiredStatus === "RUNNING";
+  const stayLocked = news.locked && olds.locked && patch.locked === undefined;
+  if (stayLocked && (needsStop || (restart && olds.status === "RUNNING"))) {
+    throw new Error(
+      `pod ${id} is locked, so it cannot be ${needsStop ? "stopped" : "restarted (globalNetworking applies at the next start)"}; ` +
+        "set locked: false in the same change, or leave desiredStatus and globalNetworking as they are",
+    );
+  }
+  const lockLast = patch.locked === true && (needsStop || restart);
+  if (lockLast) delete patch.locked;
+  const recordOnly = change.updates.length > 0 && change.updates.every((k) => RECORDED_ONLY.includes(k));
+  return { patch, restart, restarts: patchRestarts(patch), lockLast, recordOnly, declaration: declarationFor(news) };
 }
 
 /** Whether a PATCH with these fields restarts a running container on its own. */
@@ -212,149 +279,50 @@ export function patchRestarts(body: PodUpdateParams): boolean {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The wire, both ways: the create body from checked inputs, the outputs from the live pod, the
-// inputs a refresh reports, and whether a listed pod is the one a create made.
+// Planning a create: once from the checked inputs, before any request.
 
-/** The gpu block in the one shape the create body, the outputs and the refresh inputs share. */
-export function gpuOf<G extends { id: string; count?: number }>(gpu: G): { id: string; count: G["count"] } {
-  return { id: gpu.id, count: gpu.count };
+/** What a create needs from the checked inputs, computed once before any request. */
+export interface CreatePlan {
+  inputs: PodInputs;
+  /** The POST body of spec 4.1, with this create's owner mark in env when there is a token. */
+  body: PodCreateParams;
+  /** The owner token check() settled on, if any. */
+  token?: string;
+  /** This create's own mark (`<token>.<8 hex>`): an earlier try of the same token never passes for it. */
+  mark?: string;
+  /** A replacement diffed in this process: a pod with its token is an earlier try to take over (owner.ts). */
+  replacement: boolean;
+  /** The declaration kept in state beside the live pod. */
+  declaration: PodDeclaration;
 }
 
-/** The declaration kept in state: which inputs were set, which env keys, the wanted globalNetworking. */
-export function declarationFor(inputs: PodInputs): PodDeclaration {
-  return {
-    keys: Object.keys(inputs)
-      .filter((k) => !k.startsWith("__") && k !== "adopt")
-      .sort(),
-    envKeys: Object.keys(inputs.env ?? {}).sort(),
-    globalNetworking: inputs.globalNetworking,
-    locked: inputs.locked,
-  };
-}
-
-/** A Pod's outputs: the live pod (spec 2.2) plus the settings only this resource has. */
-export function podOutputs(pod: LivePod, inputs: PodInputs, declaration = declarationFor(inputs)): PodOutputs {
-  const out: PodOutputs = {
-    id: pod.id,
-    name: pod.name,
-    status: pod.status,
-    actions: [...pod.actions],
-    image: pod.image,
-    args: pod.args,
-    disk: pod.disk,
-    mounts: pod.mounts,
-    ports: [...pod.ports],
-    env: { ...pod.env },
-    registry: pod.registry,
-    cloud: pod.cloud,
-    dataCenterId: pod.dataCenterId,
-    template: pod.template,
-    cost: pod.cost,
-    locked: pod.locked,
-    globalNetworking: pod.globalNetworking,
-    runtime: pod.runtime,
-    createdAt: pod.createdAt,
-    startedAt: pod.startedAt,
-    desiredStatus: inputs.desiredStatus,
-    waitFor: inputs.waitFor,
-    waitTimeoutSeconds: inputs.waitTimeoutSeconds,
-    __declared: declaration,
-  };
-  if (pod.gpu) out.gpu = gpuOf(pod.gpu);
-  if (pod.cpu) out.cpu = { id: pod.cpu.id, vcpuCount: pod.cpu.vcpuCount, memory: pod.cpu.memory };
-  if (inputs.dataCenterIds && inputs.dataCenterIds.length > 0) out.dataCenterIds = [...inputs.dataCenterIds];
-  return defined(out);
-}
-
-/** The create body of spec 4.1 from checked inputs: only what the user set, nothing of this resource's own. */
-export function createBody(inputs: PodInputs): PodCreateParams {
-  const body: PodCreateParams = { name: inputs.name, image: inputs.image };
-  if (inputs.args !== undefined) body.args = inputs.args;
-  if (inputs.disk !== undefined) body.disk = inputs.disk;
-  if (inputs.ports !== undefined) body.ports = [...inputs.ports];
-  if (inputs.env !== undefined) body.env = { ...inputs.env };
-  // Only the declared env keys are ever compared (planPodChange), so this one never shows a diff.
-  // The token, then this create's own mark: an earlier try (same token) never passes for it.
+export function planCreate(inputs: PodInputs): CreatePlan {
   const token = inputs[OWNER_TOKEN_KEY];
-  if (token) body.env = { ...body.env, [OWNER_ENV]: `${token}.${randomBytes(4).toString("hex")}` };
-  if (inputs.registry !== undefined) body.registry = inputs.registry;
-  if (inputs.gpu) body.gpu = gpuOf(inputs.gpu);
-  if (inputs.cpu) body.cpu = { id: inputs.cpu.id, vcpuCount: inputs.cpu.vcpuCount };
-  if (inputs.mounts) body.mounts = defined(inputs.mounts);
-  body.cloud = inputs.cloud;
-  if (inputs.dataCenterIds && inputs.dataCenterIds.length > 0) body.dataCenterIds = [...inputs.dataCenterIds];
-  if (inputs.globalNetworking) body.globalNetworking = true;
-  return body;
-}
-
-/**
- * Whether `pod` is the pod a create of `body` makes: compute, cloud, mount, placement. After
- * an ambiguous create the client adopts the newest pod with the same name, image and
- * compute; during a replace that keeps the name, that can be the very pod being replaced,
- * which differs from the request in exactly what forced the replace.
- */
-export function matchesCreate(pod: LivePod, body: PodCreateParams): boolean {
-  if (pod.name !== body.name || pod.image !== body.image) return false;
-  if (body.gpu && (pod.gpu?.id !== body.gpu.id || pod.gpu.count !== (body.gpu.count ?? 1))) return false;
-  if (body.cpu && (pod.cpu?.id !== body.cpu.id || pod.cpu.vcpuCount !== body.cpu.vcpuCount)) return false;
-  if ((body.cloud ?? "SECURE") !== pod.cloud) return false;
-  if (body.dataCenterIds?.length && pod.dataCenterId !== null && !body.dataCenterIds.includes(pod.dataCenterId)) {
-    return false;
-  }
-  const want = body.mounts ?? {};
-  const have = pod.mounts ?? {};
-  if (canonical(want.persistent?.size ?? null) !== canonical(have.persistent?.size ?? null)) return false;
-  if (canonical(want.network?.[0]?.volumeId ?? null) !== canonical(have.network?.[0]?.volumeId ?? null)) return false;
-  return true;
-}
-
-/** Whether `pod` was made by a create with owner token `token` (its env holds `<token>.<mark>`). */
-export function ownedBy(pod: Pick<LivePod, "env">, token: string): boolean {
-  const v = pod.env?.[OWNER_ENV];
-  return typeof v === "string" && (v === token || v.startsWith(`${token}.`));
-}
-
-export function newestOf(pods: LivePod[]): LivePod | undefined {
-  return pods.reduce<LivePod | undefined>((best, p) => (!best || p.createdAt > best.createdAt ? p : best), undefined);
-}
-
-export function describeFixed(pod: LivePod): string {
-  const parts: string[] = [];
-  if (pod.gpu) parts.push(`gpu: { id: "${pod.gpu.id}", count: ${pod.gpu.count} }`);
-  if (pod.cpu) parts.push(`cpu: { id: "${pod.cpu.id}", vcpuCount: ${pod.cpu.vcpuCount} }`);
-  parts.push(`cloud: "${pod.cloud}"`);
-  if (pod.mounts?.persistent) parts.push(`mounts.persistent.size: ${pod.mounts.persistent.size}`);
-  if (pod.mounts?.network?.[0]) parts.push(`mounts.network[0].volumeId: "${pod.mounts.network[0].volumeId}"`);
-  return parts.join(", ");
-}
-
-/**
- * The inputs a refresh leaves in state: the declared properties with the values the pod has
- * now (env: only the declared keys), except `name`, which keeps the one last applied, so
- * an auto-named pod renamed outside Pulumi is renamed back rather than adopting the new name.
- */
-export function inputsFromState(outs: PodOutputs, old: Partial<PodOutputs> | undefined): Record<string, unknown> {
-  const keys = new Set(outs.__declared.keys);
-  const inputs: Record<string, unknown> = {
-    name: old?.name ?? outs.name,
-    image: outs.image,
-    cloud: outs.cloud,
-    globalNetworking: outs.__declared.globalNetworking,
-    locked: outs.locked,
-    desiredStatus: outs.desiredStatus,
-    waitFor: outs.waitFor,
-    waitTimeoutSeconds: outs.waitTimeoutSeconds,
+  const mark = token ? `${token}.${randomBytes(4).toString("hex")}` : undefined;
+  return {
+    inputs,
+    body: createBody(inputs, mark),
+    declaration: declarationFor(inputs),
+    token,
+    mark,
+    replacement: token !== undefined && token !== baseOf("Pod", inputs as unknown as Record<string, unknown>),
   };
-  if (outs.gpu) inputs.gpu = gpuOf(outs.gpu);
-  if (outs.cpu) inputs.cpu = { id: outs.cpu.id, vcpuCount: outs.cpu.vcpuCount };
-  if (keys.has("args")) inputs.args = outs.args;
-  if (keys.has("disk")) inputs.disk = outs.disk;
-  if (keys.has("ports")) inputs.ports = outs.ports;
-  if (keys.has("registry")) inputs.registry = outs.registry;
-  if (keys.has("mounts") && (outs.mounts.persistent || outs.mounts.network)) inputs.mounts = outs.mounts;
-  if (outs.dataCenterIds) inputs.dataCenterIds = outs.dataCenterIds;
-  const envKeys = outs.__declared.envKeys.filter((k) => k in outs.env);
-  if (envKeys.length > 0) inputs.env = Object.fromEntries(envKeys.map((k) => [k, outs.env[k]]));
-  return defined(inputs);
 }
 
+/** How an existing pod (an earlier try, or one to adopt) becomes the planned one: its baseline and the change from it. */
+export interface ExistingPlan {
+  /** The pod as if this resource had made it, wanting nothing beyond its live values. */
+  baseline: PodOutputs;
+  change: PodPlan;
+}
+
+export function planExisting(pod: LivePod, plan: CreatePlan): ExistingPlan {
+  const { inputs } = plan;
+  const baseline = podOutputs(
+    pod,
+    { ...inputs, desiredStatus: STOPPED.has(pod.status) ? "EXITED" : "RUNNING" },
+    { keys: plan.declaration.keys, envKeys: [], globalNetworking: pod.globalNetworking.enabled },
+  );
+  // The planner sees the pod's data center: one outside the allowed ones cannot become this pod.
+  return { baseline, change: planKnownPodChange(baseline, inputs) };
+}

@@ -30,29 +30,15 @@ import {
   ConflictError,
   NotFoundError,
   type PodCreateParams,
-  type PodUpdateParams,
 } from "../../client";
-import { defined } from "../engine/check";
 import { platform, type ProviderOptions } from "../engine/settings";
-import { baseOf, OWNER_TOKEN_KEY } from "../lifecycle/owner";
+import { baseOf } from "../lifecycle/owner";
 import { type PollerTimings, pollFromEnv } from "../lifecycle/poller";
 import { createWithRecovery, findMade, lookAgain, LOOKUPS, OwningProvider } from "../lifecycle/recovery";
 import type { SharedList } from "../lifecycle/shared-list";
 import { checkPod, DEFAULT_WAIT_TIMEOUT_SECONDS, type LivePod, OWNER_ENV, type PodDeclaration, type PodInputs, type PodOutputs } from "./schema";
-import {
-  createBody,
-  declarationFor,
-  describeFixed,
-  inputsFromState,
-  matchesCreate,
-  newestOf,
-  ownedBy,
-  patchRestarts,
-  type PodPlan,
-  planPodChange,
-  podOutputs,
-  podPatch,
-} from "./plan";
+import { type CreatePlan, type PodPlan, planCreate, planExisting, planPodChange, planUpdate } from "./plan";
+import { describeFixed, inputsFromState, matchesCreate, newestOf, ownedBy, podOutputs } from "./wire";
 import { converge, lastSeen, type PodContext, PodInitError, provisioning, STOPPED } from "./status";
 
 type Created = pulumi.dynamic.CreateResult<PodOutputs>;
@@ -99,30 +85,11 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
   }
 
   async create(inputs: PodInputs): Promise<Created> {
-    if (inputs.adopt) return this.adopt(inputs);
+    const plan = planCreate(inputs);
     const client = this.client();
-    const token = inputs[OWNER_TOKEN_KEY];
-    if (!token) return this.createNew(client, inputs);
-    const { list } = this.lists.of(client);
-    return createWithRecovery<LivePod, Created>({
-      noun: "pod",
-      name: inputs.name,
-      token,
-      findByHand: `pods whose env ${OWNER_ENV} starts with ${token}`,
-      list,
-      // A replacement diffed in this process: a pod with its token is an earlier try of it,
-      // known to no state, so it is taken over instead of making another (owner.ts). For a
-      // new resource nothing is taken over, so the look-up waits until the pod exists.
-      lookFirst: token !== baseOf("Pod", inputs as any),
-      earlierTries: (afterList) => this.earlierTries(list, token, afterList),
-      fit: (earlier) => newestOf(earlier.filter((p) => this.fits(p, inputs))),
-      takeOver: async (pod) => ({ id: pod.id, outs: await this.apply(client, pod.id, this.baselineOf(pod, inputs), inputs) }),
-      createNew: () => this.createNew(client, inputs),
-      keptId: (failure) => (failure instanceof PodInitError ? failure.id : undefined),
-      remove: async (pod) => void (await this.terminate(client, pod)),
-      partial: (id, result, reason) => new PodInitError(id, result.outs!, new Error(reason)),
-      handedOver: this.handedOver,
-    });
+    if (inputs.adopt) return this.adopt(client, inputs.adopt, plan);
+    if (!plan.token) return this.createNew(client, plan);
+    return this.createOwned(client, plan, plan.token);
   }
 
   async read(id: string, props?: Partial<PodOutputs>): Promise<pulumi.dynamic.ReadResult<PodOutputs>> {
@@ -192,14 +159,38 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
     );
   }
 
+  /** A create with an owner token: take an earlier try over, or POST, and retire the rest (lifecycle/recovery.ts). */
+  private createOwned(client: ComputePlatform, plan: CreatePlan, token: string): Promise<Created> {
+    const { list } = this.lists.of(client);
+    return createWithRecovery<LivePod, Created>({
+      noun: "pod",
+      name: plan.body.name,
+      token,
+      findByHand: `pods whose env ${OWNER_ENV} starts with ${token}`,
+      list,
+      // For a new resource nothing is taken over, so the look-up waits until the pod exists.
+      lookFirst: plan.replacement,
+      earlierTries: (afterList) => this.earlierTries(list, token, afterList),
+      fit: (earlier) => newestOf(earlier.filter((p) => planExisting(p, plan).change.replaces.length === 0)),
+      takeOver: async (pod) => {
+        const existing = planExisting(pod, plan);
+        return { id: pod.id, outs: await this.apply(client, pod.id, existing.baseline, plan.inputs, existing.change) };
+      },
+      createNew: () => this.createNew(client, plan),
+      keptId: (failure) => (failure instanceof PodInitError ? failure.id : undefined),
+      remove: async (pod) => void (await this.terminate(client, pod)),
+      partial: (id, result, reason) => new PodInitError(id, result.outs!, new Error(reason)),
+      handedOver: this.handedOver,
+    });
+  }
+
   /** POST the pod (finding it after an ambiguous answer), then bring it to `desiredStatus`. */
-  private async createNew(client: ComputePlatform, inputs: PodInputs): Promise<Created> {
-    const body = createBody(inputs);
-    const mark = body.env?.[OWNER_ENV];
+  private async createNew(client: ComputePlatform, plan: CreatePlan): Promise<Created> {
+    const { inputs, mark, declaration } = plan;
     if (mark) this.marks.add(mark);
     let pod: LivePod;
     try {
-      pod = await this.post(client, body);
+      pod = await this.post(client, plan.body);
     } catch (err) {
       // Given up without an id: a pod it may have made is an earlier try for the next create.
       if (mark) this.marks.delete(mark);
@@ -209,9 +200,9 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
     try {
       last = await converge(this.context(client), pod, inputs, { restart: false });
       if (inputs.locked && !last.locked) last = await client.pods.update(pod.id, { locked: true }, { signal: this.signal });
-      return { id: pod.id, outs: podOutputs(last, inputs) };
+      return { id: pod.id, outs: podOutputs(last, inputs, declaration) };
     } catch (err) {
-      throw new PodInitError(pod.id, podOutputs(lastSeen(err, last), inputs), err);
+      throw new PodInitError(pod.id, podOutputs(lastSeen(err, last), inputs, declaration), err);
     }
   }
 
@@ -244,21 +235,6 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
     return isOurs(pod) ? pod : find(new Set([pod.id]));
   }
 
-  /** Whether an existing pod can become this declaration by PATCHing (compute, cloud, mount and place fit). */
-  private fits(pod: LivePod, inputs: PodInputs): boolean {
-    if (inputs.dataCenterIds?.length && pod.dataCenterId && !inputs.dataCenterIds.includes(pod.dataCenterId)) return false;
-    return planPodChange(this.baselineOf(pod, inputs), inputs).replaces.length === 0;
-  }
-
-  /** The pod as if this resource had made it, wanting nothing beyond its live values. */
-  private baselineOf(pod: LivePod, inputs: PodInputs): PodOutputs {
-    return podOutputs(
-      pod,
-      { ...inputs, desiredStatus: STOPPED.has(pod.status) ? "EXITED" : "RUNNING" },
-      { keys: declarationFor(inputs).keys, envKeys: [], globalNetworking: pod.globalNetworking.enabled },
-    );
-  }
-
   /** Unlock if asked, DELETE. True when it was gone already (404, or TERMINATED after a 409). */
   private async terminate(client: ComputePlatform, pod: { id: string; locked: boolean }): Promise<boolean> {
     try {
@@ -287,26 +263,22 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
   }
 
   /** Take an existing pod under management: GET, check what cannot change, PATCH the rest. */
-  private async adopt(inputs: PodInputs): Promise<Created> {
-    const client = this.client();
-    const id = inputs.adopt!;
+  private async adopt(client: ComputePlatform, id: string, plan: CreatePlan): Promise<Created> {
     const pod = await this.find(client, id);
     if (!pod) throw new Error(`adopt: there is no pod with ID ${id}`);
     if (pod.status === "TERMINATED") throw new Error(`adopt: pod ${id} is TERMINATED and cannot be adopted`);
-    if (inputs.dataCenterIds?.length && pod.dataCenterId && !inputs.dataCenterIds.includes(pod.dataCenterId)) {
-      throw new Error(
-        `adopt: pod ${id} runs in data center ${pod.dataCenterId}, which is not among dataCenterIds (${inputs.dataCenterIds.join(", ")})`,
-      );
+    const { baseline, change } = planExisting(pod, plan);
+    const dcs = plan.inputs.dataCenterIds;
+    if (change.replaces.includes("dataCenterIds") && dcs) {
+      throw new Error(`adopt: pod ${id} runs in data center ${pod.dataCenterId}, which is not among dataCenterIds (${dcs.join(", ")})`);
     }
-    const baseline = this.baselineOf(pod, inputs);
-    const plan = planPodChange(baseline, inputs);
-    if (plan.replaces.length > 0) {
+    if (change.replaces.length > 0) {
       throw new Error(
-        `adopt: pod ${id} differs from the declaration in ${plan.replaces.join(", ")}, which cannot change on an ` +
+        `adopt: pod ${id} differs from the declaration in ${change.replaces.join(", ")}, which cannot change on an ` +
           `existing pod; declare them as the pod has them (${describeFixed(pod)})`,
       );
     }
-    return { id, outs: await this.apply(client, id, baseline, inputs, plan) };
+    return { id, outs: await this.apply(client, id, baseline, plan.inputs, change) };
   }
 
   /**
@@ -315,45 +287,23 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
    * The plan is computed once here (or handed in) and carried into the PATCH.
    * Any failure keeps the pod's ID and its last known outputs.
    */
-  private async apply(
-    client: ComputePlatform,
-    id: string,
-    olds: PodOutputs,
-    news: PodInputs,
-    plan: PodPlan = planPodChange(olds, news),
-  ): Promise<PodOutputs> {
-    if (plan.replaces.length > 0) {
-      // The engine replaces on a plan with replaces; a PATCH here would be answered 400.
-      throw new Error(`pod ${id}: ${plan.replaces.join(", ")} cannot change in place; the pod must be replaced`);
-    }
-    const patch = podPatch(olds, news, plan);
-    const needsStop = news.desiredStatus === "EXITED" && !STOPPED.has(olds.status);
-    const needsRestart = patch.globalNetworking !== undefined && !patchRestarts(patch) && news.desiredStatus === "RUNNING";
-    const stayLocked = news.locked && olds.locked && patch.locked === undefined;
-    if (stayLocked && (needsStop || (needsRestart && olds.status === "RUNNING"))) {
-      throw new Error(
-        `pod ${id} is locked, so it cannot be ${needsStop ? "stopped" : "restarted (globalNetworking applies at the next start)"}; ` +
-          "set locked: false in the same change, or leave desiredStatus and globalNetworking as they are",
-      );
-    }
-    // Locking waits until after a stop or restart: the platform refuses those on a locked pod.
-    const lockLast = patch.locked === true && (needsStop || needsRestart);
-    const first: PodUpdateParams = { ...patch };
-    if (lockLast) delete first.locked;
-
+  private async apply(client: ComputePlatform, id: string, olds: PodOutputs, news: PodInputs, change?: PodPlan): Promise<PodOutputs> {
+    const steps = planUpdate(id, olds, news, change);
+    // The pod as last read is the pod: nothing the platform holds changes.
+    if (steps.recordOnly) return podOutputs(olds as unknown as LivePod, news, steps.declaration);
     let last: LivePod | undefined;
     try {
       last =
-        Object.keys(first).length > 0
-          ? await client.pods.update(id, first, { signal: this.signal })
+        Object.keys(steps.patch).length > 0
+          ? await client.pods.update(id, steps.patch, { signal: this.signal })
           : await client.pods.get(id, { signal: this.signal });
-      last = await converge(this.context(client), last, news, { restart: needsRestart });
-      if (lockLast) last = await client.pods.update(id, { locked: true }, { signal: this.signal });
-      return podOutputs(last, news);
+      const restartedFrom = steps.restarts && !STOPPED.has(olds.status) ? { startedAt: olds.startedAt } : undefined;
+      last = await converge(this.context(client), last, news, { restart: steps.restart, restartedFrom });
+      if (steps.lockLast) last = await client.pods.update(id, { locked: true }, { signal: this.signal });
+      return podOutputs(last, news, steps.declaration);
     } catch (err) {
       const seen = lastSeen(err, last);
-      const outs = seen ? podOutputs(seen, news) : { ...olds, __declared: declarationFor(news) };
-      throw new PodInitError(id, defined(outs), err);
+      throw new PodInitError(id, seen ? podOutputs(seen, news, steps.declaration) : { ...olds, __declared: steps.declaration }, err);
     }
   }
 }

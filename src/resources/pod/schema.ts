@@ -2,6 +2,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type { MountsParams, Pod as WirePod } from "../../client";
 import { checkFailures, containsUnknown, isUnknown } from "../engine/check";
+import { containerRules, nonEmpty, onlyKeys, PERSISTENT_MIN_GB, persistentMountRule } from "../engine/container";
 import { LOGICAL_NAME_KEY, OWNER_INPUT_KEYS, OWNER_TOKEN_KEY, ownerToken, resolveName } from "../lifecycle/owner";
 
 /**
@@ -19,8 +20,7 @@ export const OWNER_ENV = "COMPUTEPLATFORM_OWNER";
 export const DEFAULT_WAIT_TIMEOUT_SECONDS = 600;
 /** Upper bound of `waitTimeoutSeconds`: a day. */
 export const MAX_WAIT_TIMEOUT_SECONDS = 86_400;
-/** Smallest persistent mount, in GB (spec 2.4, 8). */
-export const PERSISTENT_MIN_GB = 10;
+export { PERSISTENT_MIN_GB };
 
 export type Cloud = "SECURE" | "COMMUNITY";
 export type DesiredStatus = "RUNNING" | "EXITED";
@@ -62,19 +62,6 @@ export interface PodInputs {
 /** The Pod object of spec 2.2, as the client returns it. */
 export type LivePod = WirePod;
 
-const PORT_RULE = "must be <port>/<protocol> with a port from 1 to 65535, e.g. 8888/http or 22/tcp";
-const PORT_PATTERN = /^([1-9][0-9]{0,4})\/([a-z]+)$/;
-
-function onlyKeys(what: string, allowed: string) {
-  return (iss: { code?: string; keys?: string[] }) =>
-    iss.code === "unrecognized_keys"
-      ? `${what} accepts only ${allowed}; remove ${(iss.keys ?? []).join(", ")}`
-      : undefined;
-}
-
-const nonEmpty = (what: string) =>
-  z.string({ error: `${what} must be a string` }).min(1, `${what} must not be empty`);
-
 /**
  * The rules of one Pod's inputs, field by field, once defaults are filled in. Rules that
  * tie fields together (exactly one of gpu/cpu; persistent or globalNetworking on a CPU pod;
@@ -84,30 +71,11 @@ const nonEmpty = (what: string) =>
 export const podArgsSchema = z.strictObject(
   {
     name: nonEmpty("name"),
-    image: z
-      .string({
-        error: (iss) =>
-          iss.input === undefined ? "image is required: a container image reference" : "image must be a string",
-      })
-      .min(1, "image must not be empty"),
-    args: z.string({ error: "args must be a string" }).optional(),
-    disk: z
-      .number({ error: "disk must be a number of GB" })
-      .int("disk must be a whole number of GB")
-      .min(1, "disk must be at least 1 (GB)")
-      .optional(),
-    ports: z
-      .array(
-        z
-          .string({ error: `each port ${PORT_RULE}` })
-          .refine((p) => PORT_PATTERN.test(p) && Number(PORT_PATTERN.exec(p)![1]) <= 65535, `port ${PORT_RULE}`),
-        { error: "ports must be a list of strings" },
-      )
-      .optional(),
-    env: z
-      .record(z.string(), z.string({ error: "env values must be strings" }), {
-        error: "env must be a map of strings",
-      })
+    image: containerRules.image,
+    args: containerRules.args.optional(),
+    disk: containerRules.disk.optional(),
+    ports: containerRules.ports.optional(),
+    env: containerRules.env
       // The platform sets it to the pod's id on every pod: declared, it would show a diff forever.
       .refine((env) => !Object.hasOwn(env, "COMPUTEPLATFORM_POD_ID"), {
         path: ["COMPUTEPLATFORM_POD_ID"],
@@ -119,7 +87,7 @@ export const podArgsSchema = z.strictObject(
         message: `env.${OWNER_ENV} is set by this provider to find a pod again after an interrupted create; remove it from env`,
       })
       .optional(),
-    registry: z.string({ error: "registry must be a registry credential ID or null" }).nullable().optional(),
+    registry: containerRules.registry.optional(),
     gpu: z
       .strictObject(
         {
@@ -143,7 +111,8 @@ export const podArgsSchema = z.strictObject(
             })
             .int("cpu.vcpuCount must be a whole number")
             .min(2, "cpu.vcpuCount must be at least 2")
-            .refine((n) => (n & (n - 1)) === 0, "cpu.vcpuCount must be a power of two (2, 4, 8, 16, ...)"),
+            // Exact at any size: a 32-bit bit test (n & (n - 1)) passes 2^32 + 2.
+            .refine((n) => Number.isSafeInteger(n) && 2 ** Math.round(Math.log2(n)) === n, "cpu.vcpuCount must be a power of two (2, 4, 8, 16, ...)"),
         },
         { error: onlyKeys("cpu", "id and vcpuCount (memory follows from the flavor)") },
       )
@@ -151,23 +120,7 @@ export const podArgsSchema = z.strictObject(
     mounts: z
       .strictObject(
         {
-          persistent: z
-            .strictObject(
-              {
-                size: z
-                  .number({
-                    error: (iss) =>
-                      iss.input === undefined
-                        ? "mounts.persistent.size is required"
-                        : "mounts.persistent.size must be a number of GB",
-                  })
-                  .int("mounts.persistent.size must be a whole number of GB")
-                  .min(PERSISTENT_MIN_GB, `mounts.persistent.size must be at least ${PERSISTENT_MIN_GB} (GB)`),
-                path: nonEmpty("mounts.persistent.path"),
-              },
-              { error: onlyKeys("mounts.persistent", "size and path") },
-            )
-            .optional(),
+          persistent: persistentMountRule.optional(),
           network: z
             .array(
               z.strictObject(
@@ -252,6 +205,16 @@ export function normalizePodInputs(
   return out;
 }
 
+/**
+ * The manufacturer a GPU id names when it is not NVIDIA. check() reads no catalog (it sends
+ * no request), so it goes by the documented rule that a catalog GPU id starts with its
+ * manufacturer's name ("AMD Instinct MI300X", "NVIDIA GeForce RTX 4090"); an id naming no
+ * known other manufacturer passes, and the platform decides at up.
+ */
+export function otherManufacturer(gpuId: string): string | undefined {
+  return /^(AMD|Intel)\b/i.exec(gpuId)?.[1]?.toUpperCase().replace("INTEL", "Intel");
+}
+
 /** The rules that tie fields together, held back while a value they need is unknown. */
 export function crossFieldFailures(inputs: Record<string, unknown>): pulumi.dynamic.CheckFailure[] {
   const failures: pulumi.dynamic.CheckFailure[] = [];
@@ -281,6 +244,13 @@ export function crossFieldFailures(inputs: Record<string, unknown>): pulumi.dyna
     failures.push({
       property: "globalNetworking",
       reason: "globalNetworking requires an NVIDIA GPU pod; it is not available with cpu",
+    });
+  }
+  const maker = isObject(gpu) && typeof gpu.id === "string" ? otherManufacturer(gpu.id) : undefined;
+  if (globalNetworking === true && maker) {
+    failures.push({
+      property: "globalNetworking",
+      reason: `globalNetworking requires an NVIDIA GPU; ${(gpu as { id: string }).id} is made by ${maker}. Pick an NVIDIA gpu.id or set globalNetworking: false`,
     });
   }
   return failures;

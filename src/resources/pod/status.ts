@@ -1,5 +1,4 @@
 import { type Clock, type ComputePlatform, ConflictError, isAmbiguous } from "../../client";
-import { isUnknown } from "../engine/check";
 import { type Poller, WaitTimeoutError } from "../lifecycle/poller";
 import type { LivePod, PodInputs, PodOutputs, WaitFor } from "./schema";
 
@@ -78,7 +77,6 @@ export function statusMatches(
   desired: unknown,
   waitFor: unknown,
 ): boolean {
-  if (isUnknown(desired) || isUnknown(waitFor)) return false;
   // A failed container is not running either, and ERROR offers no stop: nothing to do.
   if (desired === "EXITED") return pod.status === "EXITED" || pod.status === "ERROR";
   return isReady(pod, waitFor === "PORTS" ? "PORTS" : "RUNNING");
@@ -98,10 +96,18 @@ export function lastSeen<T extends LivePod | undefined>(err: unknown, fallback: 
  * From where the pod is to where `desiredStatus` wants it: start, stop or restart as
  * needed, then wait on the shared poller. Resolves with the pod as last seen.
  */
-export async function converge(ctx: PodContext, pod: LivePod, inputs: PodInputs, opts: { restart: boolean }): Promise<LivePod> {
+export async function converge(
+  ctx: PodContext,
+  pod: LivePod,
+  inputs: PodInputs,
+  opts: { restart: boolean; restartedFrom?: { startedAt: string | null } },
+): Promise<LivePod> {
   const deadline = ctx.clock.now() + 1000 * inputs.waitTimeoutSeconds;
   const left = () => Math.max(0, deadline - ctx.clock.now());
   let cur = pod;
+  if (opts.restartedFrom && inputs.desiredStatus === "RUNNING" && cur.status !== "EXITED") {
+    cur = await waitRestarted(ctx, cur, opts.restartedFrom.startedAt, inputs.waitFor, left());
+  }
   if (inputs.desiredStatus === "RUNNING") {
     if (opts.restart && cur.status === "RUNNING") cur = await act(ctx, cur, "restart");
     if (STOPPED.has(cur.status)) cur = await act(ctx, cur, "start");
@@ -144,6 +150,24 @@ async function act(ctx: PodContext, pod: LivePod, action: "start" | "stop" | "re
       if (err instanceof ConflictError && !now.actions.includes(action)) throw err;
     }
   }
+}
+
+/**
+ * After a PATCH that restarts the container (open-parts: RUNNING goes STARTING, then RUNNING
+ * again). The platform restarts asynchronously, so its answer may still say RUNNING from
+ * before: the restart shows as a new `startedAt`. ERROR (the new configuration cannot become
+ * healthy) fails at once: nothing is started again.
+ */
+async function waitRestarted(ctx: PodContext, pod: LivePod, startedBefore: string | null, waitFor: WaitFor, timeoutMs: number): Promise<LivePod> {
+  const what = `RUNNING again after the update restarted its container${waitFor === "PORTS" ? ", with its ports published" : ""}`;
+  const verdict = (p: LivePod): boolean | Error => {
+    if (p.status === "ERROR") return new PodFailedError(p, `pod ${p.id} went into ERROR instead of ${what}: its container could not become healthy`);
+    if (p.status === "EXITED") return new PodFailedError(p, `pod ${p.id} was stopped (EXITED) while waiting for ${what}`);
+    return p.startedAt !== startedBefore && isReady(p, waitFor);
+  };
+  const now = verdict(pod);
+  if (now instanceof Error) throw now;
+  return now ? pod : waitUntil(ctx, pod.id, what, timeoutMs, verdict);
 }
 
 /** The pod's readiness predicate: RUNNING (and its ports published, for `PORTS`); ERROR or EXITED fail the wait. */

@@ -6,8 +6,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import { shimProvider } from "../engine/shim";
 import { LOGICAL_NAME_KEY, ownerInputs } from "../lifecycle/owner";
+import { templateBehind } from "../template";
 import { LOCAL_FIELDS, SAVED_FIELDS } from "./plan";
-import type { EndpointType, EndpointWorkerOutput, FlashBootType, GpuId, ScalerType } from "./schema";
+import { type EndpointType, type EndpointWorkerOutput, type FlashBootType, type GpuId, type ScalerType, TEMPLATE_CHECK_KEY } from "./schema";
 
 export { EndpointNotReadyError, ServerlessEndpointProvider, type ServerlessEndpointProviderOptions } from "./provider";
 export {
@@ -36,10 +37,15 @@ export interface ServerlessEndpointArgs {
   /**
    * GPU tier of the workers: `AMPERE_16` (16 GB), `AMPERE_24` (24 GB), `ADA_24` (24 GB Ada),
    * `AMPERE_48` (48 GB), `ADA_48_PRO` (48 GB Ada Pro), `AMPERE_80` (80 GB) or `ADA_80_PRO`
-   * (80 GB Ada Pro). Changes in place.
+   * (80 GB Ada Pro), or several distinct ones as a comma-separated priority list with no spaces
+   * (`"ADA_24,AMPERE_24"`: workers go to the first tier with capacity). Changes in place.
    */
-  gpuIds: pulumi.Input<GpuId>;
-  /** ID of the Serverless template the workers run. Changes in place. */
+  gpuIds: pulumi.Input<GpuId | (string & {})>;
+  /**
+   * ID of the Serverless template the workers run, e.g. a serverless `Template`'s `id`.
+   * Changes in place. Given a `Template`'s `id` output itself, a template whose `serverless`
+   * is known to be false is refused at preview, naming it.
+   */
   templateId: pulumi.Input<string>;
   /**
    * `QB` (queue-based) or `LB` (load balancing). Fixed at creation: changing it replaces the
@@ -53,8 +59,8 @@ export interface ServerlessEndpointArgs {
    */
   idleTimeout?: pulumi.Input<number>;
   /**
-   * Region restriction: `CZ`, `FR`, `GB`, `NO`, `RO` or `US`, or several as a comma-separated
-   * list (`"US,RO"`); `""` or `null` means any region.
+   * Region restriction: `CZ`, `FR`, `GB`, `NO`, `RO` or `US`, or several distinct ones as a
+   * comma-separated priority list with no spaces (`"US,RO"`); `""` or `null` means any region.
    * @default the platform's choice (any region)
    */
   locations?: pulumi.Input<string | null>;
@@ -102,8 +108,8 @@ export interface ServerlessEndpointArgs {
    */
   readyTimeoutSeconds?: pulumi.Input<number>;
   /**
-   * How long delete may take to scale the endpoint to zero, wait for its workers to drain
-   * and get the platform to accept the deletion, in seconds (1..86400).
+   * How long delete may take to scale the endpoint to zero and get the platform to accept the
+   * deletion (it refuses while someone else raises the workers again), in seconds (1..86400).
    * @default 600 (10 minutes)
    */
   drainTimeoutSeconds?: pulumi.Input<number>;
@@ -111,8 +117,8 @@ export interface ServerlessEndpointArgs {
 
 /**
  * A Serverless endpoint of the Compute Platform: autoscaled workers behind one endpoint id.
- * Deleting it scales it to zero and waits for the workers to drain first, as the platform
- * requires.
+ * Deleting it saves workersMin = workersMax = 0 first, as the platform requires, then deletes
+ * it (workers still draining need no wait).
  */
 export class ServerlessEndpoint extends pulumi.dynamic.Resource {
   /** The endpoint's name on the platform. */
@@ -157,6 +163,7 @@ export class ServerlessEndpoint extends pulumi.dynamic.Resource {
         // appear on the class.
         ...Object.fromEntries([...SAVED_FIELDS, ...LOCAL_FIELDS, "type", "pods"].map((k) => [k, undefined])),
         ...args,
+        ...templateCheckInput(args.templateId),
         [LOGICAL_NAME_KEY]: name,
         ...ownerInputs(opts?.parent, {
           organization: pulumi.getOrganization,
@@ -169,4 +176,10 @@ export class ServerlessEndpoint extends pulumi.dynamic.Resource {
       "ServerlessEndpoint",
     );
   }
+}
+
+/** The hidden input through which check() learns the `serverless` of the Template behind `templateId`. */
+function templateCheckInput(templateId: unknown): Record<string, unknown> {
+  const ref = templateBehind(templateId);
+  return ref ? { [TEMPLATE_CHECK_KEY]: { resourceName: ref.resourceName, serverless: ref.serverless } } : {};
 }

@@ -7,28 +7,18 @@ import type * as pulumi from "@pulumi/pulumi";
 import type { Endpoint as WireEndpoint, EndpointInput as WireEndpointInput } from "../../client";
 import { isUnknown } from "../engine/check";
 import {
+  DECLARED_KEY,
   DEFAULT_DRAIN_TIMEOUT_SECONDS,
   DEFAULT_READY_TIMEOUT_SECONDS,
   DEFAULT_TYPE,
   type EndpointInputs,
+  FIELD_DEFAULTS,
+  SAVED_FIELDS,
+  type SavedField,
   type ServerlessEndpointOutputs,
 } from "./schema";
 
-/** Fields sent to `saveEndpoint`, apart from `type` (fixed at creation). */
-export const SAVED_FIELDS = [
-  "name",
-  "gpuIds",
-  "templateId",
-  "idleTimeout",
-  "locations",
-  "flashBootType",
-  "scalerType",
-  "scalerValue",
-  "workersMin",
-  "workersMax",
-  "networkVolumeId",
-] as const;
-export type SavedField = (typeof SAVED_FIELDS)[number];
+export { SAVED_FIELDS, type SavedField } from "./schema";
 
 /** Settings of this resource that the platform never sees: they shape the waits. */
 export const LOCAL_FIELDS = ["waitForWorkers", "readyTimeoutSeconds", "drainTimeoutSeconds"] as const;
@@ -40,13 +30,26 @@ function normalized(field: string, value: unknown): unknown {
 }
 
 /**
- * The saved fields whose new input differs from the old output. An input left out is the
- * platform's choice, so a value the platform filled in never shows as a change; an unknown
- * (preview) input counts as a change.
+ * The value each saved field should have: the declared one; for a field declared before
+ * and removed since, the platform's default (FIELD_DEFAULTS); else undefined, the
+ * platform's choice, so a value the platform filled in never shows as a change.
+ */
+export function wantedValue(field: SavedField, olds: Record<string, any>, news: Record<string, any>): unknown {
+  if (news[field] !== undefined) return news[field];
+  const declaredBefore: unknown = olds[DECLARED_KEY];
+  if (Array.isArray(declaredBefore) && declaredBefore.includes(field) && Object.hasOwn(FIELD_DEFAULTS, field)) {
+    return FIELD_DEFAULTS[field as keyof typeof FIELD_DEFAULTS];
+  }
+  return undefined;
+}
+
+/**
+ * The saved fields whose wanted value (see wantedValue) differs from the old output; an
+ * unknown (preview) input counts as a change.
  */
 export function changedSavedFields(olds: Record<string, any>, news: Record<string, any>): SavedField[] {
   return SAVED_FIELDS.filter((field) => {
-    const next = news[field];
+    const next = wantedValue(field, olds, news);
     if (next === undefined) return false;
     if (isUnknown(next)) return true;
     return !sameValue(normalized(field, olds[field]), normalized(field, next));
@@ -77,13 +80,15 @@ export function planEndpointDiff(olds: Record<string, any>, news: Record<string,
 // The wire
 
 /** The settings of this resource that shape its waits, with their defaults. */
-export type LocalSettings = Pick<ServerlessEndpointOutputs, (typeof LOCAL_FIELDS)[number]>;
+export type LocalSettings = Pick<ServerlessEndpointOutputs, (typeof LOCAL_FIELDS)[number]> & { [DECLARED_KEY]: SavedField[] };
 
 export function localSettings(from: Partial<LocalSettings> | undefined): LocalSettings {
   return {
     waitForWorkers: from?.waitForWorkers ?? true,
     readyTimeoutSeconds: from?.readyTimeoutSeconds ?? DEFAULT_READY_TIMEOUT_SECONDS,
     drainTimeoutSeconds: from?.drainTimeoutSeconds ?? DEFAULT_DRAIN_TIMEOUT_SECONDS,
+    // The saved fields the program declared (check() lists them); state of 0.1.0 has none.
+    [DECLARED_KEY]: [...(from?.[DECLARED_KEY] ?? [])],
   };
 }
 

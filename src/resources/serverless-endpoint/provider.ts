@@ -5,7 +5,8 @@
  *           defaults filled (type QB, wait settings); the owner token and an auto-name from
  *           it (lifecycle/owner.ts), both kept across updates.
  *   diff    no request. type -> replace (the kind is fixed); any other field -> update in
- *           place. A field left out of the program is the platform's choice: never a diff.
+ *           place. A field never declared is the platform's choice: never a diff; one
+ *           declared and removed goes back to the platform's default (schema.ts FIELD_DEFAULTS).
  *   create  auto-named: lifecycle/recovery.ts: myself { endpoints } (shared: one for a
  *           stack's creates) for the endpoints of that name, earlier tries of this create,
  *           taken over by a replacement or deleted once this one exists. Then
@@ -17,10 +18,11 @@
  *   read    myself { endpoints } (by id); gone -> gone.
  *   update  saveEndpoint(input: {id, name, gpuIds, templateId, type, ...changed fields}),
  *           nothing sent when only the wait settings changed; then the same wait as create.
- *   delete  saveEndpoint(input: {id, ..., workersMin: 0, workersMax: 0}) unless already 0/0,
- *           myself { endpoints } until no worker is listed (draining ones included), then
- *           deleteEndpoint(id). A refused delete (FAILED_PRECONDITION: someone scaled it up
- *           again) starts over from the scale-down, with backoff, within drainTimeoutSeconds.
+ *   delete  myself { endpoints } (shared), saveEndpoint(input: {id, ..., workersMin: 0,
+ *           workersMax: 0}) unless already 0/0, then deleteEndpoint(id): the platform requires
+ *           0/0 saved and nothing more (draining workers may stay listed a while). A refused
+ *           delete (FAILED_PRECONDITION: someone scaled it up again) starts over from the
+ *           scale-down, with backoff, within drainTimeoutSeconds.
  *           Gone at any step is success. Every step is repeatable, so a delete that fails
  *           midway is finished by the next `pulumi destroy`.
  */
@@ -47,6 +49,7 @@ import {
   planEndpointDiff,
   runningWorkers,
   saveInput,
+  wantedValue,
 } from "./plan";
 import {
   checkEndpointInputs,
@@ -200,7 +203,7 @@ export class ServerlessEndpointProvider
     const changed = changedSavedFields(olds, news);
     let ep: WireEndpoint | undefined;
     if (changed.length > 0) {
-      const changes = Object.fromEntries(changed.map((field) => [field, news[field]]));
+      const changes = Object.fromEntries(changed.map((field) => [field, wantedValue(field, olds, news)]));
       try {
         ep = await this.client().endpoints.save(saveInput(id, { ...news, type: olds.type ?? news.type }, changes), this.opts());
       } catch (err) {
@@ -220,15 +223,7 @@ export class ServerlessEndpointProvider
     const boundMs = 1000 * (props?.drainTimeoutSeconds ?? DEFAULT_DRAIN_TIMEOUT_SECONDS);
     const deadline = this.clock.now() + boundMs;
     for (let attempt = 1; attempt <= MAX_POLLS; attempt++) {
-      const drained = await this.scaleToZeroAndDrain(id, props?.type, deadline);
-      if (drained === "gone") return;
-      if (drained !== "drained") {
-        throw new Error(
-          `ServerlessEndpoint ${props?.name ?? id}: ${drained.pods.length} worker(s) still listed ` +
-            `${boundMs / 1000} s after scaling to zero; the endpoint stays in state at 0 workers, ` +
-            "the next `pulumi destroy` (or `pulumi up`, after a replace) finishes it; or raise drainTimeoutSeconds",
-        );
-      }
+      if ((await this.scaleToZero(id, props?.type, deadline)) === "gone") return;
       try {
         await this.client().endpoints.delete(id, this.opts());
         return;
@@ -275,24 +270,21 @@ export class ServerlessEndpointProvider
   }
 
   /**
-   * Save 0/0 unless the endpoint is already there, then wait until no worker is listed.
-   * Returns the endpoint as last read when the deadline passes first.
+   * Save 0/0 unless the endpoint is there already: all the platform requires before a delete
+   * (open-parts). Draining workers may stay listed a while (EXITED); nothing waits for them.
    */
-  private async scaleToZeroAndDrain(id: string, knownType: string | undefined, deadline: number): Promise<"gone" | "drained" | WireEndpoint> {
+  private async scaleToZero(id: string, knownType: string | undefined, deadline: number): Promise<"gone" | "saved"> {
     // From the shared poller's next list: a stack's endpoints deleted together share one read.
     const ep = await this.pollUntil(id, () => true, deadline);
     if (!ep) return "gone";
-    if (ep.workersMin !== 0 || ep.workersMax !== 0) {
-      try {
-        await this.client().endpoints.save(saveInput(id, { ...ep, type: ep.type ?? knownType ?? DEFAULT_TYPE }, { workersMin: 0, workersMax: 0 }), this.opts());
-      } catch (err) {
-        if (err instanceof NotFoundError) return "gone";
-        throw err;
-      }
+    if (ep.workersMin === 0 && ep.workersMax === 0) return "saved";
+    try {
+      await this.client().endpoints.save(saveInput(id, { ...ep, type: ep.type ?? knownType ?? DEFAULT_TYPE }, { workersMin: 0, workersMax: 0 }), this.opts());
+      return "saved";
+    } catch (err) {
+      if (err instanceof NotFoundError) return "gone";
+      throw err;
     }
-    const last = await this.pollUntil(id, (e) => (e.pods ?? []).length === 0, deadline, ep);
-    if (last === undefined) return "gone";
-    return (last.pods ?? []).length === 0 ? "drained" : last;
   }
 
   /**

@@ -4,9 +4,9 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { schemas } from "../../client";
+import { schemas, validateGpuIds, validateLocations } from "../../client";
 import { checkFailures } from "../engine/check";
-import { autoName, LOGICAL_NAME_KEY, OWNER_TOKEN_KEY, ownerToken, resolveName } from "../lifecycle/owner";
+import { autoName, LOGICAL_NAME_KEY, OWNER_INPUT_KEYS, OWNER_TOKEN_KEY, ownerToken, resolveName } from "../lifecycle/owner";
 
 const { GPU_TIERS, LOCATIONS } = schemas;
 
@@ -24,6 +24,34 @@ export type ScalerType = (typeof SCALER_TYPES)[number];
 export type FlashBootType = (typeof FLASH_BOOT_TYPES)[number];
 
 export const DEFAULT_TYPE: EndpointType = "QB";
+
+/** Fields sent to `saveEndpoint`, apart from `type` (fixed at creation). */
+export const SAVED_FIELDS = [
+  "name",
+  "gpuIds",
+  "templateId",
+  "idleTimeout",
+  "locations",
+  "flashBootType",
+  "scalerType",
+  "scalerValue",
+  "workersMin",
+  "workersMax",
+  "networkVolumeId",
+] as const;
+export type SavedField = (typeof SAVED_FIELDS)[number];
+
+/** The hidden input (and output) listing the saved fields the program declares. */
+export const DECLARED_KEY = "__declared";
+
+/**
+ * Where a saved field goes when a program that declared it stops declaring it: the spec's
+ * defaults (spec 2.9: workersMin 0 is scale-to-zero, an empty locations any region,
+ * networkVolumeId null none; FLASHBOOT is the option, OFF its absence). workersMax goes to 0
+ * too: workers declared away must stop running and billing. idleTimeout, scalerType and
+ * scalerValue have no default in the spec: removing one is refused at check.
+ */
+export const FIELD_DEFAULTS = { workersMin: 0, workersMax: 0, networkVolumeId: null, locations: null, flashBootType: "OFF" } as const;
 export const DEFAULT_READY_TIMEOUT_SECONDS = 600;
 export const DEFAULT_DRAIN_TIMEOUT_SECONDS = 600;
 /** A day: a wait longer than this is a typo, and every wait must have a bound. */
@@ -53,13 +81,21 @@ function nonEmpty(field: string) {
   return z.string({ error }).min(1, { error });
 }
 
-const locationsRule = `locations must be one of ${LOCATIONS.join(", ")}, a comma-separated list of them (e.g. "US,RO"), or "" for any region`;
-
-/** One region code, or several separated by commas, each at most once. */
-function validLocations(value: string): boolean {
-  if (value === "") return true;
-  const codes = value.split(",");
-  return codes.every((c) => (LOCATIONS as readonly string[]).includes(c)) && new Set(codes).size === codes.length;
+/**
+ * One allowed value or a comma-separated priority list of distinct ones, no spaces
+ * (open-parts); `anyWhenEmpty`: "" is allowed (spec 2.9 locations). The rule itself is the
+ * client's (`validate`), so the client and the resources accept and refuse the same strings.
+ */
+function priorityList(field: string, allowed: readonly string[], example: string, anyWhenEmpty: boolean, validate: (value: string) => string | undefined) {
+  const rule =
+    `${field} must be one of ${allowed.join(", ")}, or a comma-separated list of distinct ones in priority order ` +
+    `with no spaces (e.g. "${example}")${anyWhenEmpty ? `, or "" for any` : ""}`;
+  return z
+    .string({ error: (iss) => (iss.input === undefined ? `${field} is required: ${rule.slice(field.length + 1)}` : rule) })
+    .superRefine((value, ctx) => {
+      const problem = validate(value);
+      if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+    });
 }
 
 /**
@@ -67,18 +103,15 @@ function validLocations(value: string): boolean {
  * `__name`) pass through untouched.
  */
 export const endpointInputsSchema = z
-  .object({
+  .strictObject(
+    {
     name: nonEmpty("name"),
-    gpuIds: oneOf("gpuIds", GPU_IDS),
+    gpuIds: priorityList("gpuIds", GPU_IDS, "ADA_24,AMPERE_24", false, validateGpuIds),
     templateId: nonEmpty("templateId"),
     type: oneOf("type", ENDPOINT_TYPES),
     idleTimeout: nonNegativeInt("idleTimeout", "seconds").optional(),
     // "" and null both mean any region (spec 2.9).
-    locations: z
-      .string({ error: locationsRule })
-      .refine(validLocations, { error: (iss) => `${locationsRule} (got ${JSON.stringify(iss.input)})` })
-      .nullable()
-      .optional(),
+    locations: priorityList("locations", LOCATIONS, "US,RO", true, validateLocations).nullable().optional(),
     flashBootType: oneOf("flashBootType", FLASH_BOOT_TYPES).optional(),
     scalerType: oneOf("scalerType", SCALER_TYPES).optional(),
     scalerValue: nonNegativeInt("scalerValue", "the scaler's target").optional(),
@@ -92,7 +125,14 @@ export const endpointInputsSchema = z
     waitForWorkers: z.boolean({ error: "waitForWorkers must be true or false" }),
     readyTimeoutSeconds: timeoutSeconds("readyTimeoutSeconds"),
     drainTimeoutSeconds: timeoutSeconds("drainTimeoutSeconds"),
-  })
+    },
+    {
+      error: (iss) =>
+        iss.code === "unrecognized_keys"
+          ? `ServerlessEndpoint has no property ${(iss.keys ?? []).join(", ")}; remove it (see ServerlessEndpointArgs)`
+          : undefined,
+    },
+  )
   .superRefine((v, ctx) => {
     if (typeof v.workersMin === "number" && typeof v.workersMax === "number" && v.workersMin > v.workersMax) {
       ctx.addIssue({
@@ -103,11 +143,36 @@ export const endpointInputsSchema = z
     }
   });
 
+/**
+ * The hidden input the class sets when `templateId` is a Template's own `id` output:
+ * `{ resourceName, serverless }` of that Template (serverless may be unknown at preview).
+ */
+export const TEMPLATE_CHECK_KEY = "__template";
+
+/**
+ * A template known (at preview already) not to be serverless: the platform would refuse the
+ * endpoint, so check() does first, naming the template.
+ */
+export function templateFailure(ref: unknown): pulumi.dynamic.CheckFailure | undefined {
+  if (ref === null || typeof ref !== "object") return undefined;
+  const { resourceName, serverless } = ref as { resourceName?: unknown; serverless?: unknown };
+  if (serverless !== false) return undefined;
+  return {
+    property: "templateId",
+    reason:
+      `templateId is the id of Template ${JSON.stringify(resourceName)}, which is not serverless (serverless: false): ` +
+      "an endpoint's workers run a serverless template; set serverless: true on that Template, or give another one",
+  };
+}
+
 export type EndpointInputs = z.infer<typeof endpointInputsSchema> & {
   [LOGICAL_NAME_KEY]?: string;
   /** The owner token `check()` settled on (see lifecycle/owner.ts); never part of a diff. */
   [OWNER_TOKEN_KEY]?: string;
 };
+
+/** Properties the engine or the resource class add; not the user's. */
+const RESERVED_KEYS = new Set<string>(["__provider", LOGICAL_NAME_KEY, OWNER_TOKEN_KEY, DECLARED_KEY, TEMPLATE_CHECK_KEY, ...OWNER_INPUT_KEYS]);
 
 /** The kind in owner tokens: an endpoint and a pod of the same logical name never share one. */
 export const ENDPOINT_KIND = "ServerlessEndpoint";
@@ -146,9 +211,40 @@ export function checkEndpointInputs(
   // Pulumi hands over an omitted optional input as absent, but be strict about `undefined`
   // anyway: it cannot be serialized into state.
   for (const key of Object.keys(inputs)) if (inputs[key] === undefined) delete inputs[key];
-  const parsed = endpointInputsSchema.safeParse(inputs);
-  const failures = parsed.success ? [] : checkFailures(parsed.error, inputs);
+  const userInputs = Object.fromEntries(Object.entries(inputs).filter(([k]) => !RESERVED_KEYS.has(k)));
+  const parsed = endpointInputsSchema.safeParse(userInputs);
+  const failures = parsed.success ? [] : checkFailures(parsed.error, userInputs);
+  const template = templateFailure(inputs[TEMPLATE_CHECK_KEY]);
+  if (template) failures.push(template);
+  inputs[DECLARED_KEY] = SAVED_FIELDS.filter((f) => inputs[f] !== undefined);
+  failures.push(...removalFailures(olds, inputs));
   return failures.length > 0 ? { inputs, failures } : { inputs };
+}
+
+/**
+ * Removals the platform cannot follow: a field with no default to return to (the platform
+ * keeps its value, so the program would no longer say what runs), and workersMax removed
+ * (back to 0) under a declared workersMin above 0.
+ */
+function removalFailures(olds: Record<string, any> | undefined, inputs: Record<string, any>): pulumi.dynamic.CheckFailure[] {
+  const before: unknown = olds?.[DECLARED_KEY];
+  if (!Array.isArray(before)) return [];
+  const removed = SAVED_FIELDS.filter((f) => before.includes(f) && inputs[f] === undefined);
+  const failures: pulumi.dynamic.CheckFailure[] = removed
+    .filter((f) => !Object.hasOwn(FIELD_DEFAULTS, f))
+    .map((f) => ({
+      property: f,
+      reason:
+        `removing ${f} changes nothing: the platform keeps its ${f} (${JSON.stringify(olds![f])}) and has no default ` +
+        "to return to; declare the value you want instead",
+    }));
+  if (removed.includes("workersMax") && typeof inputs.workersMin === "number" && inputs.workersMin > 0) {
+    failures.push({
+      property: "workersMax",
+      reason: `removing workersMax sets it back to 0, below workersMin (${inputs.workersMin}); declare workersMax, or remove workersMin too`,
+    });
+  }
+  return failures;
 }
 
 /** One worker of an endpoint, as read back. */
@@ -191,4 +287,6 @@ export interface ServerlessEndpointOutputs {
   readyTimeoutSeconds: number;
   /** @default 600 */
   drainTimeoutSeconds: number;
+  /** The saved fields the program declared: removing one sends the platform's default (FIELD_DEFAULTS). */
+  __declared?: SavedField[];
 }

@@ -83,13 +83,36 @@ export function runSyncSmokeTest(args: RunSyncSmokeTestArgs): pulumi.Output<RunS
   return pulumi.unsecret(result);
 }
 
-/** The call itself: one runsync, its answer reduced to what a stack output wants. */
+/** A runsync answer as open-parts gives it: COMPLETED with `output`, IN_PROGRESS without, FAILED with `error`. */
+interface RunSyncAnswer {
+  id: string;
+  status: string;
+  output?: { image_url?: unknown };
+  error?: unknown;
+}
+
+/**
+ * The call itself: one runsync (a paid job, never sent twice), its answer reduced to what a
+ * stack output wants. Anything but COMPLETED fails the deployment, saying what happened.
+ */
 export async function smokeCall(
   client: Pick<ComputePlatform, "models">,
   endpointId: string,
   input: Record<string, unknown>,
 ): Promise<RunSyncSmokeTestResult> {
-  const answer = await client.models.runSync(endpointId, input);
-  const imageUrl = answer.output.image_url;
+  const answer: RunSyncAnswer = await client.models.runSync(endpointId, input);
+  const what = `smoke test of model ${endpointId} failed: job ${answer.id}`;
+  if (answer.status === "FAILED") {
+    throw new Error(`${what} ended FAILED: ${typeof answer.error === "string" ? answer.error : "the platform gave no reason"}`);
+  }
+  if (answer.status === "IN_PROGRESS") {
+    throw new Error(
+      `${what} was still IN_PROGRESS when the call's wait ran out. The job runs on and is paid; it was not sent again. ` +
+        "Look at its result on the platform, or give the model a smaller input so it answers in time, then run `pulumi up` again " +
+        "(which sends one new, paid call).",
+    );
+  }
+  if (answer.status !== "COMPLETED") throw new Error(`${what} answered status ${answer.status}, not COMPLETED`);
+  const imageUrl = answer.output?.image_url;
   return { id: answer.id, status: answer.status, imageUrl: typeof imageUrl === "string" ? imageUrl : null };
 }

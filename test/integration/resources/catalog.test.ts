@@ -5,7 +5,16 @@
 import * as pulumi from "@pulumi/pulumi";
 import { AuthenticationError, ComputePlatform } from "../../../src/client";
 import { type Emulator, startEmulator } from "../../../src/emulator";
-import { getCpuFlavors, getDataCenters, getGpuTypes, validVcpuCounts } from "../../../src/resources/catalog";
+import {
+  getBilling,
+  getCpuFlavor,
+  getCpuFlavors,
+  getDataCenter,
+  getDataCenters,
+  getGpuType,
+  getGpuTypes,
+  validVcpuCounts,
+} from "../../../src/resources/catalog";
 import { setPlatformSettings } from "../../../src/resources/engine/settings";
 
 const QUOTAS = { minute: 100_000, hour: 1_000_000, day: 10_000_000 };
@@ -47,6 +56,52 @@ test("getGpuTypes filters on manufacturer and memory", async () => {
   expect(big.length).toBeGreaterThan(0);
   expect(big.every((g) => g.manufacturer === "NVIDIA" && g.memory >= 80)).toBe(true);
   expect(all.length).toBeGreaterThan(amd.length + big.length - 1);
+});
+
+test("look-ups by id return the contract's records, prices included; an unknown id is a NotFoundError", async () => {
+  const gpu = await getGpuType("NVIDIA L40S", { client });
+  expect(gpu).toMatchObject({ id: "NVIDIA L40S", manufacturer: "NVIDIA" });
+  expect(typeof gpu.memory).toBe("number");
+  expect(gpu.price).toEqual(expect.objectContaining({ secure: expect.any(Number) }));
+  expect((await getGpuTypes({}, { client })).find((g) => g.id === gpu.id)).toEqual(gpu);
+
+  const cpu = await getCpuFlavor("cpu3c", { client });
+  expect(cpu).toMatchObject({ id: "cpu3c", vcpu: expect.any(Object) });
+  expect(cpu.price).toBeDefined();
+
+  const dc = await getDataCenter("US-TX-3", { client });
+  expect(dc).toMatchObject({ id: "US-TX-3", region: "NORTH_AMERICA", networkVolumeTypes: ["HIGH_PERFORMANCE", "STANDARD"] });
+  await expect(getDataCenter("MARS-1", { client })).rejects.toMatchObject({ status: 404 });
+});
+
+test("getBilling: totals, per pod with the id filter, per volume; a filter on the wrong scope is refused", async () => {
+  const pod = await client.pods.create({ name: "billed", image: "busybox:latest", cpu: { id: "cpu3c", vcpuCount: 2 } });
+  const volume = await client.networkVolumes.create({ name: "billed-vol", size: 10, dataCenter: "EU-RO-1" });
+  try {
+    const window = { startTime: new Date(Date.now() - 3_600_000), endTime: new Date(Date.now() + 3_600_000), bucketSize: "hour" as const };
+    const total = await getBilling(window, { client });
+    expect(total.metadata.query.bucketSize).toBe("hour");
+    expect(Array.isArray(total.records)).toBe(true);
+
+    const pods = await getBilling({ ...window, of: "pods", podId: pod.id }, { client });
+    expect(pods.records.length).toBeGreaterThan(0);
+    expect(pods.records.every((r) => r.podId === pod.id)).toBe(true);
+    expect(pods.metadata.query.podId).toBe(pod.id);
+
+    const volumes = await getBilling({ ...window, of: "networkVolumes", networkVolumeId: volume.id }, { client });
+    expect(volumes.records.every((r) => r.networkVolumeId === volume.id)).toBe(true);
+
+    const endpoints = await getBilling({ lastN: 2, bucketSize: "day", of: "endpoints" }, { client });
+    expect(endpoints.metadata.query.bucketSize).toBe("day");
+
+    await expect(getBilling({ of: "total", podId: pod.id } as any, { client })).rejects.toThrow(
+      'getBilling: podId filters only of: "pods" (of is "total")',
+    );
+    await expect(getBilling({ lastN: 2, startTime: new Date() }, { client })).rejects.toThrow(/lastN.*cannot be combined/);
+  } finally {
+    await client.pods.delete(pod.id);
+    await client.networkVolumes.delete(volume.id);
+  }
 });
 
 test("a flavor's valid vCPU counts are exactly the ones the platform accepts", async () => {

@@ -138,6 +138,29 @@ test("a replace creates the new one before deleting the old one", async () => {
   expect(fs.existsSync(path.join(store, `${oldId}.json`))).toBe(false);
 });
 
+test("the old side of a replace goes at the end, after the resources registered after it were updated", async () => {
+  const stack = newStack();
+  await stack.up(await capture({ r: { zone: "z1", size: 2 }, s: { zone: "z1", size: 1 } }));
+  const oldId = stack.resources.get([...stack.resources.keys()][0])!.id;
+  stack.calls.length = 0;
+  const res = await stack.up(await capture({ r: { zone: "z2", size: 2 }, s: { zone: "z1", size: 3 } }));
+  expect(res.error).toBeUndefined();
+  expect(res.steps.map((s) => s.op)).toEqual(["replace", "update"]);
+  expect(stack.calls).toEqual(["Check r", "Diff r", "Check r", "Create r", "Check s", "Diff s", "Update s", "Delete r"]);
+  expect(journal().at(-1)).toBe(`delete ${oldId}`);
+  expect(stack.resources.size).toBe(2);
+});
+
+test("refresh keeps the secret mark of each output the provider returns in plain text", async () => {
+  const stack = newStack();
+  await stack.up(await capture({ k: { zone: "z1", size: 2, label: pulumi.secret("kept-secret") } }));
+  expect(isSecret(only(stack).outputs.label)).toBe(true);
+  const res = await stack.refresh();
+  expect(res.error).toBeUndefined();
+  expect(isSecret(only(stack).outputs.label)).toBe(true);
+  expect(isSecret(only(stack).outputs.zone)).toBe(false);
+});
+
 test("deleteBeforeReplace, from the diff or from the resource option, deletes first", async () => {
   for (const variant of [{ exclusive: true }, { opts: { deleteBeforeReplace: true } }]) {
     const stack = newStack();

@@ -117,7 +117,7 @@ describe("params are checked before anything is sent", () => {
     expect(paramsError(NetworkVolumeCreateParamsSchema, { name: "v", size: 5000, dataCenter: "US" }).message).toContain("size must be <= 4096");
   });
   test("endpoint input: tiers, enums and required fields", () => {
-    expect(paramsError(EndpointInputSchema, { name: "n", gpuIds: "H100", templateId: "t" }).message).toContain("gpuIds must be one of");
+    expect(paramsError(EndpointInputSchema, { name: "n", gpuIds: "H100", templateId: "t" }).message).toContain('gpuIds "H100" is not one of');
     expect(paramsError(EndpointInputSchema, { name: "n", gpuIds: "AMPERE_16", templateId: "t", flashBootType: "fast" }).message).toContain(
       "flashBootType must be one of",
     );

@@ -80,7 +80,7 @@ test("lifecycle: create, rename, grow, refused shrink, delete", async () => {
   const { inputs, id, outs } = await createVolume(p, { size: 20, dataCenter: "EU-RO-1" });
   expect(emu.counts().createNetworkVolume).toBe(before + 1);
   expect(inputs.name).toMatch(/^vol-[0-9a-f]{7}$/);
-  expect(outs).toEqual({ id, name: inputs.name, size: 20, dataCenter: "EU-RO-1", deleteWaitSeconds: 120 });
+  expect(outs).toEqual({ id, name: inputs.name, size: 20, dataCenter: "EU-RO-1", type: "STANDARD", deleteWaitSeconds: 120 });
   expect(live(id)).toEqual({ id, name: inputs.name, size: 20, dataCenter: "EU-RO-1", type: "STANDARD" });
 
   // Rename: one PATCH, the auto-name replaced by the given one, same volume.
@@ -240,4 +240,40 @@ test("create with an unknown data center fails with the platform's reason and le
   const inputs = await checked(p, { name: "nowhere", size: 10, dataCenter: "MARS-1" });
   await expect(p.create(inputs)).rejects.toThrow(/unknown data center 'MARS-1'/);
   expect(emu.state().networkVolumes.find((v) => v.name === "nowhere")).toBeUndefined();
+});
+
+test("type: given, or the data center's first; get-style read of a volume made outside", async () => {
+  const p = provider();
+  const fast = await createVolume(p, { size: 10, dataCenter: "EU-RO-1", type: "HIGH_PERFORMANCE" });
+  expect(fast.outs.type).toBe("HIGH_PERFORMANCE");
+  expect(live(fast.id)?.type).toBe("HIGH_PERFORMANCE");
+  // US-TX-3 lists HIGH_PERFORMANCE first: no type given, that is what the platform picks.
+  const defaulted = await createVolume(p, { size: 10, dataCenter: "US-TX-3" });
+  expect(defaulted.outs.type).toBe("HIGH_PERFORMANCE");
+  // A data center without the tier refuses it with the platform's reason.
+  const inputs = await checked(p, { size: 10, dataCenter: "EU-CZ-1", type: "HIGH_PERFORMANCE" });
+  await expect(p.create(inputs)).rejects.toMatchObject({ status: 400 });
+
+  // NetworkVolume.get reads with no inputs of its own: the outputs come from the platform.
+  const outside = await client.networkVolumes.create({ name: "made-outside", size: 20, dataCenter: "EU-RO-1" });
+  expect(await p.read(outside.id)).toEqual({
+    id: outside.id,
+    props: { id: outside.id, name: "made-outside", size: 20, dataCenter: "EU-RO-1", type: "STANDARD", deleteWaitSeconds: 120 },
+  });
+  for (const v of [fast, defaulted]) await p.delete(v.id, v.outs);
+  await client.networkVolumes.delete(outside.id);
+});
+
+test("an endpoint that mounts the volume holds it too, and is named", async () => {
+  const p = provider();
+  const { id, outs } = await createVolume(p, { name: "endpoint-held", size: 10, dataCenter: "EU-RO-1", deleteWaitSeconds: 1 });
+  const template = await client.templates.create({ name: "sls", image: "worker:1", serverless: true });
+  const endpoint = await client.endpoints.save({ name: "uses-volume", gpuIds: "AMPERE_24", templateId: template.id, networkVolumeId: id, workersMin: 0, workersMax: 0 });
+  await expect(p.delete(id, outs)).rejects.toThrow(
+    new RegExp(`network volume \\S+ \\("endpoint-held"\\) is still mounted by endpoint ${endpoint.id} \\("uses-volume"\\) after waiting 1 s`),
+  );
+  await client.endpoints.delete(endpoint.id);
+  await client.templates.delete(template.id);
+  await p.delete(id, outs);
+  expect(live(id)).toBeUndefined();
 });

@@ -8,7 +8,7 @@ import { ComputePlatform } from "../../../../src/client";
 import { type Clock, systemClock } from "../../../../src/client/core/clock";
 import { type Emulator, type Faults, startEmulator } from "../../../../src/emulator";
 import { PodInitError, type PodOutputs, PodProvider } from "../../../../src/resources/pod";
-import { createBody, matchesCreate } from "../../../../src/resources/pod/plan";
+import { createBody, matchesCreate } from "../../../../src/resources/pod/wire";
 import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
 import { checkPod, type PodInputs } from "../../../../src/resources/pod/schema";
 import { SteppedClock, trackedClient } from "../../../helpers/stepped-clock";
@@ -440,4 +440,86 @@ test("a lock set outside Pulumi is not lifted by delete", async () => {
   expect(delta(c0).updatePod ?? 0).toBe(0);
   expect(delta(c0).deletePod).toBe(1);
   expect(live(created.id)).toMatchObject({ status: "TERMINATED", locked: true });
+});
+
+test("dataCenterIds: an edit that still allows the pod's data center is recorded without a request; one that does not replaces", async () => {
+  const dcs = (await client.catalog.dataCenters()).map((d) => d.id);
+  const p = provider();
+  const news = await inputs(p, { name: "placed", dataCenterIds: [dcs[0]] });
+  const created = await p.create(news);
+  expect(created.outs!.dataCenterId).toBe(dcs[0]);
+  const wider = { ...news, dataCenterIds: [dcs[0], dcs[1]] };
+  expect(await p.diff(created.id, created.outs!, wider)).toEqual({ changes: true, replaces: [] });
+  const c0 = emu.counts();
+  const outs = (await p.update(created.id, created.outs!, wider)).outs!;
+  expect(delta(c0)).toEqual({});
+  expect(outs.dataCenterIds).toEqual([dcs[0], dcs[1]]);
+  expect(await p.diff(created.id, outs, wider)).toEqual({ changes: false, replaces: [] });
+  expect(await p.diff(created.id, outs, { ...news, dataCenterIds: [dcs[1]] })).toEqual({ changes: true, replaces: ["dataCenterIds"] });
+  await p.delete(created.id, outs);
+});
+
+test("a persistent mount grows in place by PATCH (same pod); a smaller one plans a replace", async () => {
+  const p = provider();
+  const news = await inputs(p, { name: "growing", mounts: { persistent: { size: 20, path: "/data" } } });
+  const created = await p.create(news);
+  const grown = { ...news, mounts: { persistent: { size: 40, path: "/data" } } };
+  expect(await p.diff(created.id, created.outs!, grown)).toEqual({ changes: true, replaces: [] });
+  const c0 = emu.counts();
+  const outs = (await p.update(created.id, created.outs!, grown)).outs!;
+  expect(delta(c0)).toMatchObject({ updatePod: 1 });
+  expect(live(created.id).mounts.persistent.size).toBe(40);
+  expect(outs.mounts.persistent).toEqual({ size: 40, path: "/data" });
+  expect(outs.status).toBe("RUNNING");
+  const shrunk = { ...news, mounts: { persistent: { size: 10, path: "/data" } } };
+  expect(await p.diff(created.id, outs, shrunk)).toEqual({ changes: true, replaces: ["mounts"] });
+  await p.delete(created.id, outs);
+});
+
+describe("an update that restarts the container waits for the restart, whatever the PATCH answers (issue 14 #4)", () => {
+  /** A client whose PATCH answers with the pod as it was before (the platform restarts asynchronously), or with `status`. */
+  function answering(status?: "ERROR") {
+    const pods = Object.assign(Object.create(client.pods), {
+      update: async (id: string, body: any, opts?: any) => {
+        const before = await client.pods.get(id);
+        const after = await client.pods.update(id, body, opts);
+        return status ? { ...after, status } : { ...before, ...body, status: "RUNNING", startedAt: before.startedAt };
+      },
+    });
+    return Object.assign(Object.create(client), { pods }) as ComputePlatform;
+  }
+
+  test("a PATCH answer still saying RUNNING: update returns once the pod is RUNNING again after the restart", async () => {
+    const p = provider({ client: () => answering() });
+    const news = await inputs(p, { name: "restart-async" });
+    const created = await p.create(news);
+    const outs = (await p.update(created.id, created.outs!, { ...news, image: "img/app:2" })).outs!;
+    expect(outs.status).toBe("RUNNING");
+    expect(outs.startedAt).not.toBe(created.outs!.startedAt);
+    expect(live(created.id)).toMatchObject({ status: "RUNNING", image: "img/app:2" });
+    await p.delete(created.id, outs);
+  });
+
+  test("a PATCH answer still saying RUNNING, new image ends in ERROR: fails with the pod's id kept", async () => {
+    const p = provider({ client: () => answering() });
+    const news = await inputs(p, { name: "restart-broken" });
+    const created = await p.create(news);
+    const err = await p.update(created.id, created.outs!, { ...news, image: "broken/app:2" }).catch((e) => e);
+    expect(err).toBeInstanceOf(PodInitError);
+    expect(err.id).toBe(created.id);
+    expect(err.message).toMatch(/ERROR/);
+    await p.delete(created.id, err.properties);
+  });
+
+  test("a PATCH answer saying ERROR fails at once, with the id kept, and starts nothing", async () => {
+    const p = provider({ client: () => answering("ERROR") });
+    const news = await inputs(p, { name: "restart-error" });
+    const created = await p.create(news);
+    const c0 = emu.counts();
+    const err = await p.update(created.id, created.outs!, { ...news, image: "img/app:3" }).catch((e) => e);
+    expect(err).toBeInstanceOf(PodInitError);
+    expect(err.id).toBe(created.id);
+    expect(delta(c0).podAction ?? 0).toBe(0);
+    await p.delete(created.id, err.properties);
+  });
 });

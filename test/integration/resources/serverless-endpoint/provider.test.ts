@@ -82,7 +82,7 @@ test("lifecycle: create waits for workers, updates in place, type change plans r
   expect(live(id)).toMatchObject({ id, name: "life-2", workersMin: 1, idleTimeout: 30, flashBootType: "FLASHBOOT" });
 
   // Only a wait setting changed: nothing is sent to the platform.
-  const waitOnly = await inputs(p, { name: "life-2", workersMin: 1, workersMax: 3, idleTimeout: 30, readyTimeoutSeconds: 60 });
+  const waitOnly = await inputs(p, { name: "life-2", workersMin: 1, workersMax: 3, idleTimeout: 30, flashBootType: "FLASHBOOT", readyTimeoutSeconds: 60 });
   expect(await p.diff(id, updated.outs!, waitOnly)).toMatchObject({ changes: true, replaces: [] });
   const afterWaitOnly = await p.update(id, updated.outs!, waitOnly);
   expect(emu.counts().saveEndpoint).toBe(saves + 1);
@@ -104,7 +104,7 @@ test("lifecycle: create waits for workers, updates in place, type change plans r
   expect(live(replacement.id)).toBeUndefined();
 });
 
-test("delete never sends deleteEndpoint while the endpoint has workers (request log)", async () => {
+test("delete saves workersMin = workersMax = 0, then deletes: it does not wait for the workers to leave the list", async () => {
   const p = provider();
   const { id, outs } = await p.create(await inputs(p, { name: "drain-me", workersMin: 2, workersMax: 2 }));
   expect(live(id).pods.filter((w: any) => w.desiredStatus === "RUNNING")).toHaveLength(2);
@@ -122,21 +122,26 @@ test("delete never sends deleteEndpoint while the endpoint has workers (request 
   const from = emu.requestLog().length;
   await provider({ client: () => watching as any }).delete(id, outs!);
 
-  const ops = opsSince(from);
-  const names = ops.map((o) => o.op);
-  expect(names.filter((n) => n === "deleteEndpoint")).toHaveLength(1);
-  const scaleDown = names.indexOf("saveEndpoint");
-  const del = names.indexOf("deleteEndpoint");
-  // Scale-down first, then reads until the workers are gone, then the delete, last.
-  expect(names[0]).toBe("myself");
-  expect(scaleDown).toBeGreaterThan(0);
-  expect(del).toBe(names.length - 1);
-  expect(names.slice(scaleDown + 1, del).every((n) => n === "myself")).toBe(true);
-  expect(del - scaleDown).toBeGreaterThan(1);
-  // Drained workers stay listed for drainMs after the scale-down: the delete came after that.
-  expect(ops[del].at - ops[scaleDown].at).toBeGreaterThanOrEqual(DRAIN_MS - 5);
-  expect(seenAtDelete).toEqual([expect.objectContaining({ id, workersMin: 0, workersMax: 0, pods: [] })]);
+  // One read, the scale-down, the delete: what the spec requires and no more.
+  expect(opsSince(from).map((o) => o.op)).toEqual(["myself", "saveEndpoint", "deleteEndpoint"]);
+  expect(seenAtDelete).toEqual([expect.objectContaining({ id, workersMin: 0, workersMax: 0 })]);
   expect(live(id)).toBeUndefined();
+});
+
+test("a platform that keeps listing EXITED workers does not hold destroy up", async () => {
+  const p = provider();
+  const { id, outs } = await p.create(await inputs(p, { name: "lingering", workersMin: 1, workersMax: 1 }));
+  const lingering = (ep: any) => (ep ? { ...ep, pods: [...(ep.pods ?? []), { desiredStatus: "EXITED" }] } : ep);
+  const sticky = {
+    endpoints: Object.assign(Object.create(client.endpoints), {
+      list: async (opts?: any) => (await client.endpoints.list(opts)).map(lingering),
+      get: async (target: string, opts?: any) => lingering(await client.endpoints.get(target, opts)),
+    }),
+  };
+  const started = Date.now();
+  await provider({ client: () => sticky as any }).delete(id, { ...outs!, drainTimeoutSeconds: 2 });
+  expect(live(id)).toBeUndefined();
+  expect(Date.now() - started).toBeLessThan(2000);
 });
 
 test("a refused delete (workers raised again meanwhile) starts over from the scale-down", async () => {
@@ -260,14 +265,16 @@ describe("bounded waits (fake clock: the deadline passes without real waiting)",
     expect(again.id).toBe(err.id);
   });
 
-  test("a delete whose workers never drain stops at drainTimeoutSeconds, scaled to zero, and never sends deleteEndpoint", async () => {
+  test("a delete whose workers are slow to drain is done once 0/0 is saved: no wait on the clock", async () => {
     const clock = fakeClock();
     const p = provider({ client: () => slowClient, clock, pollIntervalMs: 1000, maxPollIntervalMs: 30_000 });
     const { id, outs } = await p.create(await inputs(p, { name: "slow-drain", templateId: SLOW_TPL, workersMin: 1, workersMax: 1, waitForWorkers: false, drainTimeoutSeconds: 60 }));
-    await expect(p.delete(id, outs!)).rejects.toThrow(/1 worker\(s\) still listed 60 s after scaling to zero.*next `pulumi destroy`/);
-    expect(slow.counts().deleteEndpoint ?? 0).toBe(0);
-    expect(slow.state().endpoints.find((e: any) => e.id === id)).toMatchObject({ workersMin: 0, workersMax: 0, pods: [{ desiredStatus: "EXITED" }] });
-    expect(clock.now()).toBeLessThanOrEqual(61_000);
+    const before = clock.now();
+    await p.delete(id, outs!);
+    expect(slow.counts().deleteEndpoint).toBe(1);
+    expect(slow.state().endpoints.find((e: any) => e.id === id)).toBeUndefined();
+    // One tick of the shared poller (the read every delete of a stack shares), nothing more.
+    expect(clock.now() - before).toBeLessThanOrEqual(1000);
   });
 
   test("a wait can be cancelled", async () => {
@@ -295,4 +302,33 @@ describe("bounded waits (fake clock: the deadline passes without real waiting)",
     expect(err.reasons[0]).toMatch(/cancelled by test/);
     expect(slow.state().endpoints.map((e: any) => e.id)).toContain(err.id);
   });
+});
+
+test("a declared field removed from the program shows as a change and up puts the platform back to its default", async () => {
+  const p = provider();
+  const dc = (await client.catalog.dataCenters())[0]!.id;
+  const volume = await client.networkVolumes.create({ name: "ep-vol", size: 10, dataCenter: dc });
+  const declared = { name: "declared-away", workersMin: 1, workersMax: 2, networkVolumeId: volume.id, locations: "US", flashBootType: "FLASHBOOT" };
+  const first = await inputs(p, declared);
+  const { id, outs } = await p.create(first);
+  expect(live(id)).toMatchObject({ workersMin: 1, workersMax: 2, networkVolumeId: volume.id });
+
+  const removed = await inputs(p, { name: "declared-away" }, first);
+  expect(await p.diff(id, outs!, removed)).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
+  const after = (await p.update(id, outs!, removed)).outs!;
+  expect(live(id)).toMatchObject({ workersMin: 0, workersMax: 0, networkVolumeId: null, locations: null, flashBootType: "OFF" });
+  // A second preview shows nothing: the platform is where the program says.
+  expect(await p.diff(id, after, removed)).toEqual({ changes: false, replaces: [], deleteBeforeReplace: false });
+  await p.delete(id, after);
+  await client.networkVolumes.delete(volume.id);
+});
+
+test("removing a field the platform has no default for is refused at preview, saying the platform keeps the value", async () => {
+  const p = provider();
+  const first = await inputs(p, { name: "kept", idleTimeout: 60, scalerType: "REQUEST_COUNT", scalerValue: 3 });
+  const r = await p.check(first, { gpuIds: "AMPERE_24", templateId: TPL, name: "kept", scalerValue: 3 });
+  expect(r.failures).toEqual([
+    { property: "idleTimeout", reason: expect.stringMatching(/platform keeps its idleTimeout \(60\).*declare the value you want/) },
+    { property: "scalerType", reason: expect.stringMatching(/platform keeps its scalerType \("REQUEST_COUNT"\)/) },
+  ]);
 });

@@ -45,7 +45,7 @@ function setup(extra: { serverlessDiscount?: any } = {}) {
   ): Promise<GqlResult> =>
     svc.executeGraphql(
       { query, ...(opts.variables !== undefined ? { variables: opts.variables } : {}) },
-      { canWrite: opts.canWrite ?? true },
+      { canRead: true, canWrite: opts.canWrite ?? true },
     ) as Promise<GqlResult>;
   const FIELDS =
     "id name gpuIds templateId type idleTimeout locations flashBootType scalerType scalerValue workersMin workersMax networkVolumeId pods { id desiredStatus }";
@@ -450,7 +450,7 @@ describe("the request envelope", () => {
     ["text that is not JSON", "{not json"],
   ])("%s is HTTP 400 with a GraphQL-shaped error", async (_label, body) => {
     const { svc } = setup();
-    const r = (await svc.executeGraphql(body, { canWrite: true })) as GqlResult;
+    const r = (await svc.executeGraphql(body, { canRead: true, canWrite: true })) as GqlResult;
     expect(r.status).toBe(400);
     expect(r.body).toEqual({
       errors: [{ message: expect.any(String), extensions: { code: "BAD_REQUEST" } }],
@@ -462,7 +462,7 @@ describe("the request envelope", () => {
     const { svc } = setup();
     const r = (await svc.executeGraphql(
       Buffer.from(JSON.stringify({ query: "{ myself { endpoints { id } } }" })),
-      { canWrite: true },
+      { canRead: true, canWrite: true },
     )) as GqlResult;
     expect(r).toEqual({ status: 200, body: { data: { myself: { endpoints: [] } } }, ops: ["myself"] });
   });
@@ -484,11 +484,11 @@ describe("the request envelope", () => {
     const { svc } = setup();
     const query = `query A { myself { endpoints { id } } }
       mutation B { saveEndpoint(input: { name: "b", gpuIds: "AMPERE_16", templateId: "t" }) { name } }`;
-    documentFailure((await svc.executeGraphql({ query }, { canWrite: true })) as GqlResult);
+    documentFailure((await svc.executeGraphql({ query }, { canRead: true, canWrite: true })) as GqlResult);
     documentFailure(
-      (await svc.executeGraphql({ query, operationName: "C" }, { canWrite: true })) as GqlResult,
+      (await svc.executeGraphql({ query, operationName: "C" }, { canRead: true, canWrite: true })) as GqlResult,
     );
-    const r = (await svc.executeGraphql({ query, operationName: "B" }, { canWrite: true })) as GqlResult;
+    const r = (await svc.executeGraphql({ query, operationName: "B" }, { canRead: true, canWrite: true })) as GqlResult;
     expect(r).toEqual({ status: 200, body: { data: { saveEndpoint: { name: "b" } } }, ops: ["saveEndpoint"] });
   });
 

@@ -2,6 +2,7 @@ import { UNKNOWN } from "../../../../src/resources/engine/check";
 import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
 import {
   checkNetworkVolume,
+  endpointsMounting,
   type NetworkVolumeOutputs,
   NetworkVolumeProvider,
   planNetworkVolumeChange,
@@ -33,6 +34,12 @@ describe("NetworkVolume check", () => {
     ["unknown size at preview", base, { ...base, size: UNKNOWN }, []],
     ["unknown dataCenter at preview", {}, { ...base, dataCenter: UNKNOWN }, []],
     ["unknown name at preview", {}, { ...base, name: UNKNOWN }, []],
+    ["type STANDARD", {}, { ...base, type: "STANDARD" }, []],
+    ["type HIGH_PERFORMANCE", {}, { ...base, type: "HIGH_PERFORMANCE" }, []],
+    ["type of another name", {}, { ...base, type: "FAST" }, ["type"]],
+    ["type lowercase", {}, { ...base, type: "standard" }, ["type"]],
+    ["type null is left out", {}, { ...base, type: null }, []],
+    ["unknown type at preview", {}, { ...base, type: UNKNOWN }, []],
   ])("%s", (_label, olds, news, failedProperties) => {
     const result = checkNetworkVolume(olds as any, news as any);
     expect((result.failures ?? []).map((f) => f.property)).toEqual(failedProperties);
@@ -69,7 +76,7 @@ describe("NetworkVolume check", () => {
 });
 
 describe("NetworkVolume diff plan", () => {
-  const olds: NetworkVolumeOutputs = { id: "vol-1", ...base, deleteWaitSeconds: 120 };
+  const olds: NetworkVolumeOutputs = { id: "vol-1", ...base, type: "STANDARD", deleteWaitSeconds: 120 };
   test.each([
     ["no change", base, [], [], false],
     ["rename", { ...base, name: "data2" }, [], ["name"], false],
@@ -83,6 +90,10 @@ describe("NetworkVolume diff plan", () => {
     ["unknown name", { ...base, name: UNKNOWN }, [], ["name"], false],
     ["delete wait changes state only", { ...base, deleteWaitSeconds: 10 }, [], ["deleteWaitSeconds"], false],
     ["default delete wait is no change", { ...base, deleteWaitSeconds: 120 }, [], [], false],
+    ["same type", { ...base, type: "STANDARD" }, [], [], false],
+    ["another type replaces", { ...base, type: "HIGH_PERFORMANCE" }, ["type"], [], false],
+    ["type removed keeps the volume's", base, [], [], false],
+    ["unknown type replaces at preview", { ...base, type: UNKNOWN }, ["type"], [], false],
   ])("%s", (_label, news, replaces, updates, refused) => {
     const plan = planNetworkVolumeChange(olds, news as any);
     expect(plan.replaces).toEqual(replaces);
@@ -99,7 +110,7 @@ describe("NetworkVolume diff plan", () => {
     expect(await provider.diff("vol-1", olds, { ...base, size: 60 })).toEqual({
       changes: true,
       replaces: [],
-      stables: ["dataCenter"],
+      stables: ["dataCenter", "type"],
     });
     expect(await provider.diff("vol-1", olds, { ...base, dataCenter: "US-TX-3" })).toMatchObject({
       changes: true,
@@ -107,6 +118,27 @@ describe("NetworkVolume diff plan", () => {
     });
     expect(await provider.diff("vol-1", olds, base)).toMatchObject({ changes: false });
     await expect(provider.diff("vol-1", olds, { ...base, size: 20 })).rejects.toThrow(/cannot shrink from 50 to 20 GB/);
+  });
+});
+
+test("a state from before type was recorded is not replaced on a guess", () => {
+  const olds = { id: "vol-1", ...base, deleteWaitSeconds: 120 } as NetworkVolumeOutputs;
+  expect(planNetworkVolumeChange(olds, { ...base, type: "HIGH_PERFORMANCE" } as any).replaces).toEqual([]);
+});
+
+test("a type failure names the allowed tiers", () => {
+  const [failure] = checkNetworkVolume({}, { ...base, type: "FAST" }).failures!;
+  expect(failure).toEqual({ property: "type", reason: "type must be one of STANDARD, HIGH_PERFORMANCE" });
+});
+
+describe("endpointsMounting", () => {
+  test("finds endpoints by their networkVolumeId", () => {
+    const endpoints = [
+      { id: "e1", name: "one", networkVolumeId: "vol-1" },
+      { id: "e2", name: "two", networkVolumeId: null },
+      { id: "e3", name: "three", networkVolumeId: "vol-2" },
+    ] as any;
+    expect(endpointsMounting(endpoints, "vol-1")).toEqual([{ kind: "endpoint", id: "e1", name: "one" }]);
   });
 });
 
@@ -122,8 +154,8 @@ describe("podsMounting", () => {
   test("finds pods by their network mount and leaves out terminated ones", () => {
     const pods = [pod("a", "RUNNING", "vol-1"), pod("b", "EXITED", "vol-2"), pod("c", "TERMINATED", "vol-1"), pod("d", "EXITED", "vol-1"), pod("e", "RUNNING")];
     expect(podsMounting(pods, "vol-1")).toEqual([
-      { id: "a", name: "n-a", status: "RUNNING" },
-      { id: "d", name: "n-d", status: "EXITED" },
+      { kind: "pod", id: "a", name: "n-a", status: "RUNNING" },
+      { kind: "pod", id: "d", name: "n-d", status: "EXITED" },
     ]);
   });
 });

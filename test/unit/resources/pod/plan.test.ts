@@ -1,9 +1,11 @@
 import type { Pod as WirePod } from "../../../../src/client/schemas";
 import { UNKNOWN } from "../../../../src/resources/engine/check";
-import { nextEnv, planPodChange, podOutputs, podPatch } from "../../../../src/resources/pod/plan";
+import { nextEnv, planPodChange, podPatch } from "../../../../src/resources/pod/plan";
+import { podOutputs } from "../../../../src/resources/pod/wire";
 import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
 import { checkPod, type PodInputs, type PodOutputs } from "../../../../src/resources/pod/schema";
 import { isReady } from "../../../../src/resources/pod/status";
+import { readmeTable } from "../../../helpers/readme-tables";
 
 const PLATFORM_ENV = { COMPUTEPLATFORM_POD_ID: "pod-1" };
 
@@ -78,12 +80,12 @@ describe("Pod plan: one row per rule of the issue", () => {
     ["cpu vcpuCount", cpuPod, { cpu: { id: "cpu3c", vcpuCount: 8 } }, ["cpu"], []],
     ["cpu flavor", cpuPod, { cpu: { id: "cpu5c", vcpuCount: 4 } }, ["cpu"], []],
     ["cloud", gpuPod, { cloud: "COMMUNITY" }, ["cloud"], []],
-    ["dataCenterIds", gpuPod, { dataCenterIds: ["EU-RO-1"] }, ["dataCenterIds"], []],
+    ["dataCenterIds no longer allow the pod's data center (EU-RO-1)", gpuPod, { dataCenterIds: ["US-TX-3"] }, ["dataCenterIds"], []],
     ["a mount appears", plainPod, { mounts: { network: [{ volumeId: "vol-1", path: "/w" }] } }, ["mounts"], []],
     ["a mount disappears", gpuPod, { mounts: undefined }, ["mounts"], []],
     ["the mount kind changes", gpuPod, { mounts: { persistent: { size: 20, path: "/w" } } }, ["mounts"], []],
     ["another network volumeId", gpuPod, { mounts: { network: [{ volumeId: "vol-2", path: "/workspace" }] } }, ["mounts"], []],
-    ["another persistent size", persistentPod, { mounts: { persistent: { size: 30, path: "/data" } } }, ["mounts"], []],
+    ["a smaller persistent size (a PATCH is answered 400)", persistentPod, { mounts: { persistent: { size: 10, path: "/data" } } }, ["mounts"], []],
     // update in place
     ["name", gpuPod, { name: "web-2" }, [], ["name"]],
     ["image", gpuPod, { image: "img:2" }, [], ["image"]],
@@ -97,6 +99,10 @@ describe("Pod plan: one row per rule of the issue", () => {
     ["registry", gpuPod, { registry: "reg-2" }, [], ["registry"]],
     ["registry removed", gpuPod, { registry: undefined }, [], ["registry"]],
     ["network mount path", gpuPod, { mounts: { network: [{ volumeId: "vol-1", path: "/data" }] } }, [], ["mounts"]],
+    ["a larger persistent size (open-parts: a PATCH grows it)", persistentPod, { mounts: { persistent: { size: 30, path: "/data" } } }, [], ["mounts"]],
+    ["dataCenterIds drop one the pod does not run in", gpuPod, { dataCenterIds: ["EU-RO-1"] }, [], ["dataCenterIds"]],
+    ["dataCenterIds add one", gpuPod, { dataCenterIds: ["EU-RO-1", "US-TX-3", "CA-MTL-1"] }, [], ["dataCenterIds"]],
+    ["dataCenterIds removed (anywhere)", gpuPod, { dataCenterIds: undefined }, [], ["dataCenterIds"]],
     ["persistent mount path", persistentPod, { mounts: { persistent: { size: 20, path: "/other" } } }, [], ["mounts"]],
     ["locked", gpuPod, { locked: true }, [], ["locked"]],
     ["globalNetworking", gpuPod, { globalNetworking: true }, [], ["globalNetworking"]],
@@ -159,6 +165,8 @@ describe("Pod patch: only the changed fields, never one the platform answers 400
     ["args removed", gpuPod, { args: undefined }, { args: "" }],
     ["registry removed", gpuPod, { registry: undefined }, { registry: null }],
     ["mount path: the whole entry, same volume", gpuPod, { mounts: { network: [{ volumeId: "vol-1", path: "/d" }] } }, { mounts: { network: [{ volumeId: "vol-1", path: "/d" }] } }],
+    ["persistent size grown: the whole entry", persistentPod, { mounts: { persistent: { size: 30, path: "/data" } } }, { mounts: { persistent: { size: 30, path: "/data" } } }],
+    ["dataCenterIds alone send no PATCH (read at creation only)", gpuPod, { dataCenterIds: ["EU-RO-1"] }, {}],
     ["persistent path: same size", persistentPod, { mounts: { persistent: { size: 20, path: "/o" } } }, { mounts: { persistent: { size: 20, path: "/o" } } }],
     ["env: declared keys, platform keys kept", gpuPod, { env: { A: "9" } }, { env: { A: "9", ...PLATFORM_ENV } }],
     ["locked and globalNetworking", gpuPod, { locked: true, globalNetworking: true }, { locked: true, globalNetworking: true }],
@@ -188,5 +196,65 @@ describe("readiness", () => {
     expect(isReady(unmapped, "RUNNING")).toBe(true);
     expect(isReady(unmapped, "PORTS")).toBe(false);
     expect(isReady({ ...live, status: "STARTING", runtime: null }, "RUNNING")).toBe(false);
+  });
+});
+
+describe("the README's Pod table says what the plan does", () => {
+  /** Each README row (its first cell) and changes it covers: [property, base declaration, change]. */
+  const ROWS: Record<string, [string, Record<string, unknown>, Record<string, unknown>][]> = {
+    "`gpu` (`id`, `count`), `cpu` (`id`, `vcpuCount`)": [
+      ["gpu", gpuPod, { gpu: { id: "NVIDIA_H100" } }],
+      ["gpu", gpuPod, { gpu: { id: "NVIDIA_A100", count: 2 } }],
+      ["cpu", cpuPod, { cpu: { id: "cpu5c", vcpuCount: 4 } }],
+      ["cpu", cpuPod, { cpu: { id: "cpu3c", vcpuCount: 8 } }],
+    ],
+    "`cloud`": [["cloud", gpuPod, { cloud: "COMMUNITY" }]],
+    "`dataCenterIds` no longer allowing the pod's data center": [["dataCenterIds", gpuPod, { dataCenterIds: ["US-TX-3"] }]],
+    "`dataCenterIds`, any other edit (as a set; order does not count)": [
+      ["dataCenterIds", gpuPod, { dataCenterIds: ["EU-RO-1"] }],
+      ["dataCenterIds", gpuPod, { dataCenterIds: undefined }],
+    ],
+    "`mounts`: the kind (none, `persistent`, `network`), a network mount's `volumeId`, a smaller persistent `size`": [
+      ["mounts", gpuPod, { mounts: { persistent: { size: 20, path: "/w" } } }],
+      ["mounts", gpuPod, { mounts: { network: [{ volumeId: "vol-2", path: "/workspace" }] } }],
+      ["mounts", persistentPod, { mounts: { persistent: { size: 10, path: "/data" } } }],
+    ],
+    "`mounts`: the `path`, a larger persistent `size`": [
+      ["mounts", gpuPod, { mounts: { network: [{ volumeId: "vol-1", path: "/data" }] } }],
+      ["mounts", persistentPod, { mounts: { persistent: { size: 40, path: "/data" } } }],
+    ],
+    "`image`, `args`, `disk`, `ports` (order does not count), `env` (only the keys you declare), `registry`": [
+      ["image", gpuPod, { image: "img:2" }],
+      ["args", gpuPod, { args: "--x" }],
+      ["disk", gpuPod, { disk: 80 }],
+      ["ports", gpuPod, { ports: ["8888/http"] }],
+      ["env", gpuPod, { env: { A: "9" } }],
+      ["registry", gpuPod, { registry: "reg-2" }],
+    ],
+    "`name`, `locked`": [
+      ["name", gpuPod, { name: "other" }],
+      ["locked", gpuPod, { locked: true }],
+    ],
+    "`globalNetworking`": [["globalNetworking", gpuPod, { globalNetworking: true }]],
+    "`desiredStatus` (`RUNNING` / `EXITED`)": [["desiredStatus", gpuPod, { desiredStatus: "EXITED" }]],
+    "`waitFor`, `waitTimeoutSeconds`": [
+      ["waitFor", gpuPod, { waitFor: "PORTS" }],
+      ["waitTimeoutSeconds", gpuPod, { waitTimeoutSeconds: 30 }],
+    ],
+  };
+  const table = readmeTable("Pod");
+
+  test("every README row is tied to changes here, and every row here is in the README", () => {
+    expect(table.map((r) => r.row).sort()).toEqual(Object.keys(ROWS).sort());
+  });
+
+  test.each(table)("$row: $verdict", ({ row, verdict }) => {
+    for (const [property, raw, change] of ROWS[row] ?? []) {
+      // Each property named in backticks at the start of the row is one this row covers.
+      expect(row).toContain(`\`${property}\``);
+      const p = plan(raw, change);
+      if (verdict === "replace") expect(p.replaces).toContain(property);
+      else expect({ replaces: p.replaces, updated: p.updates.includes(property) }).toEqual({ replaces: [], updated: true });
+    }
   });
 });

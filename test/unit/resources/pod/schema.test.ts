@@ -17,6 +17,7 @@ describe("Pod check: every rule of spec 2.3, 2.4, 4.1 and 8, named by property",
     ["gpu.count 0", { gpu: { id: "g", count: 0 } }, "gpu.count", /at least 1/],
     ["vcpuCount 1", { gpu: undefined, cpu: { id: "c", vcpuCount: 1 } }, "cpu.vcpuCount", /at least 2/],
     ["vcpuCount 6", { gpu: undefined, cpu: { id: "c", vcpuCount: 6 } }, "cpu.vcpuCount", /power of two/],
+    ["vcpuCount 4294967298 (2^32 + 2: a 32-bit power-of-two test passes it)", { gpu: undefined, cpu: { id: "c", vcpuCount: 4294967298 } }, "cpu.vcpuCount", /power of two/],
     ["vcpuCount missing", { gpu: undefined, cpu: { id: "c" } }, "cpu.vcpuCount", /required/],
     ["disk 0", { disk: 0 }, "disk", /at least 1/],
     ["disk 1.5", { disk: 1.5 }, "disk", /whole number/],
@@ -30,6 +31,7 @@ describe("Pod check: every rule of spec 2.3, 2.4, 4.1 and 8, named by property",
     ["persistent size 9", { mounts: { persistent: { size: 9, path: "/p" } } }, "mounts.persistent.size", /at least 10/],
     ["persistent on a CPU pod", { gpu: undefined, cpu: { id: "c", vcpuCount: 2 }, mounts: { persistent: { size: 10, path: "/p" } } }, "mounts.persistent", /invalid on a CPU pod/],
     ["globalNetworking on a CPU pod", { gpu: undefined, cpu: { id: "c", vcpuCount: 2 }, globalNetworking: true }, "globalNetworking", /requires an NVIDIA GPU/],
+    ["globalNetworking on an AMD GPU (the id names its manufacturer)", { gpu: { id: "AMD Instinct MI300X" }, globalNetworking: true }, "globalNetworking", /requires an NVIDIA GPU; AMD Instinct MI300X is made by AMD/],
     ["a name that is not a string", { name: 42 }, "name", /name must be a string/],
     ["empty image", { image: "" }, "image", /must not be empty/],
     ["missing image", { image: undefined }, "image", /image is required/],
@@ -43,6 +45,11 @@ describe("Pod check: every rule of spec 2.3, 2.4, 4.1 and 8, named by property",
     const failures = failuresOf({ ...base, ...change });
     const hit = failures.find((f) => f.property === property);
     expect({ failures, hit: hit?.reason }).toEqual({ failures, hit: expect.stringMatching(reason) });
+  });
+
+  test("globalNetworking on an NVIDIA GPU, or one whose id names no other manufacturer, passes check", () => {
+    expect(failuresOf({ ...base, gpu: { id: "NVIDIA GeForce RTX 4090" }, globalNetworking: true })).toEqual([]);
+    expect(failuresOf({ ...base, gpu: { id: "NVIDIA_A100" }, globalNetworking: true })).toEqual([]);
   });
 
   test("a valid declaration passes, with the defaults filled in", () => {

@@ -2,19 +2,21 @@ import { UNKNOWN } from "../../../../src/resources/engine/check";
 import { changedSavedFields, planEndpointDiff } from "../../../../src/resources/serverless-endpoint/plan";
 import { checkEndpointInputs, DEFAULT_READY_TIMEOUT_SECONDS, GPU_IDS, LOCATIONS } from "../../../../src/resources/serverless-endpoint/schema";
 
+import { readmeTable } from "../../../helpers/readme-tables";
+
 const base = { name: "api", gpuIds: "AMPERE_24", templateId: "tpl-1" };
 
 describe("ServerlessEndpoint check", () => {
   test.each<[string, Record<string, unknown>, string, RegExp]>([
-    ["gpuIds outside the tiers", { gpuIds: "A100" }, "gpuIds", /gpuIds must be one of AMPERE_16, .*ADA_80_PRO \(got "A100"\)/],
+    ["gpuIds outside the tiers", { gpuIds: "A100" }, "gpuIds", /^gpuIds "A100" is not one of AMPERE_16, .*ADA_80_PRO \(one value or a comma-separated list, no spaces\)/],
     ["gpuIds missing", { gpuIds: undefined }, "gpuIds", /gpuIds is required/],
     ["templateId missing", { templateId: undefined }, "templateId", /templateId is required/],
     ["templateId empty", { templateId: "" }, "templateId", /templateId is required/],
     ["type not QB or LB", { type: "XX" }, "type", /type must be one of QB, LB/],
-    ["locations outside the regions", { locations: "DE" }, "locations", /locations must be one of CZ, FR, GB, NO, RO, US.*\(got "DE"\)/],
+    ["locations outside the regions", { locations: "DE" }, "locations", /^locations "DE" is not one of CZ, FR, GB, NO, RO, US/],
     ["locations list with an unknown code", { locations: "US,XX" }, "locations", /comma-separated list/],
-    ["locations list repeating a code", { locations: "US,US" }, "locations", /locations must be one of/],
-    ["locations list with a space", { locations: "US, RO" }, "locations", /locations must be one of/],
+    ["locations list repeating a code", { locations: "US,US" }, "locations", /^locations names US twice/],
+    ["locations list with a space", { locations: "US, RO" }, "locations", /^locations " RO" is not one of .*no spaces/],
     ["flashBootType outside OFF/FLASHBOOT", { flashBootType: "FAST" }, "flashBootType", /one of OFF, FLASHBOOT/],
     ["scalerType outside the strategies", { scalerType: "CPU" }, "scalerType", /one of QUEUE_DELAY, REQUEST_COUNT/],
     ["negative idleTimeout", { idleTimeout: -1 }, "idleTimeout", /non-negative integer \(seconds\)/],
@@ -118,5 +120,32 @@ describe("ServerlessEndpoint diff", () => {
   test("changedSavedFields lists only the fields the update must send", () => {
     expect(changedSavedFields(olds, news({ workersMin: 1, idleTimeout: 5, templateId: "tpl-2" }))).toEqual(["templateId", "workersMin"]);
     expect(changedSavedFields(olds, news())).toEqual([]);
+  });
+});
+
+describe("the README's ServerlessEndpoint table says what the plan does", () => {
+  /** A new value for each property the README names. */
+  const NEW_VALUES: Record<string, unknown> = {
+    type: "LB", name: "api-2", gpuIds: "ADA_24,AMPERE_24", templateId: "tpl-2", idleTimeout: 9, locations: "US",
+    flashBootType: "FLASHBOOT", scalerType: "REQUEST_COUNT", scalerValue: 7, workersMin: 1, workersMax: 5,
+    networkVolumeId: "vol-9", waitForWorkers: false, readyTimeoutSeconds: 30, drainTimeoutSeconds: 30,
+  };
+  const olds = {
+    ...checkEndpointInputs(undefined, base).inputs, type: "QB", idleTimeout: 5, locations: null, flashBootType: "OFF",
+    scalerType: "QUEUE_DELAY", scalerValue: 4, workersMin: 0, workersMax: 3, networkVolumeId: null, pods: [],
+  };
+
+  test.each(readmeTable("ServerlessEndpoint"))("$row: $verdict", ({ row, verdict }) => {
+    const properties = [...row.matchAll(/`([A-Za-z]+)`/g)].map((m) => m[1]!).filter((p) => p in NEW_VALUES);
+    expect(properties.length).toBeGreaterThan(0);
+    for (const property of properties) {
+      const news = checkEndpointInputs(olds, { ...base, [property]: NEW_VALUES[property] }).inputs;
+      const diff = planEndpointDiff(olds, news);
+      expect({ property, changes: diff.changes, replaces: diff.replaces }).toEqual({
+        property,
+        changes: true,
+        replaces: verdict === "replace" ? [property] : [],
+      });
+    }
   });
 });

@@ -1,0 +1,96 @@
+/*
+ * RegistryCredential: the Pulumi class and its arguments. The lifecycle and its API calls are
+ * in provider.ts; the check in schema.ts; the verdict and the wire mapping in plan.ts.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { shimProvider } from "../engine/shim";
+import { LOGICAL_NAME_KEY } from "../lifecycle/owner";
+import { SECRET_PROPERTIES } from "./schema";
+
+export { planRegistryCredentialChange, type RegistryCredentialPlan, registryUsers } from "./plan";
+export { RegistryCredentialProvider, type RegistryCredentialProviderOptions } from "./provider";
+export {
+  checkRegistryCredential,
+  registryCredentialArgsSchema,
+  type RegistryCredentialInputs,
+  type RegistryCredentialOutputs,
+} from "./schema";
+
+/** Arguments of a {@link RegistryCredential}. */
+export interface RegistryCredentialArgs {
+  /**
+   * The credential's name on the platform. The platform cannot rename a credential: a change
+   * replaces it (a new credential first, the pods that use it follow, then the old one goes).
+   * @default the resource's logical name plus a random 7-character suffix (e.g. `ghcr-1a2b3c4`)
+   */
+  name?: pulumi.Input<string>;
+  /**
+   * The user name the container registry knows. Stored as a Pulumi secret whether or not it
+   * is given as one. A change replaces the credential.
+   */
+  username: pulumi.Input<string>;
+  /**
+   * The registry password or access token, e.g. from `config.requireSecret("registryToken")`.
+   * Stored as a Pulumi secret whether or not it is given as one. The platform never returns
+   * it, so only a change in the program is seen; a change replaces the credential.
+   */
+  password: pulumi.Input<string>;
+  /**
+   * How long delete waits, in seconds (0..3600), for pods and templates that still use the
+   * credential to go, before it fails naming them. Pulumi updates or deletes this stack's pods
+   * first; the wait covers pods made outside the stack and ones still shutting down.
+   * @default 120
+   */
+  deleteWaitSeconds?: pulumi.Input<number>;
+}
+
+/**
+ * Credentials for a private container registry. Give a pod `registry: credential.id` to pull
+ * its image with them; the pod then depends on the credential. The platform keeps the user
+ * name and password write-only: they are never read back, and in the stack they are secrets.
+ */
+export class RegistryCredential extends pulumi.dynamic.Resource {
+  /** The credential's name on the platform. */
+  declare public readonly name: pulumi.Output<string>;
+  /** The registry user name (secret). */
+  declare public readonly username: pulumi.Output<string>;
+  /** The registry password or token (secret). */
+  declare public readonly password: pulumi.Output<string>;
+  /**
+   * Seconds delete waits for pods and templates that use the credential.
+   * @default 120
+   */
+  declare public readonly deleteWaitSeconds: pulumi.Output<number>;
+
+  /**
+   * Read an existing credential by its ID without managing it: the stack records its id and
+   * name (the platform never returns the secrets), and destroying the stack leaves it alone.
+   */
+  static get(name: string, id: pulumi.Input<pulumi.ID>, opts?: pulumi.CustomResourceOptions): RegistryCredential {
+    return new RegistryCredential(name, undefined, { ...opts, id });
+  }
+
+  constructor(name: string, args: RegistryCredentialArgs | undefined, opts?: pulumi.CustomResourceOptions) {
+    const a: Partial<RegistryCredentialArgs> = args ?? {};
+    // Secret on the way in, so the engine stores the inputs, and every output of the same
+    // name, encrypted; additionalSecretOutputs covers the outputs on their own.
+    const secret = (v: pulumi.Input<string> | undefined) => (v === undefined ? undefined : pulumi.secret(v));
+    super(
+      shimProvider("registry-credential"),
+      name,
+      {
+        name: a.name,
+        username: secret(a.username),
+        password: secret(a.password),
+        deleteWaitSeconds: a.deleteWaitSeconds,
+        [LOGICAL_NAME_KEY]: name,
+      },
+      {
+        ...opts,
+        additionalSecretOutputs: [...new Set([...(opts?.additionalSecretOutputs ?? []), ...SECRET_PROPERTIES])],
+      },
+      "computeplatform",
+      "RegistryCredential",
+    );
+  }
+}

@@ -1,0 +1,114 @@
+/*
+ * RegistryCredential: lifecycle -> API calls
+ *
+ *   check   no request. name (auto-named when left out, kept across updates), username,
+ *           password non-empty strings; no failure ever quotes a value.
+ *   diff    no request. name, username, password -> replace, the new credential first
+ *           (deleteBeforeReplace false): pods that name it follow by an in-place update of
+ *           `registry`, then the old one is deleted. deleteWaitSeconds -> update (state only).
+ *   create  GET  /v2/registries (earlier ones of the same name), POST /v2/registries
+ *           {name, username, password}; the secrets are masked in every error and log line.
+ *   read    GET    /v2/registries/{id}   (404 -> gone). The platform never returns username
+ *           or password: they are kept from state, so a refresh sees deletion and renaming only.
+ *   update  no request (only deleteWaitSeconds can change in place).
+ *   delete  DELETE /v2/registries/{id}   (404 -> already gone)
+ *           409 (a live pod or a template uses it) -> GET /v2/pods and /v2/templates every few
+ *           seconds until none uses it, then DELETE again; after deleteWaitSeconds, fail naming
+ *           them (lifecycle/in-use.ts).
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { type Clock, type ComputePlatform, NotFoundError, systemClock } from "../../client";
+import { platform, type ProviderOptions } from "../engine/settings";
+import { DEFAULT_DELETE_WAIT_SECONDS, DEFAULT_IN_USE_POLL_MS, deleteWaitMs, deleteWhenUnused, type InUseHolder } from "../lifecycle/in-use";
+import { outputsOf, planRegistryCredentialChange, registryUsers } from "./plan";
+import { checkRegistryCredential, type RegistryCredentialInputs, type RegistryCredentialOutputs } from "./schema";
+
+/** Dependencies of the provider; tests inject a client, a fake clock and a signal. */
+export interface RegistryCredentialProviderOptions extends ProviderOptions<ComputePlatform> {
+  /**
+   * How often delete looks again for the pods and templates that use a credential, in ms.
+   * @default 5000
+   */
+  pollIntervalMs?: number;
+}
+
+/** The real provider behind `shimProvider("registry-credential")`. */
+export class RegistryCredentialProvider
+  implements pulumi.dynamic.ResourceProvider<RegistryCredentialInputs, RegistryCredentialOutputs>
+{
+  private readonly client: () => ComputePlatform;
+  private readonly clock: Clock;
+  private readonly pollIntervalMs: number;
+  private readonly signal?: AbortSignal;
+
+  constructor(options: RegistryCredentialProviderOptions = {}) {
+    this.client = options.client ?? platform;
+    this.clock = options.clock ?? systemClock;
+    this.pollIntervalMs = Math.max(1, options.pollIntervalMs ?? DEFAULT_IN_USE_POLL_MS);
+    this.signal = options.signal;
+  }
+
+  async check(olds: any, news: any): Promise<pulumi.dynamic.CheckResult<RegistryCredentialInputs>> {
+    return checkRegistryCredential(olds, news);
+  }
+
+  async diff(_id: string, olds: RegistryCredentialOutputs, news: RegistryCredentialInputs): Promise<pulumi.dynamic.DiffResult> {
+    const plan = planRegistryCredentialChange(olds, news);
+    return {
+      changes: plan.replaces.length > 0 || plan.updates.length > 0,
+      replaces: plan.replaces,
+      deleteBeforeReplace: false,
+    };
+  }
+
+  async create(inputs: RegistryCredentialInputs): Promise<pulumi.dynamic.CreateResult<RegistryCredentialOutputs>> {
+    const registry = await this.client().registries.create(
+      { name: inputs.name, username: inputs.username, password: inputs.password },
+      { signal: this.signal },
+    );
+    return { id: registry.id, outs: { id: registry.id, ...outputsOf(registry, inputs, inputs.deleteWaitSeconds) } };
+  }
+
+  async read(id: string, props?: RegistryCredentialOutputs): Promise<pulumi.dynamic.ReadResult<RegistryCredentialOutputs>> {
+    try {
+      const registry = await this.client().registries.get(id, { signal: this.signal });
+      return { id: registry.id, props: { id: registry.id, ...outputsOf(registry, props, props?.deleteWaitSeconds) } };
+    } catch (err) {
+      // An empty result tells the engine the credential is gone.
+      if (err instanceof NotFoundError) return {};
+      throw err;
+    }
+  }
+
+  async update(
+    id: string,
+    olds: RegistryCredentialOutputs,
+    news: RegistryCredentialInputs,
+  ): Promise<pulumi.dynamic.UpdateResult<RegistryCredentialOutputs>> {
+    // diff sends every other change to a replace; this is the delete wait, kept in state.
+    return { outs: { ...olds, id, deleteWaitSeconds: news.deleteWaitSeconds ?? DEFAULT_DELETE_WAIT_SECONDS } };
+  }
+
+  async delete(id: string, props: RegistryCredentialOutputs): Promise<void> {
+    await deleteWhenUnused({
+      what: "registry credential",
+      id,
+      name: props?.name,
+      verb: "used",
+      waitMs: deleteWaitMs(props?.deleteWaitSeconds),
+      pollIntervalMs: this.pollIntervalMs,
+      clock: this.clock,
+      signal: this.signal,
+      remove: (signal) => this.client().registries.delete(id, { signal }),
+      holders: (signal) => this.users(id, signal),
+      remedy: "Terminate the pod(s) or delete the template(s), or set their registry to another credential",
+    });
+  }
+
+  /** The live pods and the templates that name the credential now. */
+  private async users(id: string, signal?: AbortSignal): Promise<InUseHolder[]> {
+    const client = this.client();
+    const [pods, templates] = await Promise.all([client.pods.list({ signal }), client.templates.list({ signal })]);
+    return registryUsers(pods, templates, id);
+  }
+}

@@ -1,0 +1,158 @@
+/*
+ * Template: the Pulumi class and its arguments. The lifecycle and its API calls are in
+ * provider.ts; the check in schema.ts; the verdict and the wire mapping in plan.ts.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { shimProvider } from "../engine/shim";
+import { LOGICAL_NAME_KEY, ownerInputs } from "../lifecycle/owner";
+import { PLATFORM_FIELDS } from "./plan";
+import type { TemplateCategory, TemplateMountsInput } from "./schema";
+
+export { planTemplateChange, type TemplatePlan } from "./plan";
+export { TemplateProvider, type TemplateProviderOptions } from "./provider";
+export { checkTemplate, TEMPLATE_CATEGORIES, TEMPLATE_DEFAULTS, templateArgsSchema, type TemplateCategory, type TemplateInputs, type TemplateOutputs } from "./schema";
+
+/** Arguments of a {@link Template}: the contract's CreateTemplateRequest, plus how long delete waits. */
+export interface TemplateArgs {
+  /**
+   * The template's name on the platform. Changes in place.
+   * @default the resource's logical name plus a random 7-character suffix (e.g. `worker-1a2b3c4`), kept across updates
+   */
+  name?: pulumi.Input<string>;
+  /** Container image reference, e.g. `runpod/worker-comfyui:5.1.0`. Changes in place. */
+  image: pulumi.Input<string>;
+  /**
+   * Whether the template is for serverless workers (`true`: what a `ServerlessEndpoint`'s
+   * `templateId` must name) or for pods (`false`). Changes in place; the platform refuses to
+   * make a template that an endpoint runs stop being serverless.
+   * @default false
+   */
+  serverless?: pulumi.Input<boolean>;
+  /**
+   * Arguments passed to the container entrypoint. Changes in place; leaving it out sets `""`.
+   * @default ""
+   */
+  args?: pulumi.Input<string>;
+  /**
+   * Container disk in GB, an integer >= 1 (ephemeral, wiped on restart). Changes in place.
+   * Left out, the platform chooses (20 GB on the emulator); dropping it later keeps the size
+   * the template has (no diff), since the platform has no way to unset it.
+   * @default the platform's choice
+   */
+  disk?: pulumi.Input<number>;
+  /**
+   * Exposed ports, each `<port>/<protocol>` (e.g. `8888/http`, `22/tcp`). Changes in place;
+   * leaving it out sets `[]`.
+   * @default []
+   */
+  ports?: pulumi.Input<pulumi.Input<string>[]>;
+  /**
+   * Environment variables of the container. Changes in place; leaving it out sets `{}`.
+   * Wrap a value in `pulumi.secret()` to keep it out of plain-text state.
+   * @default {}
+   */
+  env?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+  /**
+   * ID of a container registry credential for a private image; `null` for none. Changes in
+   * place; leaving it out sets `null`.
+   * @default null
+   */
+  registry?: pulumi.Input<string | null>;
+  /**
+   * Storage: at most one persistent mount (`size` >= 10 GB, `path`); templates take no
+   * network mount. Adding one or changing its size or path changes in place; removing it
+   * replaces the template (a new one without the mount, then the old one deleted), because
+   * the platform's PATCH keeps a mount it is not given.
+   * @default no mount
+   */
+  mounts?: pulumi.Input<{ persistent?: pulumi.Input<{ size: pulumi.Input<number>; path: pulumi.Input<string> }> }>;
+  /**
+   * Whether other users of the platform can see the template. Changes in place.
+   * @default false
+   */
+  public?: pulumi.Input<boolean>;
+  /**
+   * `CPU`, `NVIDIA` or `AMD`: how the console groups the template (no effect on hardware,
+   * scheduling or billing). Changes in place.
+   * @default "NVIDIA"
+   */
+  category?: pulumi.Input<TemplateCategory>;
+  /**
+   * How long delete waits, in seconds (0..3600), for the endpoints and pods that use the
+   * template to be gone, before it fails naming them. Pulumi deletes this stack's endpoints
+   * first; the wait covers ones made outside the stack and ones still shutting down.
+   * Changes in place (no request).
+   * @default 120
+   */
+  deleteWaitSeconds?: pulumi.Input<number>;
+}
+
+/** What the program knows of the Template behind an `id` output (see {@link templateBehind}). */
+export interface TemplateRef {
+  /** The Template's logical name in the program. */
+  resourceName: string;
+  /** Its `serverless` output. */
+  serverless: pulumi.Output<boolean>;
+}
+
+// The `id` output of each Template of this program, to the Template: a ServerlessEndpoint given
+// that output passes the template's `serverless` along, so its check can refuse a pod template
+// at preview. Weak: a Template unreachable from the program is not kept alive by this.
+const byIdOutput = new WeakMap<object, TemplateRef>();
+
+/** The Template whose `id` output `value` is, if it is one (a derived output is not). */
+export function templateBehind(value: unknown): TemplateRef | undefined {
+  return value !== null && typeof value === "object" ? byIdOutput.get(value) : undefined;
+}
+
+/**
+ * A pod or serverless template: a saved container configuration (image, args, disk, ports,
+ * env, registry, mount). Give a serverless one's `id` to a `ServerlessEndpoint`'s
+ * `templateId`; the endpoint then depends on the template and is deleted before it.
+ */
+export class Template extends pulumi.dynamic.Resource {
+  declare public readonly name: pulumi.Output<string>;
+  declare public readonly image: pulumi.Output<string>;
+  declare public readonly args: pulumi.Output<string>;
+  /** Container disk in GB. */
+  declare public readonly disk: pulumi.Output<number>;
+  /** `{}` or `{ persistent: { size, path } }`. */
+  declare public readonly mounts: pulumi.Output<TemplateMountsInput>;
+  declare public readonly ports: pulumi.Output<string[]>;
+  declare public readonly env: pulumi.Output<Record<string, string>>;
+  declare public readonly registry: pulumi.Output<string | null>;
+  /** Whether the template is for serverless workers. */
+  declare public readonly serverless: pulumi.Output<boolean>;
+  declare public readonly public: pulumi.Output<boolean>;
+  declare public readonly category: pulumi.Output<TemplateCategory>;
+  /** Seconds delete waits for the template's users. @default 120 */
+  declare public readonly deleteWaitSeconds: pulumi.Output<number>;
+
+  constructor(name: string, args: TemplateArgs, opts?: pulumi.CustomResourceOptions) {
+    super(
+      shimProvider("template"),
+      name,
+      {
+        // Every output must be named here (undefined when left out) to appear on the class.
+        ...Object.fromEntries([...PLATFORM_FIELDS, "deleteWaitSeconds"].map((k) => [k, undefined])),
+        ...args,
+        [LOGICAL_NAME_KEY]: name,
+        ...(opts?.id === undefined
+          ? ownerInputs(opts?.parent, { organization: pulumi.getOrganization, project: pulumi.getProject, stack: pulumi.getStack })
+          : {}),
+      },
+      opts,
+      "computeplatform",
+      "Template",
+    );
+    byIdOutput.set(this.id, { resourceName: name, serverless: this.serverless });
+  }
+
+  /**
+   * An existing template, read by its ID and not managed: the stack never changes or deletes it.
+   * Its outputs (e.g. `serverless`, `image`) are what the platform holds; a `refresh` reads it again.
+   */
+  static get(name: string, id: pulumi.Input<pulumi.ID>, opts?: pulumi.CustomResourceOptions): Template {
+    return new Template(name, {} as TemplateArgs, { ...opts, id });
+  }
+}

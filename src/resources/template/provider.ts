@@ -1,0 +1,163 @@
+/*
+ * Template: lifecycle -> API calls
+ *
+ *   check   no request. Unknown properties refused by name; the rules of the contract's
+ *           CreateTemplateRequest; defaults filled (args "", ports [], env {}, registry null,
+ *           serverless false, public false, category NVIDIA); auto-name kept across updates.
+ *   diff    no request. Every field PATCH takes changes in place; dropping the persistent
+ *           mount (which PATCH cannot do) replaces the template.
+ *   create  POST   /v2/templates {every field}; after an ambiguous answer the client looks the
+ *           template up by name, image and kind; a template found that is the one being
+ *           replaced is not ours: GET /v2/templates a few times for the one made (`findMade`).
+ *   read    GET    /v2/templates/{id}       (404 -> gone)
+ *   update  PATCH  /v2/templates/{id} {changed fields}  (nothing sent when only
+ *           deleteWaitSeconds changed)
+ *   delete  DELETE /v2/templates/{id}       (404 -> already gone)
+ *           409 (or the contract's 400: in use) -> the endpoints (myself) and pods (GET
+ *           /v2/pods) that use it, every few seconds, until none is left, then DELETE again;
+ *           after deleteWaitSeconds, fail naming them.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { AmbiguousRequestError, BadRequestError, type Clock, type ComputePlatform, ConflictError, NotFoundError, systemClock, type Template as WireTemplate } from "../../client";
+import { platform, type ProviderOptions } from "../engine/settings";
+import { deleteWhenUnused } from "../lifecycle/in-use";
+import { baseOf, Predecessors } from "../lifecycle/owner";
+import { findMade } from "../lifecycle/recovery";
+import { createBody, outputsOf, planTemplateChange, templateUsers, updateBody } from "./plan";
+import { checkTemplate, DEFAULT_DELETE_WAIT_SECONDS, TEMPLATE_KIND, type TemplateInputs, type TemplateOutputs } from "./schema";
+
+type Client = Pick<ComputePlatform, "templates" | "endpoints" | "pods">;
+
+/** Dependencies of the provider; tests inject a client, a fake clock and a signal. */
+export interface TemplateProviderOptions extends ProviderOptions<Client> {
+  /**
+   * How often delete looks again for what uses a template, in ms.
+   * @default 5000
+   */
+  pollIntervalMs?: number;
+}
+
+/** The real provider behind `shimProvider("template")`. */
+export class TemplateProvider implements pulumi.dynamic.ResourceProvider<TemplateInputs, TemplateOutputs> {
+  private readonly client: () => Client;
+  private readonly clock: Clock;
+  private readonly pollIntervalMs: number;
+  private readonly signal?: AbortSignal;
+  /** What `diff` saw: the template a replacement replaces, never taken for the new one. */
+  private readonly predecessors = new Predecessors();
+
+  constructor(options: TemplateProviderOptions = {}) {
+    this.client = options.client ?? platform;
+    this.clock = options.clock ?? systemClock;
+    this.pollIntervalMs = Math.max(1, options.pollIntervalMs ?? 5000);
+    this.signal = options.signal;
+  }
+
+  async check(olds: any, news: any): Promise<pulumi.dynamic.CheckResult<TemplateInputs>> {
+    return checkTemplate(olds, news);
+  }
+
+  async diff(id: string, olds: TemplateOutputs, news: TemplateInputs): Promise<pulumi.dynamic.DiffResult> {
+    this.predecessors.record(baseOf(TEMPLATE_KIND, news as any), id);
+    const plan = planTemplateChange(olds, news);
+    return { changes: plan.replaces.length > 0 || plan.updates.length > 0, replaces: plan.replaces, deleteBeforeReplace: false };
+  }
+
+  async create(inputs: TemplateInputs): Promise<pulumi.dynamic.CreateResult<TemplateOutputs>> {
+    const made = await this.createOnce(inputs);
+    return { id: made.id, outs: outputsOf(made, inputs.deleteWaitSeconds) };
+  }
+
+  async read(id: string, props?: Partial<TemplateOutputs>): Promise<pulumi.dynamic.ReadResult<TemplateOutputs>> {
+    const t = await this.find(id);
+    // An empty result tells the engine the template is gone.
+    if (!t) return {};
+    return { id: t.id, props: outputsOf(t, props?.deleteWaitSeconds) };
+  }
+
+  async update(id: string, olds: TemplateOutputs, news: TemplateInputs): Promise<pulumi.dynamic.UpdateResult<TemplateOutputs>> {
+    const body = updateBody(olds, news);
+    if (!body) return { outs: { ...olds, id, deleteWaitSeconds: news.deleteWaitSeconds ?? DEFAULT_DELETE_WAIT_SECONDS } };
+    try {
+      return { outs: outputsOf(await this.client().templates.update(id, body, this.opts()), news.deleteWaitSeconds) };
+    } catch (err) {
+      if (err instanceof NotFoundError) {
+        throw new Error(`Template ${JSON.stringify(olds.name)} (${id}) no longer exists on the platform; run \`pulumi refresh\` to forget it, then \`pulumi up\` to make a new one`);
+      }
+      throw err;
+    }
+  }
+
+  async delete(id: string, props: Partial<TemplateOutputs>): Promise<void> {
+    this.predecessors.forget(id);
+    const waitMs = 1000 * (props?.deleteWaitSeconds ?? DEFAULT_DELETE_WAIT_SECONDS);
+    await deleteWhenUnused({
+      what: "template",
+      id,
+      name: props?.name,
+      verb: "used",
+      remedy: "Delete the endpoint(s) or pod(s), or point them at another template",
+      remove: () => this.client().templates.delete(id, this.opts()),
+      holders: () => this.users(id),
+      // open-parts answers 409; the contract writes 400 for the same refusal.
+      inUse: (err) => err instanceof ConflictError || err instanceof BadRequestError,
+      waitMs,
+      pollIntervalMs: this.pollIntervalMs,
+      clock: this.clock,
+      signal: this.signal,
+    });
+  }
+
+  // ---- steps ----
+
+  /**
+   * POST, never twice: the client's own look-up settles an ambiguous answer by name, image and
+   * kind. What it finds may be the template being replaced (same name): then, or when the
+   * look-up itself failed, look a few more times for the one made, leaving that one out.
+   */
+  private async createOnce(inputs: TemplateInputs): Promise<WireTemplate> {
+    const old = this.predecessors.get(baseOf(TEMPLATE_KIND, inputs as any));
+    const body = createBody(inputs);
+    const find = (cause?: AmbiguousRequestError) =>
+      findMade<WireTemplate>({
+        noun: "template",
+        name: body.name,
+        list: () => this.client().templates.list(this.opts()),
+        isOurs: (t) => t.name === body.name && t.image === body.image && t.serverless === body.serverless,
+        excluded: new Set(old ? [old] : []),
+        cause,
+        unknownHint: "delete it",
+        newest: (items) => items.at(-1),
+        clock: this.clock,
+        signal: this.signal,
+      });
+    let made: WireTemplate;
+    try {
+      made = await this.client().templates.create(body, this.opts());
+    } catch (err) {
+      if (!(err instanceof AmbiguousRequestError)) throw err;
+      made = await find(err);
+    }
+    return made.id === old ? find() : made;
+  }
+
+  /** What uses the template now: endpoints that run it, pods made from it. */
+  private async users(id: string) {
+    const [endpoints, pods] = await Promise.all([this.client().endpoints.list(this.opts()), this.client().pods.list(this.opts())]);
+    return templateUsers(id, endpoints, pods);
+  }
+
+  private opts(): { signal?: AbortSignal } {
+    return this.signal ? { signal: this.signal } : {};
+  }
+
+  /** The template, or undefined when the platform no longer has it. */
+  private async find(id: string): Promise<WireTemplate | undefined> {
+    try {
+      return await this.client().templates.get(id, this.opts());
+    } catch (err) {
+      if (err instanceof NotFoundError) return undefined;
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,46 @@
+// An emulator with one known key and Pulumi's plugin configured against it through stack
+// config, as the engine tests of the resources start them.
+import { type Emulator, type EmulatorOptions, startEmulator } from "../../src/emulator";
+import { PROJECT, PROJECT_DIR, ProviderPlugin, SECRET_KEYS } from "../../tools/engine";
+
+export interface EngineRig {
+  emu: Emulator;
+  plugin: ProviderPlugin;
+  /** The stack config the plugin was configured with (`computeplatform:apiKey`, `apiUrl`). */
+  config: Record<string, string>;
+  close(): Promise<void>;
+}
+
+/** Quotas no engine test reaches. */
+export const ENGINE_QUOTAS = { minute: 100_000, hour: 1_000_000, day: 10_000_000 };
+
+/**
+ * Start the emulator with `key` as its only key, then the plugin in the quickstart project
+ * with the key in stack config only (not the environment) and a short poll interval.
+ */
+export async function startEngineRig(key: string, emulator: Partial<EmulatorOptions> = {}): Promise<EngineRig> {
+  const emu = await startEmulator({
+    port: 0,
+    keys: [{ key, scopes: ["read", "write"] }],
+    quotas: ENGINE_QUOTAS,
+    timings: { provisioningMs: 10, startingMs: 10, drainMs: 10 },
+    ...emulator,
+  });
+  const config = { "computeplatform:apiKey": key, "computeplatform:apiUrl": emu.url };
+  const plugin = await ProviderPlugin.start({
+    cwd: PROJECT_DIR,
+    project: PROJECT,
+    config,
+    env: { COMPUTEPLATFORM_API_KEY: undefined, COMPUTEPLATFORM_POLL_INTERVAL_MS: "10" },
+  });
+  await plugin.configure(config, SECRET_KEYS);
+  return {
+    emu,
+    plugin,
+    config,
+    close: async () => {
+      await plugin.stop();
+      await emu.close();
+    },
+  };
+}

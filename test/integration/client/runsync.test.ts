@@ -1,0 +1,110 @@
+// Issue 14 #10: a hosted-model call is a paid job: the client never sends it twice on its
+// own, passes `wait`, and tells IN_PROGRESS and FAILED apart from a result (open-parts
+// "Hosted model call"). Against a scripted loopback server that counts every call.
+import {
+  ComputePlatform,
+  type ComputePlatformOptions,
+  ConnectionError,
+  InternalServerError,
+  ModelJobFailedError,
+  ModelJobInProgressError,
+  PacingRegistry,
+  RequestValidationError,
+  TimeoutError,
+} from "../../../src/client";
+import { startEmulator } from "../../../src/emulator";
+import { type Handler, loopbackClients } from "../../helpers/loopback";
+
+const KEY = "cp_test_runsync_key_000111";
+const { setup: start, track } = loopbackClients(KEY);
+
+async function setup(handler: Handler, opts: Partial<ComputePlatformOptions> = {}) {
+  const { srv, cp } = await start(handler, opts);
+  return { srv, cp, calls: () => srv.count("POST", "/v2/sdxl-turbo/runsync") };
+}
+
+const INPUT = { prompt: "a lighthouse", seed: 7 };
+const done = { status: 200, body: { id: "job-1", status: "COMPLETED", output: { image_url: "http://x/i.png" } } };
+
+describe("never resent after the job may have run", () => {
+  test.each([
+    ["a 500", { status: 500, body: { title: "Internal Server Error", status: 500, detail: "boom" } }, InternalServerError],
+    ["a 503", { status: 503, body: { title: "Service Unavailable", status: 503, detail: "busy" } }, InternalServerError],
+    ["a connection cut after the request", { destroy: true as const }, ConnectionError],
+  ])("%s fails the call after one request", async (_what, reply, type) => {
+    const { cp, calls } = await setup(() => reply);
+    await expect(cp.models.runSync("sdxl-turbo", INPUT)).rejects.toBeInstanceOf(type);
+    expect(calls()).toBe(1);
+  });
+
+  test("a timeout fails the call after one request, and the timeout outlasts the wait", async () => {
+    const { cp, calls } = await setup(() => ({ hang: true }), { timeoutMs: 50 });
+    const err = await cp.models.runSync("sdxl-turbo", INPUT, { wait: 1000 }).catch((e) => e);
+    expect(err).toBeInstanceOf(TimeoutError);
+    // The per-attempt limit grows past the wait, so the server can answer IN_PROGRESS first.
+    expect((err as TimeoutError).timeoutMs).toBeGreaterThan(1000);
+    expect(calls()).toBe(1);
+  }, 20_000);
+
+  test("a 429 (provably not processed) is retried, and the job runs once", async () => {
+    const { cp, calls } = await setup((_r, i) =>
+      i === 0
+        ? { status: 429, headers: { "retry-after": "1" }, body: { title: "Too Many Requests", status: 429, detail: "minute" } }
+        : done,
+    );
+    await expect(cp.models.runSync("sdxl-turbo", INPUT)).resolves.toMatchObject({ id: "job-1", status: "COMPLETED" });
+    expect(calls()).toBe(2);
+  });
+});
+
+describe("wait and the job's outcome", () => {
+  test("wait is sent as the query value; without it the platform's default applies (no query)", async () => {
+    const { cp, srv } = await setup(() => done);
+    await cp.models.runSync("sdxl-turbo", INPUT, { wait: 120000 });
+    await cp.models.runSync("sdxl-turbo", INPUT);
+    expect(srv.seen.map((r) => r.url)).toEqual(["/v2/sdxl-turbo/runsync?wait=120000", "/v2/sdxl-turbo/runsync"]);
+    expect(JSON.parse(srv.seen[0].body)).toEqual({ input: INPUT });
+  });
+
+  test.each([999, 300001, 1.5])("wait %p is refused before sending", async (wait) => {
+    const { cp, calls } = await setup(() => done);
+    const err = await cp.models.runSync("sdxl-turbo", INPUT, { wait }).catch((e) => e);
+    expect(err).toBeInstanceOf(RequestValidationError);
+    expect(err.message).toMatch(/wait.*1000.*300000/);
+    expect(calls()).toBe(0);
+  });
+
+  test("IN_PROGRESS -> ModelJobInProgressError with the job id, saying what to do; not resent", async () => {
+    const { cp, calls } = await setup(() => ({ status: 200, body: { id: "job-9", status: "IN_PROGRESS" } }));
+    const err = await cp.models.runSync("sdxl-turbo", INPUT, { wait: 1000 }).catch((e) => e);
+    expect(err).toBeInstanceOf(ModelJobInProgressError);
+    expect(err).toMatchObject({ jobId: "job-9", modelId: "sdxl-turbo", waitMs: 1000 });
+    expect(err.message).toMatch(/still IN_PROGRESS after 1000 ms.*longer wait/);
+    expect(calls()).toBe(1);
+  });
+
+  test("FAILED -> ModelJobFailedError carrying the platform's error; not resent", async () => {
+    const { cp, calls } = await setup(() => ({ status: 200, body: { id: "job-3", status: "FAILED", error: "CUDA out of memory" } }));
+    const err = await cp.models.runSync("sdxl-turbo", INPUT).catch((e) => e);
+    expect(err).toBeInstanceOf(ModelJobFailedError);
+    expect(err).toMatchObject({ jobId: "job-3", modelId: "sdxl-turbo", jobError: "CUDA out of memory" });
+    expect(err.message).toContain("CUDA out of memory");
+    expect(calls()).toBe(1);
+  });
+});
+
+describe("against the emulator's slow and failing jobs", () => {
+  test("a job longer than wait -> ModelJobInProgressError; a failing prompt -> ModelJobFailedError; one call each", async () => {
+    const emu = await startEmulator({ port: 0, keys: [{ key: KEY, scopes: ["read", "write"] }], timeScale: 100 });
+    const cp = track(new ComputePlatform({ apiKey: KEY, apiUrl: emu.url, serverlessUrl: emu.url, pacing: new PacingRegistry(), env: {} }));
+    try {
+      emu.setFaults({ modelJobMs: 5000, failingPrompts: ["^boom"] });
+      await expect(cp.models.runSync("sdxl-turbo", INPUT, { wait: 1000 })).rejects.toBeInstanceOf(ModelJobInProgressError);
+      await expect(cp.models.runSync("sdxl-turbo", { prompt: "boom" }, { wait: 10000 })).rejects.toBeInstanceOf(ModelJobFailedError);
+      await expect(cp.models.runSync("sdxl-turbo", INPUT, { wait: 10000 })).resolves.toMatchObject({ status: "COMPLETED" });
+      expect(emu.counts().runSync).toBe(3);
+    } finally {
+      await emu.close();
+    }
+  });
+});

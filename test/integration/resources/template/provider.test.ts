@@ -1,0 +1,172 @@
+/**
+ * The Template provider's methods, called directly, against the emulator over real HTTP.
+ * The delete wait runs on a fake clock: "wait up to N seconds" takes microseconds, and the
+ * clock's sleep lets a test delete the endpoint that uses the template in the middle of it.
+ */
+import { AmbiguousRequestError, ComputePlatform, ConnectionError } from "../../../../src/client";
+import { type Emulator, startEmulator } from "../../../../src/emulator";
+import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
+import { TemplateProvider, type TemplateInputs, type TemplateOutputs } from "../../../../src/resources/template";
+import { FakeClock } from "../../../helpers/fake-clock";
+
+const QUOTAS = { minute: 100_000, hour: 1_000_000, day: 10_000_000 };
+
+let emu: Emulator;
+let client: ComputePlatform;
+
+beforeAll(async () => {
+  emu = await startEmulator({ port: 0, quotas: QUOTAS, timings: { provisioningMs: 10, startingMs: 10, drainMs: 10 } });
+  client = new ComputePlatform({ apiKey: emu.apiKey, apiUrl: emu.url, pacing: false, maxRetries: 1 });
+});
+
+afterAll(async () => {
+  await client?.close();
+  await emu?.close();
+});
+
+/** A clock whose sleeps move time on at once; `onSleep` runs inside each sleep. */
+class HookedClock extends FakeClock {
+  constructor(private readonly onSleep?: (n: number) => Promise<void> | void) {
+    super();
+  }
+  override async sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    await super.sleep(ms, signal);
+    await this.onSleep?.(this.sleeps.length);
+  }
+}
+
+function provider(over: ConstructorParameters<typeof TemplateProvider>[0] = {}) {
+  return new TemplateProvider({ client: () => client, clock: new HookedClock(), pollIntervalMs: 1000, ...over });
+}
+
+/** Create: the id and the outputs (always there after a create that resolved). */
+async function made(p: TemplateProvider, inputs: TemplateInputs): Promise<{ id: string; outs: TemplateOutputs }> {
+  const r = await p.create(inputs);
+  return { id: r.id, outs: r.outs! };
+}
+
+async function checked(p: TemplateProvider, news: Record<string, unknown>, olds: Record<string, unknown> = {}): Promise<TemplateInputs> {
+  const result = await p.check(olds, { [LOGICAL_NAME_KEY]: "worker", ...news });
+  expect(result.failures ?? []).toEqual([]);
+  return result.inputs!;
+}
+
+test("create with the defaults written out, read, PATCH only what changed, delete", async () => {
+  const p = provider();
+  const inputs = await checked(p, { image: "worker:1", serverless: true, env: { A: "1" }, mounts: { persistent: { size: 20, path: "/w" } } });
+  const { id, outs } = await made(p, inputs);
+  expect(outs).toEqual({
+    id, name: inputs.name, image: "worker:1", args: "", disk: 20, mounts: { persistent: { size: 20, path: "/w" } }, ports: [], env: { A: "1" },
+    registry: null, serverless: true, public: false, category: "NVIDIA", deleteWaitSeconds: 120,
+  });
+  expect(inputs.name).toMatch(/^worker-[0-9a-f]{7}$/);
+  expect(await p.read(id, outs)).toEqual({ id, props: outs });
+
+  const news = await checked(p, { name: inputs.name, image: "worker:2", serverless: true, mounts: { persistent: { size: 30, path: "/w" } }, category: "AMD", deleteWaitSeconds: 5 }, inputs as any);
+  expect(await p.diff(id, outs, news)).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
+  const from = emu.requestLog().length;
+  const updated = (await p.update(id, outs, news)).outs!;
+  const patches = emu.requestLog().slice(from);
+  expect(patches.map((e) => [e.method, e.op, e.status])).toEqual([["PATCH", "updateTemplate", 200]]);
+  expect(updated).toMatchObject({ id, image: "worker:2", env: {}, mounts: { persistent: { size: 30, path: "/w" } }, category: "AMD", deleteWaitSeconds: 5 });
+  expect(await client.templates.get(id)).toMatchObject({ image: "worker:2", env: {}, category: "AMD" });
+
+  // Only the local wait setting changed: no request.
+  const n = emu.requestLog().length;
+  expect((await p.update(id, updated, { ...news, deleteWaitSeconds: 9 })).outs).toMatchObject({ deleteWaitSeconds: 9 });
+  expect(emu.requestLog().length).toBe(n);
+
+  // Dropping the mount replaces: PATCH could not remove it.
+  const dropped = await checked(p, { name: inputs.name, image: "worker:2", serverless: true, category: "AMD" }, news as any);
+  expect((await p.diff(id, updated, dropped)).replaces).toEqual(["mounts"]);
+
+  await p.delete(id, updated);
+  expect(await p.read(id, updated)).toEqual({});
+  // Gone already: delete is done.
+  await expect(p.delete(id, updated)).resolves.toBeUndefined();
+});
+
+test("delete waits while an endpoint uses the template, deletes once it is gone", async () => {
+  const p0 = provider();
+  const { id, outs } = await made(p0, await checked(p0, { image: "worker:1", serverless: true }));
+  const ep = await client.endpoints.save({ name: "user", gpuIds: "AMPERE_24", templateId: id, workersMin: 0, workersMax: 0 });
+  const clock = new HookedClock(async (n) => {
+    if (n === 2) await client.endpoints.delete(ep.id);
+  });
+  const p = provider({ clock });
+  await p.delete(id, outs);
+  expect(clock.sleeps).toEqual([1000, 1000]);
+  await expect(client.templates.get(id)).rejects.toMatchObject({ status: 404 });
+  const deletes = emu.requestLog().filter((e) => e.op === "deleteTemplate" && e.path.endsWith(id));
+  expect(deletes.map((e) => e.status)).toEqual([409, 204]);
+});
+
+test("delete fails after deleteWaitSeconds naming the endpoint that still uses it; the template stays", async () => {
+  const p0 = provider();
+  const { id, outs } = await made(p0, await checked(p0, { name: "held", image: "worker:1", serverless: true, deleteWaitSeconds: 3 }));
+  const ep = await client.endpoints.save({ name: "holder", gpuIds: "AMPERE_24", templateId: id, workersMin: 0, workersMax: 0 });
+  const clock = new HookedClock();
+  const err = await provider({ clock })
+    .delete(id, outs)
+    .then(() => undefined, (e: Error) => e);
+  expect(err?.message).toBe(
+    `template ${id} ("held") is still used by endpoint ${ep.id} ("holder") after waiting 3 s. Delete the endpoint(s) or pod(s), ` +
+      "or point them at another template, then run the deletion again (deleteWaitSeconds sets how long delete waits).",
+  );
+  expect(clock.sleeps.reduce((a, b) => a + b, 0)).toBe(3000);
+  expect(await client.templates.get(id)).toMatchObject({ id });
+  await client.endpoints.delete(ep.id);
+  await provider().delete(id, outs);
+});
+
+test("making a template an endpoint uses a pod template is refused by the platform, the template unchanged", async () => {
+  const p = provider();
+  const inputs = await checked(p, { image: "worker:1", serverless: true });
+  const { id, outs } = await made(p, inputs);
+  const ep = await client.endpoints.save({ name: "keeps", gpuIds: "AMPERE_24", templateId: id, workersMin: 0, workersMax: 0 });
+  await expect(p.update(id, outs, { ...inputs, serverless: false })).rejects.toMatchObject({ status: 400, message: expect.stringContaining("must stay serverless") });
+  expect((await client.templates.get(id)).serverless).toBe(true);
+  await client.endpoints.delete(ep.id);
+  await p.delete(id, outs);
+});
+
+describe("create once", () => {
+  /** The real client, whose template create makes the template and then answers `answer`. */
+  function lossy(answer: (made: Awaited<ReturnType<ComputePlatform["templates"]["create"]>>) => Promise<never> | unknown) {
+    const templates = Object.create(client.templates) as ComputePlatform["templates"];
+    templates.create = async (params, opts) => answer(await client.templates.create(params, opts)) as any;
+    return { templates, endpoints: client.endpoints, pods: client.pods } as unknown as ComputePlatform;
+  }
+
+  test("an ambiguous create whose look-up failed: the template made is found, none made twice", async () => {
+    const lost = lossy(async (made) => {
+      throw new AmbiguousRequestError("template", made.name, new ConnectionError("socket hang up", { method: "POST", url: "/v2/templates", requestSent: true }), new Error("list failed"));
+    });
+    const p = provider({ client: () => lost });
+    const inputs = await checked(p, { name: "amb-tpl", image: "amb:1", serverless: true });
+    const { id } = await made(p, inputs);
+    const named = (await client.templates.list()).filter((t) => t.name === "amb-tpl");
+    expect(named.map((t) => t.id)).toEqual([id]);
+  });
+
+  test("a replacement whose create came back as the template it replaces looks again without that one", async () => {
+    const first = provider();
+    const scope = { name: "same-name", image: "same:1", serverless: true, __project: "p", __stack: "s" };
+    const oldInputs = await checked(first, { ...scope, mounts: { persistent: { size: 10, path: "/w" } } });
+    const old = await made(first, oldInputs);
+    let madeId = "";
+    // The client's look-up by name, image and kind found the old template instead of the new one.
+    const p = provider({
+      client: () =>
+        lossy(async (t) => {
+          madeId = t.id;
+          return client.templates.get(old.id);
+        }),
+    });
+    const news = await checked(p, scope, oldInputs as any);
+    expect((await p.diff(old.id, old.outs, news)).replaces).toEqual(["mounts"]);
+    const { id } = await made(p, await checked(p, scope));
+    expect(id).toBe(madeId);
+    expect(id).not.toBe(old.id);
+  });
+});
