@@ -290,6 +290,15 @@ export class Pods {
     return podView(pod, this.env.now(), this.env.timeScale);
   }
 
+  /**
+   * The pod as its create answers it: as it was when made, PROVISIONING (spec 3.2), however
+   * long the request took. Reading it through `view` could move a pod with short timings on
+   * before the answer was written.
+   */
+  viewAsCreated(pod: PodRecord): PodView {
+    return podView(pod, pod.statusAt, this.env.timeScale);
+  }
+
   /** Every pod record as stored, for the state file. */
   snapshot(): PodRecord[] {
     return [...this.byId.values()];

@@ -12,7 +12,7 @@ export function podRoutes(pods: Pods): Group {
         op: "listPods",
         run: () => ok(200, { pods: pods.list().map((p) => pods.view(p)) }),
       },
-      { method: "POST", path: "/v2/pods", op: "createPod", run: ({ body }) => ok(201, pods.view(pods.create(body))) },
+      { method: "POST", path: "/v2/pods", op: "createPod", run: ({ body }) => ok(201, pods.viewAsCreated(pods.create(body))) },
       { method: "GET", path: "/v2/pods/{id}", op: "getPod", run: ({ params }) => ok(200, pods.view(pods.get(params.id))) },
       {
         method: "PATCH",
