@@ -6,9 +6,8 @@ import { redactUrl } from "./core/redact";
 import type { RetryMode } from "./core/transport";
 import { type Endpoint, type EndpointInput, EndpointInputSchema, EndpointSchema, type Myself, MyselfSchema } from "./schemas";
 
-/** The fields read back from every endpoint operation. */
-export const ENDPOINT_SELECTION: Selection[] = [
-  "id",
+/** The endpoint fields of spec 2.9 that a save can set (`type` at creation only), in one place. */
+export const ENDPOINT_FIELDS = [
   "name",
   "gpuIds",
   "templateId",
@@ -21,8 +20,11 @@ export const ENDPOINT_SELECTION: Selection[] = [
   "workersMin",
   "workersMax",
   "networkVolumeId",
-  { name: "pods", select: ["desiredStatus"] },
-];
+] as const;
+export type EndpointField = (typeof ENDPOINT_FIELDS)[number];
+
+/** The fields read back from every endpoint operation. */
+export const ENDPOINT_SELECTION: Selection[] = ["id", ...ENDPOINT_FIELDS, { name: "pods", select: ["desiredStatus"] }];
 
 /** The `saveEndpoint` mutation for `input` (already checked): `flashBootType` as an enum literal. */
 export function saveEndpointDocument(input: EndpointInput): string {

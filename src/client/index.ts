@@ -22,7 +22,7 @@ export { PacingRegistry, sharedPacing } from "./core/pacing";
 export type { Logger } from "./core/transport";
 export { backoffMs } from "./core/retry";
 export { DEFAULT_URL, isAmbiguous } from "./core/transport";
-export type { Endpoints } from "./endpoints";
+export { ENDPOINT_FIELDS, type EndpointField, type Endpoints } from "./endpoints";
 export type { Models, RunSyncOptions } from "./models";
 export type { NetworkVolumes } from "./network-volumes";
 export type { Pods } from "./pods";

@@ -4,7 +4,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { schemas, validateGpuIds, validateLocations } from "../../client";
+import { ENDPOINT_FIELDS, type EndpointField, schemas, validateGpuIds, validateLocations } from "../../client";
 import { checkFailures } from "../engine/check";
 import { autoName, LOGICAL_NAME_KEY, OWNER_INPUT_KEYS, OWNER_TOKEN_KEY, ownerToken, resolveName } from "../lifecycle/owner";
 
@@ -25,21 +25,9 @@ export type FlashBootType = (typeof FLASH_BOOT_TYPES)[number];
 
 export const DEFAULT_TYPE: EndpointType = "QB";
 
-/** Fields sent to `saveEndpoint`, apart from `type` (fixed at creation). */
-export const SAVED_FIELDS = [
-  "name",
-  "gpuIds",
-  "templateId",
-  "idleTimeout",
-  "locations",
-  "flashBootType",
-  "scalerType",
-  "scalerValue",
-  "workersMin",
-  "workersMax",
-  "networkVolumeId",
-] as const;
-export type SavedField = (typeof SAVED_FIELDS)[number];
+/** Fields sent to `saveEndpoint`, apart from `type` (fixed at creation): the client's list. */
+export type SavedField = Exclude<EndpointField, "type">;
+export const SAVED_FIELDS: readonly SavedField[] = ENDPOINT_FIELDS.filter((f): f is SavedField => f !== "type");
 
 /** The hidden input (and output) listing the saved fields the program declares. */
 export const DECLARED_KEY = "__declared";
