@@ -40,7 +40,7 @@ beforeAll(async () => {
     port: 0,
     keys: [{ key: KEY, scopes: ["read", "write"] }],
     quotas: { minute: 1_000_000, hour: 10_000_000, day: 100_000_000 },
-    timings: { provisioningMs: 20, startingMs: 20 },
+    timings: { provisioningMs: 20, startingMs: 20, restartDelayMs: 20 },
     faults: { errorImages: [/^broken\//] },
   });
   config = { "computeplatform:apiKey": KEY, "computeplatform:apiUrl": emu.url };

@@ -4,7 +4,7 @@ import { type Emulator, type EmulatorOptions, startEmulator } from "../../src/em
 
 export const FULL = "cp_test_full_rest_0123456789";
 export const READ_ONLY = "cp_test_read_rest_0123456789";
-export const TIMINGS = { provisioningMs: 20, startingMs: 20, drainMs: 20 };
+export const TIMINGS = { provisioningMs: 20, startingMs: 20, drainMs: 20, restartDelayMs: 20 };
 /** Quotas no conformance test reaches: polling spends requests. */
 export const BIG_QUOTAS = { minute: 1_000_000, hour: 10_000_000, day: 100_000_000 };
 

@@ -23,7 +23,7 @@ export async function startEngineRig(key: string, emulator: Partial<EmulatorOpti
     port: 0,
     keys: [{ key, scopes: ["read", "write"] }],
     quotas: ENGINE_QUOTAS,
-    timings: { provisioningMs: 10, startingMs: 10, drainMs: 10 },
+    timings: { provisioningMs: 10, startingMs: 10, drainMs: 10, restartDelayMs: 20 },
     ...emulator,
   });
   const config = { "computeplatform:apiKey": key, "computeplatform:apiUrl": emu.url };

@@ -59,7 +59,7 @@ export function startSentinelEmulator(opts: { faults?: Faults; requestLogSize?: 
       { key: READ_ONLY_KEY, scopes: ["read"] },
     ],
     quotas: { minute: 10_000_000, hour: 10_000_000, day: 10_000_000 },
-    timings: { provisioningMs: 15, startingMs: 15, drainMs: 15 },
+    timings: { provisioningMs: 15, startingMs: 15, drainMs: 15, restartDelayMs: 20 },
     requestLogSize: opts.requestLogSize ?? 1_000_000,
     faults: opts.faults ?? {},
   });

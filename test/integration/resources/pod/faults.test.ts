@@ -23,7 +23,7 @@ beforeAll(async () => {
   emu = await startEmulator({
     port: 0,
     quotas: { minute: 1_000_000, hour: 10_000_000, day: 100_000_000 },
-    timings: { provisioningMs: 20, startingMs: 20 },
+    timings: { provisioningMs: 20, startingMs: 20, restartDelayMs: 20 },
   });
   client = new ComputePlatform({ apiKey: emu.apiKey, apiUrl: emu.url, pacing: false, maxRetries: 4, baseDelayMs: 2, maxBackoffMs: 20 });
 });

@@ -25,7 +25,7 @@ beforeAll(async () => {
   emu = await startEmulator({
     port: 0,
     quotas: QUOTAS,
-    timings: { provisioningMs: 30, startingMs: 30 },
+    timings: { provisioningMs: 30, startingMs: 30, restartDelayMs: 20 },
     faults: { errorImages: [/^broken\//] },
   });
   client = new ComputePlatform({ apiKey: emu.apiKey, apiUrl: emu.url, pacing: false, maxRetries: 4, baseDelayMs: 2, maxBackoffMs: 20 });
