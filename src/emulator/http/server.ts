@@ -196,6 +196,12 @@ export class EmulatorServer {
         else res.destroy();
       });
     });
+    // Idle keep-alive sockets stay open for a minute, as behind the platform's load balancer.
+    // With Node's 5 s default a client that reuses a socket just as the server drops it gets
+    // ECONNRESET on a request that never arrived (seen on a loaded machine). close() destroys
+    // every socket, so a long timeout never holds a shutdown.
+    this.server.keepAliveTimeout = 65_000;
+    this.server.headersTimeout = 66_000;
     this.server.on("connection", (socket) => {
       this.sockets.add(socket);
       socket.once("close", () => this.sockets.delete(socket));
