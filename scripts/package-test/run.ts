@@ -98,7 +98,12 @@ interface Emulator {
 /** One project's stack through the plugin: preview, up, a change, refresh after an outside change, destroy. */
 async function lifecycle(flavor: Flavor, project: string, emu: Emulator): Promise<void> {
   const name = `pkgtest-${path.basename(project)}`;
+  // A pod made outside the stack, which the program adopts.
+  const { ComputePlatform } = require(require.resolve("pulumi-computeplatform/client", { paths: [project] }));
+  const client = new ComputePlatform({ apiKey: KEY, apiUrl: emu.url, pacing: false });
+  const legacy = await client.pods.create({ name: "legacy-notebook", image: "jupyter/base-notebook:2024-10", gpu: { id: "NVIDIA RTX A6000" } });
   const base = {
+    "app:notebookPodId": legacy.id,
     "computeplatform:apiKey": KEY,
     "computeplatform:apiUrl": emu.url,
     "computeplatform:serverlessUrl": emu.url,
@@ -123,9 +128,10 @@ async function lifecycle(flavor: Flavor, project: string, emu: Emulator): Promis
     const writes = () => emu.requestLog().filter((e) => e.method !== "GET" && e.op !== "myself" && !e.op.startsWith("catalog")).length;
     const ok = (what: string, r: { error?: Error; failures?: unknown }) =>
       assert.ok(!r.error && !r.failures, `${flavor} ${what}: ${r.error?.message ?? JSON.stringify(r.failures)}`);
-    const all = { ghcr: "create", data: "create", trainer: "create", app: "create", worker: "create", api: "create" };
+    const all = { ghcr: "create", data: "create", trainer: "create", app: "create", notebook: "create", worker: "create", api: "create" };
 
     const writesBefore = writes();
+    const podsBefore = emu.requestLog().filter((e) => e.op === "createPod").length;
     const regs = await program(base, true);
     const preview = await stack.preview(resolvingIds(stack, regs, { preview: true }));
     ok("preview", preview);
@@ -145,21 +151,22 @@ async function lifecycle(flavor: Flavor, project: string, emu: Emulator): Promis
     assert.deepEqual(out("app").outputs.cpu, { id: "cpu3c", vcpuCount: 2, memory: 4 });
     assert.equal(out("app").outputs.registry, out("ghcr").id);
     assert.equal(out("api").outputs.templateId, out("worker").id);
+    // Adopted, not made: the same pod, PATCHed to the declared image, one pod created in all.
+    assert.equal(out("notebook").id, legacy.id);
+    assert.equal(out("notebook").outputs.image, "jupyter/base-notebook:2024-12");
+    assert.equal(emu.requestLog().filter((e) => e.op === "createPod").length - podsBefore, 2);
     log(`${flavor}: up: ${Object.keys(all).join(", ")} created`);
 
     const changed = { ...base, "app:image": "pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime", "app:workersMax": "3" };
     const change = await stack.up(resolvingIds(stack, await program(changed), { preview: false }));
     ok("change", change);
-    assert.deepEqual(ops(change), { ghcr: "same", data: "same", trainer: "update", app: "same", worker: "same", api: "update" });
+    assert.deepEqual(ops(change), { ghcr: "same", data: "same", trainer: "update", app: "same", notebook: "same", worker: "same", api: "update" });
     assert.equal(out("trainer").outputs.image, changed["app:image"]);
     assert.equal(out("api").outputs.workersMax, 3);
     log(`${flavor}: change: trainer image and api workersMax updated in place`);
 
     // Someone edits the template outside the stack, with the client the tarball ships.
-    const { ComputePlatform } = require(require.resolve("pulumi-computeplatform/client", { paths: [project] }));
-    const client = new ComputePlatform({ apiKey: KEY, apiUrl: emu.url, pacing: false });
     await client.templates.update(out("worker").id, { env: { MAX_MODEL_LEN: "8192" } });
-    await client.close();
     const refresh = await stack.refresh();
     ok("refresh", refresh);
     assert.deepEqual(out("worker").outputs.env, { MAX_MODEL_LEN: "8192" });
@@ -177,6 +184,7 @@ async function lifecycle(flavor: Flavor, project: string, emu: Emulator): Promis
     }
     log(`${flavor}: destroy: nothing left; no key or token in state or plugin output`);
   } finally {
+    await client.close();
     await plugin.stop();
   }
 }

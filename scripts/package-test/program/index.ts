@@ -60,6 +60,14 @@ const app = new Pod("app", {
   registry: registry.id,
 });
 
+// A pod made in the console, taken under management: the first up PATCHes what differs.
+const notebook = new Pod("notebook", {
+  name: "legacy-notebook",
+  image: "jupyter/base-notebook:2024-12",
+  gpu: { id: "NVIDIA RTX A6000" },
+  adopt: config.require("notebookPodId"),
+});
+
 const worker = new Template("worker", {
   image: config.get("workerImage") ?? "ghcr.io/acme/worker:1.0",
   serverless: true,
@@ -86,6 +94,7 @@ const podSpend = pulumi.output(getBilling({ of: "pods", lastN: 1, bucketSize: "d
 export const trainerId = trainer.id;
 export const trainerGpu = trainer.gpu;
 export const appStatus = app.status;
+export const notebookImage = notebook.image;
 export const volumeId = volume.id;
 export const endpointId = api.id;
 export const smokeStatus = smoke.status;
