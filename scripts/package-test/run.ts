@@ -18,7 +18,9 @@ import { resolvingIds } from "../engine-examples";
 import { checkTarball, type PackedFile } from "./tarball";
 
 const ROOT = path.resolve(__dirname, "../..");
-const PROGRAM = path.join(__dirname, "program/index.ts");
+const PROGRAM_DIR = path.join(__dirname, "program");
+/** The Pulumi program, and two client programs (the client docs' examples). */
+const SOURCES = ["index.ts", "client-demo.ts", "client-contract.ts"];
 const KEY = "cp_package_test_5e1f0a93b2";
 const REGISTRY_TOKEN = "ghp_package_test_token_7c2d";
 const SECRET_KEYS = ["computeplatform:apiKey", "app:registryToken"];
@@ -75,9 +77,9 @@ function writeProjects(dir: string, tarball: string): Record<Flavor, string> {
         // missing file or type fails here); that takes 15 s, so the ES module project skips it.
         skipLibCheck: type === "module",
       },
-      files: ["index.ts"],
+      files: SOURCES,
     });
-    fs.copyFileSync(PROGRAM, path.join(project, "index.ts"));
+    for (const f of SOURCES) fs.copyFileSync(path.join(PROGRAM_DIR, f), path.join(project, f));
   }
   return dirs;
 }
@@ -183,6 +185,14 @@ async function lifecycle(flavor: Flavor, project: string, emu: Emulator): Promis
       assert.ok(!plugin.transcript().includes(secret), `${flavor}: a secret in the plugin's output`);
     }
     log(`${flavor}: destroy: nothing left; no key or token in state or plugin output`);
+
+    // The client docs' examples, from the installed `pulumi-computeplatform/client`.
+    const env = { ...process.env, COMPUTEPLATFORM_API_KEY: KEY, COMPUTEPLATFORM_API_URL: emu.url, COMPUTEPLATFORM_SERVERLESS_URL: emu.url, GHCR_TOKEN: REGISTRY_TOKEN };
+    const demo = await run(process.execPath, ["bin/client-demo.js"], project, env);
+    assert.match(demo, /^\w+ PROVISIONING EU-RO-1 4 GB\nCOMPLETED http:\/\/127\.0\.0\.1:\d+\/images\/\w+-64x64\.png\n404 pod '\w+' not found \[404 from GET \/v2\/pods\/\w+\]\n$/);
+    const contract = await run(process.execPath, ["bin/client-contract.js"], project, env);
+    assert.match(contract, /^NVIDIA GeForce RTX 4090 0\.69 EU-RO-1 debug \d+\n$/);
+    log(`${flavor}: the client examples ran:\n${demo}${contract}`.trimEnd());
   } finally {
     await client.close();
     await plugin.stop();
