@@ -4,7 +4,7 @@ import { join } from "node:path";
 /** One row of a resource page's update-versus-replace table: its first cell and the verdict it states. */
 export interface DocsRow {
   row: string;
-  verdict: "replace" | "update";
+  verdict: "replace" | "update" | "refuse";
 }
 
 /** `ServerlessEndpoint` -> `docs/serverless-endpoint.md`. */
@@ -14,8 +14,8 @@ export function docsPage(kind: string): string {
 
 /**
  * The rows of the update-versus-replace table on `kind`'s page under `docs/` (the table after
- * the heading `## Update or replace`). A verdict cell starts with "replaces" or "updates in
- * place"; anything else fails.
+ * the heading `## Update or replace`). A verdict cell starts with "replaces", "updates in
+ * place" or "refused at preview"; anything else fails.
  */
 export function docsTable(kind: string): DocsRow[] {
   const file = docsPage(kind);
@@ -32,8 +32,14 @@ export function docsTable(kind: string): DocsRow[] {
     inTable = true;
     const [first, second] = line.split("|").slice(1, 3).map((c) => c.trim());
     if (first === "Property" || /^-+$/.test(first!)) continue;
-    const verdict = second!.startsWith("replaces") ? "replace" : second!.startsWith("updates in place") ? "update" : undefined;
-    if (!verdict) throw new Error(`${file} row "${first}": verdict "${second}" is neither replaces nor updates in place`);
+    const verdict = second!.startsWith("replaces")
+      ? "replace"
+      : second!.startsWith("updates in place")
+        ? "update"
+        : second!.startsWith("refused at preview")
+          ? "refuse"
+          : undefined;
+    if (!verdict) throw new Error(`${file} row "${first}": verdict "${second}" is none of replaces, updates in place, refused at preview`);
     rows.push({ row: first!, verdict });
   }
   return rows;
