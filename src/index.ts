@@ -9,3 +9,9 @@ export { RegistryCredential, RegistryCredentialProvider, registryCredentialArgsS
 export { getBilling, getCpuFlavor, getDataCenter, getGpuType, type BillingQuery } from "./resources/catalog";
 export { getCpuFlavors, getDataCenters, getGpuTypes, validVcpuCounts, type CatalogOptions, type CpuFlavor, type DataCenter, type DataCenterFilter, type GpuType, type GpuTypeFilter } from "./resources/catalog";
 export { checkPod, Pod, PodFailedError, PodInitError, PodProvider, podArgsSchema, planPodChange, type PodArgs, type PodInputs, type PodOutputs, type PodPlan, type PodProviderOptions } from "./resources/pod";
+// Types the resources' properties and providers name, exported so a program can name them too.
+export type { Cloud, DesiredStatus, WaitFor } from "./resources/pod/schema";
+export type { EndpointInputs, EndpointWorkerOutput } from "./resources/serverless-endpoint/schema";
+export type { NetworkVolumeInputs } from "./resources/network-volume/schema";
+export type { RegistryCredentialInputs } from "./resources/registry-credential/schema";
+export type { TemplateMountsInput } from "./resources/template/schema";

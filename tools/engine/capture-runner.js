@@ -50,14 +50,28 @@ async function capture(program, opts = {}) {
 
 module.exports = { capture };
 
+/** Whether Node loads `file` as an ES module: `.mjs`, or `.js` under a package.json of type module. */
+function isModule(file) {
+  const fs = require("node:fs");
+  const path = require("node:path");
+  if (file.endsWith(".mjs")) return true;
+  if (!file.endsWith(".js")) return false;
+  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
+    const manifest = path.join(dir, "package.json");
+    if (fs.existsSync(manifest)) return JSON.parse(fs.readFileSync(manifest, "utf8")).type === "module";
+    if (path.dirname(dir) === dir) return false;
+  }
+}
+
 // Child mode: `node capture-runner.js <program.js> <json options>` prints one JSON line.
 if (require.main === module) {
   const path = require("node:path");
   const [file, json] = process.argv.slice(2);
-  // A program module runs on require; one that exports a function is run the way
-  // the Node.js language host runs it.
-  const program = () => {
-    const exported = require(path.resolve(file));
+  // A program module runs on load; one that exports a function is run the way the Node.js
+  // language host runs it. As the host does, an ES module (`.mjs`, or a package.json of
+  // `"type": "module"` above it) is loaded with import(), anything else with require.
+  const program = async () => {
+    const exported = isModule(path.resolve(file)) ? await import(require("node:url").pathToFileURL(path.resolve(file)).href) : require(path.resolve(file));
     const main = typeof exported === "function" ? exported : exported?.default;
     return typeof main === "function" ? main() : exported;
   };

@@ -130,8 +130,9 @@ export function dynamicProvider(kind: ProviderKind): Provider {
 
 /**
  * The providers by kind, as the serialized shim reads them inside the plugin
- * (`require("pulumi-computeplatform").dynamicProviders[kind]`). Each entry is a getter over
- * {@link dynamicProvider}, so a lookup loads the kind's module on first use.
+ * (`require("pulumi-computeplatform/providers").dynamicProviders[kind]`; state written by 0.1.0
+ * reads the package root, which exports the same object). Each entry is a getter over
+ * `dynamicProvider(kind)`, so a lookup loads the kind's module on first use.
  */
 export const dynamicProviders = {} as Readonly<Record<ProviderKind, Provider>>;
 for (const kind of Object.keys(KINDS) as ProviderKind[]) {

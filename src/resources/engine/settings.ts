@@ -69,7 +69,7 @@ export function platform(): ComputePlatform {
 export interface ProviderOptions<C> {
   /**
    * The client to call.
-   * @default the process-wide client of {@link platform} (stack config, then environment)
+   * @default the process-wide client of `platform()` (stack config, then environment)
    */
   client?: () => C;
   /**

@@ -51,7 +51,8 @@ export interface NetworkVolumeArgs {
   /**
    * How long delete waits, in seconds (0..3600), for pods and endpoints that still mount the
    * volume to go, before it fails naming them. Pulumi deletes the pods of this stack first; the
-   * wait covers pods made outside the stack and ones still shutting down.
+   * wait covers pods made outside the stack and ones still shutting down. Changes in place
+   * with no request.
    * @default 120
    */
   deleteWaitSeconds?: pulumi.Input<number>;

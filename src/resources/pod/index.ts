@@ -63,6 +63,7 @@ export interface PodArgs {
   /**
    * A GPU pod: GPU type and count. Exactly one of `gpu` or `cpu`. Changing it replaces the pod.
    * Accepts no other properties.
+   * @default none: give `cpu` instead for a CPU pod
    */
   gpu?: pulumi.Input<{
     /** GPU type identifier (see the catalog's GPU list). */
@@ -76,6 +77,7 @@ export interface PodArgs {
   /**
    * A CPU pod: flavor and vCPU count. Exactly one of `gpu` or `cpu`. Changing it replaces the
    * pod. Memory follows from the flavor; it is an output (`cpu.memory`), not an input.
+   * @default none: give `gpu` instead for a GPU pod
    */
   cpu?: pulumi.Input<{
     /** CPU flavor identifier (see the catalog's CPU list). */
@@ -85,8 +87,9 @@ export interface PodArgs {
   }>;
   /**
    * Storage: at most one of `persistent` (host-local, GPU pods only, deprecated) or `network`
-   * (one network volume). The kind of mount, a network mount's `volumeId` and a persistent
-   * mount's `size` are fixed at creation (changing them replaces the pod); a `path` updates in place.
+   * (one network volume). The kind of mount, a network mount's `volumeId` and a smaller
+   * persistent `size` replace the pod; a `path` and a larger persistent `size` update in place
+   * (the container restarts).
    * @default no mount
    */
   mounts?: pulumi.Input<{
@@ -113,8 +116,10 @@ export interface PodArgs {
    */
   cloud?: pulumi.Input<Cloud>;
   /**
-   * Preferred data centers; empty or left out lets the scheduler choose. Changing the set
-   * replaces the pod (order does not matter).
+   * Preferred data centers; empty or left out lets the scheduler choose. The platform reads it
+   * at creation only and a pod never moves: a new set that no longer allows the data center the
+   * pod runs in replaces the pod; any other edit updates in place with no request (order does
+   * not matter).
    * @default [] (any)
    */
   dataCenterIds?: pulumi.Input<pulumi.Input<string>[]>;
@@ -129,26 +134,29 @@ export interface PodArgs {
   globalNetworking?: pulumi.Input<boolean>;
   /**
    * When true the pod cannot be stopped or restarted. A pod this resource locked is unlocked
-   * before it is deleted.
+   * before it is deleted. Updates in place.
    * @default false
    */
   locked?: pulumi.Input<boolean>;
   /**
    * `RUNNING`, or `EXITED` to stop the pod without deleting it (cost drops to 0; the container
-   * disk is wiped); set it back to `RUNNING` to start it again.
+   * disk is wiped); set it back to `RUNNING` to start it again. Updates in place (stops or
+   * starts the pod).
    * @default "RUNNING"
    */
   desiredStatus?: pulumi.Input<DesiredStatus>;
   /**
    * What create and update wait for when the pod should run: `RUNNING` (the container is
    * healthy), or `PORTS` (RUNNING and every port in `ports` published, so it is reachable).
+   * Updates in place with no request.
    * @default "RUNNING"
    */
   waitFor?: pulumi.Input<WaitFor>;
   /**
    * How long create, update and delete wait for the pod, in seconds (1 to 86400). Pulumi's
    * `customTimeouts` do not reach dynamic providers; this is the knob. A pod not ready in time
-   * stays in the stack (with its ID) and the next `pulumi up` waits for it again.
+   * stays in the stack (with its ID) and the next `pulumi up` waits for it again. Updates in
+   * place with no request.
    * @default 600
    */
   waitTimeoutSeconds?: pulumi.Input<number>;
@@ -156,7 +164,9 @@ export interface PodArgs {
    * ID of an existing pod to take under management instead of creating one (the way in,
    * since `pulumi import` does not work for dynamic resources: pulumi/pulumi#16175). Its
    * compute, cloud and mount must match the declaration; the rest is PATCHed to match.
-   * Once adopted, the resource owns the pod: `pulumi destroy` terminates it.
+   * Once adopted, the resource owns the pod: `pulumi destroy` terminates it. Read at creation
+   * only: a later change or removal shows no diff and sends nothing (it neither replaces nor
+   * updates the pod).
    * @default undefined (create a new pod)
    */
   adopt?: pulumi.Input<string>;

@@ -38,7 +38,8 @@ export interface RegistryCredentialArgs {
   /**
    * How long delete waits, in seconds (0..3600), for pods and templates that still use the
    * credential to go, before it fails naming them. Pulumi updates or deletes this stack's pods
-   * first; the wait covers pods made outside the stack and ones still shutting down.
+   * first; the wait covers pods made outside the stack and ones still shutting down. Changes
+   * in place with no request.
    * @default 120
    */
   deleteWaitSeconds?: pulumi.Input<number>;

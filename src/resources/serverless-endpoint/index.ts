@@ -54,62 +54,73 @@ export interface ServerlessEndpointArgs {
    */
   type?: pulumi.Input<EndpointType>;
   /**
-   * Seconds before an idle worker shuts down, an integer >= 0.
+   * Seconds before an idle worker shuts down, an integer >= 0. Changes in place. Removing it
+   * once declared is refused at preview: the platform has no default to go back to and keeps
+   * its value, so declare the value you want instead.
    * @default the platform's choice (left out of the request)
    */
   idleTimeout?: pulumi.Input<number>;
   /**
    * Region restriction: `CZ`, `FR`, `GB`, `NO`, `RO` or `US`, or several distinct ones as a
    * comma-separated priority list with no spaces (`"US,RO"`); `""` or `null` means any region.
+   * Changes in place; removing it once declared puts back any region.
    * @default the platform's choice (any region)
    */
   locations?: pulumi.Input<string | null>;
   /**
-   * `FLASHBOOT` for faster cold starts, or `OFF`.
+   * `FLASHBOOT` for faster cold starts, or `OFF`. Changes in place; removing it once declared
+   * puts back `OFF`.
    * @default the platform's choice
    */
   flashBootType?: pulumi.Input<FlashBootType>;
   /**
-   * Autoscaling strategy: `QUEUE_DELAY` or `REQUEST_COUNT`.
+   * Autoscaling strategy: `QUEUE_DELAY` or `REQUEST_COUNT`. Changes in place; removing it once
+   * declared is refused at preview (the platform keeps its value).
    * @default the platform's choice
    */
   scalerType?: pulumi.Input<ScalerType>;
   /**
    * Target value for the scaler, an integer >= 0 (for `QUEUE_DELAY`, a delay in seconds).
+   * Changes in place; removing it once declared is refused at preview (the platform keeps its
+   * value).
    * @default the platform's choice
    */
   scalerValue?: pulumi.Input<number>;
   /**
    * Workers kept running at all times, an integer >= 0 and <= `workersMax`; 0 scales to zero.
+   * Changes in place; removing it once declared puts back 0.
    * @default the platform's choice (0)
    */
   workersMin?: pulumi.Input<number>;
   /**
-   * Most workers running at once, an integer >= `workersMin`.
+   * Most workers running at once, an integer >= `workersMin`. Changes in place; removing it
+   * once declared puts back 0.
    * @default the platform's choice
    */
   workersMax?: pulumi.Input<number>;
   /**
-   * ID of a network volume the workers mount; `null` for none.
+   * ID of a network volume the workers mount; `null` for none. Changes in place; removing it
+   * once declared detaches the volume.
    * @default none
    */
   networkVolumeId?: pulumi.Input<string | null>;
   /**
    * Whether create and update wait until `workersMin` workers are RUNNING. With `false` they
-   * return as soon as the platform has accepted the endpoint.
+   * return as soon as the platform has accepted the endpoint. Changes in place with no request.
    * @default true
    */
   waitForWorkers?: pulumi.Input<boolean>;
   /**
    * How long create and update wait for `workersMin` RUNNING workers, in seconds (1..86400).
    * When it runs out the endpoint is kept in state and the deployment fails; the next `up`
-   * waits again.
+   * waits again. Changes in place with no request.
    * @default 600 (10 minutes)
    */
   readyTimeoutSeconds?: pulumi.Input<number>;
   /**
    * How long delete may take to scale the endpoint to zero and get the platform to accept the
    * deletion (it refuses while someone else raises the workers again), in seconds (1..86400).
+   * Changes in place with no request.
    * @default 600 (10 minutes)
    */
   drainTimeoutSeconds?: pulumi.Input<number>;

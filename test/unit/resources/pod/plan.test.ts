@@ -5,7 +5,7 @@ import { podOutputs } from "../../../../src/resources/pod/wire";
 import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
 import { checkPod, type PodInputs, type PodOutputs } from "../../../../src/resources/pod/schema";
 import { isReady } from "../../../../src/resources/pod/status";
-import { readmeTable } from "../../../helpers/readme-tables";
+import { docsTable } from "../../../helpers/docs-tables";
 
 const PLATFORM_ENV = { COMPUTEPLATFORM_POD_ID: "pod-1" };
 
@@ -199,8 +199,8 @@ describe("readiness", () => {
   });
 });
 
-describe("the README's Pod table says what the plan does", () => {
-  /** Each README row (its first cell) and changes it covers: [property, base declaration, change]. */
+describe("docs/pod.md's update-or-replace table says what the plan does", () => {
+  /** Each docs row (its first cell) and changes it covers: [property, base declaration, change]. */
   const ROWS: Record<string, [string, Record<string, unknown>, Record<string, unknown>][]> = {
     "`gpu` (`id`, `count`), `cpu` (`id`, `vcpuCount`)": [
       ["gpu", gpuPod, { gpu: { id: "NVIDIA_H100" } }],
@@ -242,9 +242,9 @@ describe("the README's Pod table says what the plan does", () => {
       ["waitTimeoutSeconds", gpuPod, { waitTimeoutSeconds: 30 }],
     ],
   };
-  const table = readmeTable("Pod");
+  const table = docsTable("Pod");
 
-  test("every README row is tied to changes here, and every row here is in the README", () => {
+  test("every docs row is tied to changes here, and every row here is in the docs", () => {
     expect(table.map((r) => r.row).sort()).toEqual(Object.keys(ROWS).sort());
   });
 

@@ -2,7 +2,7 @@ import { UNKNOWN } from "../../../../src/resources/engine/check";
 import { changedSavedFields, planEndpointDiff } from "../../../../src/resources/serverless-endpoint/plan";
 import { checkEndpointInputs, DEFAULT_READY_TIMEOUT_SECONDS, GPU_IDS, LOCATIONS } from "../../../../src/resources/serverless-endpoint/schema";
 
-import { readmeTable } from "../../../helpers/readme-tables";
+import { docsTable } from "../../../helpers/docs-tables";
 
 const base = { name: "api", gpuIds: "AMPERE_24", templateId: "tpl-1" };
 
@@ -123,8 +123,8 @@ describe("ServerlessEndpoint diff", () => {
   });
 });
 
-describe("the README's ServerlessEndpoint table says what the plan does", () => {
-  /** A new value for each property the README names. */
+describe("docs/serverless-endpoint.md's update-or-replace table says what the plan does", () => {
+  /** A new value for each property the docs name. */
   const NEW_VALUES: Record<string, unknown> = {
     type: "LB", name: "api-2", gpuIds: "ADA_24,AMPERE_24", templateId: "tpl-2", idleTimeout: 9, locations: "US",
     flashBootType: "FLASHBOOT", scalerType: "REQUEST_COUNT", scalerValue: 7, workersMin: 1, workersMax: 5,
@@ -135,7 +135,7 @@ describe("the README's ServerlessEndpoint table says what the plan does", () => 
     scalerType: "QUEUE_DELAY", scalerValue: 4, workersMin: 0, workersMax: 3, networkVolumeId: null, pods: [],
   };
 
-  test.each(readmeTable("ServerlessEndpoint"))("$row: $verdict", ({ row, verdict }) => {
+  test.each(docsTable("ServerlessEndpoint"))("$row: $verdict", ({ row, verdict }) => {
     const properties = [...row.matchAll(/`([A-Za-z]+)`/g)].map((m) => m[1]!).filter((p) => p in NEW_VALUES);
     expect(properties.length).toBeGreaterThan(0);
     for (const property of properties) {

@@ -1,0 +1,20 @@
+// The client docs' contract example, run by `npm run test:package` from the installed package
+// against the emulator (the environment points it there), then cleaned up.
+import { ComputePlatform } from "pulumi-computeplatform/client";
+
+const cp = new ComputePlatform();
+
+async function main() {
+  const gpu = await cp.catalog.gpu("NVIDIA GeForce RTX 4090"); // { memory, pool, price: { secure, community }, ... }
+  const eu = await cp.catalog.dataCenters({ regions: ["EUROPE"], globalNetwork: true });
+  const registry = await cp.registries.create({ name: "ghcr", username: "bot", password: process.env.GHCR_TOKEN! });
+  const template = await cp.templates.create({ name: "worker", image: "ghcr.io/me/worker:1", serverless: true, registry: registry.id });
+  await cp.templates.update(template.id, { env: { LOG_LEVEL: "debug" } });
+  const spend = await cp.billing.pods({ lastN: 7, bucketSize: "day" }); // { records: [{ podId, totalAmount, ... }], metadata }
+  const updated = await cp.templates.get(template.id);
+  console.log(gpu.id, gpu.price.secure, eu.map((dc) => dc.id).join(","), updated.env.LOG_LEVEL, spend.records.length);
+  await cp.templates.delete(template.id);
+  await cp.registries.delete(registry.id);
+}
+
+main();

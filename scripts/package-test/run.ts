@@ -1,0 +1,252 @@
+/**
+ * `npm run test:package`: the package as a user installs it. Packs it with `npm pack`, checks
+ * what the tarball holds, installs it with `@pulumi/pulumi` into a fresh project outside the
+ * repository, type-checks `program/index.ts` there (once as CommonJS, once as an ES module),
+ * and runs each through Pulumi's own dynamic-provider plugin, started in that project, against
+ * the emulator the tarball ships: preview, up, a change, refresh after an outside change,
+ * destroy. Nothing here resolves the package from the repository: the plugin's cwd is the
+ * fresh project, so `__provider`'s `require("pulumi-computeplatform/providers")` can only find
+ * the installed copy. Not part of `npm test` (an install is tens of seconds); `.ci/run` runs it.
+ */
+import { strict as assert } from "node:assert";
+import { execFile, spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { captureProgramFile, EngineStack, ProviderPlugin, type Registration } from "../../tools/engine";
+import { resolvingIds } from "../engine-examples";
+import { checkTarball, type PackedFile } from "./tarball";
+
+const ROOT = path.resolve(__dirname, "../..");
+const PROGRAM_DIR = path.join(__dirname, "program");
+/** The Pulumi program, and two client programs (the client docs' examples). */
+const SOURCES = ["index.ts", "client-demo.ts", "client-contract.ts"];
+const KEY = "cp_package_test_5e1f0a93b2";
+const REGISTRY_TOKEN = "ghp_package_test_token_7c2d";
+const SECRET_KEYS = ["computeplatform:apiKey", "app:registryToken"];
+
+const started = Date.now();
+const log = (line: string) => console.log(`[${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s] ${line}`);
+
+function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(cmd, args, { cwd, env, maxBuffer: 64 * 1024 * 1024, timeout: 300_000 }, (err, stdout, stderr) =>
+      err ? reject(new Error(`${cmd} ${args.join(" ")} (in ${cwd}) failed: ${err.message}\n${stdout}${stderr}`)) : resolve(stdout),
+    );
+  });
+}
+
+/** The version the repository itself installed: the fresh project asks for the same, so npm's cache serves it. */
+const installedVersion = (name: string) => JSON.parse(fs.readFileSync(path.join(ROOT, "node_modules", name, "package.json"), "utf8")).version as string;
+
+const write = (file: string, content: unknown) => {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, typeof content === "string" ? content : `${JSON.stringify(content, null, 2)}\n`);
+};
+
+type Flavor = "commonjs" | "module";
+
+/**
+ * A user's infra repository with two Pulumi projects, `cjs/` and `esm/`, as npm workspaces: each
+ * declares its own dependencies (the tarball, `@pulumi/pulumi`, TypeScript and Node's types),
+ * one `npm install` hoists them into the root's node_modules.
+ */
+function writeProjects(dir: string, tarball: string): Record<Flavor, string> {
+  write(path.join(dir, "package.json"), { name: "infra", private: true, workspaces: ["cjs", "esm"] });
+  const dirs = { commonjs: path.join(dir, "cjs"), module: path.join(dir, "esm") };
+  for (const [type, project] of Object.entries(dirs) as [Flavor, string][]) {
+    const name = `pkgtest-${path.basename(project)}`;
+    write(path.join(project, "package.json"), {
+      name,
+      private: true,
+      type,
+      main: "bin/index.js",
+      dependencies: { "@pulumi/pulumi": installedVersion("@pulumi/pulumi"), "pulumi-computeplatform": `file:${tarball}` },
+      devDependencies: { typescript: installedVersion("typescript"), "@types/node": installedVersion("@types/node") },
+    });
+    write(path.join(project, "Pulumi.yaml"), `name: ${name}\nruntime: nodejs\nmain: bin/index.js\n`);
+    write(path.join(project, "tsconfig.json"), {
+      compilerOptions: {
+        strict: true,
+        target: "es2022",
+        module: "nodenext",
+        moduleResolution: "nodenext",
+        types: ["node"],
+        outDir: "bin",
+        // The CommonJS project also checks every installed declaration file (a .d.ts naming a
+        // missing file or type fails here); that takes 15 s, so the ES module project skips it.
+        skipLibCheck: type === "module",
+      },
+      files: SOURCES,
+    });
+    for (const f of SOURCES) fs.copyFileSync(path.join(PROGRAM_DIR, f), path.join(project, f));
+  }
+  return dirs;
+}
+
+async function pack(dir: string): Promise<{ tarball: string; files: PackedFile[]; size: number; unpackedSize: number }> {
+  const out = await run("npm", ["pack", "--json", "--pack-destination", dir], ROOT);
+  const [info] = JSON.parse(out) as { filename: string; files: PackedFile[]; size: number; unpackedSize: number }[];
+  return { tarball: path.join(dir, info.filename), files: info.files, size: info.size, unpackedSize: info.unpackedSize };
+}
+
+interface Emulator {
+  url: string;
+  close(): Promise<void>;
+  state(): Record<string, { id: string; status?: string }[]>;
+  requestLog(): { method: string; op: string; path: string }[];
+}
+
+/** One project's stack through the plugin: preview, up, a change, refresh after an outside change, destroy. */
+async function lifecycle(flavor: Flavor, project: string, emu: Emulator): Promise<void> {
+  const name = `pkgtest-${path.basename(project)}`;
+  // A pod made outside the stack, which the program adopts.
+  const { ComputePlatform } = require(require.resolve("pulumi-computeplatform/client", { paths: [project] }));
+  const client = new ComputePlatform({ apiKey: KEY, apiUrl: emu.url, pacing: false });
+  const legacy = await client.pods.create({ name: "legacy-notebook", image: "jupyter/base-notebook:2024-10", gpu: { id: "NVIDIA RTX A6000" } });
+  const base = {
+    "app:notebookPodId": legacy.id,
+    "computeplatform:apiKey": KEY,
+    "computeplatform:apiUrl": emu.url,
+    "computeplatform:serverlessUrl": emu.url,
+    "app:registryUser": "ci-bot",
+    "app:registryToken": REGISTRY_TOKEN,
+  };
+  const program = (config: Record<string, string>, preview = false): Promise<Registration[]> =>
+    captureProgramFile(path.join(project, "bin/index.js"), {
+      cwd: project,
+      project: name,
+      stack: "dev",
+      preview,
+      config,
+      secretKeys: SECRET_KEYS,
+      env: { COMPUTEPLATFORM_API_KEY: undefined },
+    });
+  const plugin = await ProviderPlugin.start({ cwd: project, project: name, config: base, env: { COMPUTEPLATFORM_API_KEY: undefined, COMPUTEPLATFORM_POLL_INTERVAL_MS: "10" } });
+  try {
+    await plugin.configure(base, SECRET_KEYS);
+    const stack = new EngineStack(plugin, { project: name, stack: "dev" });
+    const ops = (r: { steps: { urn: string; op: string }[] }) => Object.fromEntries(r.steps.map((s) => [s.urn.split("::").at(-1), s.op]));
+    const writes = () => emu.requestLog().filter((e) => e.method !== "GET" && e.op !== "myself" && !e.op.startsWith("catalog")).length;
+    const ok = (what: string, r: { error?: Error; failures?: unknown }) =>
+      assert.ok(!r.error && !r.failures, `${flavor} ${what}: ${r.error?.message ?? JSON.stringify(r.failures)}`);
+    const all = { ghcr: "create", data: "create", trainer: "create", app: "create", notebook: "create", worker: "create", api: "create" };
+
+    const writesBefore = writes();
+    const podsBefore = emu.requestLog().filter((e) => e.op === "createPod").length;
+    const regs = await program(base, true);
+    const preview = await stack.preview(resolvingIds(stack, regs, { preview: true }));
+    ok("preview", preview);
+    assert.deepEqual(ops(preview), all);
+    assert.equal(writes(), writesBefore, `${flavor} preview sent a write request`);
+    for (const r of regs) assert.match(String(r.inputs.__provider), /require\("pulumi-computeplatform\/providers"\)/);
+    log(`${flavor}: preview: ${regs.length} resources to create, no write request`);
+
+    const up = await stack.up(resolvingIds(stack, await program(base), { preview: false }));
+    ok("up", up);
+    assert.deepEqual(ops(up), all);
+    const out = (n: string) => [...stack.resources.values()].find((r) => r.urn.endsWith(`::${n}`))!;
+    assert.deepEqual(out("trainer").outputs.gpu, { id: "NVIDIA GeForce RTX 4090", count: 1 });
+    assert.equal(out("trainer").outputs.status, "RUNNING");
+    assert.deepEqual(out("trainer").outputs.mounts, { network: [{ volumeId: out("data").id, path: "/workspace" }] });
+    assert.equal(out("data").outputs.dataCenter, "EU-RO-1");
+    assert.deepEqual(out("app").outputs.cpu, { id: "cpu3c", vcpuCount: 2, memory: 4 });
+    assert.equal(out("app").outputs.registry, out("ghcr").id);
+    assert.equal(out("api").outputs.templateId, out("worker").id);
+    // Adopted, not made: the same pod, PATCHed to the declared image, one pod created in all.
+    assert.equal(out("notebook").id, legacy.id);
+    assert.equal(out("notebook").outputs.image, "jupyter/base-notebook:2024-12");
+    assert.equal(emu.requestLog().filter((e) => e.op === "createPod").length - podsBefore, 2);
+    log(`${flavor}: up: ${Object.keys(all).join(", ")} created`);
+
+    const changed = { ...base, "app:image": "pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime", "app:workersMax": "3" };
+    const change = await stack.up(resolvingIds(stack, await program(changed), { preview: false }));
+    ok("change", change);
+    assert.deepEqual(ops(change), { ghcr: "same", data: "same", trainer: "update", app: "same", notebook: "same", worker: "same", api: "update" });
+    assert.equal(out("trainer").outputs.image, changed["app:image"]);
+    assert.equal(out("api").outputs.workersMax, 3);
+    log(`${flavor}: change: trainer image and api workersMax updated in place`);
+
+    // Someone edits the template outside the stack, with the client the tarball ships.
+    await client.templates.update(out("worker").id, { env: { MAX_MODEL_LEN: "8192" } });
+    const refresh = await stack.refresh();
+    ok("refresh", refresh);
+    assert.deepEqual(out("worker").outputs.env, { MAX_MODEL_LEN: "8192" });
+    log(`${flavor}: refresh: the template's outside edit read back`);
+
+    const destroy = await stack.destroy();
+    ok("destroy", destroy);
+    const left = Object.fromEntries(
+      ["pods", "networkVolumes", "templates", "registries", "endpoints"].map((k) => [k, (emu.state()[k] ?? []).filter((x) => x.status !== "TERMINATED").length]),
+    );
+    assert.deepEqual(left, { pods: 0, networkVolumes: 0, templates: 0, registries: 0, endpoints: 0 });
+    for (const secret of [KEY, REGISTRY_TOKEN]) {
+      assert.ok(!stack.stateText().includes(secret), `${flavor}: a secret in plain state`);
+      assert.ok(!plugin.transcript().includes(secret), `${flavor}: a secret in the plugin's output`);
+    }
+    log(`${flavor}: destroy: nothing left; no key or token in state or plugin output`);
+
+    // The client docs' examples, from the installed `pulumi-computeplatform/client`.
+    const env = { ...process.env, COMPUTEPLATFORM_API_KEY: KEY, COMPUTEPLATFORM_API_URL: emu.url, COMPUTEPLATFORM_SERVERLESS_URL: emu.url, GHCR_TOKEN: REGISTRY_TOKEN };
+    const demo = await run(process.execPath, ["bin/client-demo.js"], project, env);
+    assert.match(demo, /^\w+ PROVISIONING EU-RO-1 4 GB\nCOMPLETED http:\/\/127\.0\.0\.1:\d+\/images\/\w+-64x64\.png\n404 pod '\w+' not found \[404 from GET \/v2\/pods\/\w+\]\n$/);
+    const contract = await run(process.execPath, ["bin/client-contract.js"], project, env);
+    assert.match(contract, /^NVIDIA GeForce RTX 4090 0\.69 EU-RO-1 debug \d+\n$/);
+    log(`${flavor}: the client examples ran:\n${demo}${contract}`.trimEnd());
+  } finally {
+    await client.close();
+    await plugin.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "computeplatform-package-"));
+  assert.ok(path.relative(ROOT, dir).startsWith(".."), "the fresh project must be outside the repository");
+  const keep = process.argv.includes("--keep");
+  let emu: Emulator | undefined;
+  try {
+    await run("npm", ["run", "-s", "build"], ROOT);
+    const packed = await pack(dir);
+    checkTarball(packed.files, ROOT);
+    log(`packed ${path.basename(packed.tarball)}: ${packed.files.length} files, ${packed.size} bytes (${packed.unpackedSize} unpacked)`);
+
+    const projects = writeProjects(dir, packed.tarball);
+    await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], dir);
+    const installed = path.join(dir, "node_modules/pulumi-computeplatform");
+    assert.ok(!fs.lstatSync(installed).isSymbolicLink(), "the package must be installed from the tarball, not linked");
+    log(`installed into ${dir}`);
+
+    const tsc = path.join(dir, "node_modules/typescript/bin/tsc");
+    await Promise.all(Object.values(projects).map((p) => run(process.execPath, [tsc, "-p", p], p)));
+    const esm = fs.readFileSync(path.join(projects.module, "bin/index.js"), "utf8");
+    const cjs = fs.readFileSync(path.join(projects.commonjs, "bin/index.js"), "utf8");
+    assert.match(esm, /^import .* from "pulumi-computeplatform";$/m, "the ESM build imports the package");
+    assert.match(cjs, /require\("pulumi-computeplatform"\)/, "the CommonJS build requires the package");
+    log("type-checked and compiled: cjs/ (CommonJS), esm/ (ES module)");
+
+    const bin = await run(path.join(dir, "node_modules/.bin/computeplatform-emulator"), ["--help"], dir);
+    assert.match(bin, /--port/);
+    const { startEmulator } = require(require.resolve("pulumi-computeplatform/emulator", { paths: [projects.commonjs] }));
+    emu = (await startEmulator({
+      port: 0,
+      keys: [{ key: KEY, scopes: ["read", "write"] }],
+      quotas: { minute: 100_000, hour: 1_000_000, day: 10_000_000 },
+      timings: { provisioningMs: 10, startingMs: 10, drainMs: 10, restartDelayMs: 20 },
+    })) as Emulator;
+    log(`emulator from the tarball at ${emu.url}`);
+
+    await lifecycle("commonjs", projects.commonjs, emu);
+    await lifecycle("module", projects.module, emu);
+    log("OK");
+  } finally {
+    await emu?.close();
+    if (keep) console.log(`kept ${dir}`);
+    // 16 000 files take half a minute to delete on a busy disk: a detached rm does it after we exit.
+    else spawn("rm", ["-rf", dir], { detached: true, stdio: "ignore" }).unref();
+  }
+}
+
+main().catch((e: unknown) => {
+  console.error(e instanceof Error ? (e.stack ?? e.message) : e);
+  process.exitCode = 1;
+});
