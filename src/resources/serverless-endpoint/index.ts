@@ -153,6 +153,12 @@ export class ServerlessEndpoint extends pulumi.dynamic.Resource {
   declare readonly readyTimeoutSeconds: pulumi.Output<number>;
   /** Seconds delete may take. */
   declare readonly drainTimeoutSeconds: pulumi.Output<number>;
+  /**
+   * USD per hour at `workersMin` and at `workersMax` workers: one worker at the catalog price
+   * of the first tier of `gpuIds` (the highest price among that tier's GPU types, since a
+   * worker may land on any of them). Absent when the catalog prices no GPU type of that tier.
+   */
+  declare readonly hourlyCost: pulumi.Output<{ min: number; max: number } | undefined>;
 
   constructor(name: string, args: ServerlessEndpointArgs, opts?: pulumi.CustomResourceOptions) {
     super(
@@ -161,7 +167,7 @@ export class ServerlessEndpoint extends pulumi.dynamic.Resource {
       {
         // Every output must be named here (undefined when the program leaves it out) to
         // appear on the class.
-        ...Object.fromEntries([...SAVED_FIELDS, ...LOCAL_FIELDS, "type", "pods"].map((k) => [k, undefined])),
+        ...Object.fromEntries([...SAVED_FIELDS, ...LOCAL_FIELDS, "type", "pods", "hourlyCost"].map((k) => [k, undefined])),
         ...args,
         ...templateCheckInput(args.templateId),
         [LOGICAL_NAME_KEY]: name,
