@@ -9,3 +9,5 @@ export { RegistryCredential, RegistryCredentialProvider, registryCredentialArgsS
 export { getBilling, getCpuFlavor, getDataCenter, getGpuType, type BillingQuery } from "./resources/catalog";
 export { getCpuFlavors, getDataCenters, getGpuTypes, validVcpuCounts, type CatalogOptions, type CpuFlavor, type DataCenter, type DataCenterFilter, type GpuType, type GpuTypeFilter } from "./resources/catalog";
 export { checkPod, Pod, PodFailedError, PodInitError, PodProvider, podArgsSchema, planPodChange, type PodArgs, type PodInputs, type PodOutputs, type PodPlan, type PodProviderOptions } from "./resources/pod";
+export { StackCost, STACK_COST_NAME } from "./resources/cost/ledger";
+export { StackCostProvider, type StackCostProviderOptions, type StackCostState } from "./resources/cost/provider";

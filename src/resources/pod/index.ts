@@ -8,6 +8,7 @@
  * then on the resource owns it, including deletion. For read-only use, `Pod.get(name, id)`.
  */
 import * as pulumi from "@pulumi/pulumi";
+import { joinLedger } from "../cost/ledger";
 import { shimProvider } from "../engine/shim";
 import { LOGICAL_NAME_KEY, ownerInputs } from "../lifecycle/owner";
 import type { Cloud, DesiredStatus, PodOutputs, WaitFor } from "./schema";
@@ -298,7 +299,8 @@ export class Pod extends pulumi.dynamic.Resource {
         createdAt: undefined,
         startedAt: undefined,
       },
-      opts,
+      // In the stack's cost ledger: registered once the stack's cost has passed (cost/ledger.ts).
+      joinLedger("pod", name, { gpu: a.gpu, cpu: a.cpu, cloud: a.cloud, desiredStatus: a.desiredStatus, maxHourlyCost: a.maxHourlyCost }, opts),
       "computeplatform",
       "Pod",
     );

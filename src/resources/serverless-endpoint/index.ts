@@ -4,6 +4,7 @@
  * runsync smoke test in smoke.ts.
  */
 import * as pulumi from "@pulumi/pulumi";
+import { joinLedger } from "../cost/ledger";
 import { shimProvider } from "../engine/shim";
 import { LOGICAL_NAME_KEY, ownerInputs } from "../lifecycle/owner";
 import { templateBehind } from "../template";
@@ -177,7 +178,8 @@ export class ServerlessEndpoint extends pulumi.dynamic.Resource {
           stack: pulumi.getStack,
         }),
       },
-      opts,
+      // In the stack's cost ledger: registered once the stack's cost has passed (cost/ledger.ts).
+      joinLedger("endpoint", name, { gpuIds: args.gpuIds, workersMin: args.workersMin, workersMax: args.workersMax }, opts),
       "computeplatform",
       "ServerlessEndpoint",
     );
