@@ -103,6 +103,7 @@ test("every GPU type out of capacity: nothing made, the error names each type, t
   expect(up.error?.message).toContain(`"${H100}" x2 in data centers EU-RO-1: 400 no capacity for GPU type '${H100}'`);
   expect(up.error?.message).toContain(`"${A100}" x2 in data centers EU-RO-1: 400 no capacity for GPU type '${A100}'`);
   expect(up.error?.message).toMatch(/no pod was made/);
+  console.log(`every GPU type out of capacity: ${up.error?.message}`);
   expect(livePods().length).toBe(before);
   expect([...stack.resources.values()].map((r) => r.type.split(":").at(-1))).toEqual(["StackCost"]);
 });
@@ -180,6 +181,7 @@ describe("the stack's cost in preview and up, and its budget", () => {
       expect(preview.error).toBeUndefined();
       await plugin.waitForTranscript(line);
       expect(linesSince(plugin, mark)).toEqual([line]);
+      if (line === cases[0]![2]) console.log(`cost line as the plugin printed it: ${plugin.transcript().slice(mark).trim()}`);
       // Prices of the catalog this plugin process already read: no request at all.
       expect(since(reqs)).toEqual([]);
     }
@@ -211,6 +213,7 @@ describe("the stack's cost in preview and up, and its budget", () => {
       const preview = await tight.s.preview(await stackProgram(bigger, true, tight.cfg));
       expect(preview.error?.message).toContain("the stack would cost $2.58-$4.30/h, over its budget $2.00/h (computeplatform:maxHourlyCost); it costs $0.86-$2.58/h now");
       expect(preview.error?.message).toContain("The most: pod trainer $2.58/h, endpoint api $0.00-$1.72/h");
+      console.log(`a budget stops the preview: ${preview.error?.message}\nplugin output: ${linesSince(tight.p, 0).join("\n")}`);
       const up = await tight.s.up(await stackProgram(bigger, false, tight.cfg));
       expect(up.error?.message).toContain("over its budget $2.00/h");
       // Stopped at the ledger's check: neither the pod nor the endpoint reached the plugin.

@@ -1,4 +1,5 @@
 import { UNKNOWN } from "../../../../src/resources/engine/check";
+import { BUDGET_ENV, budget, configureFromStack } from "../../../../src/resources/engine/settings";
 import {
   type CostEntry,
   costLine,
@@ -81,4 +82,16 @@ describe("the cost line and the budget", () => {
     const cheaper = await after({ "pod trainer": pod(), "endpoint api": endpoint({ workersMax: 1 }) });
     expect(overBudget(costReport(olds, cheaper), cheaper, 1, "b")).toBeUndefined();
   });
+});
+
+test("the budget: stack config first, else the environment; anything but a positive number is an error naming where it came from", () => {
+  expect(budget({})).toBeUndefined();
+  expect(budget({ [BUDGET_ENV]: "3.5" })).toEqual({ usd: 3.5, source: "COMPUTEPLATFORM_MAX_HOURLY_COST" });
+  expect(() => budget({ [BUDGET_ENV]: "-1" })).toThrow('COMPUTEPLATFORM_MAX_HOURLY_COST must be a number of USD per hour, more than 0 (got "-1")');
+  configureFromStack({ get: (key: string) => (key === "computeplatform:maxHourlyCost" ? "2" : undefined) } as never);
+  try {
+    expect(budget({ [BUDGET_ENV]: "3.5" })).toEqual({ usd: 2, source: "computeplatform:maxHourlyCost" });
+  } finally {
+    configureFromStack({ get: () => undefined } as never);
+  }
 });
