@@ -16,6 +16,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { ComputePlatform } from "../../client";
 import { canonical } from "../engine/check";
 import { budget, platform } from "../engine/settings";
+import { isFatal } from "../lifecycle/poller";
 import { perHour, priceBook } from "./prices";
 import { costLine, costReport, type CostEntry, normalizeEntry, overBudget, type PricedEntry, priceEntries, pricePod, UNPRICED } from "./report";
 
@@ -57,10 +58,14 @@ export class StackCostProvider implements pulumi.dynamic.ResourceProvider {
     const book = priceBook(this.client);
     let catalogError: string | undefined;
     const priced = await priceEntries(before, entries, async (e) => {
+      // One failed read is enough: the other entries are not asked for again.
+      if (catalogError !== undefined) return UNPRICED;
       try {
         return await (e.kind === "pod" ? pricePod(e, (c) => book.pod(c)) : book.endpoint(e));
       } catch (err) {
-        // Unpriced, not failed: without a budget the deployment goes on, the line says why.
+        // A key no retry fixes fails the deployment here, as the resources' own calls would.
+        if (isFatal(err)) throw err;
+        // Otherwise unpriced, not failed: without a budget the deployment goes on, the line says why.
         catalogError = err instanceof Error ? err.message : String(err);
         return UNPRICED;
       }
