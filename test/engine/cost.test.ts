@@ -5,7 +5,8 @@
 // Then the stack's cost: the lines a preview prints for a change of gpu.count, workersMax and
 // cloud (and none for an unchanged stack, which sends no request at all); a budget that stops
 // a preview and an up before any write request, lets a stack over it get cheaper, and passes
-// once raised (each budget a new plugin process, as each `pulumi preview` is).
+// once raised (each budget a new plugin process, as each `pulumi preview` is). Last, the
+// program side under mocks: the ledger registers first and every costed resource depends on it.
 // The plugin loads dist/: run `npm run build` before this file alone.
 import { type Emulator, startEmulator } from "../../src/emulator";
 import { Pod, type PodArgs } from "../../src/resources/pod";
@@ -240,5 +241,43 @@ describe("the stack's cost in preview and up, and its budget", () => {
     } finally {
       await raised.p.stop();
     }
+  });
+});
+
+// The program side of the ledger, under Pulumi's mocks: what the SDK registers.
+describe("the ledger in the program", () => {
+  const ledgerPod = (name: string) => new Pod(name, { image: "img:1", gpu: { id: ["NVIDIA L40S", "NVIDIA RTX A6000"], count: 2 }, cloud: "COMMUNITY" });
+
+  test("the StackCost registers first with every costed resource's pricing fields; each costed resource depends on it", async () => {
+    const regs = await captureProgram(() => {
+      ledgerPod("a");
+      new ServerlessEndpoint("api", { gpuIds: "ADA_24", templateId: "tpl-1", workersMax: 3 });
+      ledgerPod("b");
+      // Read-only: no part of the stack's cost.
+      Pod.get("elsewhere", "pod-9");
+    });
+    expect(regs.map((r) => r.name)).toEqual(["stack-cost", "a", "api", "b"]);
+    const [ledger, ...members] = regs;
+    expect(ledger!.type).toMatch(/StackCost$/);
+    expect(ledger!.inputs.entries).toEqual({
+      "pod a": { kind: "pod", name: "a", gpu: { id: ["NVIDIA L40S", "NVIDIA RTX A6000"], count: 2 }, cloud: "COMMUNITY" },
+      "endpoint api": { kind: "endpoint", name: "api", gpuIds: "ADA_24", workersMax: 3 },
+      "pod b": { kind: "pod", name: "b", gpu: { id: ["NVIDIA L40S", "NVIDIA RTX A6000"], count: 2 }, cloud: "COMMUNITY" },
+    });
+    for (const m of members) expect(m.options.dependencies).toEqual([expect.stringMatching(/StackCost::stack-cost$/)]);
+  });
+
+  test("a costed resource declared after the ledger closed: left out with a warning, or refused when a budget is set", async () => {
+    const late = async () => {
+      ledgerPod("early");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      ledgerPod("late");
+    };
+    const regs = await captureProgram(late);
+    expect(regs.map((r) => r.name)).toEqual(["stack-cost", "early", "late"]);
+    expect(Object.keys(regs[0]!.inputs.entries as object)).toEqual(["pod early"]);
+    await expect(captureProgram(late, { config: { "computeplatform:maxHourlyCost": "5" } })).rejects.toThrow(
+      /Pod "late" was declared after the stack's cost was settled, so the budget cannot hold it; declare every Pod and ServerlessEndpoint in the same turn/,
+    );
   });
 });

@@ -124,13 +124,14 @@ export function range(r: HourlyRange): string {
   return r.min === r.max ? perHour(r.max) : `$${r.min.toFixed(2)}-$${r.max.toFixed(2)}/h`;
 }
 
-/** `+$3.58/h`, `-$0.86/h`, or for a range `+$0.00-$2.58/h` (`-$1.00 to +$0.50/h` when the signs differ). */
+/** `+$3.58/h`, `-$0.86/h`, or for a range `+$0.00-$2.58/h`, `-$1.55-$2.93/h` (`+$0.86 to -$0.86/h` when the signs differ). */
 export function delta(before: HourlyRange, after: HourlyRange): string {
   const sign = (n: number) => (n < 0 ? `-$${(-n).toFixed(2)}` : `+$${n.toFixed(2)}`);
   const dMin = usd(after.min - before.min);
   const dMax = usd(after.max - before.max);
   if (dMin === dMax) return `${sign(dMax)}/h`;
   if (dMin >= 0 && dMax >= 0) return `${sign(dMin)}-${sign(dMax).slice(1)}/h`;
+  if (dMin <= 0 && dMax <= 0) return `${sign(dMin)}-${sign(dMax).slice(1)}/h`;
   return `${sign(dMin)} to ${sign(dMax)}/h`;
 }
 
