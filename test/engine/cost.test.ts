@@ -121,6 +121,32 @@ test("maxHourlyCost on a pod refuses a fallback choice that costs more", async (
   expect(refused.error?.message).toContain(`"${L40S}" x1: not tried, its SECURE price $0.86/h is over maxHourlyCost $0.80/h`);
 });
 
+test("a preview of a fleet of 30 pods reads the catalog once per kind, however many resources it prices", async () => {
+  // A fresh plugin process, as each `pulumi preview` is: it has read nothing yet.
+  const fresh = await ProviderPlugin.start({ cwd: PROJECT_DIR, project: PROJECT, config, env: { COMPUTEPLATFORM_API_KEY: undefined } });
+  await fresh.configure(config, SECRET_KEYS);
+  const stack = new EngineStack(fresh, { project: PROJECT, stack: "fleet" });
+  const gpus = [L40S, RTX4090, "NVIDIA RTX A6000"];
+  const regs = await captureProgram(
+    () => {
+      for (let i = 0; i < 30; i++) {
+        const compute = i % 3 === 2 ? { cpu: { id: "cpu3c", vcpuCount: 2 ** (1 + (i % 4)) } } : { gpu: { id: gpus[i % 3]!, count: 1 + (i % 2) } };
+        new Pod(`fleet-${i}`, { image: "worker:1", ...compute });
+      }
+    },
+    { project: PROJECT, stack: "fleet", preview: true, config, secretKeys: SECRET_KEYS },
+  );
+  try {
+    const from = emu.requestLog().length;
+    const preview = await stack.preview(regs);
+    expect(preview.error).toBeUndefined();
+    expect(preview.steps).toHaveLength(31);
+    expect(since(from).sort()).toEqual(["GET /v2/catalog/cpus 200", "GET /v2/catalog/gpus 200"]);
+  } finally {
+    await fresh.stop();
+  }
+});
+
 describe("the stack's cost in preview and up, and its budget", () => {
   let tpl: string;
   let stack: EngineStack;
