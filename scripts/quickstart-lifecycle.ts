@@ -38,6 +38,8 @@ export interface Phase {
   ids: Record<string, string>;
   /** Wall-clock duration. */
   ms: number;
+  /** The stack's cost lines the plugin printed during the phase (`cost: $a/h -> $b/h ...`). */
+  costLines: string[];
   error?: string;
 }
 
@@ -154,6 +156,7 @@ export async function runQuickstartLifecycle(opts: LifecycleOptions): Promise<Li
       say(`== ${title}`);
       const before = emu.counts();
       const firstCall = stack.calls.length;
+      const printed = plugin.transcript().length;
       const started = Date.now();
       const stopWatching = watch(emu, opts.watchMs ?? 0, seen, say);
       let outcome: Awaited<ReturnType<typeof run>>;
@@ -174,6 +177,12 @@ export async function runQuickstartLifecycle(opts: LifecycleOptions): Promise<Li
         api: delta(emu.counts(), before),
         ids: ids(),
         ms: Date.now() - started,
+        costLines: plugin
+          .transcript()
+          .slice(printed)
+          .split("\n")
+          .filter((l) => l.includes("cost: "))
+          .map((l) => l.slice(l.indexOf("cost: "))),
       };
       if (result.failures) {
         p.error = `check failed for ${result.failures.urn}: ${result.failures.failures.map((f) => `${f.property}: ${f.reason}`).join("; ")}`;
@@ -244,6 +253,7 @@ export function describe(p: Phase): string {
   const api = Object.entries(p.api)
     .map(([op, n]) => `${op} ${n}`)
     .join(", ");
+  for (const line of p.costLines) lines.push(`  ${line}`);
   lines.push(`  provider calls: ${p.calls.join(", ") || "none"}`);
   lines.push(`  API requests:   ${api || "none"}  (${p.ms} ms)`);
   if (p.error) lines.push(`  FAILED: ${p.error}`);

@@ -15,3 +15,5 @@ export type { EndpointInputs, EndpointWorkerOutput } from "./resources/serverles
 export type { NetworkVolumeInputs } from "./resources/network-volume/schema";
 export type { RegistryCredentialInputs } from "./resources/registry-credential/schema";
 export type { TemplateMountsInput } from "./resources/template/schema";
+export { StackCost, STACK_COST_NAME } from "./resources/cost/ledger";
+export { StackCostProvider, type StackCostProviderOptions, type StackCostState } from "./resources/cost/provider";

@@ -6,7 +6,7 @@
 //   pulumi config set computeplatform:apiKey --secret <key>
 //   pulumi up
 import * as pulumi from "@pulumi/pulumi";
-import { NetworkVolume, Pod, runSyncSmokeTest, ServerlessEndpoint, Template } from "pulumi-computeplatform";
+import { getBilling, NetworkVolume, Pod, runSyncSmokeTest, ServerlessEndpoint, Template } from "pulumi-computeplatform";
 
 const config = new pulumi.Config("quickstart");
 /** The volume's data center; the pod follows the volume there. */
@@ -61,3 +61,20 @@ export const templateId = worker.id;
 export const endpointId = api.id;
 export const smokeStatus = smoke.status;
 export const smokeImageUrl = smoke.imageUrl;
+
+// What the stack cost over the last day, from the platform's billing (during `pulumi up`; a
+// preview sends nothing). Pods are billed one by one; serverless endpoints only account-wide.
+export const lastDaySpend = pulumi.all([trainer.id, api.id]).apply(async ([trainerId]) => {
+  if (pulumi.runtime.isDryRun()) return undefined;
+  const day = { bucketSize: "day", lastN: 1 } as const;
+  const [pods, account] = await Promise.all([getBilling({ of: "pods", podId: trainerId, ...day }), getBilling(day)]);
+  const usd = (n: number) => Math.round(n * 100) / 100;
+  return {
+    "pod trainer": usd(pods.metadata.totals.totalAmount),
+    "serverless endpoints (the account's)": usd(account.metadata.totals.serverlessGpuAmount + account.metadata.totals.serverlessCpuAmount),
+  };
+});
+
+// What the stack costs per hour at the catalog's prices (the cost lines of a preview add these up).
+export const podHourlyCost = trainer.hourlyCost;
+export const endpointHourlyCost = api.hourlyCost;

@@ -8,6 +8,7 @@ import * as path from "node:path";
 import { type Emulator, startEmulator } from "../../src/emulator";
 import { captureExample, exampleDir, projectName, resolvingIds, ROOT } from "../../scripts/engine-examples";
 import { EngineStack, isSecret, ProviderPlugin, type Registration, reveal } from "../../tools/engine";
+import { resourceSteps } from "../helpers/ledger";
 import { placesWith } from "../../tools/faults";
 
 const TOKENS = ["ghp_sentinel_first_0c8e2a7f51", "ghp_sentinel_second_93b1d64e0a"];
@@ -55,7 +56,8 @@ test("registers a credential with the secret token and a pod that names it; prev
   expect(reveal(registry.inputs.password)).toBe(TOKENS[0]);
   expect(isSecret(registry.inputs.username)).toBe(true);
   expect(registry.options.additionalSecretOutputs).toEqual(expect.arrayContaining(["username", "password"]));
-  expect(app.options.dependencies).toEqual([expect.stringContaining("RegistryCredential::registry")]);
+  // The credential, and the stack's cost ledger (cost/ledger.ts).
+  expect([...app.options.dependencies].sort()).toEqual([expect.stringContaining("RegistryCredential::registry"), expect.stringContaining("StackCost::stack-cost")]);
   expect(JSON.stringify(app.inputs)).not.toContain(TOKENS[0]);
 });
 
@@ -85,7 +87,7 @@ test("up, a new token (replace, the pod follows in place), destroy; the token on
 
     const rotate = await run(TOKENS[1]);
     expect(rotate.error ?? rotate.failures).toBeUndefined();
-    expect(rotate.steps.map((s) => s.op)).toEqual(["replace", "update"]);
+    expect(resourceSteps(rotate).map((s) => s.op)).toEqual(["replace", "update"]);
     const second = ids();
     expect(second.app).toBe(first.app);
     expect(second.registry).not.toBe(first.registry);

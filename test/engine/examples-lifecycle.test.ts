@@ -13,6 +13,7 @@ import {
   UPDATED_IMAGE,
 } from "../../scripts/quickstart-lifecycle";
 import { captureProgram, EngineStack, ProviderPlugin } from "../../tools/engine";
+import { resourcesOf } from "../helpers/ledger";
 
 let emu: Emulator;
 
@@ -70,27 +71,28 @@ describe("quickstart lifecycle", () => {
     ]);
   });
 
-  test("previews only Check and Diff, and send no request; the smoke call runs once per up", () => {
+  test("previews only Check and Diff, and send no request but the catalog read that prices the stack's cost; the smoke call runs once per up", () => {
     for (const p of result.phases.filter((x) => x.title.startsWith("preview"))) {
-      expect(p.api).toEqual({});
+      // The stack's cost (cost/ledger.ts): one read of the GPU prices at most, none once read.
+      expect(Object.entries(p.api).filter(([op, n]) => op !== "listGpus" || n > 1)).toEqual([]);
       expect(p.calls.every((c) => c.startsWith("Check ") || c.startsWith("Diff "))).toBe(true);
     }
     expect(result.phases.filter((x) => x.title.startsWith("up")).map((p) => p.api.runSync)).toEqual([1, 1, 1]);
   });
 
   test("up of a new stack creates the volume, the serverless template, the endpoint on it and the pod mounting that volume", () => {
-    expect(ops("up (new stack)")).toEqual({ data: "create", worker: "create", api: "create", trainer: "create" });
+    expect(ops("up (new stack)")).toEqual({ "stack-cost": "create", data: "create", worker: "create", api: "create", trainer: "create" });
     expect(phase("up (new stack)").api).toMatchObject({ createNetworkVolume: 1, createTemplate: 1, saveEndpoint: 1, createPod: 1 });
     const preview = phase("preview (new stack)");
-    expect(ops("preview (new stack)")).toEqual({ data: "create", worker: "create", api: "create", trainer: "create" });
-    expect(preview.calls).toEqual(["Check data", "Check worker", "Check trainer", "Check api"]);
+    expect(ops("preview (new stack)")).toEqual({ "stack-cost": "create", data: "create", worker: "create", api: "create", trainer: "create" });
+    expect(preview.calls).toEqual(["Check data", "Check worker", "Check stack-cost", "Check trainer", "Check api"]);
   });
 
   test("a new image: preview says update, up updates the same pod in place", () => {
-    expect(ops("preview: image")).toEqual({ data: "same", worker: "same", api: "same", trainer: "update" });
+    expect(ops("preview: image")).toEqual({ "stack-cost": "same", data: "same", worker: "same", api: "same", trainer: "update" });
     expect(phase("preview: image").steps.find((s) => s.name === "trainer")?.changed).toEqual(["image"]);
     const up = phase("up: change in place");
-    expect(ops("up: change in place")).toEqual({ data: "same", worker: "same", api: "same", trainer: "update" });
+    expect(ops("up: change in place")).toEqual({ "stack-cost": "same", data: "same", worker: "same", api: "same", trainer: "update" });
     expect(up.ids.trainer).toBe(phase("up (new stack)").ids.trainer);
     expect(up.api.updatePod).toBe(1);
     expect(up.api.createPod).toBeUndefined();
@@ -98,7 +100,8 @@ describe("quickstart lifecycle", () => {
   });
 
   test("a new GPU type: preview says replace on gpu, up creates the new pod before deleting the old", () => {
-    expect(ops("preview: gpu")).toEqual({ data: "same", worker: "same", api: "same", trainer: "replace" });
+    // The pod's new GPU type changes the stack's cost: the ledger records it.
+    expect(ops("preview: gpu")).toEqual({ "stack-cost": "update", data: "same", worker: "same", api: "same", trainer: "replace" });
     expect(phase("preview: gpu").steps.find((s) => s.name === "trainer")?.replaces).toEqual(["gpu"]);
     const up = phase("up: change that replaces");
     expect(up.calls.filter((c) => c.endsWith(" trainer")).slice(-3)).toEqual(["Check trainer", "Create trainer", "Delete trainer"]);
@@ -122,9 +125,9 @@ describe("quickstart lifecycle", () => {
   });
 
   test("refresh reads all four and finds them; destroy deletes the endpoint before its template and leaves nothing", () => {
-    expect(ops("refresh")).toEqual({ data: "refresh", worker: "refresh", api: "refresh", trainer: "refresh" });
+    expect(ops("refresh")).toEqual({ "stack-cost": "refresh", data: "refresh", worker: "refresh", api: "refresh", trainer: "refresh" });
     expect(phase("refresh").ids).toEqual(phase("up: change that replaces").ids);
-    expect(phase("destroy").calls).toEqual(["Delete api", "Delete trainer", "Delete worker", "Delete data"]);
+    expect(phase("destroy").calls).toEqual(["Delete api", "Delete trainer", "Delete stack-cost", "Delete worker", "Delete data"]);
     const s = emu.state();
     expect(s.pods.filter((p) => p.status !== "TERMINATED")).toEqual([]);
     expect(s.networkVolumes).toEqual([]);
@@ -162,17 +165,17 @@ test("promotion: against a prod stack, the dev tag is an in-place update; the wh
     // The engine hands the endpoint its template's real id (an unknown while previewing one not made yet).
     const up = await prod.up(resolvingIds(prod, currentRegs, { preview: false }));
     expect(up.error ?? up.failures).toBeUndefined();
-    expect(ops(up.steps)).toEqual({ batch: "create", "inference-worker": "create", inference: "create" });
+    expect(ops(up.steps)).toEqual({ "stack-cost": "create", batch: "create", "inference-worker": "create", inference: "create" });
 
     const before = emu.counts();
     const tagOnly = await prod.preview(resolvingIds(prod, tagOnlyRegs, { preview: true }));
     expect(tagOnly.error ?? tagOnly.failures).toBeUndefined();
     // The tag is the pod's image and the workers' template image: both PATCHed, the endpoint untouched.
-    expect(ops(tagOnly.steps)).toEqual({ batch: "update", "inference-worker": "update", inference: "same" });
+    expect(ops(tagOnly.steps)).toEqual({ "stack-cost": "same", batch: "update", "inference-worker": "update", inference: "same" });
 
     const devAll = await prod.preview(resolvingIds(prod, devAllRegs, { preview: true }));
     expect(devAll.error ?? devAll.failures).toBeUndefined();
-    expect(ops(devAll.steps)).toEqual({ batch: "replace", "inference-worker": "update", inference: "update" });
+    expect(ops(devAll.steps)).toEqual({ "stack-cost": "update", batch: "replace", "inference-worker": "update", inference: "update" });
     expect(devAll.steps.find((s) => s.urn.endsWith("::batch"))?.diff?.replaces).toEqual(["gpu"]);
     expect(emu.counts()).toEqual(before);
 
@@ -209,7 +212,7 @@ test("README: a pod made outside the stack is taken over with adopt (no second p
     const before = emu.counts();
     const up = await stack.up(regs);
     expect(up.error ?? up.failures).toBeUndefined();
-    expect([...stack.resources.values()][0].id).toBe(existing.id);
+    expect(resourcesOf(stack)[0]!.id).toBe(existing.id);
     expect(emu.counts().createPod ?? 0).toBe(before.createPod ?? 0);
     expect(emu.state().pods.find((p) => p.id === existing.id)).toMatchObject({ image: "jupyter/base-notebook:2024-12" });
     const down = await stack.destroy();

@@ -35,6 +35,8 @@ test("quickstart, type-checked as pulumi up compiles it, registers a volume, a G
     "pulumi-nodejs:dynamic/computeplatform:NetworkVolume data",
     "pulumi-nodejs:dynamic/computeplatform:Pod trainer",
     "pulumi-nodejs:dynamic/computeplatform:ServerlessEndpoint api",
+    // The stack's cost ledger, which the pod and the endpoint wait for (src/resources/cost/ledger.ts).
+    "pulumi-nodejs:dynamic/computeplatform:StackCost stack-cost",
     "pulumi-nodejs:dynamic/computeplatform:Template worker",
   ]);
   const { data, trainer, api, worker } = byName(regs);
@@ -46,11 +48,12 @@ test("quickstart, type-checked as pulumi up compiles it, registers a volume, a G
     mounts: { network: [{ volumeId: "data-id", path: "/workspace" }] },
   });
   expect(trainer.inputs.cpu).toBeUndefined();
-  expect(trainer.options.dependencies).toEqual([expect.stringContaining("NetworkVolume::data")]);
+  // Its volume, and the stack's cost ledger (every Pod and ServerlessEndpoint waits for it).
+  expect([...trainer.options.dependencies].sort()).toEqual([expect.stringContaining("NetworkVolume::data"), expect.stringContaining("StackCost::stack-cost")]);
   expect(worker.inputs).toMatchObject({ image: "runpod/worker-v1-vllm:v2.4.0", serverless: true });
   // The mock id of the stack's own template, and its serverless output for the endpoint's check.
   expect(api.inputs).toMatchObject({ gpuIds: "ADA_24", workersMin: 1, workersMax: 3, templateId: "worker-id", __template: { resourceName: "worker", serverless: true } });
-  expect(api.options.dependencies).toEqual([expect.stringContaining("Template::worker")]);
+  expect([...api.options.dependencies].sort()).toEqual([expect.stringContaining("StackCost::stack-cost"), expect.stringContaining("Template::worker")]);
   // Every resource's provider is the by-name shim, holding no key.
   for (const r of regs) {
     expect(r.inputs.__provider).toEqual(expect.stringContaining('require("pulumi-computeplatform/providers")'));

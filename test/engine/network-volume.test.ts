@@ -10,6 +10,7 @@ import type { Emulator } from "../../src/emulator";
 import { NetworkVolume, type NetworkVolumeArgs } from "../../src/resources/network-volume";
 import { Pod } from "../../src/resources/pod";
 import { captureProgram, EngineStack, PROJECT, type ProviderPlugin, type Registration, SECRET_KEYS, urnOf } from "../../tools/engine";
+import { resourceCalls, resourcesOf, resourceSteps } from "../helpers/ledger";
 import { type EngineRig, startEngineRig } from "../helpers/engine-rig";
 
 const KEY = "cp_sentinel_volume_8b31f07c2e";
@@ -127,18 +128,20 @@ test("a pod mounting volume.id depends on the volume, runs in its data center, a
     },
     { project: PROJECT, stack: "dev", config, secretKeys: SECRET_KEYS },
   );
-  const [volumeReg, podReg] = regs;
+  // The stack's cost ledger registers between them: the pod waits for it too (cost/ledger.ts).
+  const [volumeReg, ledgerReg, podReg] = regs;
   const volumeUrn = urnOf("dev", PROJECT, volumeReg.type, "shared");
-  expect(podReg.options.dependencies).toEqual([volumeUrn]);
+  const ledgerUrn = urnOf("dev", PROJECT, ledgerReg.type, "stack-cost");
+  expect([...podReg.options.dependencies].sort()).toEqual([ledgerUrn, volumeUrn].sort());
 
   // The engine creates the volume first and registers the pod with its real id.
   expect((await stack.up([volumeReg])).error).toBeUndefined();
   const volumeId = stack.resources.get(volumeUrn)!.id;
   (podReg.inputs.mounts as any).network[0].volumeId = volumeId;
-  const up = await stack.up([volumeReg, podReg]);
+  const up = await stack.up([volumeReg, ledgerReg, podReg]);
   expect(up.error).toBeUndefined();
-  expect(up.steps.map((s) => s.op)).toEqual(["same", "create"]);
-  const pod = [...stack.resources.values()].find((r) => r.urn !== volumeUrn)!;
+  expect(resourceSteps(up).map((s) => s.op)).toEqual(["same", "create"]);
+  const pod = resourcesOf(stack).find((r) => r.urn !== volumeUrn)!;
   expect(pod.outputs).toMatchObject({ dataCenterId: "CA-MTL-1", mounts: { network: [{ volumeId, path: "/data" }] } });
   expect(emu.state().pods.find((p: any) => p.id === pod.id)).toMatchObject({ dataCenterId: "CA-MTL-1" });
 
@@ -146,7 +149,7 @@ test("a pod mounting volume.id depends on the volume, runs in its data center, a
   const from = emu.requestLog().length;
   const destroy = await stack.destroy();
   expect(destroy.error).toBeUndefined();
-  expect(stack.calls.slice(-2)).toEqual(["Delete worker", "Delete shared"]);
+  expect(resourceCalls(stack.calls).slice(-2)).toEqual(["Delete worker", "Delete shared"]);
   const volumeDeletes = emu
     .requestLog()
     .slice(from)

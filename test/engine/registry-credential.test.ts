@@ -24,6 +24,7 @@ import {
   SECRET_KEYS,
   urnOf,
 } from "../../tools/engine";
+import { resourceCalls, resourceRegs, resourceSteps } from "../helpers/ledger";
 import { placesWith } from "../../tools/faults";
 import { resolvingIds } from "../../scripts/engine-examples";
 import { type EngineRig, startEngineRig } from "../helpers/engine-rig";
@@ -110,16 +111,18 @@ test("create, replace on a new password (new first, the pod follows in place, ol
 
   // The program marks the secrets itself, and asks the engine to keep the outputs secret.
   const regs = await program(PASSWORDS[0]);
-  const [credReg, podReg] = regs;
+  const [credReg, podReg] = resourceRegs(regs);
   expect(isSecret(credReg.inputs.password)).toBe(true);
   expect(isSecret(credReg.inputs.username)).toBe(true);
   expect(credReg.options.additionalSecretOutputs).toEqual(expect.arrayContaining(["username", "password"]));
-  expect(podReg.options.dependencies).toEqual([credUrn]);
+  // The credential, and the stack's cost ledger (cost/ledger.ts).
+  expect([...podReg.options.dependencies].sort()).toEqual([credUrn, expect.stringContaining("StackCost::stack-cost")]);
 
   const preview = await apply(stack, PASSWORDS[0], { preview: true });
   expect(preview.error).toBeUndefined();
-  expect(preview.steps.map((s) => s.op)).toEqual(["create", "create"]);
-  expect(emu.requestLog()).toEqual([]);
+  expect(resourceSteps(preview).map((s) => s.op)).toEqual(["create", "create"]);
+  // Nothing but the catalog read that prices the stack's cost.
+  expect(emu.requestLog().map((e) => `${e.method} ${e.path}`)).toEqual(["GET /v2/catalog/cpus"]);
 
   const up = await stack.up(resolvingIds(stack, regs, { preview: false }));
   record(up.error);
@@ -137,7 +140,7 @@ test("create, replace on a new password (new first, the pod follows in place, ol
   expect(pod.outputs.registry).toBe(cred.id);
 
   // The same program again: nothing to do.
-  expect((await apply(stack, PASSWORDS[0])).steps.map((s) => s.op)).toEqual(["same", "same"]);
+  expect(resourceSteps(await apply(stack, PASSWORDS[0])).map((s) => s.op)).toEqual(["same", "same"]);
 
   // A new password: the credential is replaced, the pod updated in place to name the new one,
   // and the old credential deleted at the end, once nothing uses it (one DELETE, no 409).
@@ -146,11 +149,11 @@ test("create, replace on a new password (new first, the pod follows in place, ol
   const rotate = await apply(stack, PASSWORDS[1]);
   record(rotate.error);
   expect(rotate.error).toBeUndefined();
-  expect(rotate.steps.map((s) => [s.op, s.diff?.replaces])).toEqual([
+  expect(resourceSteps(rotate).map((s) => [s.op, s.diff?.replaces])).toEqual([
     ["replace", ["password"]],
     ["update", []],
   ]);
-  expect(stack.calls).toEqual(["Check ghcr", "Diff ghcr", "Check ghcr", "Create ghcr", "Check app", "Diff app", "Update app", "Delete ghcr"]);
+  expect(resourceCalls(stack.calls)).toEqual(["Check ghcr", "Diff ghcr", "Check ghcr", "Create ghcr", "Check app", "Diff app", "Update app", "Delete ghcr"]);
   const fresh = stack.resources.get(credUrn)!;
   expect(fresh.id).not.toBe(cred.id);
   expect(stack.resources.get(podUrn)!.id).toBe(pod.id);
@@ -172,7 +175,7 @@ test("create, replace on a new password (new first, the pod follows in place, ol
   const destroy = await stack.destroy();
   record(destroy.error);
   expect(destroy.error).toBeUndefined();
-  expect(stack.calls).toEqual(["Delete app", "Delete ghcr"]);
+  expect(resourceCalls(stack.calls)).toEqual(["Delete app", "Delete ghcr"]);
   expect(emu.requestLog().slice(destroyFrom).filter((e) => e.op === "deleteRegistry").map((e) => e.status)).toEqual([204]);
   expect(registries()).toEqual([]);
 

@@ -8,6 +8,7 @@ import { ComputePlatform } from "../../src/client";
 import { type Emulator, startEmulator } from "../../src/emulator";
 import { ServerlessEndpoint, type ServerlessEndpointArgs } from "../../src/resources/serverless-endpoint";
 import { captureProgram, EngineStack, PROJECT, PROJECT_DIR, ProviderCallError, ProviderPlugin, type Registration, SECRET_KEYS } from "../../tools/engine";
+import { resourceCalls, resourceRegs, resourcesOf, resourceSteps } from "../helpers/ledger";
 import { createServerlessTemplate } from "../helpers/emulator-fixtures";
 
 const KEY = "cp_sentinel_endpoint_5e1d2c9b70";
@@ -65,25 +66,26 @@ describe("lifecycle", () => {
 
     const preview = await stack.preview(await program(r, base, true));
     expect(preview.error).toBeUndefined();
-    expect(preview.steps.map((s) => s.op)).toEqual(["create"]);
-    expect(r.emu.requestLog().slice(logFrom)).toEqual([]);
+    expect(resourceSteps(preview).map((s) => s.op)).toEqual(["create"]);
+    // Only the catalog read that prices the stack's cost (cost/ledger.ts).
+    expect(r.emu.requestLog().slice(logFrom).map((e) => `${e.method} ${e.path}`)).toEqual(["GET /v2/catalog/gpus"]);
 
     const regs = await program(r, base);
-    expect(regs.map((g) => [g.type, g.inputs.__logicalName])).toEqual([["pulumi-nodejs:dynamic/computeplatform:ServerlessEndpoint", "api"]]);
+    expect(resourceRegs(regs).map((g) => [g.type, g.inputs.__logicalName])).toEqual([["pulumi-nodejs:dynamic/computeplatform:ServerlessEndpoint", "api"]]);
     const up = await stack.up(regs);
     expect(up.error).toBeUndefined();
-    const [res] = [...stack.resources.values()];
-    expect(res.outputs).toMatchObject({ name: NAME, type: "QB", workersMin: 1, pods: [{ desiredStatus: "RUNNING" }] });
+    const [res] = resourcesOf(stack);
+    expect(res!.outputs).toMatchObject({ name: NAME, type: "QB", workersMin: 1, pods: [{ desiredStatus: "RUNNING" }] });
     expect(endpoints(r)).toEqual([expect.objectContaining({ id: res.id, name: NAME, type: "QB" })]);
 
     // The same program: nothing to do.
     const same = await stack.up(await program(r, base));
-    expect(same.steps.map((s) => s.op)).toEqual(["same"]);
+    expect(resourceSteps(same).map((s) => s.op)).toEqual(["same"]);
 
     const bigger = { ...base, workersMin: 2, idleTimeout: 45 };
     const update = await stack.up(await program(r, bigger));
     expect(update.error).toBeUndefined();
-    expect(update.steps.map((s) => [s.op, s.diff?.replaces])).toEqual([["update", []]]);
+    expect(resourceSteps(update).map((s) => [s.op, s.diff?.replaces])).toEqual([["update", []]]);
     expect(stack.resources.get(res.urn)).toMatchObject({ id: res.id, outputs: expect.objectContaining({ workersMin: 2, idleTimeout: 45 }) });
     expect(endpoints(r)[0].pods.filter((w: any) => w.desiredStatus === "RUNNING")).toHaveLength(2);
 
@@ -95,13 +97,13 @@ describe("lifecycle", () => {
     expect(refresh.error).toBeUndefined();
     expect(stack.resources.get(res.urn)?.outputs).toMatchObject({ idleTimeout: 5 });
     const back = await stack.preview(await program(r, bigger, true));
-    expect(back.steps.map((s) => s.op)).toEqual(["update"]);
+    expect(resourceSteps(back).map((s) => s.op)).toEqual(["update"]);
 
     // type is fixed: the engine replaces, creating the new endpoint before deleting the old.
     const replace = await stack.up(await program(r, { ...bigger, type: "LB" }));
     expect(replace.error).toBeUndefined();
-    expect(replace.steps.map((s) => [s.op, s.diff?.replaces])).toEqual([["replace", ["type"]]]);
-    expect(stack.calls.slice(-5)).toEqual(["Check api", "Diff api", "Check api", "Create api", "Delete api"]);
+    expect(resourceSteps(replace).map((s) => [s.op, s.diff?.replaces])).toEqual([["replace", ["type"]]]);
+    expect(resourceCalls(stack.calls).slice(-5)).toEqual(["Check api", "Diff api", "Check api", "Create api", "Delete api"]);
     const replaced = stack.resources.get(res.urn)!;
     expect(replaced.id).not.toBe(res.id);
     expect(endpoints(r)).toEqual([expect.objectContaining({ id: replaced.id, type: "LB", name: NAME })]);
@@ -141,7 +143,7 @@ describe("a readiness wait that runs out", () => {
     expect(up.error).toBeInstanceOf(ProviderCallError);
     const failure = (up.error as ProviderCallError).initFailure!;
     expect(failure.reasons[0]).toMatch(/0 of 1 workers RUNNING after 1 s/);
-    const [res] = [...stack.resources.values()];
+    const res = resourcesOf(stack)[0]!;
     expect(res.id).toBe(failure.id);
     expect(res.initErrors).toEqual(failure.reasons);
     // Auto-named from the logical name.

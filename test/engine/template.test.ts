@@ -11,6 +11,7 @@ import { type Emulator, startEmulator } from "../../src/emulator";
 import { ServerlessEndpoint } from "../../src/resources/serverless-endpoint";
 import { Template, type TemplateArgs } from "../../src/resources/template";
 import { captureProgram, EngineStack, PROJECT, PROJECT_DIR, ProviderPlugin, type Registration, SECRET_KEYS, urnOf } from "../../tools/engine";
+import { resourceCalls, resourcesOf, resourceSteps } from "../helpers/ledger";
 
 const KEY = "cp_sentinel_template_4d7a19e3c5";
 const QUOTAS = { minute: 100_000, hour: 1_000_000, day: 10_000_000 };
@@ -115,25 +116,26 @@ test("an endpoint on the stack's template: a pod template refused at preview; de
     urn: expect.stringContaining("ServerlessEndpoint::api"),
     failures: [{ property: "templateId", reason: expect.stringContaining('templateId is the id of Template "worker", which is not serverless') }],
   });
-  expect(emu.requestLog().length).toBe(before);
+  // Nothing but the catalog read that prices the stack's cost (cost/ledger.ts).
+  expect(emu.requestLog().slice(before).map((e) => `${e.method} ${e.path}`)).toEqual(["GET /v2/catalog/gpus"]);
 
-  const [tplReg, epReg] = await stackProgram(true);
+  const [tplReg, ledgerReg, epReg] = await stackProgram(true);
   const tplUrn = urnOf("dev", PROJECT, tplReg.type, "worker");
-  expect(epReg.options.dependencies).toEqual([tplUrn]);
+  expect([...epReg.options.dependencies].sort()).toEqual([urnOf("dev", PROJECT, ledgerReg.type, "stack-cost"), tplUrn].sort());
   // The engine creates the template first and registers the endpoint with its real id.
   expect((await stack.up([tplReg])).error).toBeUndefined();
   const tplId = stack.resources.get(tplUrn)!.id;
   epReg.inputs.templateId = tplId;
-  const up = await stack.up([tplReg, epReg]);
+  const up = await stack.up([tplReg, ledgerReg, epReg]);
   expect(up.error).toBeUndefined();
-  expect(up.steps.map((s) => s.op)).toEqual(["same", "create"]);
-  const ep = [...stack.resources.values()].find((r) => r.urn !== tplUrn)!;
+  expect(resourceSteps(up).map((s) => s.op)).toEqual(["same", "create"]);
+  const ep = resourcesOf(stack).find((r) => r.urn !== tplUrn)!;
   expect(ep.outputs).toMatchObject({ templateId: tplId });
 
   const from = emu.requestLog().length;
   const destroy = await stack.destroy();
   expect(destroy.error).toBeUndefined();
-  expect(stack.calls.slice(-2)).toEqual(["Delete api", "Delete worker"]);
+  expect(resourceCalls(stack.calls).slice(-2)).toEqual(["Delete api", "Delete worker"]);
   const tplDeletes = emu.requestLog().slice(from).filter((e) => e.op === "deleteTemplate");
   expect(tplDeletes.map((e) => e.status)).toEqual([204]);
   expect(templates().filter((t) => t.id === tplId)).toEqual([]);

@@ -26,6 +26,7 @@ import { ServerlessEndpoint, type ServerlessEndpointArgs, ServerlessEndpointProv
 import { captureProgram, EngineStack, type ProviderPlugin, urnOf } from "../../tools/engine";
 import { CONFIG_SECRETS, livePods, PROJECT, SENTINEL_KEY, stackConfig, startPlugin as startPluginFor, startSentinelEmulator } from "../../tools/faults";
 import { createServerlessTemplate } from "../helpers/emulator-fixtures";
+import { resourceRegs, resourcesOf, resourceSteps } from "../helpers/ledger";
 
 /** Long enough that the kill always lands before the answer; short enough to keep the suite quick. */
 const SLOW_MS = 150;
@@ -126,7 +127,7 @@ test("mid-update and mid-delete of a pod: refresh, then up or destroy, converge 
   const base: PodArgs = { name: "upd-worker", image: "img/app:1", gpu: { id: gpuId }, env: { MODEL: "small" } };
   const stack = new EngineStack(current, { project: PROJECT, stack: "dev" });
   expect((await stack.up(await podProgram(base))).error).toBeUndefined();
-  const [created] = [...stack.resources.values()];
+  const [created] = resourcesOf(stack);
 
   // Mid-update: the PATCH was applied, the answer never reached the engine.
   const changed = await podProgram({ ...base, env: { MODEL: "large" } });
@@ -140,10 +141,10 @@ test("mid-update and mid-delete of a pod: refresh, then up or destroy, converge 
   // Mid-delete: the DELETE was processed; refresh sees it gone, destroy has nothing left to do.
   const del = await interrupt(upd.next, "deletePod", (s) => s.destroy());
   expect(del.result.error).toBeDefined();
-  expect(del.next.resources.size).toBe(1);
+  expect(resourcesOf(del.next)).toHaveLength(1);
   const refresh = await del.next.refresh();
   expect(refresh.error).toBeUndefined();
-  expect(refresh.steps.map((s) => s.op)).toEqual(["read-gone"]);
+  expect(resourceSteps(refresh).map((s) => s.op)).toEqual(["read-gone"]);
   expect((await del.next.destroy()).error).toBeUndefined();
   expect(del.next.resources.size).toBe(0);
   expect(live().pods).toEqual([]);
@@ -154,14 +155,14 @@ test("endpoint: mid-create of an auto-named endpoint leaves one, known to the st
   const stack = new EngineStack(current, { project: PROJECT, stack: "dev" });
   const create = await interrupt(stack, "saveEndpoint", (s) => s.up(regs));
   expect(create.result.error).toBeDefined();
-  expect(create.next.resources.size).toBe(0);
+  expect(resourcesOf(create.next)).toHaveLength(0);
   const [first] = live().endpoints;
   expect(live().endpoints).toHaveLength(1);
   expect(first.name).toMatch(/^api-[0-9a-f]{7}$/);
   expect((await create.next.refresh()).error).toBeUndefined();
   expect((await create.next.up(regs)).error).toBeUndefined();
   // One endpoint, the stack's, with the same name: the earlier try was deleted once it existed.
-  const [known] = [...create.next.resources.values()].map((r) => r.id);
+  const [known] = resourcesOf(create.next).map((r) => r.id);
   expect(live().endpoints.map((e) => [e.id, e.name])).toEqual([[known, first.name]]);
 
   // Mid-delete: scaled to zero, killed before deleteEndpoint; destroy finishes it.
@@ -183,7 +184,7 @@ test("KNOWN LIMIT mid-create of a user-named endpoint: the next up makes a secon
   const first = live().endpoints[0].id;
   expect((await create.next.up(regs)).error).toBeUndefined();
   expect(live().endpoints.map((e) => e.name)).toEqual(["crash-api", "crash-api"]);
-  expect([...create.next.resources.values()].map((r) => r.id)).not.toContain(first);
+  expect(resourcesOf(create.next).map((r) => r.id)).not.toContain(first);
   expect((await create.next.destroy()).error).toBeUndefined();
   expect(live().endpoints.map((e) => e.id)).toEqual([first]);
   await sweep();
@@ -195,13 +196,13 @@ async function midCreate(args: PodArgs) {
   const stack = new EngineStack(current, { project: PROJECT, stack: "dev" });
   const { result, next } = await interrupt(stack, "createPod", (s) => s.up(regs));
   expect(result.error).toBeDefined();
-  expect(next.resources.size).toBe(0);
+  expect(resourcesOf(next)).toHaveLength(0);
   const [first] = live().pods;
   expect(live().pods).toHaveLength(1);
   expect((await next.refresh()).error).toBeUndefined();
   expect((await next.up(regs)).error).toBeUndefined();
   const pods = live().pods;
-  const known = [...next.resources.values()].map((r) => r.id);
+  const known = resourcesOf(next).map((r) => r.id);
   expect((await next.destroy()).error).toBeUndefined();
   // What destroy left behind is what no stack knew about.
   const leftover = live().pods.map((p) => p.id);
@@ -228,22 +229,22 @@ test("a replace with a changed gpu, killed mid-create: the next up takes over th
   const base: PodArgs = { image: "img/app:1", gpu: { id: gpuId, count: 1 } };
   const stack = new EngineStack(current, { project: PROJECT, stack: "dev" });
   expect((await stack.up(await podProgram(base))).error).toBeUndefined();
-  const [old] = [...stack.resources.values()];
+  const [old] = resourcesOf(stack);
   const bigger = await podProgram({ ...base, gpu: { id: gpuId, count: 2 } });
   const { result, next } = await interrupt(stack, "createPod", (s) => s.up(bigger));
   expect(result.error).toBeDefined();
   const orphan = live().pods.find((p) => p.id !== old.id)!;
   expect(orphan.gpu).toEqual(expect.objectContaining({ count: 2 }));
-  expect([...next.resources.values()].map((r) => r.id)).toEqual([old.id]);
+  expect(resourcesOf(next).map((r) => r.id)).toEqual([old.id]);
 
   const posts = emu.counts().createPod ?? 0;
   const up = await next.up(bigger);
   expect(up.error).toBeUndefined();
-  expect(up.steps.map((s) => s.op)).toEqual(["replace"]);
+  expect(resourceSteps(up).map((s) => s.op)).toEqual(["replace"]);
   // The pod the killed create made is the replacement: no second POST.
   expect(emu.counts().createPod ?? 0).toBe(posts);
   expect(live().pods.map((p) => p.id)).toEqual([orphan.id]);
-  expect([...next.resources.values()].map((r) => r.id)).toEqual([orphan.id]);
+  expect(resourcesOf(next).map((r) => r.id)).toEqual([orphan.id]);
   // Its name came from the same token both times.
   expect(orphan.name).not.toBe(old.outputs.name);
   expect((await next.destroy()).error).toBeUndefined();
@@ -257,7 +258,7 @@ test("a replace with a changed gpu, killed mid-create: the next up takes over th
  * without old inputs, no Diff, Create, Delete the old).
  */
 async function forcedReplace(stack: EngineStack, regs: Awaited<ReturnType<typeof podProgram>>, via: "replaceOnChanges" | "--replace") {
-  const [reg] = regs;
+  const [reg] = resourceRegs(regs);
   const urn = urnOf(stack.stack, stack.project, reg.type, reg.name);
   const old = stack.resources.get(urn)!;
   if (via === "replaceOnChanges") {
@@ -303,14 +304,14 @@ test("two stacks of one program, same logical and user-given names: neither touc
   // prod's create finds no earlier try of its own: it makes its pod and leaves dev's alone.
   const prod = new EngineStack(current, { project: PROJECT, stack: "prod" });
   expect((await prod.up(await podProgram(args, "prod"))).error).toBeUndefined();
-  const [prodPod] = [...prod.resources.values()].map((r) => r.id);
+  const [prodPod] = resourcesOf(prod).map((r) => r.id);
   expect(prodPod).not.toBe(devOrphan.id);
   expect(live().pods.map((p) => p.id).sort()).toEqual([devOrphan.id, prodPod].sort());
 
   // dev's next up settles dev's earlier try and leaves prod's pod alone.
   const devNext = crashed.next;
   expect((await devNext.up(regsDev)).error).toBeUndefined();
-  const [devPod] = [...devNext.resources.values()].map((r) => r.id);
+  const [devPod] = resourcesOf(devNext).map((r) => r.id);
   expect(live().pods.map((p) => p.id).sort()).toEqual([devPod, prodPod].sort());
   expect((await devNext.destroy()).error).toBeUndefined();
   expect(live().pods.map((p) => p.id)).toEqual([prodPod]);

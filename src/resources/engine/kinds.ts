@@ -36,6 +36,10 @@ const KINDS: Record<ProviderKind, () => Provider> = {
     const { RegistryCredentialProvider } = require("../registry-credential/provider") as typeof import("../registry-credential/provider");
     return new RegistryCredentialProvider();
   },
+  "stack-cost": () => {
+    const { StackCostProvider } = require("../cost/provider") as typeof import("../cost/provider");
+    return new StackCostProvider();
+  },
 };
 
 const loaded: Partial<Record<ProviderKind, Provider>> = {};

@@ -21,7 +21,31 @@ export const CONFIG_KEYS = {
   apiKey: "computeplatform:apiKey",
   apiUrl: "computeplatform:apiUrl",
   serverlessUrl: "computeplatform:serverlessUrl",
+  maxHourlyCost: "computeplatform:maxHourlyCost",
 } as const;
+
+/** The environment variable of the stack's budget when the stack config does not set one. */
+export const BUDGET_ENV = "COMPUTEPLATFORM_MAX_HOURLY_COST";
+
+/** The stack's budget in USD per hour and where it was set; none when neither sets one. */
+export interface Budget {
+  usd: number;
+  source: string;
+}
+
+let stackBudget: string | undefined;
+
+/**
+ * The budget: stack config `computeplatform:maxHourlyCost`, else the environment. A value
+ * that is not a positive number is an error naming where it came from.
+ */
+export function budget(env: NodeJS.ProcessEnv = process.env): Budget | undefined {
+  const [raw, source] = stackBudget !== undefined ? [stackBudget, CONFIG_KEYS.maxHourlyCost] : [env[BUDGET_ENV], BUDGET_ENV];
+  if (raw === undefined || raw.trim() === "") return undefined;
+  const usd = Number(raw);
+  if (!Number.isFinite(usd) || usd <= 0) throw new Error(`${source} must be a number of USD per hour, more than 0 (got "${raw}")`);
+  return { usd, source };
+}
 
 /**
  * Called with the stack's config by the provider registry (`registerProvider` wraps every
@@ -33,6 +57,8 @@ export function configureFromStack(config: pulumi.dynamic.Config): void {
     const value: unknown = config.get(key);
     return typeof value === "string" && value !== "" ? value : undefined;
   };
+  const max: unknown = config.get(CONFIG_KEYS.maxHourlyCost);
+  stackBudget = max === undefined || max === null || max === "" ? undefined : String(max);
   setPlatformSettings({
     apiKey: text(CONFIG_KEYS.apiKey),
     apiUrl: text(CONFIG_KEYS.apiUrl),

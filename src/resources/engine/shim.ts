@@ -1,7 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 
 /** The resource kinds this package serves through Pulumi's dynamic provider. Stored in users' state: never renamed. */
-export type ProviderKind = "pod" | "serverless-endpoint" | "network-volume" | "template" | "registry-credential";
+export type ProviderKind = "pod" | "serverless-endpoint" | "network-volume" | "template" | "registry-credential" | "stack-cost";
 
 /**
  * The provider object a dynamic resource hands to Pulumi. Pulumi serializes it into state as

@@ -8,6 +8,7 @@
  * then on the resource owns it, including deletion. For read-only use, `Pod.get(name, id)`.
  */
 import * as pulumi from "@pulumi/pulumi";
+import { joinLedger } from "../cost/ledger";
 import { shimProvider } from "../engine/shim";
 import { LOGICAL_NAME_KEY, ownerInputs } from "../lifecycle/owner";
 import type { Cloud, DesiredStatus, PodOutputs, WaitFor } from "./schema";
@@ -61,13 +62,19 @@ export interface PodArgs {
    */
   registry?: pulumi.Input<string | null>;
   /**
-   * A GPU pod: GPU type and count. Exactly one of `gpu` or `cpu`. Changing it replaces the pod.
-   * Accepts no other properties.
+   * A GPU pod: GPU type and count. Exactly one of `gpu` or `cpu`. A new `count`, or an `id`
+   * that no longer names the GPU type the pod got, replaces the pod. Accepts no other properties.
    * @default none: give `cpu` instead for a CPU pod
    */
   gpu?: pulumi.Input<{
-    /** GPU type identifier (see the catalog's GPU list). */
-    id: pulumi.Input<string>;
+    /**
+     * GPU type identifier (see the catalog's GPU list), or several in order of preference:
+     * `["NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB"]`. Create asks for each in turn and
+     * moves on only when the platform answers "no capacity" (in every data center
+     * `dataCenterIds` allows); the GPU type the pod got is the output `gpu.id`. A later list
+     * that still holds that type updates in place without a request; one without it replaces.
+     */
+    id: pulumi.Input<string> | pulumi.Input<pulumi.Input<string>[]>;
     /**
      * Number of GPUs, at least 1.
      * @default 1
@@ -170,6 +177,14 @@ export interface PodArgs {
    * @default undefined (create a new pod)
    */
   adopt?: pulumi.Input<string>;
+  /**
+   * The most this pod may cost, in USD per hour at the catalog price of its compute for its
+   * cloud: a GPU type of `gpu.id` whose price is above it is not tried. Read at creation only
+   * (a change updates in place without a request). For the whole stack's budget see the stack
+   * config `computeplatform:maxHourlyCost`.
+   * @default no limit
+   */
+  maxHourlyCost?: pulumi.Input<number>;
 }
 
 /**
@@ -211,8 +226,13 @@ export class Pod extends pulumi.dynamic.Resource {
   declare public readonly dataCenterId: pulumi.Output<string | null>;
   /** ID of the template the pod was created from, or null. */
   declare public readonly template: pulumi.Output<string | null>;
-  /** Current cost in USD per hour; 0 when EXITED. */
+  /** Current cost in USD per hour, as the platform reports it; 0 when EXITED. */
   declare public readonly cost: pulumi.Output<number>;
+  /**
+   * What the pod costs per hour while it runs: the catalog price of its compute for its
+   * cloud (GPU price times `count`, or vCPU price times `vcpuCount`), priced at creation.
+   */
+  declare public readonly hourlyCost: pulumi.Output<number | undefined>;
   /** Whether the pod is locked against stop and restart. */
   declare public readonly locked: pulumi.Output<boolean>;
   /** `enabled`, and when enabled the `ip` and `internalDns` of the global network. */
@@ -271,6 +291,7 @@ export class Pod extends pulumi.dynamic.Resource {
         waitFor: a.waitFor,
         waitTimeoutSeconds: a.waitTimeoutSeconds,
         adopt: a.adopt,
+        maxHourlyCost: a.maxHourlyCost,
         [LOGICAL_NAME_KEY]: name,
         ...ownerInputs(opts?.parent, {
           organization: pulumi.getOrganization,
@@ -283,11 +304,13 @@ export class Pod extends pulumi.dynamic.Resource {
         dataCenterId: undefined,
         template: undefined,
         cost: undefined,
+        hourlyCost: undefined,
         runtime: undefined,
         createdAt: undefined,
         startedAt: undefined,
       },
-      opts,
+      // In the stack's cost ledger: registered once the stack's cost has passed (cost/ledger.ts).
+      joinLedger("pod", name, { gpu: a.gpu, cpu: a.cpu, cloud: a.cloud, desiredStatus: a.desiredStatus, maxHourlyCost: a.maxHourlyCost }, opts),
       "computeplatform",
       "Pod",
     );

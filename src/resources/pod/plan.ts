@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { PodCreateParams, PodUpdateParams } from "../../client";
 import { type ChangeVerdicts, planWithUnknowns } from "../engine/check";
 import { baseOf, OWNER_TOKEN_KEY } from "../lifecycle/owner";
-import type { LivePod, PodDeclaration, PodInputs, PodMountsInput, PodOutputs } from "./schema";
+import { gpuChoices, type LivePod, type PodDeclaration, type PodInputs, type PodMountsInput, type PodOutputs } from "./schema";
 import { STOPPED, statusMatches } from "./status";
 import { canonical, createBody, declarationFor, mountsBody, podOutputs } from "./wire";
 
@@ -76,6 +76,19 @@ export function nextEnv(
   return { ...env, ...(declared ?? {}) };
 }
 
+/**
+ * The gpu block: a new count, or a `gpu.id` that no longer names the GPU type the pod got,
+ * needs a new pod; a new preference list that still holds it is recorded without a request.
+ */
+function gpuChange(old: LivePod["gpu"] | undefined, next: unknown, decl: PodDeclaration): "replace" | "update" | "none" {
+  if (computeChanged(old, next, ["count"])) return "replace";
+  if (old === undefined) return "none";
+  const ids: unknown[] = gpuChoices((next as { id: unknown }).id);
+  if (!ids.includes(old.id)) return "replace";
+  const declared = decl.gpuIds ?? [old.id];
+  return same(declared, ids) ? "none" : "update";
+}
+
 /** A gpu or cpu block that appears, disappears, is unknown, or differs in one of `fields`. */
 function computeChanged(old: object | undefined, next: unknown, fields: readonly string[]): boolean {
   if (old === undefined && next === undefined) return false;
@@ -131,6 +144,7 @@ export const POD_CHANGE_VERDICTS: ChangeVerdicts = {
   registry: "update",
   gpu: "replace",
   cpu: "replace",
+  maxHourlyCost: "update",
   mounts: "replace",
   cloud: "replace",
   dataCenterIds: "replace",
@@ -161,7 +175,9 @@ export function planKnownPodChange(olds: Partial<PodOutputs>, news: Partial<PodI
   const wasDeclared = (k: string) => decl.keys.includes(k);
 
   // Compute: the kind and the amount are fixed at creation.
-  if (computeChanged(olds.gpu, news.gpu, ["id", "count"])) replaces.push("gpu");
+  const gpu = gpuChange(olds.gpu, news.gpu, decl);
+  if (gpu === "replace") replaces.push("gpu");
+  if (gpu === "update") updates.push("gpu");
   if (computeChanged(olds.cpu, news.cpu, ["id", "vcpuCount"])) replaces.push("cpu");
   if (!same(olds.cloud, news.cloud ?? "SECURE")) replaces.push("cloud");
   // dataCenterIds is read at creation only and a pod never moves (open-parts): a new list
@@ -200,6 +216,7 @@ export function planKnownPodChange(olds: Partial<PodOutputs>, news: Partial<PodI
   }
   if (!same(olds.waitFor, news.waitFor)) updates.push("waitFor");
   if (!same(olds.waitTimeoutSeconds, news.waitTimeoutSeconds)) updates.push("waitTimeoutSeconds");
+  if (!same(decl.maxHourlyCost ?? null, news.maxHourlyCost ?? null)) updates.push("maxHourlyCost");
 
   return { replaces, updates };
 }
@@ -244,8 +261,12 @@ export interface UpdateSteps {
   declaration: PodDeclaration;
 }
 
-/** Properties whose change is recorded in state without a request. */
-const RECORDED_ONLY: readonly string[] = ["dataCenterIds", "waitTimeoutSeconds"];
+/**
+ * Properties whose change is recorded in state without a request: read at creation only
+ * (dataCenterIds, a gpu preference list that still holds the pod's GPU type, maxHourlyCost)
+ * or only by this resource (the wait's bound).
+ */
+const RECORDED_ONLY: readonly string[] = ["dataCenterIds", "waitTimeoutSeconds", "gpu", "maxHourlyCost"];
 
 /**
  * The requests that bring pod `id` from `olds` (outputs) to the known `news`: one PATCH of
@@ -270,7 +291,10 @@ export function planUpdate(id: string, olds: PodOutputs, news: PodInputs, change
   const lockLast = patch.locked === true && (needsStop || restart);
   if (lockLast) delete patch.locked;
   const recordOnly = change.updates.length > 0 && change.updates.every((k) => RECORDED_ONLY.includes(k));
-  return { patch, restart, restarts: patchRestarts(patch), lockLast, recordOnly, declaration: declarationFor(news) };
+  // The price was set at creation: the compute never changes in place.
+  const declaration = declarationFor(news);
+  if (olds.__declared?.hourlyCost !== undefined) declaration.hourlyCost = olds.__declared.hourlyCost;
+  return { patch, restart, restarts: patchRestarts(patch), lockLast, recordOnly, declaration };
 }
 
 /** Whether a PATCH with these fields restarts a running container on its own. */
@@ -284,8 +308,11 @@ export function patchRestarts(body: PodUpdateParams): boolean {
 /** What a create needs from the checked inputs, computed once before any request. */
 export interface CreatePlan {
   inputs: PodInputs;
-  /** The POST body of spec 4.1, with this create's owner mark in env when there is a token. */
+  /** The POST body of spec 4.1, with this create's owner mark in env when there is a token (for the first GPU choice). */
   body: PodCreateParams;
+  /** The GPU types to try, in order (a CPU pod: none); each try's body is `bodyFor(choice)`. */
+  gpuChoices: string[];
+  bodyFor: (gpuId: string | undefined) => PodCreateParams;
   /** The owner token check() settled on, if any. */
   token?: string;
   /** This create's own mark (`<token>.<8 hex>`): an earlier try of the same token never passes for it. */
@@ -302,6 +329,8 @@ export function planCreate(inputs: PodInputs): CreatePlan {
   return {
     inputs,
     body: createBody(inputs, mark),
+    gpuChoices: inputs.gpu ? gpuChoices(inputs.gpu.id) : [],
+    bodyFor: (gpuId) => createBody(inputs, mark, gpuId),
     declaration: declarationFor(inputs),
     token,
     mark,
@@ -321,7 +350,7 @@ export function planExisting(pod: LivePod, plan: CreatePlan): ExistingPlan {
   const baseline = podOutputs(
     pod,
     { ...inputs, desiredStatus: STOPPED.has(pod.status) ? "EXITED" : "RUNNING" },
-    { keys: plan.declaration.keys, envKeys: [], globalNetworking: pod.globalNetworking.enabled },
+    { ...plan.declaration, envKeys: [], globalNetworking: pod.globalNetworking.enabled, locked: undefined },
   );
   // The planner sees the pod's data center: one outside the allowed ones cannot become this pod.
   return { baseline, change: planKnownPodChange(baseline, inputs) };

@@ -26,11 +26,13 @@
 import type * as pulumi from "@pulumi/pulumi";
 import {
   AmbiguousRequestError,
+  BadRequestError,
   type ComputePlatform,
   ConflictError,
   NotFoundError,
   type PodCreateParams,
 } from "../../client";
+import { perHour, priceBook } from "../cost/prices";
 import { platform, type ProviderOptions } from "../engine/settings";
 import { baseOf } from "../lifecycle/owner";
 import { type PollerTimings, pollFromEnv } from "../lifecycle/poller";
@@ -42,6 +44,11 @@ import { describeFixed, inputsFromState, matchesCreate, newestOf, ownedBy, podOu
 import { converge, lastSeen, type PodContext, PodInitError, provisioning, STOPPED } from "./status";
 
 type Created = pulumi.dynamic.CreateResult<PodOutputs>;
+
+/** The platform's answer when a GPU type has no capacity in the allowed data centers (open-parts): nothing was made. */
+export function isNoCapacity(err: unknown): err is BadRequestError {
+  return err instanceof BadRequestError && /no capacity/i.test(err.detail ?? "");
+}
 
 /** Dependencies of the provider; tests inject a client, a clock, fast timings and a signal. */
 export interface PodProviderOptions extends ProviderOptions<ComputePlatform> {
@@ -186,16 +193,17 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
 
   /** POST the pod (finding it after an ambiguous answer), then bring it to `desiredStatus`. */
   private async createNew(client: ComputePlatform, plan: CreatePlan): Promise<Created> {
-    const { inputs, mark, declaration } = plan;
+    const { inputs, mark } = plan;
     if (mark) this.marks.add(mark);
     let pod: LivePod;
     try {
-      pod = await this.post(client, plan.body);
+      pod = await this.place(client, plan);
     } catch (err) {
       // Given up without an id: a pod it may have made is an earlier try for the next create.
       if (mark) this.marks.delete(mark);
       throw err;
     }
+    const declaration = { ...plan.declaration, ...(await this.price(client, pod)) };
     let last = pod;
     try {
       last = await converge(this.context(client), pod, inputs, { restart: false });
@@ -203,6 +211,49 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
       return { id: pod.id, outs: podOutputs(last, inputs, declaration) };
     } catch (err) {
       throw new PodInitError(pod.id, podOutputs(lastSeen(err, last), inputs, declaration), err);
+    }
+  }
+
+  /**
+   * The GPU types of `gpu.id` in order: POST each until one is placed. Only the platform's
+   * "no capacity" answer (a 400 that made nothing) moves on to the next; any other failure
+   * ends the create as it is. A type whose price is over `maxHourlyCost` is not tried.
+   */
+  private async place(client: ComputePlatform, plan: CreatePlan): Promise<LivePod> {
+    const { inputs } = plan;
+    if (!inputs.gpu) return this.post(client, plan.body);
+    const where = inputs.dataCenterIds?.length ? `data centers ${inputs.dataCenterIds.join(", ")}` : "any data center";
+    const tried: string[] = [];
+    for (const gpuId of plan.gpuChoices) {
+      const max = inputs.maxHourlyCost;
+      if (max !== undefined) {
+        const price = await priceBook(() => client).pod({ gpu: { id: gpuId, count: inputs.gpu.count }, cloud: inputs.cloud });
+        if (price !== undefined && price > max) {
+          tried.push(`"${gpuId}" x${inputs.gpu.count}: not tried, its ${inputs.cloud} price ${perHour(price)} is over maxHourlyCost ${perHour(max)}`);
+          continue;
+        }
+      }
+      try {
+        return await this.post(client, plan.bodyFor(gpuId));
+      } catch (err) {
+        if (!isNoCapacity(err)) throw err;
+        tried.push(`"${gpuId}" x${inputs.gpu.count} in ${where}: ${err.status} ${err.detail}`);
+      }
+    }
+    throw new Error(
+      `pod "${plan.body.name}": none of the GPU types of gpu.id could be placed, and no pod was made. Tried, in order: ${tried.join("; ")}. ` +
+        "Add GPU types to gpu.id, allow more data centers in dataCenterIds, or try again later.",
+    );
+  }
+
+  /** The catalog price of the pod's compute (the catalog read once per process); none if the catalog cannot tell. */
+  private async price(client: ComputePlatform, pod: LivePod): Promise<{ hourlyCost?: number }> {
+    try {
+      const hourlyCost = await priceBook(() => client).pod({ gpu: pod.gpu ?? undefined, cpu: pod.cpu ?? undefined, cloud: pod.cloud });
+      return hourlyCost === undefined ? {} : { hourlyCost };
+    } catch {
+      // The output is informational: a catalog that cannot answer leaves it out, the pod stands.
+      return {};
     }
   }
 
@@ -297,6 +348,8 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
         Object.keys(steps.patch).length > 0
           ? await client.pods.update(id, steps.patch, { signal: this.signal })
           : await client.pods.get(id, { signal: this.signal });
+      // A pod taken over, adopted, or stored before prices were kept: priced now.
+      if (steps.declaration.hourlyCost === undefined) Object.assign(steps.declaration, await this.price(client, last));
       const restartedFrom = steps.restarts && !STOPPED.has(olds.status) ? { startedAt: olds.startedAt } : undefined;
       last = await converge(this.context(client), last, news, { restart: steps.restart, restartedFrom });
       if (steps.lockLast) last = await client.pods.update(id, { locked: true }, { signal: this.signal });

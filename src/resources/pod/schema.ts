@@ -42,9 +42,12 @@ export interface PodInputs {
   ports?: string[];
   env?: Record<string, string>;
   registry?: string | null;
-  gpu?: { id: string; count: number };
+  /** `id`: one GPU type, or GPU types in order of preference (the create falls back on "no capacity"). */
+  gpu?: { id: string | string[]; count: number };
   cpu?: { id: string; vcpuCount: number };
   mounts?: PodMountsInput;
+  /** The most a fallback choice may cost, in USD per hour; a GPU type above it is not tried. */
+  maxHourlyCost?: number;
   cloud: Cloud;
   dataCenterIds?: string[];
   globalNetworking: boolean;
@@ -91,7 +94,16 @@ export const podArgsSchema = z.strictObject(
     gpu: z
       .strictObject(
         {
-          id: nonEmpty("gpu.id"),
+          id: z.union(
+            [
+              nonEmpty("gpu.id"),
+              z
+                .array(nonEmpty("each gpu.id"), { error: "gpu.id must be a GPU type ID or a list of them" })
+                .min(1, "gpu.id must not be []: name at least one GPU type")
+                .refine((ids) => new Set(ids).size === ids.length, "gpu.id must not name a GPU type twice"),
+            ],
+            { error: "gpu.id must be a GPU type ID or a list of them in order of preference" },
+          ),
           count: z
             .number({ error: "gpu.count must be a number" })
             .int("gpu.count must be a whole number")
@@ -151,6 +163,10 @@ export const podArgsSchema = z.strictObject(
       .min(1, "waitTimeoutSeconds must be at least 1")
       .max(MAX_WAIT_TIMEOUT_SECONDS, `waitTimeoutSeconds must be at most ${MAX_WAIT_TIMEOUT_SECONDS} (a day)`),
     adopt: nonEmpty("adopt (the ID of an existing pod)").optional(),
+    maxHourlyCost: z
+      .number({ error: "maxHourlyCost must be a number of USD per hour" })
+      .positive("maxHourlyCost must be more than 0 (USD per hour)")
+      .optional(),
   },
   { error: onlyKeys("Pod", "the properties of PodArgs") },
 );
@@ -215,6 +231,11 @@ export function otherManufacturer(gpuId: string): string | undefined {
   return /^(AMD|Intel)\b/i.exec(gpuId)?.[1]?.toUpperCase().replace("INTEL", "Intel");
 }
 
+/** The GPU types a `gpu.id` names, in order of preference: a single id is a list of one. */
+export function gpuChoices<T>(id: T | T[]): T[] {
+  return Array.isArray(id) ? id : [id];
+}
+
 /** The rules that tie fields together, held back while a value they need is unknown. */
 export function crossFieldFailures(inputs: Record<string, unknown>): pulumi.dynamic.CheckFailure[] {
   const failures: pulumi.dynamic.CheckFailure[] = [];
@@ -246,11 +267,13 @@ export function crossFieldFailures(inputs: Record<string, unknown>): pulumi.dyna
       reason: "globalNetworking requires an NVIDIA GPU pod; it is not available with cpu",
     });
   }
-  const maker = isObject(gpu) && typeof gpu.id === "string" ? otherManufacturer(gpu.id) : undefined;
-  if (globalNetworking === true && maker) {
+  const ids = isObject(gpu) ? gpuChoices(gpu.id).filter((id): id is string => typeof id === "string") : [];
+  for (const id of globalNetworking === true ? ids : []) {
+    const maker = otherManufacturer(id);
+    if (!maker) continue;
     failures.push({
       property: "globalNetworking",
-      reason: `globalNetworking requires an NVIDIA GPU; ${(gpu as { id: string }).id} is made by ${maker}. Pick an NVIDIA gpu.id or set globalNetworking: false`,
+      reason: `globalNetworking requires an NVIDIA GPU; ${id} is made by ${maker}. Pick an NVIDIA gpu.id or set globalNetworking: false`,
     });
   }
   return failures;
@@ -289,6 +312,15 @@ export interface PodDeclaration {
   globalNetworking: boolean;
   /** The lock the user asked for: only a lock this resource set is lifted before delete. */
   locked?: boolean;
+  /** The GPU preference list declared, when `gpu.id` was a list (the pod got one of them: `gpu.id` of the outputs). */
+  gpuIds?: string[];
+  /** The `maxHourlyCost` declared. */
+  maxHourlyCost?: number;
+  /**
+   * The catalog price of the pod's compute for its cloud, USD per hour, priced at its create
+   * (kept here because a refresh rebuilds the outputs from the live pod and this record).
+   */
+  hourlyCost?: number;
 }
 
 /** A Pod's state: every field of spec 2.2 as last read, plus the settings only this resource has. */
@@ -311,6 +343,8 @@ export interface PodOutputs {
   dataCenterId: string | null;
   template: string | null;
   cost: number;
+  /** The catalog price of its compute for its cloud, USD per hour: what it bills while it runs. */
+  hourlyCost?: number;
   locked: boolean;
   globalNetworking: LivePod["globalNetworking"];
   runtime: LivePod["runtime"];

@@ -5,7 +5,7 @@
  */
 import type { PodCreateParams } from "../../client";
 import { canonical, defined } from "../engine/check";
-import { type LivePod, OWNER_ENV, type PodDeclaration, type PodInputs, type PodMountsInput, type PodOutputs } from "./schema";
+import { gpuChoices, type LivePod, OWNER_ENV, type PodDeclaration, type PodInputs, type PodMountsInput, type PodOutputs } from "./schema";
 
 // The one stable text of a JSON value (keys sorted), shared with every kind that compares.
 export { canonical };
@@ -24,7 +24,7 @@ export function gpuOf<G extends { id: string; count?: number }>(gpu: G): { id: s
 
 /** The declaration kept in state: which inputs were set, which env keys, the wanted globalNetworking. */
 export function declarationFor(inputs: PodInputs): PodDeclaration {
-  return {
+  const declaration: PodDeclaration = {
     keys: Object.keys(inputs)
       .filter((k) => !k.startsWith("__") && k !== "adopt")
       .sort(),
@@ -32,6 +32,9 @@ export function declarationFor(inputs: PodInputs): PodDeclaration {
     globalNetworking: inputs.globalNetworking,
     locked: inputs.locked,
   };
+  if (Array.isArray(inputs.gpu?.id)) declaration.gpuIds = [...inputs.gpu.id];
+  if (inputs.maxHourlyCost !== undefined) declaration.maxHourlyCost = inputs.maxHourlyCost;
+  return declaration;
 }
 
 /** A Pod's outputs: the live pod (spec 2.2) plus the settings only this resource has. */
@@ -63,13 +66,17 @@ export function podOutputs(pod: LivePod, inputs: PodInputs, declaration = declar
     __declared: declaration,
   };
   if (pod.gpu) out.gpu = gpuOf(pod.gpu);
+  if (declaration.hourlyCost !== undefined) out.hourlyCost = declaration.hourlyCost;
   if (pod.cpu) out.cpu = { id: pod.cpu.id, vcpuCount: pod.cpu.vcpuCount, memory: pod.cpu.memory };
   if (inputs.dataCenterIds && inputs.dataCenterIds.length > 0) out.dataCenterIds = [...inputs.dataCenterIds];
   return out;
 }
 
-/** The create body of spec 4.1 from checked inputs: only what the user set, and the owner `mark`. */
-export function createBody(inputs: PodInputs, mark?: string): PodCreateParams {
+/**
+ * The create body of spec 4.1 from checked inputs: only what the user set, and the owner
+ * `mark`; `gpuId` is the GPU type this try asks for (one of a preference list).
+ */
+export function createBody(inputs: PodInputs, mark?: string, gpuId?: string): PodCreateParams {
   const body: PodCreateParams = { name: inputs.name, image: inputs.image };
   if (inputs.args !== undefined) body.args = inputs.args;
   if (inputs.disk !== undefined) body.disk = inputs.disk;
@@ -78,7 +85,7 @@ export function createBody(inputs: PodInputs, mark?: string): PodCreateParams {
   // Only the declared env keys are ever compared (planPodChange), so this one never shows a diff.
   if (mark) body.env = { ...body.env, [OWNER_ENV]: mark };
   if (inputs.registry !== undefined) body.registry = inputs.registry;
-  if (inputs.gpu) body.gpu = gpuOf(inputs.gpu);
+  if (inputs.gpu) body.gpu = { id: gpuId ?? gpuChoices(inputs.gpu.id)[0]!, count: inputs.gpu.count };
   if (inputs.cpu) body.cpu = { id: inputs.cpu.id, vcpuCount: inputs.cpu.vcpuCount };
   if (inputs.mounts) body.mounts = mountsBody(inputs.mounts);
   body.cloud = inputs.cloud;
@@ -145,7 +152,8 @@ export function inputsFromState(outs: PodOutputs, old: Partial<PodOutputs> | und
     waitFor: outs.waitFor,
     waitTimeoutSeconds: outs.waitTimeoutSeconds,
   };
-  if (outs.gpu) inputs.gpu = gpuOf(outs.gpu);
+  // A declared preference list stays the input: the pod got one of its GPU types.
+  if (outs.gpu) inputs.gpu = { id: outs.__declared.gpuIds ?? outs.gpu.id, count: outs.gpu.count };
   if (outs.cpu) inputs.cpu = { id: outs.cpu.id, vcpuCount: outs.cpu.vcpuCount };
   if (keys.has("args")) inputs.args = outs.args;
   if (keys.has("disk")) inputs.disk = outs.disk;

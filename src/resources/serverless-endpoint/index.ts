@@ -4,6 +4,7 @@
  * runsync smoke test in smoke.ts.
  */
 import * as pulumi from "@pulumi/pulumi";
+import { joinLedger } from "../cost/ledger";
 import { shimProvider } from "../engine/shim";
 import { LOGICAL_NAME_KEY, ownerInputs } from "../lifecycle/owner";
 import { templateBehind } from "../template";
@@ -164,6 +165,12 @@ export class ServerlessEndpoint extends pulumi.dynamic.Resource {
   declare readonly readyTimeoutSeconds: pulumi.Output<number>;
   /** Seconds delete may take. */
   declare readonly drainTimeoutSeconds: pulumi.Output<number>;
+  /**
+   * USD per hour at `workersMin` and at `workersMax` workers: one worker at the catalog price
+   * of the first tier of `gpuIds` (the highest price among that tier's GPU types, since a
+   * worker may land on any of them). Absent when the catalog prices no GPU type of that tier.
+   */
+  declare readonly hourlyCost: pulumi.Output<{ min: number; max: number } | undefined>;
 
   constructor(name: string, args: ServerlessEndpointArgs, opts?: pulumi.CustomResourceOptions) {
     super(
@@ -172,7 +179,7 @@ export class ServerlessEndpoint extends pulumi.dynamic.Resource {
       {
         // Every output must be named here (undefined when the program leaves it out) to
         // appear on the class.
-        ...Object.fromEntries([...SAVED_FIELDS, ...LOCAL_FIELDS, "type", "pods"].map((k) => [k, undefined])),
+        ...Object.fromEntries([...SAVED_FIELDS, ...LOCAL_FIELDS, "type", "pods", "hourlyCost"].map((k) => [k, undefined])),
         ...args,
         ...templateCheckInput(args.templateId),
         [LOGICAL_NAME_KEY]: name,
@@ -182,7 +189,8 @@ export class ServerlessEndpoint extends pulumi.dynamic.Resource {
           stack: pulumi.getStack,
         }),
       },
-      opts,
+      // In the stack's cost ledger: registered once the stack's cost has passed (cost/ledger.ts).
+      joinLedger("endpoint", name, { gpuIds: args.gpuIds, workersMin: args.workersMin, workersMax: args.workersMax }, opts),
       "computeplatform",
       "ServerlessEndpoint",
     );

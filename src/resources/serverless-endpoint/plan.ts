@@ -16,7 +16,9 @@ import {
   SAVED_FIELDS,
   type SavedField,
   type ServerlessEndpointOutputs,
+  type WorkerPrice,
 } from "./schema";
+import { usd } from "../cost/prices";
 
 export { SAVED_FIELDS, type SavedField } from "./schema";
 
@@ -80,16 +82,35 @@ export function planEndpointDiff(olds: Record<string, any>, news: Record<string,
 // The wire
 
 /** The settings of this resource that shape its waits, with their defaults. */
-export type LocalSettings = Pick<ServerlessEndpointOutputs, (typeof LOCAL_FIELDS)[number]> & { [DECLARED_KEY]: SavedField[] };
+export type LocalSettings = Pick<ServerlessEndpointOutputs, (typeof LOCAL_FIELDS)[number]> & {
+  [DECLARED_KEY]: SavedField[];
+  /** The worker price last read from the catalog; outputs only, never an input. */
+  [WORKER_PRICE_KEY]?: WorkerPrice;
+};
 
 export function localSettings(from: Partial<LocalSettings> | undefined): LocalSettings {
-  return {
+  const settings: LocalSettings = {
     waitForWorkers: from?.waitForWorkers ?? true,
     readyTimeoutSeconds: from?.readyTimeoutSeconds ?? DEFAULT_READY_TIMEOUT_SECONDS,
     drainTimeoutSeconds: from?.drainTimeoutSeconds ?? DEFAULT_DRAIN_TIMEOUT_SECONDS,
     // The saved fields the program declared (check() lists them); state of 0.1.0 has none.
     [DECLARED_KEY]: [...(from?.[DECLARED_KEY] ?? [])],
   };
+  const price = from?.[WORKER_PRICE_KEY];
+  if (price && typeof price.tier === "string" && typeof price.usd === "number") settings[WORKER_PRICE_KEY] = { tier: price.tier, usd: price.usd };
+  return settings;
+}
+
+/** Where the worker price rides in the outputs. */
+export const WORKER_PRICE_KEY = "__workerPrice";
+
+/** The first GPU tier of a `gpuIds` priority list. */
+export const firstTier = (gpuIds: string): string => gpuIds.split(",")[0]!.trim();
+
+/** The hourly cost range of `ep` from a worker price read for its first tier; none for another tier. */
+export function hourlyCostOf(ep: Pick<WireEndpoint, "gpuIds" | "workersMin" | "workersMax">, price: WorkerPrice | undefined) {
+  if (!price || typeof ep.gpuIds !== "string" || firstTier(ep.gpuIds) !== price.tier) return undefined;
+  return { min: usd(price.usd * (ep.workersMin ?? 0)), max: usd(price.usd * (ep.workersMax ?? 0)) };
 }
 
 /** Workers RUNNING now. */
@@ -101,12 +122,15 @@ export function runningWorkers(ep: WireEndpoint): number {
 export function endpointOutputs(ep: WireEndpoint, settings: LocalSettings, fallbackType?: string): ServerlessEndpointOutputs {
   const live = ep as Record<string, unknown>;
   const saved = Object.fromEntries(SAVED_FIELDS.map((field) => [field, live[field] ?? null]));
-  return {
+  const outs: ServerlessEndpointOutputs = {
     ...(saved as Pick<ServerlessEndpointOutputs, SavedField>),
     type: ep.type ?? fallbackType ?? DEFAULT_TYPE,
     pods: (ep.pods ?? []).map((p) => ({ desiredStatus: p.desiredStatus })),
     ...settings,
   };
+  const hourlyCost = hourlyCostOf(ep, settings[WORKER_PRICE_KEY]);
+  if (hourlyCost) outs.hourlyCost = hourlyCost;
+  return outs;
 }
 
 /**
@@ -115,7 +139,8 @@ export function endpointOutputs(ep: WireEndpoint, settings: LocalSettings, fallb
  * left out, as a program would.
  */
 export function inputsFromLive(ep: WireEndpoint, settings: LocalSettings): Record<string, unknown> {
-  const inputs: Record<string, unknown> = { type: ep.type ?? DEFAULT_TYPE, ...settings };
+  const { [WORKER_PRICE_KEY]: _price, ...local } = settings;
+  const inputs: Record<string, unknown> = { type: ep.type ?? DEFAULT_TYPE, ...local };
   for (const field of SAVED_FIELDS) {
     const value = (ep as Record<string, unknown>)[field];
     if (value !== undefined && value !== null) inputs[field] = value;

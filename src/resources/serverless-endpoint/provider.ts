@@ -43,6 +43,7 @@ import {
   changedSavedFields,
   createInput,
   endpointOutputs,
+  firstTier,
   inputsFromLive,
   type LocalSettings,
   localSettings,
@@ -50,7 +51,9 @@ import {
   runningWorkers,
   saveInput,
   wantedValue,
+  WORKER_PRICE_KEY,
 } from "./plan";
+import { priceBook, tierPrice } from "../cost/prices";
 import {
   checkEndpointInputs,
   DEFAULT_DRAIN_TIMEOUT_SECONDS,
@@ -269,6 +272,22 @@ export class ServerlessEndpointProvider
     return { id: saved.id, outs: await this.settle(saved, settings, inputs.type) };
   }
 
+  /** One worker's catalog price for the endpoint's first tier (the catalog read once per process); none if it cannot tell. */
+  private async workerPrice(ep: WireEndpoint): Promise<Partial<LocalSettings>> {
+    if (typeof ep.gpuIds !== "string") return {};
+    const tier = firstTier(ep.gpuIds);
+    // A client made for endpoints alone (a test's) has no catalog to price from.
+    const client = this.client() as Partial<Pick<ComputePlatform, "catalog">>;
+    if (!client.catalog) return {};
+    try {
+      const price = tierPrice(await priceBook(() => client as Pick<ComputePlatform, "catalog">).gpus(), tier);
+      return price === undefined ? {} : { [WORKER_PRICE_KEY]: { tier, usd: price } };
+    } catch {
+      // The output is informational: a catalog that cannot answer leaves it out.
+      return {};
+    }
+  }
+
   /**
    * Save 0/0 unless the endpoint is there already: all the platform requires before a delete
    * (open-parts). Draining workers may stay listed a while (EXITED); nothing waits for them.
@@ -291,7 +310,8 @@ export class ServerlessEndpointProvider
    * After a save: the outputs, once `workersMin` workers are RUNNING (unless the program
    * turned the wait off). A failed wait becomes an {@link EndpointNotReadyError} with the id.
    */
-  private async settle(saved: WireEndpoint, settings: LocalSettings, fallbackType: string | undefined): Promise<ServerlessEndpointOutputs> {
+  private async settle(saved: WireEndpoint, local: LocalSettings, fallbackType: string | undefined): Promise<ServerlessEndpointOutputs> {
+    const settings = { ...local, ...(await this.workerPrice(saved)) };
     let latest = saved;
     const outs = () => endpointOutputs(latest, settings, fallbackType);
     if (!settings.waitForWorkers) return outs();

@@ -277,4 +277,17 @@ export interface ServerlessEndpointOutputs {
   drainTimeoutSeconds: number;
   /** The saved fields the program declared: removing one sends the platform's default (FIELD_DEFAULTS). */
   __declared?: SavedField[];
+  /**
+   * USD per hour at `workersMin` and at `workersMax` workers, one worker priced at its first GPU
+   * tier (the tier's highest catalog price); absent when the catalog prices no GPU type of that tier.
+   */
+  hourlyCost?: { min: number; max: number };
+  /** The price of one worker of the first tier, as last read from the catalog (kept for refresh). */
+  __workerPrice?: WorkerPrice;
+}
+
+/** One worker's price: the tier it was read for, USD per hour. */
+export interface WorkerPrice {
+  tier: string;
+  usd: number;
 }

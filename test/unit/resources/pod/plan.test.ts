@@ -1,7 +1,7 @@
 import type { Pod as WirePod } from "../../../../src/client/schemas";
 import { UNKNOWN } from "../../../../src/resources/engine/check";
-import { nextEnv, planPodChange, podPatch } from "../../../../src/resources/pod/plan";
-import { podOutputs } from "../../../../src/resources/pod/wire";
+import { nextEnv, planPodChange, planUpdate, podPatch } from "../../../../src/resources/pod/plan";
+import { createBody, inputsFromState, podOutputs } from "../../../../src/resources/pod/wire";
 import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
 import { checkPod, type PodInputs, type PodOutputs } from "../../../../src/resources/pod/schema";
 import { isReady } from "../../../../src/resources/pod/status";
@@ -23,7 +23,8 @@ function liveFor(inputs: PodInputs, over: Partial<WirePod> = {}): WirePod {
     ports: inputs.ports ?? [],
     env: { ...(inputs.env ?? {}), ...PLATFORM_ENV },
     registry: inputs.registry ?? null,
-    ...(inputs.gpu ? { gpu: { ...inputs.gpu } } : {}),
+    // The first GPU type of a preference list: the one the platform had capacity for.
+    ...(inputs.gpu ? { gpu: { id: [inputs.gpu.id].flat()[0]!, count: inputs.gpu.count } } : {}),
     ...(inputs.cpu ? { cpu: { ...inputs.cpu, memory: 4 } } : {}),
     cloud: inputs.cloud,
     dataCenterId: "EU-RO-1",
@@ -76,6 +77,8 @@ describe("Pod plan: one row per rule of the issue", () => {
     // replace
     ["gpu type", gpuPod, { gpu: { id: "NVIDIA_H100" } }, ["gpu"], []],
     ["gpu count", gpuPod, { gpu: { id: "NVIDIA_A100", count: 2 } }, ["gpu"], []],
+    ["gpu preference list without the type the pod got", gpuPod, { gpu: { id: ["NVIDIA_H100", "NVIDIA_L40S"] } }, ["gpu"], []],
+    ["gpu preference list that keeps the type, with another count", gpuPod, { gpu: { id: ["NVIDIA_A100"], count: 3 } }, ["gpu"], []],
     ["gpu to cpu", plainPod, { gpu: undefined, cpu: { id: "cpu3c", vcpuCount: 2 } }, ["gpu", "cpu"], []],
     ["cpu vcpuCount", cpuPod, { cpu: { id: "cpu3c", vcpuCount: 8 } }, ["cpu"], []],
     ["cpu flavor", cpuPod, { cpu: { id: "cpu5c", vcpuCount: 4 } }, ["cpu"], []],
@@ -87,6 +90,8 @@ describe("Pod plan: one row per rule of the issue", () => {
     ["another network volumeId", gpuPod, { mounts: { network: [{ volumeId: "vol-2", path: "/workspace" }] } }, ["mounts"], []],
     ["a smaller persistent size (a PATCH is answered 400)", persistentPod, { mounts: { persistent: { size: 10, path: "/data" } } }, ["mounts"], []],
     // update in place
+    ["gpu preference list that still holds the type the pod got", gpuPod, { gpu: { id: ["NVIDIA_H100", "NVIDIA_A100"] } }, [], ["gpu"]],
+    ["maxHourlyCost", gpuPod, { maxHourlyCost: 3 }, [], ["maxHourlyCost"]],
     ["name", gpuPod, { name: "web-2" }, [], ["name"]],
     ["image", gpuPod, { image: "img:2" }, [], ["image"]],
     ["args", gpuPod, { args: "--other" }, [], ["args"]],
@@ -202,9 +207,11 @@ describe("readiness", () => {
 describe("docs/pod.md's update-or-replace table says what the plan does", () => {
   /** Each docs row (its first cell) and changes it covers: [property, base declaration, change]. */
   const ROWS: Record<string, [string, Record<string, unknown>, Record<string, unknown>][]> = {
-    "`gpu` (`id`, `count`), `cpu` (`id`, `vcpuCount`)": [
+    "`gpu`: a new `count`, or an `id` (or preference list) without the GPU type the pod got; `cpu` (`id`, `vcpuCount`)": [
       ["gpu", gpuPod, { gpu: { id: "NVIDIA_H100" } }],
+      ["gpu", gpuPod, { gpu: { id: ["NVIDIA_H100", "NVIDIA_L40S"] } }],
       ["gpu", gpuPod, { gpu: { id: "NVIDIA_A100", count: 2 } }],
+      ["gpu", gpuPod, { gpu: { id: ["NVIDIA_H100", "NVIDIA_A100"], count: 2 } }],
       ["cpu", cpuPod, { cpu: { id: "cpu5c", vcpuCount: 4 } }],
       ["cpu", cpuPod, { cpu: { id: "cpu3c", vcpuCount: 8 } }],
     ],
@@ -237,9 +244,14 @@ describe("docs/pod.md's update-or-replace table says what the plan does", () => 
     ],
     "`globalNetworking`": [["globalNetworking", gpuPod, { globalNetworking: true }]],
     "`desiredStatus` (`RUNNING` / `EXITED`)": [["desiredStatus", gpuPod, { desiredStatus: "EXITED" }]],
-    "`waitFor`, `waitTimeoutSeconds`": [
+    "`waitFor`, `waitTimeoutSeconds`, `maxHourlyCost`": [
       ["waitFor", gpuPod, { waitFor: "PORTS" }],
       ["waitTimeoutSeconds", gpuPod, { waitTimeoutSeconds: 30 }],
+      ["maxHourlyCost", gpuPod, { maxHourlyCost: 5 }],
+    ],
+    "`gpu`: a new preference list in `id` that still holds the GPU type the pod got": [
+      ["gpu", gpuPod, { gpu: { id: ["NVIDIA_H100", "NVIDIA_A100"] } }],
+      ["gpu", gpuPod, { gpu: { id: ["NVIDIA_A100", "NVIDIA_L40S"], count: 1 } }],
     ],
   };
   const table = docsTable("Pod");
@@ -256,5 +268,28 @@ describe("docs/pod.md's update-or-replace table says what the plan does", () => 
       if (verdict === "replace") expect(p.replaces).toContain(property);
       else expect({ replaces: p.replaces, updated: p.updates.includes(property) }).toEqual({ replaces: [], updated: true });
     }
+  });
+});
+
+describe("a GPU preference list", () => {
+  const listed = { ...gpuPod, gpu: { id: ["NVIDIA_A100", "NVIDIA_L40S"], count: 1 } };
+
+  test("the same list again is no change; a refresh keeps the list as the input", () => {
+    const p = plan(listed, {});
+    expect([p.replaces, p.updates]).toEqual([[], []]);
+    expect(p.olds.gpu).toEqual({ id: "NVIDIA_A100", count: 1 });
+    expect(inputsFromState(p.olds, p.olds).gpu).toEqual({ id: ["NVIDIA_A100", "NVIDIA_L40S"], count: 1 });
+  });
+
+  test("a new list that keeps the type the pod got is recorded without a request", () => {
+    const p = plan(listed, { gpu: { id: ["NVIDIA_H100", "NVIDIA_A100"], count: 1 } });
+    const steps = planUpdate("pod-1", p.olds, p.news);
+    expect(steps).toMatchObject({ recordOnly: true, patch: {}, declaration: { gpuIds: ["NVIDIA_H100", "NVIDIA_A100"] } });
+  });
+
+  test("the create body asks for the choice being tried, the first by default", () => {
+    const inputs = checked(listed);
+    expect(createBody(inputs).gpu).toEqual({ id: "NVIDIA_A100", count: 1 });
+    expect(createBody(inputs, undefined, "NVIDIA_L40S").gpu).toEqual({ id: "NVIDIA_L40S", count: 1 });
   });
 });

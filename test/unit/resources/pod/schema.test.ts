@@ -41,6 +41,13 @@ describe("Pod check: every rule of spec 2.3, 2.4, 4.1 and 8, named by property",
     ["timeout 0", { waitTimeoutSeconds: 0 }, "waitTimeoutSeconds", /at least 1/],
     ["env value not a string", { env: { A: 1 } }, "env.A", /must be strings/],
     ["a property Pod does not have", { bogus: 1 }, "(inputs)", /remove bogus/],
+    ["gpu.id []", { gpu: { id: [] } }, "gpu.id", /must not be \[\]/],
+    ["gpu.id naming a type twice", { gpu: { id: ["g", "h", "g"] } }, "gpu.id", /must not name a GPU type twice/],
+    ["gpu.id with an empty entry", { gpu: { id: ["g", ""] } }, "gpu.id[1]", /must not be empty/],
+    ["gpu.id not a string or list", { gpu: { id: 7 } }, "gpu.id", /GPU type ID or a list of them/],
+    ["globalNetworking with an AMD type in the preference list", { gpu: { id: ["NVIDIA L40S", "AMD Instinct MI300X"] }, globalNetworking: true }, "globalNetworking", /AMD Instinct MI300X is made by AMD/],
+    ["maxHourlyCost 0", { maxHourlyCost: 0 }, "maxHourlyCost", /more than 0/],
+    ["maxHourlyCost not a number", { maxHourlyCost: "5" }, "maxHourlyCost", /number of USD per hour/],
   ])("%s", (_label, change, property, reason) => {
     const failures = failuresOf({ ...base, ...change });
     const hit = failures.find((f) => f.property === property);

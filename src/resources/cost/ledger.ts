@@ -1,0 +1,104 @@
+/*
+ * The program side of the stack's cost: a ledger every Pod and ServerlessEndpoint of a
+ * program joins as it is declared, and one `StackCost` resource that holds it.
+ *
+ * Why a ledger in the program: the engine runs Check, Diff and Create of each resource as
+ * soon as the program registers it, in parallel, so no provider call sees the whole stack
+ * before the first create. Here each costed resource, as it is declared, adds what prices it
+ * (GPU, CPU, cloud, workers) to the ledger and gets `dependsOn: StackCost`. The SDK sends a
+ * resource's registration only once its dependencies are done, so no costed resource reaches
+ * the engine before the StackCost step is over. The ledger closes when the program's turn
+ * in which the costed resources were declared ends; then StackCost registers with every
+ * entry, and its check (cost/provider.ts) prices them, prints the cost line and holds the
+ * budget. A budget it refuses fails the StackCost step, so nothing after it registers:
+ * no create or update request is sent.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { BUDGET_ENV, CONFIG_KEYS } from "../engine/settings";
+import { shimProvider } from "../engine/shim";
+
+/** The name of the one StackCost resource of a stack. */
+export const STACK_COST_NAME = "stack-cost";
+
+/**
+ * The stack's hourly cost, as the last preview or up priced it: one per stack, made by the
+ * ledger when the program declares a Pod or a ServerlessEndpoint. It sends no request of its
+ * own beyond the catalog read that prices a new or changed resource.
+ */
+export class StackCost extends pulumi.dynamic.Resource {
+  /** USD per hour of the stack's pods and endpoints: `min` at each endpoint's workersMin, `max` at its workersMax. */
+  declare readonly total: pulumi.Output<{ min: number; max: number }>;
+
+  constructor(name: string, entries: Promise<Record<string, pulumi.Input<Record<string, unknown>>>>, opts?: pulumi.CustomResourceOptions) {
+    super(shimProvider("stack-cost"), name, { entries, total: undefined }, opts, "computeplatform", "StackCost");
+  }
+}
+
+interface Ledger {
+  entries: Record<string, pulumi.Input<Record<string, unknown>>>;
+  resource: StackCost;
+  close: () => void;
+  timer?: ReturnType<typeof setTimeout>;
+  closed: boolean;
+}
+
+/** One ledger per program run (the monitor the SDK talks to; a test's mocks make a new one each run). */
+const ledgers = new WeakMap<object, Ledger>();
+const NO_MONITOR = {};
+
+function openLedger(): Ledger {
+  let resolve!: (entries: Ledger["entries"]) => void;
+  const entries = new Promise<Ledger["entries"]>((r) => (resolve = r));
+  const ledger: Ledger = {
+    entries: {},
+    resource: new StackCost(STACK_COST_NAME, entries),
+    closed: false,
+    close: () => {
+      ledger.closed = true;
+      resolve(ledger.entries);
+    },
+  };
+  return ledger;
+}
+
+/** Whether the program's stack config or environment sets a budget (a late resource cannot be held to it). */
+function budgetSet(): boolean {
+  const fromConfig = new pulumi.Config("computeplatform").get(CONFIG_KEYS.maxHourlyCost.split(":")[1]!);
+  return Boolean(fromConfig || process.env[BUDGET_ENV]);
+}
+
+/**
+ * Adds a costed resource to the program's ledger: `entry` holds what prices it (inputs, as
+ * declared). Returns the options to register it with: `dependsOn` the StackCost, so it
+ * reaches the engine only after the stack's cost has passed. `Pod.get` (an `id` given) is no
+ * part of the stack's cost.
+ */
+export function joinLedger(
+  kind: "pod" | "endpoint",
+  name: string,
+  entry: Record<string, pulumi.Input<unknown>>,
+  opts: pulumi.CustomResourceOptions | undefined,
+): pulumi.CustomResourceOptions | undefined {
+  if (opts?.id !== undefined) return opts;
+  const key = pulumi.runtime.getMonitor() ?? NO_MONITOR;
+  let ledger = ledgers.get(key);
+  if (ledger?.closed) {
+    const where = `${kind === "pod" ? "Pod" : "ServerlessEndpoint"} "${name}" was declared after the stack's cost was settled`;
+    const fix = "declare every Pod and ServerlessEndpoint in the same turn of the program (before awaiting anything between them)";
+    if (budgetSet()) throw new Error(`${where}, so the budget cannot hold it; ${fix}`);
+    void pulumi.log.warn(`${where}: it is left out of the cost lines; ${fix}`);
+    return opts;
+  }
+  if (!ledger) {
+    ledger = openLedger();
+    ledgers.set(key, ledger);
+  }
+  let slot = `${kind} ${name}`;
+  for (let n = 2; slot in ledger.entries; n++) slot = `${kind} ${name} #${n}`;
+  ledger.entries[slot] = { kind, name, ...entry };
+  // Closes once the program's current turn is over: every resource declared with this one is in.
+  clearTimeout(ledger.timer);
+  ledger.timer = setTimeout(ledger.close, 0);
+  const dependsOn = [opts?.dependsOn, ledger.resource].filter((d) => d !== undefined) as pulumi.Input<pulumi.Resource>[];
+  return { ...opts, dependsOn };
+}

@@ -1,0 +1,97 @@
+import { UNKNOWN } from "../../../../src/resources/engine/check";
+import { BUDGET_ENV, budget, configureFromStack } from "../../../../src/resources/engine/settings";
+import {
+  type CostEntry,
+  costLine,
+  costReport,
+  normalizeEntry,
+  overBudget,
+  type PricedEntry,
+  priceEntries,
+  pricePod,
+} from "../../../../src/resources/cost/report";
+
+const PRICES: Record<string, number> = { L40S: 0.86, H100: 2.99, A100: 1.89 };
+const podPrice = async (c: { gpu?: { id: string; count: number } }) => (c.gpu && PRICES[c.gpu.id] !== undefined ? PRICES[c.gpu.id]! * c.gpu.count : undefined);
+const pricer = async (e: CostEntry) => (e.kind === "pod" ? pricePod(e, podPrice) : { min: 0.86 * e.workersMin, max: 0.86 * e.workersMax });
+
+const pod = (over: Record<string, unknown> = {}) => normalizeEntry({ kind: "pod", name: "trainer", gpu: { id: "L40S" }, ...over }) as CostEntry;
+const endpoint = (over: Record<string, unknown> = {}) => normalizeEntry({ kind: "endpoint", name: "api", gpuIds: "ADA_48_PRO", workersMax: 2, ...over }) as CostEntry;
+
+test("entries get the defaults their resources fill in, so a default written and left out cost the same", () => {
+  expect(pod()).toEqual({ kind: "pod", name: "trainer", gpu: { id: "L40S", count: 1 }, cloud: "SECURE", desiredStatus: "RUNNING" });
+  expect(endpoint()).toEqual({ kind: "endpoint", name: "api", gpuIds: "ADA_48_PRO", workersMin: 0, workersMax: 2 });
+  expect(normalizeEntry({ kind: "volume", name: "x" })).toMatch(/kind must be pod or endpoint/);
+});
+
+test("a pod: a preference list costs its dearest choice within maxHourlyCost; an EXITED pod nothing", async () => {
+  expect(await pricePod(pod({ gpu: { id: ["L40S", "H100"], count: 2 } }) as never, podPrice)).toEqual({ min: 5.98, max: 5.98 });
+  expect(await pricePod(pod({ gpu: { id: ["H100", "A100", "L40S"] }, maxHourlyCost: 2 }) as never, podPrice)).toEqual({ min: 1.89, max: 1.89 });
+  expect(await pricePod(pod({ desiredStatus: "EXITED" }) as never, podPrice)).toEqual({ min: 0, max: 0 });
+  expect(await pricePod(pod({ gpu: { id: "B200" } }) as never, podPrice)).toBeUndefined();
+});
+
+test("an entry priced before with the same declaration keeps its price without asking; a changed, new or unknown one does not", async () => {
+  const asked: string[] = [];
+  const counting = async (e: CostEntry) => {
+    asked.push(e.name);
+    return pricer(e);
+  };
+  const olds = await priceEntries({}, { "pod trainer": pod(), "endpoint api": endpoint() }, counting);
+  expect(asked).toEqual(["trainer", "api"]);
+  const again = await priceEntries(olds, { "pod trainer": pod(), "endpoint api": endpoint({ workersMax: 4 }), "pod new": pod({ name: "new", gpu: { id: UNKNOWN } }) }, counting);
+  expect(asked).toEqual(["trainer", "api", "api"]);
+  expect(again["pod trainer"]!.hourly).toEqual({ min: 0.86, max: 0.86 });
+  expect(again["pod new"]!.hourly).toBeUndefined();
+});
+
+describe("the cost line and the budget", () => {
+  let olds: Record<string, PricedEntry>;
+  beforeAll(async () => {
+    olds = await priceEntries({}, { "pod trainer": pod(), "endpoint api": endpoint() }, pricer);
+  });
+  const after = (news: Record<string, CostEntry>) => priceEntries(olds, news, pricer);
+
+  test("nothing for an unchanged stack; one line naming each resource whose cost changes", async () => {
+    const same = await after({ "pod trainer": pod(), "endpoint api": endpoint() });
+    expect(costLine(costReport(olds, same))).toBeUndefined();
+    const count = await after({ "pod trainer": pod({ gpu: { id: "L40S", count: 2 } }), "endpoint api": endpoint() });
+    expect(costLine(costReport(olds, count))).toBe("cost: $0.86-$2.58/h -> $1.72-$3.44/h (+$0.86/h): pod trainer gpu.count 1 -> 2");
+    const several = await after({ "endpoint api": endpoint({ workersMin: 1 }), "pod big": pod({ name: "big", gpu: { id: "H100" } }) });
+    expect(costLine(costReport(olds, several))).toBe(
+      "cost: $0.86-$2.58/h -> $3.85-$4.71/h (+$2.99-$2.13/h): endpoint api workersMin 0 -> 1 (+$0.86-$0.00/h), pod big added (+$2.99/h), pod trainer removed (-$0.86/h)",
+    );
+    const fewer = await after({ "pod trainer": pod({ gpu: { id: "L40S", count: 2 } }), "endpoint api": endpoint({ workersMax: 0 }) });
+    expect(costLine(costReport(olds, fewer))).toContain("cost: $0.86-$2.58/h -> $1.72/h (+$0.86 to -$0.86/h)");
+    const unknown = await after({ "pod trainer": pod({ cloud: UNKNOWN }), "endpoint api": endpoint() });
+    expect(costLine(costReport(olds, unknown))).toBe("cost: $0.86-$2.58/h -> $0.00-$1.72/h (-$0.86/h); not counted: pod trainer (cost unknown until up)");
+  });
+
+  test("over budget: only when the stack after the change costs more than the budget and more than before", async () => {
+    const bigger = await after({ "pod trainer": pod({ gpu: { id: "L40S", count: 3 } }), "endpoint api": endpoint() });
+    const message = overBudget(costReport(olds, bigger), bigger, 3, "computeplatform:maxHourlyCost");
+    expect(message).toBe(
+      "the stack would cost $2.58-$4.30/h, over its budget $3.00/h (computeplatform:maxHourlyCost); it costs $0.86-$2.58/h now. " +
+        "Nothing was created or changed. The most: pod trainer $2.58/h, endpoint api $0.00-$1.72/h. Lower the cost, or raise computeplatform:maxHourlyCost.",
+    );
+    expect(overBudget(costReport(olds, bigger), bigger, 5, "b")).toBeUndefined();
+    expect(overBudget(costReport(olds, bigger), bigger, undefined, "b")).toBeUndefined();
+    // Already over a budget of $1: the same stack, or a cheaper one, passes.
+    const same = await after({ "pod trainer": pod(), "endpoint api": endpoint() });
+    expect(overBudget(costReport(olds, same), same, 1, "b")).toBeUndefined();
+    const cheaper = await after({ "pod trainer": pod(), "endpoint api": endpoint({ workersMax: 1 }) });
+    expect(overBudget(costReport(olds, cheaper), cheaper, 1, "b")).toBeUndefined();
+  });
+});
+
+test("the budget: stack config first, else the environment; anything but a positive number is an error naming where it came from", () => {
+  expect(budget({})).toBeUndefined();
+  expect(budget({ [BUDGET_ENV]: "3.5" })).toEqual({ usd: 3.5, source: "COMPUTEPLATFORM_MAX_HOURLY_COST" });
+  expect(() => budget({ [BUDGET_ENV]: "-1" })).toThrow('COMPUTEPLATFORM_MAX_HOURLY_COST must be a number of USD per hour, more than 0 (got "-1")');
+  configureFromStack({ get: (key: string) => (key === "computeplatform:maxHourlyCost" ? "2" : undefined) } as never);
+  try {
+    expect(budget({ [BUDGET_ENV]: "3.5" })).toEqual({ usd: 2, source: "computeplatform:maxHourlyCost" });
+  } finally {
+    configureFromStack({ get: () => undefined } as never);
+  }
+});
