@@ -11,9 +11,11 @@ export { getCpuFlavors, getDataCenters, getGpuTypes, validVcpuCounts, type Catal
 export { checkPod, Pod, PodFailedError, PodInitError, PodProvider, podArgsSchema, planPodChange, type PodArgs, type PodInputs, type PodOutputs, type PodPlan, type PodProviderOptions } from "./resources/pod";
 // Types the resources' properties and providers name, exported so a program can name them too.
 export type { Cloud, DesiredStatus, WaitFor } from "./resources/pod/schema";
-export type { EndpointInputs, EndpointWorkerOutput } from "./resources/serverless-endpoint/schema";
+export type { EndpointInputs, EndpointWorkerOutput, WorkerPrice } from "./resources/serverless-endpoint/schema";
 export type { NetworkVolumeInputs } from "./resources/network-volume/schema";
 export type { RegistryCredentialInputs } from "./resources/registry-credential/schema";
 export type { TemplateMountsInput } from "./resources/template/schema";
 export { StackCost, STACK_COST_NAME } from "./resources/cost/ledger";
 export { StackCostProvider, type StackCostProviderOptions, type StackCostState } from "./resources/cost/provider";
+export type { CostEntry, EndpointEntry, PodEntry, PricedEntry } from "./resources/cost/report";
+export type { HourlyRange } from "./resources/cost/prices";
