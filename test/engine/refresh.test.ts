@@ -19,8 +19,8 @@ const KEY = "cp_sentinel_refresh_5e0c2a91d4";
 const PODS = 5;
 const VOLUMES = 4;
 const ENDPOINTS = 3;
-/** The engine's default `--parallel`. */
-const PARALLEL = 16;
+/** The engine's default `--parallel`: unbounded. */
+const PARALLEL = Number.POSITIVE_INFINITY;
 
 let rig: EngineRig;
 let emu: Emulator;

@@ -37,9 +37,10 @@ export interface OperationResult {
 
 /**
  * How an operation runs its resource steps: `parallel` at once at most, like the engine's
- * `--parallel` (Pulumi's documented default is 16). Steps still start in registration order
- * (deletes in reverse); nothing orders them by dependency, so use more than 1 only for
- * resources that do not depend on each other. Default 1: one step at a time.
+ * `--parallel` (unbounded by default in Pulumi 3, 16 in older CLIs; `Infinity` here). Steps
+ * still start in registration order (deletes in reverse); nothing orders them by dependency,
+ * so use more than 1 only for resources that do not depend on each other. Default 1: one step
+ * at a time, as before.
  */
 export interface RunOptions {
   parallel?: number;
