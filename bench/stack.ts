@@ -10,6 +10,7 @@
 //             baseline (DELETE, then GET until TERMINATED, retry-on-429) on N other pods;
 // and the plugin processes' resident memory, sampled through every phase.
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { ComputePlatform, systemClock } from "../src/client";
 import type { ApiKey } from "../src/emulator";
 import { NetworkVolume } from "../src/resources/network-volume";
@@ -48,6 +49,8 @@ export interface MemorySample {
   /** Real ms since the phase began. */
   t: number;
   rssMb: number;
+  /** Live heap after the last full collection (heap-probe.js), MB. */
+  heapMb: number;
   /** Pod list calls answered so far in the phase (the poller's ticks, while it waits). */
   ticks: number;
 }
@@ -92,6 +95,12 @@ function rssMb(pid: number | undefined): number {
   }
 }
 
+/** The live heap the plugin's heap probe printed last, MB (NaN before its first line). */
+function liveHeapMb(plugin: ProviderPlugin): number {
+  const at = plugin.stderr.lastIndexOf("heap-probe ");
+  return at < 0 ? Number.NaN : Number.parseInt(plugin.stderr.slice(at + 11), 10) / 2 ** 20;
+}
+
 /** Sample the plugin's memory every SAMPLE_MS while `fn` runs. */
 async function sampled<T>(b: Bench, plugin: ProviderPlugin, into: MemorySample[] | undefined, fn: () => Promise<T>): Promise<T> {
   if (!into) return fn();
@@ -99,7 +108,7 @@ async function sampled<T>(b: Bench, plugin: ProviderPlugin, into: MemorySample[]
   const t0 = performance.now();
   const sample = () => {
     const ticks = b.emu.requestLog().slice(from).filter((e) => e.op === "listPods").length;
-    into.push({ t: performance.now() - t0, rssMb: rssMb(plugin.pid), ticks });
+    into.push({ t: performance.now() - t0, rssMb: rssMb(plugin.pid), heapMb: liveHeapMb(plugin), ticks });
   };
   sample();
   const timer = setInterval(sample, SAMPLE_MS);
@@ -129,14 +138,18 @@ async function phase(b: Bench, fn: () => Promise<unknown>): Promise<PhaseResult>
   return { wallMs, byOp: c.byOp, sent: c.total, rejected429: c.rejected429, ...(error ? { error } : {}) };
 }
 
-async function startPlugin(b: Bench, apiKey: string): Promise<{ plugin: ProviderPlugin; config: Record<string, string> }> {
+async function startPlugin(b: Bench, apiKey: string, probe: boolean): Promise<{ plugin: ProviderPlugin; config: Record<string, string> }> {
   const config = { "computeplatform:apiKey": apiKey, "computeplatform:apiUrl": b.emu.url };
   const plugin = await ProviderPlugin.start({
     cwd: PROJECT_DIR,
     project: PROJECT,
     config,
-    // The providers' default pace in emulated time, as COMPUTEPLATFORM_POLL_INTERVAL_MS sets it.
-    env: { COMPUTEPLATFORM_API_KEY: undefined, COMPUTEPLATFORM_POLL_INTERVAL_MS: String(Math.max(1, Math.round(1500 / b.shape.timeScale))) },
+    env: {
+      COMPUTEPLATFORM_API_KEY: undefined,
+      // The providers' default pace in emulated time, as COMPUTEPLATFORM_POLL_INTERVAL_MS sets it.
+      COMPUTEPLATFORM_POLL_INTERVAL_MS: String(Math.max(1, Math.round(1500 / b.shape.timeScale))),
+      ...(probe ? { NODE_OPTIONS: `--require ${join(__dirname, "heap-probe.js")}` } : {}),
+    },
   });
   await plugin.configure(config, SECRET_KEYS);
   return { plugin, config };
@@ -198,7 +211,7 @@ export async function runStack(shape: Shape, n: number, opts: { memory: boolean;
     if (plugins.delete(p)) await p.stop();
   };
   const started = async (apiKey: string) => {
-    const s = await startPlugin(b, apiKey);
+    const s = await startPlugin(b, apiKey, opts.memory);
     plugins.add(s.plugin);
     return s;
   };
