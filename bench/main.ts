@@ -1,13 +1,17 @@
-// `npm run bench`: the four benchmarks of issue 8, each with its baseline in the same process,
-// then one table per benchmark and the targets with what was measured. Nothing here asserts a
-// time: a missed target is printed as missed. Options:
-//   --only=fleet,readiness,plugin   run a subset
+// `npm run bench`: the benchmarks of issues 8 and 16, each with its baseline in the same
+// process, then one table per benchmark and the targets with what was measured. Nothing here
+// asserts a time: a missed target is printed as missed. Options:
+//   --only=fleet,readiness,plugin,stack   run a subset (stack: refresh, destroy, preview, memory of issue 16)
 //   --n=10,30,100                   fleet sizes (benchmarks 1 and 4)
-//   --time-scale=10                 emulated ms per real ms
-import { DEFAULT_SHAPE, fmt, type Shape, table } from "./common";
+//   --time-scale=10                 emulated ms per real ms (fleet and readiness)
+//   --stack-n=30,100,300            stack sizes (benchmarks 5 to 8; memory at the largest)
+//   --stack-time-scale=20           emulated ms per real ms of the stack benchmarks
+import { bounded, DEFAULT_SHAPE, fmt, type Shape, table } from "./common";
 import { callsNeeded, type FleetResult, runFleet } from "./fleet";
 import { overhead, type PluginResult, runPlugin } from "./plugin";
 import { type ReadinessResult, runReadiness, summarize } from "./readiness";
+import { runStack, type StackResult } from "./stack";
+import { stackReport, type Target } from "./stack-report";
 
 const option = (argv: string[], name: string): string | undefined =>
   argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -18,6 +22,8 @@ const READINESS_STAGGER_MS = 450;
 
 /** Upper bound of one fleet run, real ms: a hang is reported, not waited out. */
 const FLEET_LIMIT_MS = 240_000;
+/** Upper bound of one stack run, real ms. */
+const STACK_LIMIT_MS = 300_000;
 
 const READINESS_CASES: { label: string; poll: { intervalMs: number; maxIntervalMs: number; backoff: number } }[] = [
   // The pod poller's defaults (lifecycle/poller.ts): the target is judged on this row.
@@ -29,7 +35,7 @@ const READINESS_CASES: { label: string; poll: { intervalMs: number; maxIntervalM
 ];
 
 export async function main(argv: string[]): Promise<number> {
-  const only = new Set((option(argv, "only") ?? "fleet,readiness,plugin").split(","));
+  const only = new Set((option(argv, "only") ?? "fleet,readiness,plugin,stack").split(","));
   const ns = (option(argv, "n") ?? "10,30,100").split(",").map(Number);
   const shape: Shape = { ...DEFAULT_SHAPE, timeScale: Number(option(argv, "time-scale") ?? DEFAULT_SHAPE.timeScale) };
   // The readiness runs measure the poller, not the quota (benchmark 1 does): a quota 10 times
@@ -69,18 +75,40 @@ export async function main(argv: string[]): Promise<number> {
     plugin = await runPlugin(12);
     say(`plugin overhead: ${plugin.error ?? "done"}`);
   }
+  const stackShape: Shape = { ...shape, timeScale: Number(option(argv, "stack-time-scale") ?? 20) };
+  const stacks: StackResult[] = [];
+  if (only.has("stack")) {
+    console.log(`Stack benchmarks: the same platform at time scale ${stackShape.timeScale} (an emulated minute lasts ${60 / stackShape.timeScale} real seconds).`);
+    const sizes = (option(argv, "stack-n") ?? "30,100,300").split(",").map(Number);
+    for (const n of sizes) {
+      const r = await bounded(`stack N=${n}`, STACK_LIMIT_MS, (signal) =>
+        runStack(stackShape, n, { memory: n === Math.max(...sizes), lone: n === Math.min(...sizes), signal }),
+      ).catch((err: Error): StackResult => ({ pods: n, error: err.message }) as StackResult);
+      stacks.push(r);
+      say(
+        `stack N=${n}: ${r.error ? `FAILED: ${r.error}` : `refresh ${r.refresh.sent} requests (baseline ${r.refreshBaseline.sent}), destroy ${fmt(r.destroy.wallMs / 1000)} s (baseline ${fmt(r.destroyBaseline.wallMs / 1000)} s)`}`,
+      );
+    }
+  }
 
-  console.log(report(shape, fleet, readiness, plugin));
+  const stack = stacks.length > 0 ? stackReport(stackShape, stacks) : undefined;
+  console.log(report(shape, fleet, readiness, plugin, stack));
   say(`all benchmarks done`);
-  const failed = [...fleet, ...readiness, ...(plugin ? [plugin] : [])].filter((r) => r.error);
+  const failed = [...fleet, ...readiness, ...(plugin ? [plugin] : []), ...stacks].filter((r) => r.error);
   return failed.length > 0 ? 1 : 0;
 }
 
-function report(shape: Shape, fleet: FleetResult[], readiness: ReadinessResult[], plugin: PluginResult | undefined): string {
+function report(
+  shape: Shape,
+  fleet: FleetResult[],
+  readiness: ReadinessResult[],
+  plugin: PluginResult | undefined,
+  stack: { text: string; targets: Target[] } | undefined,
+): string {
   const out: string[] = [];
   const emuMin = (realMs: number) => (realMs * shape.timeScale) / 60_000;
   const op = (r: FleetResult, ...names: string[]) => names.reduce((sum, n) => sum + (r.byOp[n] ?? 0), 0);
-  const targets: [string, boolean | undefined, string][] = [];
+  const targets: Target[] = [];
 
   if (fleet.length > 0) {
     out.push("\n1. Fleet up and down: N pods + N/5 endpoints created at once, then destroyed (times real; emulated = x" + shape.timeScale + ")");
@@ -228,6 +256,11 @@ function report(shape: Shape, fleet: FleetResult[], readiness: ReadinessResult[]
       targets.push(["plugin overhead under 50 ms per call after the first", worst < 50, `worst median overhead ${fmt(worst)} ms`]);
       targets.push(["__provider under 4 KB (team revision of 2 KB)", plugin.providerBytes < 4096, `${plugin.providerBytes} bytes`]);
     }
+  }
+
+  if (stack) {
+    out.push(stack.text);
+    targets.push(...stack.targets);
   }
 
   out.push("\nTargets");

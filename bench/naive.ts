@@ -60,6 +60,19 @@ export class NaiveFleet {
     );
   }
 
+  /** A refresh's read of one pod, one volume, one endpoint: its own request each (what read did before issue 16). */
+  readPod(id: string) {
+    return this.retry429(() => this.client.pods.get(id, { signal: this.signal }));
+  }
+
+  readVolume(id: string) {
+    return this.retry429(() => this.client.networkVolumes.get(id, { signal: this.signal }));
+  }
+
+  readEndpoint(id: string) {
+    return this.retry429(() => this.client.endpoints.get(id, { signal: this.signal }));
+  }
+
   async createEndpoint(input: EndpointInput): Promise<string> {
     const opts = { signal: this.signal };
     const ep = await this.retry429(() => this.client.endpoints.save(input, opts));

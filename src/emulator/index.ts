@@ -101,8 +101,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const keys = options.keys ?? [{ key: generateApiKey(), scopes: ["read", "write"] as Scope[] }];
   if (keys.length === 0) throw new RangeError("keys must hold at least one key");
   const quotas = { ...DEFAULT_QUOTAS, ...options.quotas };
-  for (const [name, q] of Object.entries(quotas)) {
-    if (!(Number.isInteger(q) && q >= 1)) throw new RangeError(`quotas.${name} must be an integer >= 1, got ${q}`);
+  const quotaSets: [string, Partial<Quotas>][] = [["quotas", quotas], ...keys.map((k, i): [string, Partial<Quotas>] => [`keys[${i}].quotas`, k.quotas ?? {}])];
+  for (const [where, set] of quotaSets) {
+    for (const [name, q] of Object.entries(set)) {
+      if (!(Number.isInteger(q) && q >= 1)) throw new RangeError(`${where}.${name} must be an integer >= 1, got ${q}`);
+    }
   }
   const timings = { ...DEFAULT_TIMINGS, ...options.timings };
   for (const [name, t] of Object.entries(timings)) {

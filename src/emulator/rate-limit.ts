@@ -37,10 +37,16 @@ export class RateLimiter {
   private readonly counters = new Map<string, Record<WindowName, Counter>>();
 
   constructor(
-    private readonly quotas: Quotas,
+    private readonly defaults: Quotas,
     private readonly timeScale: number,
     private readonly now: () => number,
+    /** Keys with quotas of their own (the rest have `defaults`). */
+    private readonly perKey: ReadonlyMap<string, Quotas> = new Map(),
   ) {}
+
+  private quotasOf(key: string): Quotas {
+    return this.perKey.get(key) ?? this.defaults;
+  }
 
   private windowMs(seconds: number): number {
     return (seconds * 1000) / this.timeScale;
@@ -67,13 +73,14 @@ export class RateLimiter {
   /** Counts one request for `key` unless a window is full; returns the headers to send. */
   take(key: string): RateDecision {
     const c = this.countersOf(key);
+    const quotas = this.quotasOf(key);
     let exceeded: WindowName | undefined;
     for (const [name] of WINDOWS) {
       // The widest exhausted window decides how long the caller must wait.
-      if (c[name].count >= this.quotas[name]) exceeded = name;
+      if (c[name].count >= quotas[name]) exceeded = name;
     }
     if (!exceeded) for (const [name] of WINDOWS) c[name].count++;
-    const headers = this.headers(c);
+    const headers = this.headers(c, quotas);
     if (!exceeded) return { headers };
     const retryAfterSec = this.secondsUntil(c[exceeded].resetAt);
     return { headers: { ...headers, "retry-after": String(retryAfterSec) }, exceeded, retryAfterSec };
@@ -82,20 +89,21 @@ export class RateLimiter {
   /** The headers of a 429 storm fault: the minute window reads as exhausted for one second. */
   stormHeaders(key: string): Record<string, string> {
     const c = this.countersOf(key);
-    const fake = { ...c, minute: { count: this.quotas.minute, resetAt: this.now() + 1000 } };
-    return { ...this.headers(fake), "retry-after": "1" };
+    const quotas = this.quotasOf(key);
+    const fake = { ...c, minute: { count: quotas.minute, resetAt: this.now() + 1000 } };
+    return { ...this.headers(fake, quotas), "retry-after": "1" };
   }
 
   private secondsUntil(at: number): number {
     return Math.max(1, Math.ceil((at - this.now()) / 1000));
   }
 
-  private headers(c: Record<WindowName, Counter>): Record<string, string> {
+  private headers(c: Record<WindowName, Counter>, quotas: Quotas): Record<string, string> {
     const limit = WINDOWS.map(
       ([name]) =>
-        `"${name}";r=${Math.max(0, this.quotas[name] - c[name].count)};t=${this.secondsUntil(c[name].resetAt)}`,
+        `"${name}";r=${Math.max(0, quotas[name] - c[name].count)};t=${this.secondsUntil(c[name].resetAt)}`,
     ).join(", ");
-    const policy = WINDOWS.map(([name, sec]) => `"${name}";q=${this.quotas[name]};w=${this.windowSec(sec)}`).join(
+    const policy = WINDOWS.map(([name, sec]) => `"${name}";q=${quotas[name]};w=${this.windowSec(sec)}`).join(
       ", ",
     );
     return { ratelimit: limit, "ratelimit-policy": policy };

@@ -1,5 +1,6 @@
 // An emulator with one known key and Pulumi's plugin configured against it through stack
 // config, as the engine tests of the resources start them.
+import { ComputePlatform } from "../../src/client";
 import { type Emulator, type EmulatorOptions, startEmulator } from "../../src/emulator";
 import { PROJECT, PROJECT_DIR, ProviderPlugin, SECRET_KEYS } from "../../tools/engine";
 
@@ -8,6 +9,8 @@ export interface EngineRig {
   plugin: ProviderPlugin;
   /** The stack config the plugin was configured with (`computeplatform:apiKey`, `apiUrl`). */
   config: Record<string, string>;
+  /** A client with the same key, pacing off: changes made outside the stack. */
+  client: ComputePlatform;
   close(): Promise<void>;
 }
 
@@ -34,11 +37,14 @@ export async function startEngineRig(key: string, emulator: Partial<EmulatorOpti
     env: { COMPUTEPLATFORM_API_KEY: undefined, COMPUTEPLATFORM_POLL_INTERVAL_MS: "10" },
   });
   await plugin.configure(config, SECRET_KEYS);
+  const client = new ComputePlatform({ apiKey: key, apiUrl: emu.url, pacing: false });
   return {
     emu,
     plugin,
     config,
+    client,
     close: async () => {
+      await client.close();
       await plugin.stop();
       await emu.close();
     },

@@ -32,6 +32,7 @@
  *                            // or Delete+Create with deleteBeforeReplace); deletes
  * await stack.refresh()      // Read(id, old outputs, old inputs)
  * await stack.destroy()      // Delete in reverse order
+ * await stack.refresh({ parallel: 16 })  // steps 16 at a time, as the engine's --parallel
  * stack.resources            // the state: urn -> { id, inputs, outputs, initErrors }
  * stack.calls                // every gRPC call made, in order: "Check urn", "Create urn", ...
  * plugin.transcript()        // stdout + stderr + engine Log messages, to scan for secrets
@@ -56,8 +57,9 @@
  * ignores; `pulumi.log` inside a provider therefore prints to the plugin's stdout, which the
  * engine relays to the user. `transcript()` holds stdout, stderr and any engine Log call.
  *
- * Not modelled: parallel steps (one resource at a time, in registration order; deletes in
- * reverse), `protect`, `replaceOnChanges`, dependency-driven ordering of deletes, resource
+ * Not modelled: dependency-driven ordering of parallel steps (one resource at a time unless an
+ * operation is given `parallel`, then that many at once, started in registration order;
+ * deletes in reverse), `protect`, `replaceOnChanges`, dependency-driven ordering of deletes, resource
  * references. Preview never calls Create: the plugin does not support provider previews.
  */
 export { type CaptureOptions, captureProgram, captureProgramFile, type Registration } from "./capture";
@@ -65,6 +67,6 @@ export { ProviderCallError } from "./errors";
 export { type EngineLog, FakeEngine } from "./fake-engine";
 export { type CheckFailure, type DiffResult, type PluginOptions, ProviderPlugin } from "./plugin";
 export { POD_PROGRAM, PROJECT, PROJECT_DIR, SECRET_KEYS } from "./project";
-export { EngineStack, ignoreChanges, type OperationResult, type StateResource, type Step, type StepOp } from "./stack";
+export { EngineStack, ignoreChanges, type OperationResult, type RunOptions, type StateResource, type Step, type StepOp } from "./stack";
 export { urnOf } from "./urn";
 export { isSecret, reveal, SECRET_SIG, secret, SIG_KEY, toStruct, UNKNOWN } from "./wire";

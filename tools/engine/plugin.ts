@@ -119,6 +119,11 @@ export class ProviderPlugin {
     return plugin;
   }
 
+  /** The plugin process's id (a benchmark samples its memory). */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
   /** stdout after the port line, stderr, and every engine Log message. */
   transcript(): string {
     return [this.stdoutText, this.stderrText, ...this.engine.logs.map((l) => l.message)].join("\n");

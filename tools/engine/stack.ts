@@ -36,6 +36,41 @@ export interface OperationResult {
 }
 
 /**
+ * How an operation runs its resource steps: `parallel` at once at most, like the engine's
+ * `--parallel` (unbounded by default in Pulumi 3, 16 in older CLIs; `Infinity` here). Steps
+ * still start in registration order (deletes in reverse); nothing orders them by dependency,
+ * so use more than 1 only for resources that do not depend on each other. Default 1: one step
+ * at a time, as before.
+ */
+export interface RunOptions {
+  parallel?: number;
+}
+
+/**
+ * `fn` over `items` with at most `parallel` running at once, started in order. After a throw
+ * or a `true` (stop) no new one starts; the ones running are waited for, then the first throw
+ * is passed on.
+ */
+async function pooled<T>(items: readonly T[], parallel: number, fn: (item: T, index: number) => Promise<boolean | void>): Promise<void> {
+  let next = 0;
+  let stop = false;
+  let failure: { error: unknown } | undefined;
+  const worker = async () => {
+    while (!stop && next < items.length) {
+      const i = next++;
+      try {
+        if (await fn(items[i], i)) stop = true;
+      } catch (error) {
+        stop = true;
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(parallel, items.length)) }, worker));
+  if (failure) throw failure.error;
+}
+
+/**
  * The engine's processIgnoreChanges: each listed property path (`a` or `a.b`) keeps its old
  * input value, or stays absent if it had none.
  */
@@ -89,24 +124,30 @@ export class EngineStack {
   }
 
   /** `pulumi preview`: Check (and Diff for existing resources) with unknowns allowed. */
-  async preview(regs: Registration[]): Promise<OperationResult> {
-    return this.run(regs, true);
+  async preview(regs: Registration[], opts: RunOptions = {}): Promise<OperationResult> {
+    return this.run(regs, true, opts);
   }
 
   /** `pulumi up`. */
-  async up(regs: Registration[]): Promise<OperationResult> {
-    return this.run(regs, false);
+  async up(regs: Registration[], opts: RunOptions = {}): Promise<OperationResult> {
+    return this.run(regs, false, opts);
   }
 
-  private async run(regs: Registration[], preview: boolean): Promise<OperationResult> {
-    const steps: Step[] = [];
+  private async run(regs: Registration[], preview: boolean, opts: RunOptions): Promise<OperationResult> {
+    // Steps of each registration, in registration order whatever order they ran in.
+    const stepsOf: Step[][] = regs.map(() => []);
+    const collected = () => stepsOf.flat();
+    let stopped: OperationResult["failures"];
+    // Once every registration is done: their steps, then the deletes.
+    let steps: Step[] | undefined;
     const p = this.plugin;
     // The old side of each create-before-delete replacement, by URN: like the engine, the
     // harness deletes it at the end, after the resources that depend on it were updated to
     // the new one (a pod moved to a new credential before the old credential goes).
     const replaced = new Map<string, StateResource>();
     try {
-      for (const reg of regs) {
+      await pooled(regs, opts.parallel ?? 1, async (reg, index) => {
+        const steps = stepsOf[index];
         const urn = this.urn(reg);
         const old = this.resources.get(urn);
         // The engine applies ignoreChanges to the program's inputs before anything else.
@@ -114,12 +155,13 @@ export class EngineStack {
         this.note("Check", urn);
         let checked = await p.check(urn, old?.inputs ?? {}, goal, { preview });
         if (checked.failures.length > 0) {
-          return { steps, failures: { urn, failures: checked.failures } };
+          stopped ??= { urn, failures: checked.failures };
+          return true;
         }
         if (!old) {
           steps.push({ urn, op: "create" });
           if (!preview) await this.create(urn, reg, checked.inputs);
-          continue;
+          return false;
         }
         this.note("Diff", urn);
         const diff = await p.diff(urn, old.id, old.inputs, old.outputs, checked.inputs, {
@@ -128,11 +170,14 @@ export class EngineStack {
         });
         if (diff.replaces.length > 0) {
           steps.push({ urn, op: "replace", diff });
-          if (preview) continue;
+          if (preview) return false;
           // A replacement gets fresh defaults: the engine checks again without the old inputs.
           this.note("Check", urn);
           checked = await p.check(urn, {}, goal);
-          if (checked.failures.length > 0) return { steps, failures: { urn, failures: checked.failures } };
+          if (checked.failures.length > 0) {
+            stopped ??= { urn, failures: checked.failures };
+            return true;
+          }
           if (diff.deleteBeforeReplace || reg.options.deleteBeforeReplace) {
             await this.delete(old);
             await this.create(urn, reg, checked.inputs);
@@ -146,7 +191,7 @@ export class EngineStack {
           (diff.changes === "unknown" && !isDeepStrictEqual(reveal(old.inputs), reveal(checked.inputs)))
         ) {
           steps.push({ urn, op: "update", diff });
-          if (preview) continue;
+          if (preview) return false;
           this.note("Update", urn);
           try {
             const outputs = await p.update(urn, old.id, old.outputs, checked.inputs, old.inputs);
@@ -161,7 +206,10 @@ export class EngineStack {
           steps.push({ urn, op: "same", diff });
           if (!preview) this.resources.set(urn, { ...old, inputs: checked.inputs, options: reg.options });
         }
-      }
+        return false;
+      });
+      if (stopped) return { steps: collected(), failures: stopped };
+      steps = collected();
       // Resources no longer in the program and the old sides of replacements go, last
       // registered first (the order of the state stands in for the engine's dependency graph).
       const wanted = new Set(regs.map((r) => this.urn(r)));
@@ -174,7 +222,7 @@ export class EngineStack {
       }
       return { steps };
     } catch (error) {
-      return { steps, error: error as Error };
+      return { steps: steps ?? collected(), error: error as Error };
     }
   }
 
@@ -201,37 +249,41 @@ export class EngineStack {
   }
 
   /** `pulumi refresh`: Read each resource with its old outputs and inputs. */
-  async refresh(): Promise<OperationResult> {
-    const steps: Step[] = [];
+  async refresh(opts: RunOptions = {}): Promise<OperationResult> {
+    const all = [...this.resources.values()];
+    const stepOf: (Step | undefined)[] = all.map(() => undefined);
+    const steps = () => stepOf.filter((s): s is Step => s !== undefined);
     try {
-      for (const res of [...this.resources.values()]) {
+      await pooled(all, opts.parallel ?? 1, async (res, i) => {
         this.note("Read", res.urn);
         const r = await this.plugin.read(res.urn, res.id, res.outputs, res.inputs);
         if (!r.id) {
           this.resources.delete(res.urn);
-          steps.push({ urn: res.urn, op: "read-gone" });
-          continue;
+          stepOf[i] = { urn: res.urn, op: "read-gone" };
+          return;
         }
         this.resources.set(res.urn, { ...res, id: r.id, outputs: r.outputs, inputs: r.inputs ?? res.inputs });
-        steps.push({ urn: res.urn, op: "refresh" });
-      }
-      return { steps };
+        stepOf[i] = { urn: res.urn, op: "refresh" };
+      });
+      return { steps: steps() };
     } catch (error) {
-      return { steps, error: error as Error };
+      return { steps: steps(), error: error as Error };
     }
   }
 
   /** `pulumi destroy`: Delete every resource, last created first. */
-  async destroy(): Promise<OperationResult> {
-    const steps: Step[] = [];
+  async destroy(opts: RunOptions = {}): Promise<OperationResult> {
+    const all = [...this.resources.values()].reverse();
+    const stepOf: (Step | undefined)[] = all.map(() => undefined);
+    const steps = () => stepOf.filter((s): s is Step => s !== undefined);
     try {
-      for (const res of [...this.resources.values()].reverse()) {
+      await pooled(all, opts.parallel ?? 1, async (res, i) => {
         await this.delete(res);
-        steps.push({ urn: res.urn, op: "delete" });
-      }
-      return { steps };
+        stepOf[i] = { urn: res.urn, op: "delete" };
+      });
+      return { steps: steps() };
     } catch (error) {
-      return { steps, error: error as Error };
+      return { steps: steps(), error: error as Error };
     }
   }
 

@@ -177,7 +177,12 @@ export class EmulatorServer {
       recorder: this.recorder,
       router,
       keys: new Map(config.keys.map((k) => [k.key, k])),
-      limiter: new RateLimiter(config.quotas, config.timeScale, now),
+      limiter: new RateLimiter(
+        config.quotas,
+        config.timeScale,
+        now,
+        new Map(config.keys.filter((k) => k.quotas).map((k) => [k.key, { ...config.quotas, ...k.quotas }])),
+      ),
       faults: this.faults,
       log: this.log,
       clock: config.clock,

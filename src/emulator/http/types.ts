@@ -2,6 +2,8 @@
 // routes (a method, a path template and a handler) and, when it holds state, the parts it
 // saves into and restores from the state file. The pipeline knows no record types.
 
+import type { Quotas } from "../rate-limit";
+
 export type Scope = "read" | "write";
 
 export interface ApiKey {
@@ -9,6 +11,11 @@ export interface ApiKey {
   key: string;
   /** What the key may do: `read` for GET and GraphQL queries, `write` for everything else. */
   scopes: Scope[];
+  /**
+   * This key's own requests per window, in place of the emulator's `quotas` (a plan with a
+   * larger quota; a benchmark's setup key that must not wait). @default the emulator's quotas
+   */
+  quotas?: Partial<Quotas>;
 }
 
 export interface Reply {

@@ -3,6 +3,7 @@ import type { ProviderOptions } from "../engine/settings";
 import { Predecessors } from "./owner";
 import { isFatal, type Polled, type PollerOptions } from "./poller";
 import { ClientLists, type SharedList } from "./shared-list";
+import { ClientReads } from "./shared-reads";
 
 /*
  * One create-with-recovery flow for every kind that owns what it makes (owner.ts says why):
@@ -200,6 +201,8 @@ export abstract class OwningProvider<C extends object, T extends Polled> {
   protected readonly signal?: AbortSignal;
   /** Per client: the list every owner look-up and every wait of this kind share, and the poller over it. */
   protected readonly lists: ClientLists<C, T>;
+  /** Per client, the reads (refresh) of this kind, answered from that same list when they come together. */
+  protected readonly reads: ClientReads<C, T>;
   /** What `diff` saw: the object each resource's replacement replaces (owner.ts). */
   protected readonly predecessors = new Predecessors();
   /** Objects this process's creates handed to the engine: in its state, never an earlier try. */
@@ -215,5 +218,6 @@ export abstract class OwningProvider<C extends object, T extends Polled> {
     this.clock = options.clock ?? systemClock;
     this.signal = options.signal;
     this.lists = new ClientLists((client) => list(client, this.signal), this.clock, poller);
+    this.reads = new ClientReads((client) => this.lists.of(client).list, this.clock);
   }
 }

@@ -25,9 +25,19 @@ export class SharedList<T> {
   }
 
   get(token: string): Promise<T[]> {
+    return this.entry(token).items;
+  }
+
+  /**
+   * The list `get` would answer with, and its number: the newest one if it was sent after the
+   * fence of `key` (and after list number `after`) and at most `maxAgeMs` ago (in flight or
+   * answered), else a new one.
+   */
+  entry(key: string, after = 0): { seq: number; items: Promise<T[]> } {
     const c = this.current;
-    if (c && c.seq > (this.fences.get(token) ?? 0) && this.clock.now() - c.at <= this.maxAgeMs) return c.items;
-    return this.fresh();
+    if (c && c.seq > Math.max(after, this.fences.get(key) ?? 0) && this.clock.now() - c.at <= this.maxAgeMs) return c;
+    this.fresh();
+    return this.current!;
   }
 
   /**
@@ -59,9 +69,10 @@ export class SharedList<T> {
 }
 
 /**
- * Per client, the shared list of one kind and the poller over it: every owner look-up and every
- * wait of that kind in this process read the same list calls, so a look-up after a wait
- * usually costs no call. A new client (new settings) gets its own.
+ * Per client, the shared list of one kind and the poller over it: every owner look-up, every
+ * wait and every read (refresh, shared-reads.ts) of that kind in this process read the same
+ * list calls, so a look-up after a wait usually costs no call. A new client (new settings)
+ * gets its own.
  */
 export class ClientLists<C extends object, T extends Polled> {
   private readonly byClient = new WeakMap<C, { list: SharedList<T>; poller: Poller<T> }>();

@@ -7,7 +7,9 @@
  *           the platform keeps the one it has); name, a larger size -> update in place.
  *   create  POST   /v2/network-volumes {name, size, dataCenter, type?}  (no type: the data
  *           center's first networkVolumeTypes entry)
- *   read    GET    /v2/network-volumes/{id}      (404 -> gone)
+ *   read    alone: GET /v2/network-volumes/{id}; reads that come together (a refresh)
+ *           share one GET /v2/network-volumes, a volume missing from it confirmed by its
+ *           own GET (lifecycle/shared-reads.ts). 404 -> gone.
  *   update  PATCH  /v2/network-volumes/{id} {name?, size?}  (nothing sent when only
  *           deleteWaitSeconds changed)
  *   delete  DELETE /v2/network-volumes/{id}      (404 -> already gone)
@@ -16,9 +18,10 @@
  *           deleteWaitSeconds, fail naming them (lifecycle/in-use.ts).
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { type Clock, type ComputePlatform, NotFoundError, systemClock } from "../../client";
+import { type Clock, type ComputePlatform, type NetworkVolume, systemClock } from "../../client";
 import { platform, type ProviderOptions } from "../engine/settings";
 import { DEFAULT_IN_USE_POLL_MS, deleteWaitMs, deleteWhenUnused } from "../lifecycle/in-use";
+import { ClientReads, orGone } from "../lifecycle/shared-reads";
 import { endpointsMounting, outputsOf, planNetworkVolumeChange, podsMounting, updateBody, type VolumeHolder } from "./plan";
 import { checkNetworkVolume, DEFAULT_DELETE_WAIT_SECONDS, type NetworkVolumeInputs, type NetworkVolumeOutputs, shrinkRefusal } from "./schema";
 
@@ -37,12 +40,15 @@ export class NetworkVolumeProvider implements pulumi.dynamic.ResourceProvider<Ne
   private readonly clock: Clock;
   private readonly pollIntervalMs: number;
   private readonly signal?: AbortSignal;
+  /** Reads that come together share one list (lifecycle/shared-reads.ts). */
+  private readonly reads: ClientReads<ComputePlatform, NetworkVolume>;
 
   constructor(options: NetworkVolumeProviderOptions = {}) {
     this.client = options.client ?? platform;
     this.clock = options.clock ?? systemClock;
     this.pollIntervalMs = Math.max(1, options.pollIntervalMs ?? DEFAULT_IN_USE_POLL_MS);
     this.signal = options.signal;
+    this.reads = ClientReads.listing((client) => client.networkVolumes.list({ signal: this.signal }), this.clock);
   }
 
   async check(olds: any, news: any): Promise<pulumi.dynamic.CheckResult<NetworkVolumeInputs>> {
@@ -72,14 +78,11 @@ export class NetworkVolumeProvider implements pulumi.dynamic.ResourceProvider<Ne
   }
 
   async read(id: string, props?: NetworkVolumeOutputs): Promise<pulumi.dynamic.ReadResult<NetworkVolumeOutputs>> {
-    try {
-      const volume = await this.client().networkVolumes.get(id);
-      return { id: volume.id, props: { id: volume.id, ...outputsOf(volume, props?.deleteWaitSeconds) } };
-    } catch (err) {
-      // An empty result tells the engine the volume is gone.
-      if (err instanceof NotFoundError) return {};
-      throw err;
-    }
+    const client = this.client();
+    const volume = await this.reads.of(client).read(id, { one: (volumeId) => orGone(() => client.networkVolumes.get(volumeId, { signal: this.signal })) });
+    // An empty result tells the engine the volume is gone.
+    if (!volume) return {};
+    return { id: volume.id, props: { id: volume.id, ...outputsOf(volume, props?.deleteWaitSeconds) } };
   }
 
   async update(
@@ -91,24 +94,33 @@ export class NetworkVolumeProvider implements pulumi.dynamic.ResourceProvider<Ne
     if (refused) throw new Error(`NetworkVolume ${olds.name}: ${refused}`);
     const body = updateBody(olds, news);
     if (!body) return { outs: { ...olds, id, deleteWaitSeconds: news.deleteWaitSeconds ?? DEFAULT_DELETE_WAIT_SECONDS } };
-    const volume = await this.client().networkVolumes.update(id, body);
-    return { outs: { id, ...outputsOf(volume, news.deleteWaitSeconds) } };
+    const client = this.client();
+    try {
+      const volume = await client.networkVolumes.update(id, body);
+      return { outs: { id, ...outputsOf(volume, news.deleteWaitSeconds) } };
+    } finally {
+      this.reads.of(client).wrote(id);
+    }
   }
 
   async delete(id: string, props: NetworkVolumeOutputs): Promise<void> {
-    await deleteWhenUnused({
-      what: "network volume",
-      id,
-      name: props?.name,
-      verb: "mounted",
-      waitMs: deleteWaitMs(props?.deleteWaitSeconds),
-      pollIntervalMs: this.pollIntervalMs,
-      clock: this.clock,
-      signal: this.signal,
-      remove: (signal) => this.client().networkVolumes.delete(id, { signal }),
-      holders: (signal) => this.holders(id, signal),
-      remedy: "Terminate the pod(s) or delete the endpoint(s), or remove the mount",
-    });
+    try {
+      await deleteWhenUnused({
+        what: "network volume",
+        id,
+        name: props?.name,
+        verb: "mounted",
+        waitMs: deleteWaitMs(props?.deleteWaitSeconds),
+        pollIntervalMs: this.pollIntervalMs,
+        clock: this.clock,
+        signal: this.signal,
+        remove: (signal) => this.client().networkVolumes.delete(id, { signal }),
+        holders: (signal) => this.holders(id, signal),
+        remedy: "Terminate the pod(s) or delete the endpoint(s), or remove the mount",
+      });
+    } finally {
+      this.reads.of(this.client()).wrote(id);
+    }
   }
 
   /** The pods and endpoints that mount the volume now. */

@@ -16,7 +16,10 @@
  *           locked: PATCH {locked: true} last. A pod that ends in ERROR or times out fails
  *           with its id and outputs kept (Pulumi's partial state), so it is never forgotten.
  *           adopt: GET /v2/pods/{adopt}, PATCH the differences: no POST.
- *   read    GET /v2/pods/{id}; 404 or TERMINATED -> gone.
+ *   read    alone: GET /v2/pods/{id}. Reads that come together (a refresh): the shared
+ *           GET /v2/pods, one for all of them (lifecycle/shared-reads.ts); a pod missing
+ *           from it (a terminated pod is left out) is confirmed by its own GET. 404 or
+ *           TERMINATED -> gone.
  *   update  PATCH /v2/pods/{id} with the changed fields only (a locked: true comes after
  *           any stop or restart); POST .../action start | stop | restart as desiredStatus and
  *           globalNetworking need (status.ts); the poller again when the container restarts.
@@ -100,7 +103,8 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
   }
 
   async read(id: string, props?: Partial<PodOutputs>): Promise<pulumi.dynamic.ReadResult<PodOutputs>> {
-    const pod = await this.find(this.client(), id);
+    const client = this.client();
+    const pod = await this.reads.of(client).read(id, { one: (podId) => this.find(client, podId) });
     // An empty ID tells the engine the pod is gone.
     if (!pod || pod.status === "TERMINATED") return { id: "" };
     const settings = {
@@ -300,6 +304,8 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
         if (now === undefined || now.status === "TERMINATED") return true;
       }
       throw err;
+    } finally {
+      this.reads.of(client).wrote(pod.id);
     }
   }
 
@@ -357,6 +363,8 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
     } catch (err) {
       const seen = lastSeen(err, last);
       throw new PodInitError(id, seen ? podOutputs(seen, news, steps.declaration) : { ...olds, __declared: steps.declaration }, err);
+    } finally {
+      this.reads.of(client).wrote(id);
     }
   }
 }

@@ -8,7 +8,9 @@
  *           `registry`, then the old one is deleted. deleteWaitSeconds -> update (state only).
  *   create  GET  /v2/registries (earlier ones of the same name), POST /v2/registries
  *           {name, username, password}; the secrets are masked in every error and log line.
- *   read    GET    /v2/registries/{id}   (404 -> gone). The platform never returns username
+ *   read    alone: GET /v2/registries/{id}; reads that come together (a refresh) share one
+ *           GET /v2/registries, a credential missing from it confirmed by its own GET
+ *           (lifecycle/shared-reads.ts). 404 -> gone. The platform never returns username
  *           or password: they are kept from state, so a refresh sees deletion and renaming only.
  *   update  no request (only deleteWaitSeconds can change in place).
  *   delete  DELETE /v2/registries/{id}   (404 -> already gone)
@@ -17,9 +19,10 @@
  *           them (lifecycle/in-use.ts).
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { type Clock, type ComputePlatform, NotFoundError, systemClock } from "../../client";
+import { type Clock, type ComputePlatform, type Registry, systemClock } from "../../client";
 import { platform, type ProviderOptions } from "../engine/settings";
 import { DEFAULT_DELETE_WAIT_SECONDS, DEFAULT_IN_USE_POLL_MS, deleteWaitMs, deleteWhenUnused, type InUseHolder } from "../lifecycle/in-use";
+import { ClientReads, orGone } from "../lifecycle/shared-reads";
 import { outputsOf, planRegistryCredentialChange, registryUsers } from "./plan";
 import { checkRegistryCredential, type RegistryCredentialInputs, type RegistryCredentialOutputs } from "./schema";
 
@@ -40,12 +43,15 @@ export class RegistryCredentialProvider
   private readonly clock: Clock;
   private readonly pollIntervalMs: number;
   private readonly signal?: AbortSignal;
+  /** Reads that come together share one list (lifecycle/shared-reads.ts). */
+  private readonly reads: ClientReads<ComputePlatform, Registry>;
 
   constructor(options: RegistryCredentialProviderOptions = {}) {
     this.client = options.client ?? platform;
     this.clock = options.clock ?? systemClock;
     this.pollIntervalMs = Math.max(1, options.pollIntervalMs ?? DEFAULT_IN_USE_POLL_MS);
     this.signal = options.signal;
+    this.reads = ClientReads.listing((client) => client.registries.list({ signal: this.signal }), this.clock);
   }
 
   async check(olds: any, news: any): Promise<pulumi.dynamic.CheckResult<RegistryCredentialInputs>> {
@@ -70,14 +76,11 @@ export class RegistryCredentialProvider
   }
 
   async read(id: string, props?: RegistryCredentialOutputs): Promise<pulumi.dynamic.ReadResult<RegistryCredentialOutputs>> {
-    try {
-      const registry = await this.client().registries.get(id, { signal: this.signal });
-      return { id: registry.id, props: { id: registry.id, ...outputsOf(registry, props, props?.deleteWaitSeconds) } };
-    } catch (err) {
-      // An empty result tells the engine the credential is gone.
-      if (err instanceof NotFoundError) return {};
-      throw err;
-    }
+    const client = this.client();
+    const registry = await this.reads.of(client).read(id, { one: (regId) => orGone(() => client.registries.get(regId, { signal: this.signal })) });
+    // An empty result tells the engine the credential is gone.
+    if (!registry) return {};
+    return { id: registry.id, props: { id: registry.id, ...outputsOf(registry, props, props?.deleteWaitSeconds) } };
   }
 
   async update(
@@ -90,19 +93,23 @@ export class RegistryCredentialProvider
   }
 
   async delete(id: string, props: RegistryCredentialOutputs): Promise<void> {
-    await deleteWhenUnused({
-      what: "registry credential",
-      id,
-      name: props?.name,
-      verb: "used",
-      waitMs: deleteWaitMs(props?.deleteWaitSeconds),
-      pollIntervalMs: this.pollIntervalMs,
-      clock: this.clock,
-      signal: this.signal,
-      remove: (signal) => this.client().registries.delete(id, { signal }),
-      holders: (signal) => this.users(id, signal),
-      remedy: "Terminate the pod(s) or delete the template(s), or set their registry to another credential",
-    });
+    try {
+      await deleteWhenUnused({
+        what: "registry credential",
+        id,
+        name: props?.name,
+        verb: "used",
+        waitMs: deleteWaitMs(props?.deleteWaitSeconds),
+        pollIntervalMs: this.pollIntervalMs,
+        clock: this.clock,
+        signal: this.signal,
+        remove: (signal) => this.client().registries.delete(id, { signal }),
+        holders: (signal) => this.users(id, signal),
+        remedy: "Terminate the pod(s) or delete the template(s), or set their registry to another credential",
+      });
+    } finally {
+      this.reads.of(this.client()).wrote(id);
+    }
   }
 
   /** The live pods and the templates that name the credential now. */

@@ -15,7 +15,9 @@
  *           then, unless waitForWorkers is false, myself { endpoints } until workersMin
  *           workers are RUNNING (readyTimeoutSeconds). A failed wait keeps the id: Pulumi
  *           records the endpoint and the next `up` waits again.
- *   read    myself { endpoints } (by id); gone -> gone.
+ *   read    myself { endpoints } (by id); reads that come together (a refresh) share one
+ *           (lifecycle/shared-reads.ts); an endpoint missing from it is looked for in a later
+ *           myself, which every read that missed shares. Gone -> gone.
  *   update  saveEndpoint(input: {id, name, gpuIds, templateId, type, ...changed fields}),
  *           nothing sent when only the wait settings changed; then the same wait as create.
  *   delete  myself { endpoints } (shared), saveEndpoint(input: {id, ..., workersMin: 0,
@@ -191,7 +193,12 @@ export class ServerlessEndpointProvider
   }
 
   async read(id: string, props?: Partial<ServerlessEndpointOutputs>): Promise<pulumi.dynamic.ReadResult<ServerlessEndpointOutputs>> {
-    const ep = await this.find(id);
+    const { list } = this.lists.of(this.client());
+    const ep = await this.reads.of(this.client()).read(id, {
+      one: (epId) => this.find(epId),
+      // The only read is the list: a list sent after the one that missed it confirms.
+      confirm: async (epId, seq) => (await list.since(seq)).find((e) => e.id === epId),
+    });
     // An empty result tells the engine the endpoint is gone.
     if (!ep) return {};
     const settings = localSettings(props);
@@ -212,6 +219,8 @@ export class ServerlessEndpointProvider
       } catch (err) {
         if (err instanceof NotFoundError) throw goneError(olds.name, id);
         throw err;
+      } finally {
+        this.reads.of(this.client()).wrote(id);
       }
     } else {
       ep = await this.find(id);
@@ -223,6 +232,15 @@ export class ServerlessEndpointProvider
 
   async delete(id: string, props: Partial<ServerlessEndpointOutputs>): Promise<void> {
     this.predecessors.forget(id);
+    try {
+      await this.remove(id, props);
+    } finally {
+      this.reads.of(this.client()).wrote(id);
+    }
+  }
+
+  /** Scale to 0/0 workers, then deleteEndpoint; again while a refused delete has time left. */
+  private async remove(id: string, props: Partial<ServerlessEndpointOutputs>): Promise<void> {
     const boundMs = 1000 * (props?.drainTimeoutSeconds ?? DEFAULT_DRAIN_TIMEOUT_SECONDS);
     const deadline = this.clock.now() + boundMs;
     for (let attempt = 1; attempt <= MAX_POLLS; attempt++) {

@@ -9,7 +9,9 @@
  *   create  POST   /v2/templates {every field}; after an ambiguous answer the client looks the
  *           template up by name, image and kind; a template found that is the one being
  *           replaced is not ours: GET /v2/templates a few times for the one made (`findMade`).
- *   read    GET    /v2/templates/{id}       (404 -> gone)
+ *   read    alone: GET /v2/templates/{id}; reads that come together (a refresh) share one
+ *           GET /v2/templates, a template missing from it confirmed by its own GET
+ *           (lifecycle/shared-reads.ts). 404 -> gone.
  *   update  PATCH  /v2/templates/{id} {changed fields}  (nothing sent when only
  *           deleteWaitSeconds changed)
  *   delete  DELETE /v2/templates/{id}       (404 -> already gone)
@@ -23,6 +25,7 @@ import { platform, type ProviderOptions } from "../engine/settings";
 import { deleteWhenUnused } from "../lifecycle/in-use";
 import { baseOf, Predecessors } from "../lifecycle/owner";
 import { findMade } from "../lifecycle/recovery";
+import { ClientReads, orGone } from "../lifecycle/shared-reads";
 import { createBody, outputsOf, planTemplateChange, templateUsers, updateBody } from "./plan";
 import { checkTemplate, DEFAULT_DELETE_WAIT_SECONDS, TEMPLATE_KIND, type TemplateInputs, type TemplateOutputs } from "./schema";
 
@@ -45,12 +48,15 @@ export class TemplateProvider implements pulumi.dynamic.ResourceProvider<Templat
   private readonly signal?: AbortSignal;
   /** What `diff` saw: the template a replacement replaces, never taken for the new one. */
   private readonly predecessors = new Predecessors();
+  /** Reads that come together share one list (lifecycle/shared-reads.ts). */
+  private readonly reads: ClientReads<Client, WireTemplate>;
 
   constructor(options: TemplateProviderOptions = {}) {
     this.client = options.client ?? platform;
     this.clock = options.clock ?? systemClock;
     this.pollIntervalMs = Math.max(1, options.pollIntervalMs ?? 5000);
     this.signal = options.signal;
+    this.reads = ClientReads.listing((client) => client.templates.list(this.opts()), this.clock);
   }
 
   async check(olds: any, news: any): Promise<pulumi.dynamic.CheckResult<TemplateInputs>> {
@@ -69,7 +75,8 @@ export class TemplateProvider implements pulumi.dynamic.ResourceProvider<Templat
   }
 
   async read(id: string, props?: Partial<TemplateOutputs>): Promise<pulumi.dynamic.ReadResult<TemplateOutputs>> {
-    const t = await this.find(id);
+    const client = this.client();
+    const t = await this.reads.of(client).read(id, { one: (templateId) => orGone(() => client.templates.get(templateId, this.opts())) });
     // An empty result tells the engine the template is gone.
     if (!t) return {};
     return { id: t.id, props: outputsOf(t, props?.deleteWaitSeconds) };
@@ -85,27 +92,33 @@ export class TemplateProvider implements pulumi.dynamic.ResourceProvider<Templat
         throw new Error(`Template ${JSON.stringify(olds.name)} (${id}) no longer exists on the platform; run \`pulumi refresh\` to forget it, then \`pulumi up\` to make a new one`);
       }
       throw err;
+    } finally {
+      this.reads.of(this.client()).wrote(id);
     }
   }
 
   async delete(id: string, props: Partial<TemplateOutputs>): Promise<void> {
     this.predecessors.forget(id);
     const waitMs = 1000 * (props?.deleteWaitSeconds ?? DEFAULT_DELETE_WAIT_SECONDS);
-    await deleteWhenUnused({
-      what: "template",
-      id,
-      name: props?.name,
-      verb: "used",
-      remedy: "Delete the endpoint(s) or pod(s), or point them at another template",
-      remove: () => this.client().templates.delete(id, this.opts()),
-      holders: () => this.users(id),
-      // open-parts answers 409; the contract writes 400 for the same refusal.
-      inUse: (err) => err instanceof ConflictError || err instanceof BadRequestError,
-      waitMs,
-      pollIntervalMs: this.pollIntervalMs,
-      clock: this.clock,
-      signal: this.signal,
-    });
+    try {
+      await deleteWhenUnused({
+        what: "template",
+        id,
+        name: props?.name,
+        verb: "used",
+        remedy: "Delete the endpoint(s) or pod(s), or point them at another template",
+        remove: () => this.client().templates.delete(id, this.opts()),
+        holders: () => this.users(id),
+        // open-parts answers 409; the contract writes 400 for the same refusal.
+        inUse: (err) => err instanceof ConflictError || err instanceof BadRequestError,
+        waitMs,
+        pollIntervalMs: this.pollIntervalMs,
+        clock: this.clock,
+        signal: this.signal,
+      });
+    } finally {
+      this.reads.of(this.client()).wrote(id);
+    }
   }
 
   // ---- steps ----
@@ -149,15 +162,5 @@ export class TemplateProvider implements pulumi.dynamic.ResourceProvider<Templat
 
   private opts(): { signal?: AbortSignal } {
     return this.signal ? { signal: this.signal } : {};
-  }
-
-  /** The template, or undefined when the platform no longer has it. */
-  private async find(id: string): Promise<WireTemplate | undefined> {
-    try {
-      return await this.client().templates.get(id, this.opts());
-    } catch (err) {
-      if (err instanceof NotFoundError) return undefined;
-      throw err;
-    }
   }
 }

@@ -142,4 +142,29 @@ describe("rate limits (spec 8, open-parts)", () => {
       await limited.close();
     }
   });
+
+  test("a key with quotas of its own: its windows and headers follow them, the other keys keep the emulator's", async () => {
+    const big = "cp_test_big_plan_0123456789";
+    const limited = await start({
+      quotas: { minute: 2 },
+      keys: [
+        { key: FULL, scopes: ["read", "write"] },
+        { key: big, scopes: ["read", "write"], quotas: { minute: 5 } },
+      ],
+    });
+    try {
+      const get = (key: string) => fetch(`${limited.url}/v2/catalog/cpus`, { headers: { authorization: `Bearer ${key}` } });
+      const statuses = async (key: string, n: number) => {
+        const out: number[] = [];
+        for (let i = 0; i < n; i++) out.push((await get(key)).status);
+        return out;
+      };
+      expect(await statuses(FULL, 3)).toEqual([200, 200, 429]);
+      expect(await statuses(big, 6)).toEqual([200, 200, 200, 200, 200, 429]);
+      expect((await get(big)).headers.get("ratelimit-policy")).toBe('"minute";q=5;w=60, "hour";q=3000;w=3600, "day";q=50000;w=86400');
+      await expect(start({ keys: [{ key: big, scopes: ["read"], quotas: { minute: 0 } }] })).rejects.toThrow("keys[0].quotas.minute must be an integer >= 1, got 0");
+    } finally {
+      await limited.close();
+    }
+  });
 });

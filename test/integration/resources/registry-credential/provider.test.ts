@@ -8,6 +8,7 @@ import { inspect } from "node:util";
 import { ComputePlatform } from "../../../../src/client";
 import { type Emulator, startEmulator } from "../../../../src/emulator";
 import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
+import { TOGETHER_MS } from "../../../../src/resources/lifecycle/shared-reads";
 import {
   RegistryCredentialProvider,
   type RegistryCredentialOutputs,
@@ -53,7 +54,8 @@ const podUsing = (registry: string, name: string) =>
   client.pods.create({ name, image: "ghcr.io/acme/private:1", cpu: { id: "cpu3c", vcpuCount: 2 }, registry });
 
 test("lifecycle: create, refresh keeps the secrets, outside rename and deletion are seen; the secrets reach no answer", async () => {
-  const p = provider();
+  const clock = new FakeClock();
+  const p = provider({ clock });
   const { inputs, id, outs } = await createCredential(p, {});
   expect(inputs.name).toMatch(/^ghcr-[0-9a-f]{7}$/);
   expect(outs).toEqual({ id, name: inputs.name, username: USERNAME, password: PASSWORD, deleteWaitSeconds: 120 });
@@ -69,8 +71,10 @@ test("lifecycle: create, refresh keeps the secrets, outside rename and deletion 
   expect(readRenamed.props).toMatchObject({ name: "renamed-outside", password: PASSWORD });
   await client.registries.delete(renamed.id);
 
-  // Deleted outside: refresh reports it gone.
+  // Deleted outside: the next refresh reports it gone (the reads of one refresh, those within
+  // TOGETHER_MS of each other, may share a list up to that old).
   await client.registries.delete(id);
+  clock.current += TOGETHER_MS + 1;
   expect(await p.read(id, outs)).toEqual({});
   // Deleting what is gone is success.
   await p.delete(id, outs);

@@ -1,0 +1,215 @@
+// The tables and targets of benchmark 5 (stack.ts): refresh, preview and destroy through the
+// plugin, each beside its per-resource baseline, and the plugin's memory over time.
+import { fmt, type Shape, table } from "./common";
+import { destroyNeeded, type MemorySample, type PhaseResult, quotaBoundMs, REFRESH_NEEDED, type StackResult } from "./stack";
+
+/** A target: what, met (undefined: not run), what was measured. */
+export type Target = [string, boolean | undefined, string];
+
+const sum = (r: PhaseResult, ...ops: string[]) => ops.reduce((n, op) => n + (r.byOp[op] ?? 0), 0);
+
+/** "1 list", "30 get", "1 list + 2 get": how a kind was read. */
+function reads(r: PhaseResult, list: string, get: string): string {
+  const parts = [sum(r, list) ? `${sum(r, list)} list` : "", sum(r, get) ? `${sum(r, get)} get` : ""].filter(Boolean);
+  return parts.join(" + ") || "-";
+}
+
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+
+/**
+ * How resident memory moved with the poll ticks of a phase: its mean over the second half of
+ * the ticks minus its mean over the first half (the burst of calls that starts a phase is
+ * before the first tick). NaN when the phase had fewer than MIN_TICKS ticks: too few to tell.
+ */
+export function tickGrowthMb(samples: MemorySample[], of: "rssMb" | "heapMb"): number {
+  const total = samples.at(-1)?.ticks ?? 0;
+  if (total < MIN_TICKS) return Number.NaN;
+  const avg = (keep: (s: MemorySample) => boolean) => mean(samples.filter(keep).map((s) => s[of]));
+  return avg((s) => s.ticks > total / 2) - avg((s) => s.ticks >= 1 && s.ticks <= total / 2);
+}
+
+/**
+ * The provider's row and the baseline's, per size: variant, N, the phase's own `cells`, then
+ * requests, 429s, wall, lower bound and their ratio.
+ */
+function beside(
+  results: StackResult[],
+  phase: "refresh" | "destroy",
+  lbMs: (r: StackResult) => number,
+  cells: (r: StackResult, p: PhaseResult) => (string | number)[],
+): (string | number)[][] {
+  return results.flatMap((r) =>
+    (["provider", "baseline"] as const).map((variant) => {
+      const p = variant === "provider" ? r[phase] : r[phase === "refresh" ? "refreshBaseline" : "destroyBaseline"];
+      const lb = lbMs(r);
+      return [
+        variant,
+        r.pods,
+        ...cells(r, p),
+        p.sent,
+        p.rejected429,
+        fmt(p.wallMs / 1000, 2),
+        fmt(lb / 1000, 2),
+        p.error ? `FAILED: ${p.error}` : fmt(p.wallMs / lb, 2),
+      ];
+    }),
+  );
+}
+
+/** Memory moves with garbage collection; growth with the ticks is what must not happen. */
+const GROWTH_LIMIT_MB = 5;
+/** Fewer ticks than this say nothing about growth with them. */
+const MIN_TICKS = 20;
+/** The plugin overhead budget per call of benchmark 3: a lone read must not lose more than that. */
+const LONE_LIMIT_MS = 50;
+/** How long one list answers the reads of its kind (shared-reads.ts, SharedList's maxAgeMs), real ms. */
+const TICK_MS = 2000;
+
+export function stackReport(shape: Shape, results: StackResult[]): { text: string; targets: Target[] } {
+  const out: string[] = [];
+  const targets: Target[] = [];
+  const s = shape.timeScale;
+  const ok = results.filter((r) => !r.error);
+  for (const r of results.filter((x) => x.error)) out.push(`   N=${r.pods} FAILED: ${r.error}`);
+
+  out.push(
+    `\n5. Refresh through Pulumi's plugin: N pods + N volumes + N/5 endpoints, the engine's parallelism unbounded ` +
+      `(times real; emulated = x${s}; quota ${shape.quotaPerMinute}/min, each phase its own key)`,
+  );
+  const refreshLb = quotaBoundMs(shape, REFRESH_NEEDED);
+  out.push(
+    table(
+      ["variant", "N", "resources", "pods", "volumes", "endpoints", "requests", "429s", "wall s", "LB s", "wall/LB"],
+      beside(ok, "refresh", () => refreshLb, (r, p) => [
+        r.pods + r.volumes + r.endpoints,
+        reads(p, "listPods", "getPod"),
+        reads(p, "listNetworkVolumes", "getNetworkVolume"),
+        `${sum(p, "myself")} myself`,
+      ]),
+    ),
+  );
+  out.push(
+    `   LB = ${REFRESH_NEEDED} requests (one read per kind) / quota, a fluid bound; the provider's wall is the plugin's handling of every Read.\n` +
+      "   Baseline: each resource read by its own request (GET by id, one myself per endpoint), all at once, retry-on-429, pacing off.",
+  );
+  const lone = ok.find((r) => r.lone)?.lone;
+  if (lone) {
+    out.push(
+      `   A lone read (one pod, 2 s after the refresh, median of 3): ${Object.entries(lone.byOp).map(([op, n]) => `${n} ${op}`).join(", ")} each; ` +
+        `${fmt(lone.pluginMs)} ms through the plugin, the same GET sent directly ${fmt(lone.directMs)} ms (the batching window is 15 ms of the difference).`,
+    );
+  }
+
+  out.push(`\n6. Destroy of the N pods through the plugin, beside the per-pod baseline on N other pods (times real; emulated = x${s})`);
+  out.push(
+    table(
+      ["variant", "N", "deletePod", "status reads", "requests", "429s", "wall s", "LB s", "wall/LB"],
+      beside(ok, "destroy", (r) => quotaBoundMs(shape, destroyNeeded(r.pods)), (_, p) => [sum(p, "deletePod"), reads(p, "listPods", "getPod")]),
+    ),
+  );
+  out.push(
+    "   LB = max(terminate time, (N DELETEs + 1 list) / quota): the emulator terminates at once, so the quota term; fluid, so a run\n" +
+      "   may end up to a window before it. Baseline: DELETE, then its own GET every 2 emulated s until TERMINATED, retry-on-429.",
+  );
+
+  out.push(`\n7. Preview of the unchanged stack through the plugin, one step at a time (real ms)`);
+  out.push(
+    table(
+      ["N", "resources", "requests", "Check ms", "Diff ms", "calls", "ms per resource", "up: catalog requests"],
+      ok.map((r) => {
+        const resources = r.pods + r.volumes + r.endpoints;
+        const catalog = Object.entries(r.up.byOp).filter(([op]) => /Gpu|Cpu|DataCenter/.test(op));
+        return [
+          r.pods,
+          resources,
+          r.preview.sent,
+          fmt(r.preview.checkMs, 0),
+          fmt(r.preview.diffMs, 0),
+          r.preview.calls,
+          fmt((r.preview.checkMs + r.preview.diffMs) / resources, 2),
+          catalog.length ? catalog.map(([op, n]) => `${n} ${op}`).join(", ") : "0",
+        ];
+      }),
+    ),
+  );
+
+  const mem = ok.find((r) => r.memory);
+  if (mem?.memory) {
+    out.push(`\n8. The plugin process's resident memory at N = ${mem.pods}, sampled every 50 ms (each phase a new plugin process, as each pulumi command)`);
+    const phases = Object.entries(mem.memory) as [string, MemorySample[]][];
+    out.push(
+      table(
+        ["phase", "s", "samples", "pod lists", "RSS start MB", "max MB", "end MB", "RSS growth over the ticks", "live heap end MB", "heap growth over the ticks"],
+        phases.map(([name, xs]) => [
+          name,
+          fmt((xs.at(-1)?.t ?? 0) / 1000, 1),
+          xs.length,
+          xs.at(-1)?.ticks ?? 0,
+          fmt(xs[0]?.rssMb ?? Number.NaN),
+          fmt(Math.max(...xs.map((x) => x.rssMb))),
+          fmt(xs.at(-1)?.rssMb ?? Number.NaN),
+          fmt(tickGrowthMb(xs, "rssMb")),
+          fmt(xs.at(-1)?.heapMb ?? Number.NaN),
+          fmt(tickGrowthMb(xs, "heapMb")),
+        ]),
+      ),
+    );
+    out.push(
+      `   growth over the ticks = the mean over the second half of the phase's pod lists minus over the first half, MB ("-": under ${MIN_TICKS} lists).\n` +
+        "   Live heap: after a full collection every 250 ms (bench/heap-probe.js, preloaded into the plugin of this run only): what RSS\n" +
+        "   cannot tell, garbage not yet collected from memory that stays.\n" +
+        "   The rise before the first list is the burst of calls a phase starts with; refresh and destroy send few lists (refresh reads\n" +
+        "   share them; destroy's wait for the quota window like every other request), so the up, whose pods start slowly here, shows the ticks.",
+    );
+    const measured = phases
+      .map(([name, xs]) => [name, tickGrowthMb(xs, "heapMb"), tickGrowthMb(xs, "rssMb"), xs.at(-1)?.ticks ?? 0] as const)
+      .filter(([, g]) => Number.isFinite(g));
+    targets.push([
+      `plugin memory does not grow with the poll ticks at N = ${mem.pods} (live heap: under ${GROWTH_LIMIT_MB} MB from the first half of the ticks to the second)`,
+      measured.length > 0 ? measured.every(([, g]) => g < GROWTH_LIMIT_MB) : undefined,
+      measured.length > 0
+        ? measured.map(([n, heap, rss, t]) => `${n}: live heap ${fmt(heap)} MB, RSS ${fmt(rss)} MB over ${t} lists`).join(", ")
+        : `no phase had ${MIN_TICKS} lists`,
+    ]);
+  }
+
+  // Targets of issue 16. A list answers the reads of its kind for 2 s (shared-reads.ts): a
+  // refresh the plugin takes longer to answer than that may send one more per kind per 2 s.
+  const ticks = (r: StackResult) => Math.max(1, Math.ceil(r.refresh.wallMs / TICK_MS));
+  const perKind = (r: StackResult) =>
+    ["listPods", "listNetworkVolumes", "myself"].every((op) => sum(r.refresh, op) <= ticks(r)) && sum(r.refresh, "getPod", "getNetworkVolume") <= 2;
+  targets.push([
+    "refresh: at most one list per kind per 2 s tick, whatever N; no GET by id but a lone first read",
+    ok.length ? ok.every(perKind) : undefined,
+    ok
+      .map((r) => `N=${r.pods}: ${r.refresh.sent} requests in ${ticks(r)} tick(s) (baseline ${r.refreshBaseline.sent}, ${r.refreshBaseline.rejected429} x 429)`)
+      .join("; "),
+  ]);
+  if (lone) {
+    const ones = Object.values(lone.byOp).reduce((a, b) => a + b, 0);
+    targets.push([`a lone read: one request, not slowed noticeably (plugin - direct under ${LONE_LIMIT_MS} ms)`, ones === 1 && lone.pluginMs - lone.directMs < LONE_LIMIT_MS, `${ones} request, ${fmt(lone.pluginMs - lone.directMs)} ms over the direct GET`]);
+  }
+  targets.push([
+    "destroy: one DELETE per pod, status reads shared",
+    ok.length ? ok.every((r) => sum(r.destroy, "deletePod") === r.pods && sum(r.destroy, "getPod") === 0) : undefined,
+    ok.map((r) => `N=${r.pods}: ${sum(r.destroy, "deletePod")} DELETE, ${reads(r.destroy, "listPods", "getPod")}`).join("; "),
+  ]);
+  for (const r of ok.filter((x) => x.pods >= 100)) {
+    const lb = quotaBoundMs(shape, destroyNeeded(r.pods));
+    targets.push([`destroy wall within 1.15 x max(terminate, calls / quota), N = ${r.pods}`, r.destroy.wallMs / lb <= 1.15, `${fmt(r.destroy.wallMs / lb, 2)} x (baseline ${fmt(r.destroyBaseline.wallMs / lb, 2)} x)`]);
+  }
+  targets.push([
+    "0 429s in refresh and destroy",
+    ok.length ? ok.every((r) => r.refresh.rejected429 + r.destroy.rejected429 === 0) : undefined,
+    ok.map((r) => `N=${r.pods}: ${r.refresh.rejected429 + r.destroy.rejected429}`).join(", "),
+  ]);
+  const big = ok.find((r) => r.pods + r.volumes + r.endpoints >= 300) ?? ok.at(-1);
+  if (big) {
+    targets.push([
+      `preview of ${big.pods + big.volumes + big.endpoints} resources sends no request`,
+      big.preview.sent === 0,
+      `${big.preview.sent} requests; Check ${fmt(big.preview.checkMs, 0)} ms + Diff ${fmt(big.preview.diffMs, 0)} ms in the plugin`,
+    ]);
+  }
+  return { text: out.join("\n"), targets };
+}

@@ -1,0 +1,307 @@
+// Benchmark 5 (issue 16): a whole stack through Pulumi's dynamic-provider plugin (the engine
+// harness of tools/engine, the engine's default unbounded parallelism): N pods, N network
+// volumes and N/5 endpoints. Per size, on one emulator with the default quotas:
+//   up        with a setup key whose quota never binds (it builds the stack, not measured);
+//   preview   of the unchanged stack, one step at a time: requests (none) and the plugin's
+//             total time in Check and Diff;
+//   refresh   through a new plugin with its own key, beside the per-resource baseline (each
+//             resource read by its own GET, one `myself` per endpoint: what read did before);
+//   destroy   of the N pods through a third plugin with its own key, beside the per-pod
+//             baseline (DELETE, then GET until TERMINATED, retry-on-429) on N other pods;
+// and the plugin processes' resident memory, sampled through every phase.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { ComputePlatform, systemClock } from "../src/client";
+import type { ApiKey } from "../src/emulator";
+import { NetworkVolume } from "../src/resources/network-volume";
+import { Pod } from "../src/resources/pod";
+import { ServerlessEndpoint } from "../src/resources/serverless-endpoint";
+import { captureProgram, EngineStack, PROJECT, PROJECT_DIR, ProviderPlugin, type Registration, SECRET_KEYS } from "../tools/engine";
+import { type Bench, calls, median, type Shape, setupServerlessTemplate, SETUP_KEY, startBench } from "./common";
+import { NaiveFleet } from "./naive";
+
+/** The engine's default `--parallel`: unbounded. */
+const UNBOUNDED = Number.POSITIVE_INFINITY;
+/** A quota no setup step reaches. */
+const FREE = { minute: 1_000_000, hour: 10_000_000, day: 100_000_000 };
+/** How often the plugins' memory is sampled, real ms. */
+const SAMPLE_MS = 50;
+/**
+ * In the run that samples memory, pods take this many times longer to start, so the up's waits
+ * last a hundred poll ticks or so: memory must not grow with them. (A quota-bound phase has few
+ * ticks: its lists wait for the window like every other request.)
+ */
+const SLOW_START = 10;
+/** Lone reads measured, 2.1 s apart (a read within 2 s of another counts as together). */
+const LONE_READS = 3;
+
+export interface PhaseResult {
+  /** Real ms. */
+  wallMs: number;
+  byOp: Record<string, number>;
+  /** Requests that reached the emulator, 429s included. */
+  sent: number;
+  rejected429: number;
+  error?: string;
+}
+
+export interface MemorySample {
+  /** Real ms since the phase began. */
+  t: number;
+  rssMb: number;
+  /** Live heap after the last full collection (heap-probe.js), MB. */
+  heapMb: number;
+  /** Pod list calls answered so far in the phase (the poller's ticks, while it waits). */
+  ticks: number;
+}
+
+export interface StackResult {
+  pods: number;
+  volumes: number;
+  endpoints: number;
+  up: PhaseResult;
+  preview: PhaseResult & { checkMs: number; diffMs: number; calls: number };
+  refresh: PhaseResult;
+  refreshBaseline: PhaseResult;
+  destroy: PhaseResult;
+  destroyBaseline: PhaseResult;
+  /** Reads of one pod, alone, through the plugin, and the same GET sent directly (real ms, median of LONE_READS). */
+  lone?: { pluginMs: number; directMs: number; byOp: Record<string, number> };
+  /** Resident memory of the plugin process in each phase (sampled when asked). */
+  memory?: Record<"up" | "refresh" | "destroy", MemorySample[]>;
+  error?: string;
+}
+
+/** One request per kind read: pods, volumes, endpoints. */
+export const REFRESH_NEEDED = 3;
+
+/** The fewest calls of a destroy of N pods: a DELETE each, and one list that sees them gone. */
+export const destroyNeeded = (pods: number) => pods + 1;
+
+/** `needed / quota` in real ms (the emulator terminates a pod at once: no time term). */
+export function quotaBoundMs(shape: Shape, needed: number): number {
+  return ((needed / shape.quotaPerMinute) * 60_000) / shape.timeScale;
+}
+
+const key = (name: string) => `cp_bench_${name}_${Math.random().toString(16).slice(2).padEnd(12, "0")}`;
+
+/** Resident set size of process `pid` in MB (Linux); NaN where /proc is missing. */
+function rssMb(pid: number | undefined): number {
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, "utf8").match(/^VmRSS:\s+(\d+) kB/m);
+    return line ? Number(line[1]) / 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** The live heap the plugin's heap probe printed last, MB (NaN before its first line). */
+function liveHeapMb(plugin: ProviderPlugin): number {
+  const at = plugin.stderr.lastIndexOf("heap-probe ");
+  return at < 0 ? Number.NaN : Number.parseInt(plugin.stderr.slice(at + 11), 10) / 2 ** 20;
+}
+
+/** Sample the plugin's memory every SAMPLE_MS while `fn` runs. */
+async function sampled<T>(b: Bench, plugin: ProviderPlugin, into: MemorySample[] | undefined, fn: () => Promise<T>): Promise<T> {
+  if (!into) return fn();
+  const from = b.emu.requestLog().length;
+  const t0 = performance.now();
+  const sample = () => {
+    const ticks = b.emu.requestLog().slice(from).filter((e) => e.op === "listPods").length;
+    into.push({ t: performance.now() - t0, rssMb: rssMb(plugin.pid), heapMb: liveHeapMb(plugin), ticks });
+  };
+  sample();
+  const timer = setInterval(sample, SAMPLE_MS);
+  try {
+    return await fn();
+  } finally {
+    clearInterval(timer);
+    sample();
+  }
+}
+
+/** Run `fn` as one measured phase: wall time and the requests it sent. */
+async function phase(b: Bench, fn: () => Promise<unknown>): Promise<PhaseResult> {
+  const from = b.emu.requestLog().length;
+  const t0 = performance.now();
+  let error: string | undefined;
+  try {
+    const r = await fn();
+    const failed = (r as { error?: unknown; failures?: unknown } | undefined) ?? {};
+    if (failed.error) error = String((failed.error as Error).message ?? failed.error);
+    else if (failed.failures) error = JSON.stringify(failed.failures);
+  } catch (err) {
+    error = err instanceof Error ? err.message : String(err);
+  }
+  const wallMs = performance.now() - t0;
+  const c = calls(b.emu, from);
+  return { wallMs, byOp: c.byOp, sent: c.total, rejected429: c.rejected429, ...(error ? { error } : {}) };
+}
+
+async function startPlugin(b: Bench, apiKey: string, probe: boolean): Promise<{ plugin: ProviderPlugin; config: Record<string, string> }> {
+  const config = { "computeplatform:apiKey": apiKey, "computeplatform:apiUrl": b.emu.url };
+  const plugin = await ProviderPlugin.start({
+    cwd: PROJECT_DIR,
+    project: PROJECT,
+    config,
+    env: {
+      COMPUTEPLATFORM_API_KEY: undefined,
+      // The providers' default pace in emulated time, as COMPUTEPLATFORM_POLL_INTERVAL_MS sets it.
+      COMPUTEPLATFORM_POLL_INTERVAL_MS: String(Math.max(1, Math.round(1500 / b.shape.timeScale))),
+      ...(probe ? { NODE_OPTIONS: `--require ${join(__dirname, "heap-probe.js")}` } : {}),
+    },
+  });
+  await plugin.configure(config, SECRET_KEYS);
+  return { plugin, config };
+}
+
+function program(n: number, templateId: string, config: Record<string, string>): Promise<Registration[]> {
+  return captureProgram(
+    () => {
+      for (let i = 0; i < n; i++) new Pod(`pod${i}`, { image: "bench/worker:1", cpu: { id: "cpu3c", vcpuCount: 2 } });
+      for (let i = 0; i < n; i++) new NetworkVolume(`vol${i}`, { size: 10, dataCenter: "EU-RO-1" });
+      for (let i = 0; i < Math.floor(n / 5); i++) {
+        new ServerlessEndpoint(`ep${i}`, { gpuIds: "AMPERE_24", templateId, workersMin: 0, workersMax: 1 });
+      }
+    },
+    { project: PROJECT, stack: "bench", config, secretKeys: SECRET_KEYS },
+  );
+}
+
+/** Time every Check and Diff the plugin answers (the plugin's side of a preview). */
+function timeCheckAndDiff(plugin: ProviderPlugin): { checkMs: number; diffMs: number; calls: number } {
+  const totals = { checkMs: 0, diffMs: 0, calls: 0 };
+  const wrap = <K extends "check" | "diff">(name: K, into: "checkMs" | "diffMs") => {
+    const original = plugin[name].bind(plugin) as (...args: unknown[]) => Promise<unknown>;
+    (plugin as unknown as Record<string, unknown>)[name] = async (...args: unknown[]) => {
+      const t0 = performance.now();
+      try {
+        return await original(...args);
+      } finally {
+        totals[into] += performance.now() - t0;
+        totals.calls++;
+      }
+    };
+  };
+  wrap("check", "checkMs");
+  wrap("diff", "diffMs");
+  return totals;
+}
+
+/** Until every pod the emulator holds is RUNNING (the baseline's pods, made with the setup key). */
+async function untilRunning(b: Bench, ids: Set<string>, signal: AbortSignal): Promise<void> {
+  while (!b.emu.state().pods.filter((p) => ids.has(p.id)).every((p) => p.status === "RUNNING")) {
+    await systemClock.sleep(20, signal);
+  }
+}
+
+/** One size: build the stack, then every measured phase on its own key. */
+export async function runStack(shape: Shape, n: number, opts: { memory: boolean; lone: boolean; signal: AbortSignal }): Promise<StackResult> {
+  const keys = { refresh: key("refresh"), refreshBase: key("refresh_base"), destroy: key("destroy"), destroyBase: key("destroy_base") };
+  const bench: ApiKey[] = Object.values(keys).map((k) => ({ key: k, scopes: ["read", "write"] }));
+  const b = await startBench(opts.memory ? { ...shape, startingMs: SLOW_START * shape.startingMs } : shape, {
+    keys: [{ key: SETUP_KEY, scopes: ["read", "write"], quotas: FREE }, ...bench],
+  });
+  const result: StackResult = { pods: n, volumes: n, endpoints: Math.floor(n / 5) } as StackResult;
+  const memory = opts.memory ? { up: [], refresh: [], destroy: [] } : undefined;
+  if (memory) result.memory = memory;
+  const plugins = new Set<ProviderPlugin>();
+  const clients: ComputePlatform[] = [];
+  const stop = async (p: ProviderPlugin) => {
+    if (plugins.delete(p)) await p.stop();
+  };
+  const started = async (apiKey: string) => {
+    const s = await startPlugin(b, apiKey, opts.memory);
+    plugins.add(s.plugin);
+    return s;
+  };
+  try {
+    const templateId = await setupServerlessTemplate(b.emu);
+    // The baseline destroy's own pods, made first with the setup key: they start while the stack is built.
+    const setup = new ComputePlatform({ apiKey: SETUP_KEY, apiUrl: b.emu.url });
+    clients.push(setup);
+    const others = await Promise.all(
+      Array.from({ length: n }, (_, i) => setup.pods.create({ name: `base${i}`, image: "bench/worker:1", cpu: { id: "cpu3c", vcpuCount: 2 } })),
+    );
+
+    // Up, with the setup key: the stack to measure.
+    const a = await started(SETUP_KEY);
+    const regs = await program(n, templateId, a.config);
+    const stack = new EngineStack(a.plugin, { project: PROJECT, stack: "bench" });
+    result.up = await phase(b, () => sampled(b, a.plugin, memory?.up, () => stack.up(regs, { parallel: UNBOUNDED })));
+    if (result.up.error) throw new Error(`up: ${result.up.error}`);
+    await stop(a.plugin);
+
+    // Preview and refresh: a new plugin (a new `pulumi` command), its own key.
+    const r = await started(keys.refresh);
+    const fresh = new EngineStack(r.plugin, { project: PROJECT, stack: "bench" });
+    for (const [urn, res] of stack.resources) fresh.resources.set(urn, structuredClone(res));
+    const timing = timeCheckAndDiff(r.plugin);
+    const previewed = await phase(b, () => fresh.preview(regs));
+    result.preview = { ...previewed, ...timing };
+    result.refresh = await phase(b, () => sampled(b, r.plugin, memory?.refresh, () => fresh.refresh({ parallel: UNBOUNDED })));
+
+    if (opts.lone) {
+      // Later, alone: one pod read through the plugin, and the same GET sent directly.
+      const one = [...fresh.resources.values()].find((x) => x.type.endsWith(":Pod"))!;
+      const direct = new ComputePlatform({ apiKey: keys.refresh, apiUrl: b.emu.url });
+      clients.push(direct);
+      await direct.pods.get(one.id);
+      const viaPlugin: number[] = [];
+      const directly: number[] = [];
+      const from = b.emu.requestLog().length;
+      for (let i = 0; i < LONE_READS; i++) {
+        await systemClock.sleep(2100, opts.signal);
+        const t0 = performance.now();
+        await r.plugin.read(one.urn, one.id, one.outputs, one.inputs);
+        viaPlugin.push(performance.now() - t0);
+        const t1 = performance.now();
+        await direct.pods.get(one.id);
+        directly.push(performance.now() - t1);
+      }
+      // What the plugin's reads sent (the direct GETs apart).
+      const byOp = calls(b.emu, from).byOp;
+      byOp.getPod -= LONE_READS;
+      result.lone = { pluginMs: median(viaPlugin), directMs: median(directly), byOp: Object.fromEntries(Object.entries(byOp).map(([k, v]) => [k, v / LONE_READS])) };
+    }
+    await stop(r.plugin);
+
+    // The baseline refresh: every resource read by its own request, all at once, as the engine sends them.
+    const naiveClient = new ComputePlatform({ apiKey: keys.refreshBase, apiUrl: b.emu.url, pacing: false, maxRetries: 0 });
+    clients.push(naiveClient);
+    const naive = new NaiveFleet(naiveClient, systemClock, 2000 / shape.timeScale, opts.signal);
+    const all = [...stack.resources.values()];
+    result.refreshBaseline = await phase(b, () =>
+      Promise.all(
+        all.map((res) => {
+          const kind = res.type.split(":").at(-1);
+          return kind === "Pod" ? naive.readPod(res.id) : kind === "NetworkVolume" ? naive.readVolume(res.id) : naive.readEndpoint(res.id);
+        }),
+      ),
+    );
+
+    await untilRunning(b, new Set(others.map((p) => p.id)), opts.signal);
+
+    // Destroy of the N pods: a third plugin, its own key.
+    const d = await started(keys.destroy);
+    const pods = new EngineStack(d.plugin, { project: PROJECT, stack: "bench" });
+    for (const [urn, res] of stack.resources) if (res.type.endsWith(":Pod")) pods.resources.set(urn, structuredClone(res));
+    result.destroy = await phase(b, () => sampled(b, d.plugin, memory?.destroy, () => pods.destroy({ parallel: UNBOUNDED })));
+    await stop(d.plugin);
+
+    const naiveDown = new ComputePlatform({ apiKey: keys.destroyBase, apiUrl: b.emu.url, pacing: false, maxRetries: 0 });
+    clients.push(naiveDown);
+    const down = new NaiveFleet(naiveDown, systemClock, 2000 / shape.timeScale, opts.signal);
+    result.destroyBaseline = await phase(b, () => Promise.all(others.map((p) => down.deletePod(p.id))));
+
+    const alive = b.emu.state().pods.filter((p) => p.status !== "TERMINATED").length;
+    if (alive > 0) throw new Error(`${alive} pods left alive`);
+  } catch (err) {
+    result.error = err instanceof Error ? err.message : String(err);
+  } finally {
+    for (const p of [...plugins]) await stop(p);
+    for (const c of clients) await c.close();
+    await b.emu.close();
+  }
+  return result;
+}

@@ -1,0 +1,160 @@
+import { type Clock, NotFoundError } from "../../client";
+import { isFatal } from "./poller";
+import { SharedList } from "./shared-list";
+
+/*
+ * Reads of one kind share one list call. `pulumi refresh` (and `pulumi up --refresh`) sends a
+ * Read per resource, many at once; each used to cost a GET by id, so a refresh of a stack of
+ * 100 pods and 100 volumes spent 200 requests of the key's quota before any change was made.
+ *
+ * How reads are found to come together: a read that finds no other read of its kind (per
+ * client) in flight and none begun within `togetherMs` opens a short window (`windowMs`, 15 ms:
+ * the engine sends a refresh's reads in one burst, and a GET by id takes longer than that
+ * anyway). If no other read of its kind arrives in the window, it is a lone read: the GET by id
+ * it always was. A run of reads starts there and lasts while reads keep coming (none further
+ * than `togetherMs` apart). Every other read takes the object from the kind's shared list: the
+ * newest list sent since its run started, after this process last wrote or read the object,
+ * and at most `maxAgeMs` old (the one in flight counts), else a new one, sent at once, that
+ * later reads share. (So a refresh never reads what the waits of an earlier `up` listed.) (A refresh reads each
+ * object once, so all its reads share; a second read of the same object is answered by a list
+ * sent after the first one ended, so it sees what changed meanwhile.) So N reads arriving together
+ * cost one list, whatever N; reads that keep arriving (the engine's parallelism lets a few at
+ * a time) share each list for its `maxAgeMs`; and a read that comes alone costs one GET, 15 ms
+ * later than it would have.
+ *
+ * An object missing from the list is confirmed before it is reported gone, since the list may
+ * lag: by its own GET (a terminated pod is left out of GET /v2/pods but still reads by id, as
+ * TERMINATED), or, for a kind read only through its list (endpoints: `myself`), by a list sent
+ * after the one that missed it, which every read that missed shares.
+ */
+
+/** Reads closer than this to another read of their kind count as together, in ms. */
+export const TOGETHER_MS = 2000;
+/** How long the first read of a possible batch waits for a second one, in ms. */
+export const WINDOW_MS = 15;
+
+/** How a kind reads one object and confirms one missing from its list. */
+export interface ReadWays<T> {
+  /** The object by id (the lone read); undefined when the platform does not have it (404). */
+  one: (id: string) => Promise<T | undefined>;
+  /**
+   * Whether an object missing from the list sent as number `seq` is really gone: undefined
+   * when it is, else the object.
+   * @default `one(id)`
+   */
+  confirm?: (id: string, seq: number) => Promise<T | undefined>;
+}
+
+/** Reads of one kind for one client: see the comment at the top of this file. */
+export class SharedReads<T extends { id: string }> {
+  private active = 0;
+  private lastAt = Number.NEGATIVE_INFINITY;
+  /** Reads that arrived while the current window was open. */
+  private window: { joined: number } | undefined;
+  /** Lists sent up to this number are older than the current run of reads. */
+  private runFrom = 0;
+  /** Reads answered so far, by how: a lone GET, from a list, and the confirmations of missing ones. */
+  readonly counts = { lone: 0, listed: 0, confirmed: 0 };
+
+  constructor(
+    readonly list: SharedList<T>,
+    private readonly clock: Clock,
+    private readonly timing: { togetherMs: number; windowMs: number } = { togetherMs: TOGETHER_MS, windowMs: WINDOW_MS },
+  ) {}
+
+  /** The object `id` as the platform has it now, or undefined when it has it no longer. */
+  async read(id: string, ways: ReadWays<T>): Promise<T | undefined> {
+    const now = this.clock.now();
+    const first = this.active === 0 && now - this.lastAt > this.timing.togetherMs;
+    if (first) this.runFrom = this.list.calls;
+    this.active++;
+    this.lastAt = now;
+    if (this.window) this.window.joined++;
+    try {
+      if (first && (await this.alone())) {
+        this.counts.lone++;
+        return await ways.one(id);
+      }
+      const { seq, items } = this.list.entry(readKey(id), this.runFrom);
+      let listed: T[];
+      try {
+        listed = await items;
+      } catch (err) {
+        // A list that failed for a reason a retry may fix says nothing: read this one alone.
+        if (isFatal(err)) throw err;
+        this.counts.lone++;
+        return await ways.one(id);
+      }
+      const found = listed.find((item) => item.id === id);
+      if (found) {
+        this.counts.listed++;
+        return found;
+      }
+      this.counts.confirmed++;
+      return await (ways.confirm ? ways.confirm(id, seq) : ways.one(id));
+    } finally {
+      this.active--;
+      // What this read saw is known now: a later read of the object needs a later list.
+      this.list.fence(readKey(id));
+    }
+  }
+
+  /** Open a window for other reads of the kind; true when none came. */
+  private async alone(): Promise<boolean> {
+    if (this.timing.windowMs <= 0) return true;
+    const window = { joined: 0 };
+    this.window = window;
+    try {
+      await this.clock.sleep(this.timing.windowMs);
+    } finally {
+      if (this.window === window) this.window = undefined;
+    }
+    return window.joined === 0;
+  }
+
+  /** This process just changed object `id`: lists sent before now no longer answer its reads. */
+  wrote(id: string): void {
+    this.list.fence(readKey(id));
+  }
+}
+
+/** Fences of reads and of owner tokens share one map: a prefix keeps them apart. */
+const readKey = (id: string) => `read:${id}`;
+
+/**
+ * Per client, the shared reads of one kind over the kind's shared list (`listOf`): kinds with
+ * a poller pass the poller's (`ClientLists`), the others a list of their own. A new client
+ * (new settings) gets its own.
+ */
+export class ClientReads<C extends object, T extends { id: string }> {
+  private readonly byClient = new WeakMap<C, SharedReads<T>>();
+
+  constructor(
+    private readonly listOf: (client: C) => SharedList<T>,
+    private readonly clock: Clock,
+  ) {}
+
+  /** For a kind without a poller: each client's reads over a list of their own made by `list`. */
+  static listing<C extends object, T extends { id: string }>(list: (client: C) => Promise<T[]>, clock: Clock): ClientReads<C, T> {
+    return new ClientReads<C, T>((client) => new SharedList<T>(() => list(client), clock), clock);
+  }
+
+  of(client: C): SharedReads<T> {
+    let r = this.byClient.get(client);
+    if (!r) {
+      r = new SharedReads<T>(this.listOf(client), this.clock);
+      this.byClient.set(client, r);
+    }
+    return r;
+  }
+}
+
+/** A GET by id as a read wants it: undefined for a 404, anything else thrown. */
+export async function orGone<T>(get: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await get();
+  } catch (err) {
+    if (err instanceof NotFoundError) return undefined;
+    throw err;
+  }
+}

@@ -1,0 +1,150 @@
+// Reads of one kind that come together share one list (src/resources/lifecycle/shared-reads.ts).
+// Pure: a scripted list and GET, a fake clock (a sleep moves it at once).
+import { NotFoundError } from "../../../../src/client";
+import { orGone, SharedReads, TOGETHER_MS, WINDOW_MS } from "../../../../src/resources/lifecycle/shared-reads";
+import { SharedList } from "../../../../src/resources/lifecycle/shared-list";
+import { FakeClock } from "../../../helpers/fake-clock";
+
+interface Item {
+  id: string;
+  v: number;
+}
+
+function rig(listed: () => Item[]) {
+  const clock = new FakeClock();
+  const sent: string[] = [];
+  const list = new SharedList<Item>(async () => {
+    sent.push("list");
+    return listed();
+  }, clock);
+  const reads = new SharedReads(list, clock);
+  const byId = new Map<string, Item>();
+  const one = async (id: string) => {
+    sent.push(`get ${id}`);
+    return byId.get(id);
+  };
+  return { reads, sent, byId, one, clock, advance: (ms: number) => (clock.current += ms) };
+}
+
+describe("SharedReads", () => {
+  test("a lone read is one GET by id after a short window; reads after it share one list", async () => {
+    const items = [1, 2, 3, 4].map((i) => ({ id: `p${i}`, v: i }));
+    const r = rig(() => items);
+    for (const it of items) r.byId.set(it.id, it);
+    expect(await r.reads.read("p1", { one: r.one })).toEqual(items[0]);
+    expect(r.sent).toEqual(["get p1"]);
+    expect(r.clock.sleeps).toEqual([WINDOW_MS]);
+    // Three more together (a refresh): one list answers all of them.
+    const got = await Promise.all(["p2", "p3", "p4"].map((id) => r.reads.read(id, { one: r.one })));
+    expect(got).toEqual(items.slice(1));
+    expect(r.sent).toEqual(["get p1", "list"]);
+    expect(r.reads.counts).toEqual({ lone: 1, listed: 3, confirmed: 0 });
+  });
+
+  test("N reads arriving at once cost one list, whatever N; the first waits for it too", async () => {
+    const items = Array.from({ length: 300 }, (_, i) => ({ id: `p${i}`, v: i }));
+    const r = rig(() => items);
+    for (const it of items) r.byId.set(it.id, it);
+    const got = await Promise.all(items.map((it) => r.reads.read(it.id, { one: r.one })));
+    expect(got).toEqual(items);
+    expect(r.sent).toEqual(["list"]);
+    expect(r.reads.counts).toEqual({ lone: 0, listed: 300, confirmed: 0 });
+  });
+
+  test("a read long after the last one is alone again: a GET, not a list", async () => {
+    const r = rig(() => [{ id: "a", v: 1 }]);
+    r.byId.set("a", { id: "a", v: 1 });
+    await r.reads.read("a", { one: r.one });
+    r.advance(TOGETHER_MS + 1);
+    await r.reads.read("a", { one: r.one });
+    expect(r.sent).toEqual(["get a", "get a"]);
+  });
+
+  test("one missing from the list is confirmed by its own GET: gone, or there after all", async () => {
+    // The list lags: "late" exists but is not listed yet; "gone" is gone.
+    const r = rig(() => [{ id: "a", v: 1 }]);
+    r.byId.set("a", { id: "a", v: 1 });
+    r.byId.set("late", { id: "late", v: 2 });
+    const got = await Promise.all(["a", "b", "late", "gone"].map((id) => r.reads.read(id, { one: r.one })));
+    expect(got).toEqual([{ id: "a", v: 1 }, undefined, { id: "late", v: 2 }, undefined]);
+    expect(r.sent).toEqual(["list", "get b", "get late", "get gone"]);
+  });
+
+  test("a kind read only through its list confirms with one later list shared by every miss", async () => {
+    let n = 0;
+    // The list lags: "x" shows only in the second one; "y" is gone.
+    const r = rig(() => (++n === 1 ? [{ id: "first", v: 1 }] : [{ id: "first", v: 1 }, { id: "x", v: 9 }]));
+    const confirmations: number[] = [];
+    const ways = {
+      one: r.one,
+      confirm: async (id: string, seq: number) => {
+        confirmations.push(seq);
+        return (await r.reads.list.since(seq)).find((i) => i.id === id);
+      },
+    };
+    const got = await Promise.all(["first", "x", "y"].map((id) => r.reads.read(id, ways)));
+    expect(got).toEqual([{ id: "first", v: 1 }, { id: "x", v: 9 }, undefined]);
+    expect(confirmations).toEqual([1, 1]);
+    expect(r.sent).toEqual(["list", "list"]);
+  });
+
+  test("a write by this process fences the lists sent before it for that object only", async () => {
+    let v = 1;
+    const r = rig(() => [
+      { id: "a", v },
+      { id: "b", v },
+      { id: "c", v },
+    ]);
+    await Promise.all(["a", "c"].map((id) => r.reads.read(id, { one: r.one })));
+    v = 2;
+    r.reads.wrote("a");
+    // "b" may still read the list of a moment ago; "a" needs a list sent after the write.
+    expect(await r.reads.read("b", { one: r.one })).toEqual({ id: "b", v: 1 });
+    expect(await r.reads.read("a", { one: r.one })).toEqual({ id: "a", v: 2 });
+    expect(r.sent).toEqual(["list", "list"]);
+  });
+
+  test("a list that fails for a reason a retry may fix falls back to the GET; a fatal one is passed on", async () => {
+    let failure: Error & { status?: number } = Object.assign(new Error("503"), { status: 503 });
+    const r = rig(() => {
+      throw failure;
+    });
+    r.byId.set("b", { id: "b", v: 1 });
+    await r.reads.read("a", { one: r.one });
+    expect(await r.reads.read("b", { one: r.one })).toEqual({ id: "b", v: 1 });
+    failure = Object.assign(new Error("401"), { status: 401 });
+    await expect(r.reads.read("c", { one: r.one })).rejects.toThrow("401");
+  });
+
+  test("a second read of the same object needs a list sent after the first read ended", async () => {
+    let v = 1;
+    const r = rig(() => [
+      { id: "a", v },
+      { id: "b", v },
+      { id: "c", v },
+    ]);
+    await Promise.all(["a", "b"].map((id) => r.reads.read(id, { one: r.one })));
+    v = 2;
+    // "c" was not read yet: the list of a moment ago answers it. "a" again: a new list.
+    expect(await r.reads.read("c", { one: r.one })).toEqual({ id: "c", v: 1 });
+    expect(await r.reads.read("a", { one: r.one })).toEqual({ id: "a", v: 2 });
+    expect(r.sent).toEqual(["list", "list"]);
+  });
+
+  test("a run of reads never takes a list sent before it started (the waits of an earlier up)", async () => {
+    let v = 1;
+    const r = rig(() => [{ id: "a", v }, { id: "b", v }]);
+    await r.reads.list.fresh();
+    v = 2;
+    const got = await Promise.all(["a", "b"].map((id) => r.reads.read(id, { one: r.one })));
+    expect(got).toEqual([{ id: "a", v: 2 }, { id: "b", v: 2 }]);
+    expect(r.sent).toEqual(["list", "list"]);
+  });
+
+  test("orGone: a 404 is undefined, anything else is thrown", async () => {
+    const nf = new NotFoundError("no pod", { status: 404, title: "Not Found", detail: "no pod", errors: [], method: "GET", url: "http://x/v2/pods/1" } as never);
+    await expect(orGone(async () => Promise.reject(nf))).resolves.toBeUndefined();
+    await expect(orGone(async () => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
+    await expect(orGone(async () => 5)).resolves.toBe(5);
+  });
+});
