@@ -125,7 +125,9 @@ export const podModel: KindModel = {
     const pod = world.emu.state().pods.find((p) => p.id === id);
     return pod && pod.status !== "TERMINATED" ? pod : undefined;
   },
-  expectLive: (decl, live, before) => {
+  expectLive: (decl, live, before, _world, old) => {
+    // Declared: that value; removed: the platform's default; never declared: what the pod has.
+    const declared = (k: string, fallback: unknown) => (decl[k] !== undefined ? decl[k] : old?.[k] !== undefined || !before ? fallback : before[k]);
     expect(live).toBeDefined();
     const persistentEnv = Object.fromEntries(Object.entries(live.env as Record<string, string>).filter(([k]) => k.startsWith("COMPUTEPLATFORM_")));
     const declaredEnv = (decl.env ?? {}) as Record<string, string>;
@@ -133,11 +135,11 @@ export const podModel: KindModel = {
     const want: Record<string, unknown> = {
       name: decl.name ?? before?.name ?? expect.stringMatching(/^subject-[0-9a-f]{7}$/),
       image: decl.image,
-      args: decl.args ?? "",
+      args: declared("args", ""),
       disk: decl.disk ?? before?.disk ?? expect.any(Number),
       ports: expect.arrayContaining((decl.ports ?? before?.ports ?? []) as string[]),
       env: { ...undeclared, ...declaredEnv },
-      registry: decl.registry ?? null,
+      registry: declared("registry", null),
       cloud: decl.cloud ?? "SECURE",
       locked: decl.locked ?? false,
       status: decl.desiredStatus === "EXITED" ? "EXITED" : "RUNNING",

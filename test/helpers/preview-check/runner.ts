@@ -231,6 +231,7 @@ export class Walker {
     const old = previous ? this.subject(stack) : undefined;
     const liveBefore = old ? this.model.live(this.world, old.id) : undefined;
     const mark = this.log().length;
+    const callsBefore = stack.calls.length;
     const up = await stack.up(await this.capture(decl, false));
     if (up.error) throw up.error;
     if (up.failures) throw new Error(`up refused what preview accepted: ${JSON.stringify(up.failures.failures)}`);
@@ -246,10 +247,9 @@ export class Walker {
     } else if (op === "replace") {
       expect(now.id).not.toBe(old!.id);
       expect(this.model.live(this.world, old!.id)).toBeUndefined();
-      const writes = requests.filter(isWrite).map((r) => `${r.op} ${r.path}`);
-      const created = writes.findIndex((w) => !w.includes(old!.id) && /^create/.test(w));
-      const deleted = writes.findIndex((w) => w.includes(old!.id) && /^delete/.test(w));
-      expect({ created: created >= 0, deleted: deleted >= 0, deleteAfterCreate: deleted > created }).toEqual({ created: true, deleted: true, deleteAfterCreate: true });
+      // The new one made first, the old one deleted at the end of up (and gone from the platform).
+      const calls = stack.calls.slice(callsBefore);
+      expect(calls.filter((c) => /^(Create|Delete) /.test(c))).toEqual([`Create ${LOGICAL}`, `Delete ${LOGICAL}`]);
     }
     // 2. The platform's object matches the declaration.
     this.model.expectLive(decl, this.model.live(this.world, now.id), op === "replace" ? undefined : liveBefore, this.world, previous);
