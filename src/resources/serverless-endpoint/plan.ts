@@ -112,14 +112,17 @@ export function endpointOutputs(ep: WireEndpoint, settings: LocalSettings, fallb
 /**
  * The inputs a refresh reports: what the platform has now, so the next preview shows a
  * program that no longer matches (drift) as a change. Fields the platform leaves empty are
- * left out, as a program would.
+ * left out, as a program would. Except `name`, which keeps `lastName` (the one last applied)
+ * when given: check() settles a program without a name on the old inputs' name, so an
+ * auto-named endpoint renamed outside Pulumi is renamed back, as a pod is, not adopted.
  */
-export function inputsFromLive(ep: WireEndpoint, settings: LocalSettings): Record<string, unknown> {
+export function inputsFromLive(ep: WireEndpoint, settings: LocalSettings, lastName?: string): Record<string, unknown> {
   const inputs: Record<string, unknown> = { type: ep.type ?? DEFAULT_TYPE, ...settings };
   for (const field of SAVED_FIELDS) {
     const value = (ep as Record<string, unknown>)[field];
     if (value !== undefined && value !== null) inputs[field] = value;
   }
+  if (lastName) inputs.name = lastName;
   return inputs;
 }
 
