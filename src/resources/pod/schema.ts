@@ -289,6 +289,11 @@ export interface PodDeclaration {
   globalNetworking: boolean;
   /** The lock the user asked for: only a lock this resource set is lifted before delete. */
   locked?: boolean;
+  /**
+   * The name last applied (the program's, or the auto-name): a refresh reports it as the
+   * input, however many times it runs, so a rename made outside Pulumi shows and is undone.
+   */
+  name?: string;
 }
 
 /** A Pod's state: every field of spec 2.2 as last read, plus the settings only this resource has. */

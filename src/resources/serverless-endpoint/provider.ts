@@ -195,7 +195,7 @@ export class ServerlessEndpointProvider
     return {
       id: ep.id,
       props: endpointOutputs(ep, settings, props?.type),
-      inputs: inputsFromLive(ep, settings, props?.name) as unknown as ServerlessEndpointOutputs,
+      inputs: inputsFromLive(ep, settings) as unknown as ServerlessEndpointOutputs,
     };
   }
 

@@ -294,6 +294,21 @@ test("an ambiguous create (connection dropped after processing) never makes two 
   }
 });
 
+test("a pod renamed outside the stack: refresh, once or more, keeps the name last applied in the inputs, so the next preview renames it back", async () => {
+  const p = provider();
+  const created = await inputs(p, { __logicalName: "web" });
+  const { id, outs } = await p.create(created);
+  await client.pods.update(id, { name: "renamed-in-console" });
+  const first = await p.read(id, outs!);
+  const second = await p.read(id, first.props!);
+  expect(second.props!.name).toBe("renamed-in-console");
+  expect([(first.inputs as any).name, (second.inputs as any).name]).toEqual([created.name, created.name]);
+  const next = await inputs(p, { __logicalName: "web" }, second.inputs as any);
+  expect(next.name).toBe(created.name);
+  expect(await p.diff(id, second.props!, next)).toMatchObject({ changes: true, replaces: [] });
+  await p.delete(id, outs!);
+});
+
 test("a locked running pod: preview refuses what up could not do (a change that restarts its container, a stop), naming it", async () => {
   const p = provider();
   const news = await inputs(p, { name: "locked-preview", locked: true });
