@@ -299,8 +299,11 @@ export class Walker {
     if (!(await change.apply(this.world, res.id, step.value, live))) return decl;
     this.tally.outside++;
     this.tally.byOutside[step.field] = (this.tally.byOutside[step.field] ?? 0) + 1;
-    const refreshed = await stack.refresh();
-    if (refreshed.error) throw refreshed.error;
+    // Refreshed twice: a second refresh must not take the outside change for the program's.
+    for (let i = 0; i < 2; i++) {
+      const refreshed = await stack.refresh();
+      if (refreshed.error) throw refreshed.error;
+    }
     const expected = change.expect(decl, step.value);
     const preview = await stack.preview(await this.capture(decl, true));
     if (expected === "refused") {
