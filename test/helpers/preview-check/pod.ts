@@ -19,6 +19,10 @@
  * `dataCenterIds`; globalNetworking allows only data centers that offer it (check() reads no
  * catalog, so the platform refuses the others at up, as PodArgs says). A removed gpu or cpu
  * that leaves none is refused at check (counted).
+ * Outside changes: a PATCH of each field the contract's update takes but globalNetworking
+ * (the platform applies it at the next start and shows only the address, so no read can see
+ * the request), and a stop or start from the console. A field the program does not declare
+ * (args, disk, ports, registry, an env key) is the platform's: the change shows nothing.
  */
 import fc from "fast-check";
 import { CPU_FLAVORS, DATA_CENTERS, GPU_TYPES } from "../../../src/emulator/catalog";
