@@ -6,12 +6,14 @@
  * made outside the stack through the client, as a console would. Each step asserts:
  *
  * 1. What the preview said is what up did: "same" sent no write request, "update" kept the id,
- *    "replace" made a new id and deleted the old one after the create.
+ *    "replace" made a new id and deleted the old one after the create; a change refused at
+ *    preview (diff fails naming it) sent no request and up refuses it alike.
  * 2. After up, the platform's object matches the declaration (the kind's `expectLive`: a
  *    removed field is at the platform's default, or kept where the kind's table says so).
  * 3. A second preview after up, and after a refresh, shows no change.
- * 4. An outside change of an updatable field shows after refresh as exactly that field (the
- *    engine's op, and the plan the provider's diff runs), and up puts it back.
+ * 4. An outside change of an updatable field shows after refresh (twice) as exactly that field
+ *    (the engine's op, and the plan the provider's diff runs), and up puts it back.
+ * At the end of a chain the stack is destroyed and the object must be gone from the platform.
  *
  * A drawn change that the provider's check refuses (a cross-field rule the draw broke) is
  * counted and skipped: the chain goes on from the old declaration; the refusal must send no
@@ -184,8 +186,10 @@ export class Walker {
       await stack.destroy();
       throw error;
     }
+    const last = this.subject(stack).id;
     const destroyed = await stack.destroy();
     if (destroyed.error) throw destroyed.error;
+    expect(this.model.live(this.world, last)).toBeUndefined();
   }
 
   private subject(stack: EngineStack) {
