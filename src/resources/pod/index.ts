@@ -140,8 +140,9 @@ export interface PodArgs {
    */
   globalNetworking?: pulumi.Input<boolean>;
   /**
-   * When true the pod cannot be stopped or restarted. A pod this resource locked is unlocked
-   * before it is deleted. Updates in place.
+   * When true the pod cannot be stopped or restarted, so while it stays locked, preview refuses
+   * a change that would restart or stop a running pod (set `locked: false` in the same change).
+   * A pod this resource locked is unlocked before it is deleted. Updates in place.
    * @default false
    */
   locked?: pulumi.Input<boolean>;
