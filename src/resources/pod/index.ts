@@ -13,7 +13,7 @@ import { shimProvider } from "../engine/shim";
 import { LOGICAL_NAME_KEY, ownerInputs } from "../lifecycle/owner";
 import type { Cloud, DesiredStatus, PodOutputs, WaitFor } from "./schema";
 
-export { type PodPlan, planPodChange } from "./plan";
+export { type PodPlan, planPodChange, RECORDED_ONLY } from "./plan";
 export { PodProvider, type PodProviderOptions } from "./provider";
 export { checkPod, DEFAULT_WAIT_TIMEOUT_SECONDS, podArgsSchema, type PodInputs, type PodOutputs } from "./schema";
 export { PodFailedError, PodInitError } from "./status";

@@ -266,7 +266,7 @@ export interface UpdateSteps {
  * (dataCenterIds, a gpu preference list that still holds the pod's GPU type, maxHourlyCost)
  * or only by this resource (the wait's bound).
  */
-const RECORDED_ONLY: readonly string[] = ["dataCenterIds", "waitTimeoutSeconds", "gpu", "maxHourlyCost"];
+export const RECORDED_ONLY: readonly string[] = ["dataCenterIds", "waitTimeoutSeconds", "gpu", "maxHourlyCost"];
 
 /**
  * The requests that bring pod `id` from `olds` (outputs) to the known `news`: one PATCH of

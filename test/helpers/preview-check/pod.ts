@@ -8,6 +8,10 @@
  * - `env`: the keys the program declared are removed; the platform's own keys stay.
  * - `registry`: back to null (none).
  * - `mounts`, `gpu`/`cpu`, `cloud`: fixed at creation: a new pod without the mount, at SECURE.
+ * - `gpu.id` is one GPU type or a preference list (the create takes the first it can place
+ *   within `maxHourlyCost`); a new list that still holds the type the pod got is recorded
+ *   without a request (an update), one without it a replace (`expectOp` holds the check to it).
+ * - `maxHourlyCost`: read at creation only: recorded without a request.
  * - `dataCenterIds`: read at creation only: recorded, the pod does not move.
  * - `globalNetworking`, `locked`: back to false; `desiredStatus`: RUNNING.
  * - `waitFor`, `waitTimeoutSeconds`: not on the platform (they shape the waits).
@@ -15,7 +19,9 @@
  *   its own tests in test/engine/pod.test.ts).
  * Draws that break a cross-field rule are put right (`repair`): the compute the change set
  * wins over the other one; a CPU pod drops a persistent mount and globalNetworking; a
- * non-NVIDIA GPU drops globalNetworking; a network mount adds its volume's data center to
+ * non-NVIDIA GPU drops globalNetworking and COMMUNITY; a `maxHourlyCost` under every GPU choice's
+ * price goes (such a pod cannot be made: the create fails at up, which test/engine/cost.test.ts
+ * covers); a network mount adds its volume's data center to
  * `dataCenterIds`; globalNetworking allows only data centers that offer it (check() reads no
  * catalog, so the platform refuses the others at up, as PodArgs says). A removed gpu or cpu
  * that leaves none is refused at check (counted).
@@ -27,7 +33,7 @@
 import fc from "fast-check";
 import { CPU_FLAVORS, DATA_CENTERS, GPU_TYPES } from "../../../src/emulator/catalog";
 import { canonical } from "../../../src/resources/engine/check";
-import { Pod, planPodChange, podArgsSchema } from "../../../src/resources/pod";
+import { Pod, planPodChange, podArgsSchema, RECORDED_ONLY } from "../../../src/resources/pod";
 import { defined, simpleName } from "./network-volume";
 import type { Decl, KindModel, OutsideChange, World } from "./runner";
 
@@ -37,7 +43,11 @@ const port = fc.tuple(fc.integer({ min: 1, max: 65535 }), fc.constantFrom("http"
 export const ports = fc.uniqueArray(port, { maxLength: 3, selector: (p) => p.split("/")[0] });
 export const env = fc.dictionary(fc.stringMatching(/^[A-Z][A-Z0-9_]{0,3}$/), fc.string({ maxLength: 6 }), { maxKeys: 3, noNullPrototype: true });
 const GPUS = ["NVIDIA GeForce RTX 4090", "NVIDIA L40S", "AMD Instinct MI300X"];
-const gpu = fc.record({ id: fc.constantFrom(...GPUS), count: maybe(fc.integer({ min: 1, max: 2 })) }).map(defined);
+/** One GPU type, or a preference list of them. */
+const gpuId = fc.oneof(fc.constantFrom(...GPUS), fc.uniqueArray(fc.constantFrom(...GPUS), { minLength: 1, maxLength: 3 }));
+const gpu = fc.record({ id: gpuId, count: maybe(fc.integer({ min: 1, max: 2 })) }).map(defined);
+/** Around the catalog's prices of GPUS (0.69, 0.86, 2.49 secure; community 20% less): some choices fit, some do not. */
+const maxHourlyCost = fc.constantFrom(0.6, 0.75, 1, 1.8, 3, 6);
 const cpu = fc.constantFrom(...CPU_FLAVORS.slice(0, 2)).chain((f) =>
   fc.record({ id: fc.constant(f.id), vcpuCount: fc.constantFrom(...[2, 4, 8].filter((n) => n >= f.vcpu.min && n <= f.vcpu.max)) }),
 );
@@ -76,11 +86,26 @@ const values = (world: World): Record<string, fc.Arbitrary<unknown>> => ({
   waitFor: maybe(fc.constantFrom("RUNNING", "PORTS")),
   waitTimeoutSeconds: maybe(fc.integer({ min: 5, max: 120 })),
   adopt: fc.constant(undefined),
+  maxHourlyCost: maybe(maxHourlyCost),
 });
 
 const same = (a: unknown, b: unknown) => canonical(a) === canonical(b);
 const GLOBAL_NETWORK_DCS = DATA_CENTERS.filter((d) => d.globalNetwork).map((d) => d.id);
 const volumeDc = (world: World, id: string) => world.emu.state().networkVolumes.find((v) => v.id === id)!.dataCenter;
+const choices = (id: unknown): string[] => (Array.isArray(id) ? id : [id as string]);
+
+/** The catalog price of `count` GPUs of `id` for `cloud`, per hour (as the provider's price book reads it). */
+function gpuPrice(id: string, count: number, cloud: unknown): number {
+  const type = GPU_TYPES.find((t) => t.id === id)!;
+  return Math.round((cloud === "COMMUNITY" ? type.price.community : type.price.secure) * count * 1000) / 1000;
+}
+
+/** The GPU type a create places: the first choice within maxHourlyCost (the emulator has capacity for all). */
+function placed(decl: Decl): string | undefined {
+  const g = decl.gpu as { id: string | string[]; count?: number };
+  const max = decl.maxHourlyCost as number | undefined;
+  return choices(g.id).find((id) => max === undefined || gpuPrice(id, g.count ?? 1, decl.cloud ?? "SECURE") <= max);
+}
 
 function repair(next: Decl, old: Decl, world: World): Decl {
   const out = { ...next };
@@ -93,11 +118,12 @@ function repair(next: Decl, old: Decl, world: World): Decl {
     if (m?.persistent) delete out.mounts;
     delete out.globalNetworking;
   }
-  const g = out.gpu as { id: string } | undefined;
-  if (g && GPU_TYPES.find((t) => t.id === g.id)!.manufacturer !== "NVIDIA") {
+  const g = out.gpu as { id: string | string[] } | undefined;
+  if (g && choices(g.id).some((id) => GPU_TYPES.find((t) => t.id === id)!.manufacturer !== "NVIDIA")) {
     delete out.globalNetworking;
     if (out.cloud === "COMMUNITY") out.cloud = "SECURE";
   }
+  if (g && out.maxHourlyCost !== undefined && placed(out) === undefined) delete out.maxHourlyCost;
   if (m?.network) {
     const dc = volumeDc(world, m.network[0]!.volumeId);
     const ids = out.dataCenterIds as string[] | undefined;
@@ -153,8 +179,13 @@ export const podModel: KindModel = {
     const got: Record<string, unknown> = Object.fromEntries(Object.keys(want).map((k) => [k, live[k]]));
     expect(got).toEqual(want);
     expect((live.ports as string[]).length).toBe(((decl.ports ?? before?.ports ?? []) as string[]).length);
-    if (decl.gpu) expect(live.gpu).toEqual({ count: 1, ...(decl.gpu as object) });
-    else expect(live.cpu).toMatchObject(decl.cpu as object);
+    if (decl.gpu) {
+      // A new pod: the first choice within maxHourlyCost; an updated one keeps its GPU type, which the list still holds.
+      const g = decl.gpu as { id: string | string[]; count?: number };
+      const id = before?.gpu ? before.gpu.id : placed(decl);
+      expect(live.gpu).toEqual({ id, count: g.count ?? 1 });
+      expect(choices(g.id)).toContain(live.gpu.id);
+    } else expect(live.cpu).toMatchObject(decl.cpu as object);
     const allowed = decl.dataCenterIds as string[] | undefined;
     if (allowed && !before) expect(allowed).toContain(live.dataCenterId);
   },
@@ -194,6 +225,16 @@ export const podModel: KindModel = {
     },
   }),
   plan: (olds, news) => planPodChange(olds, news),
+  recordedOnly: RECORDED_ONLY,
+  expectOp: (next, old, liveBefore) => {
+    // Only a change of gpu.id alone on a GPU pod: the list decides, not the rest of the declaration.
+    const a = old.gpu as { id: unknown; count?: number } | undefined;
+    const b = next.gpu as { id: unknown; count?: number } | undefined;
+    if (!a || !b || !liveBefore?.gpu || (a.count ?? 1) !== (b.count ?? 1)) return undefined;
+    if (!same({ ...old, gpu: undefined }, { ...next, gpu: undefined })) return undefined;
+    if (!choices(b.id).includes(liveBefore.gpu.id)) return "replace";
+    return same(choices(a.id), choices(b.id)) ? "same" : "update";
+  },
 };
 
 /**

@@ -15,6 +15,10 @@
  *    (the engine's op, and the plan the provider's diff runs), and up puts it back.
  * At the end of a chain the stack is destroyed and the object must be gone from the platform.
  *
+ * The stack's cost ledger (one `StackCost` beside every Pod and ServerlessEndpoint) is looked
+ * past in the steps and the state (test/helpers/ledger.ts); it sends no write, and the only
+ * requests a preview may send are reads of the catalog's prices. After up it too shows no change.
+ *
  * A drawn change that the provider's check refuses (a cross-field rule the draw broke) is
  * counted and skipped: the chain goes on from the old declaration; the refusal must send no
  * request. How many pairs each kind walks: `PREVIEW_CHECK_RUNS` (default `DEFAULT_PAIRS`);
@@ -25,6 +29,7 @@ import fc from "fast-check";
 import { ComputePlatform } from "../../../src/client";
 import type { Emulator } from "../../../src/emulator";
 import { type EngineRig, startEngineRig } from "../engine-rig";
+import { resourceCalls, resourceRegs, resourcesOf, resourceSteps } from "../ledger";
 import { captureProgram, EngineStack, PROJECT, type ProviderPlugin, type Registration, reveal, SECRET_KEYS, type StepOp } from "../../../tools/engine";
 
 /** A declaration: the properties a program passes to the resource's constructor. */
@@ -91,6 +96,13 @@ export interface KindModel {
   outside: (world: World) => Record<string, OutsideChange>;
   /** The plan `diff` runs, on (old outputs, checked new inputs). */
   plan: (olds: any, news: any) => Plan;
+  /** Properties whose change up records in state without a write (read at creation only, or only by the provider). */
+  recordedOnly?: readonly string[];
+  /**
+   * What a change from `old` to `next` must preview as, when the kind's rules say it outright
+   * (e.g. a Pod's gpu.id list that still holds the pod's GPU type: an update); undefined: not asserted.
+   */
+  expectOp?: (next: Decl, old: Decl, liveBefore: any) => StepOp | undefined;
 }
 
 /** Pairs per kind in `npm test`; `PREVIEW_CHECK_RUNS` raises it for a soak. */
@@ -112,6 +124,9 @@ export function settings(env: NodeJS.ProcessEnv = process.env): { pairs: number;
 export function isWrite(entry: { method: string; op: string }): boolean {
   return entry.method !== "GET" && !/^(myself|get|list)/.test(entry.op);
 }
+
+/** Requests a preview must not send: all but the ledger's reads of the catalog's prices (once per plugin). */
+const notCatalogRead = (entry: { method: string; path: string }) => !(entry.method === "GET" && entry.path.startsWith("/v2/catalog/"));
 
 /** Tally of one kind's walk, printed at the end. */
 export interface Tally {
@@ -193,7 +208,7 @@ export class Walker {
   }
 
   private subject(stack: EngineStack) {
-    const [res] = [...stack.resources.values()];
+    const [res] = resourcesOf(stack);
     if (!res) throw new Error("the stack holds no resource");
     return res;
   }
@@ -211,7 +226,7 @@ export class Walker {
     const preview = await stack.preview(await this.capture(decl, true));
     if (preview.failures) {
       // A drawn change the provider refuses: no request, and the chain goes on from the old one.
-      expect(this.log().slice(before)).toEqual([]);
+      expect(this.log().slice(before).filter(notCatalogRead)).toEqual([]);
       if (!previous) throw new Error(`the first declaration was refused: ${JSON.stringify(preview.failures.failures)}`);
       this.tally.refusedAtCheck++;
       return "refused";
@@ -220,7 +235,7 @@ export class Walker {
       // Refused at preview (diff), as a volume's shrink or a restart of a locked pod: no request,
       // and up refuses the same way before writing anything; the chain goes on from the old one.
       if (!previous) throw preview.error;
-      expect(this.log().slice(before)).toEqual([]);
+      expect(this.log().slice(before).filter(notCatalogRead)).toEqual([]);
       const mark = this.log().length;
       const up = await stack.up(await this.capture(decl, false));
       expect(up.error?.message).toBe(preview.error.message);
@@ -228,19 +243,24 @@ export class Walker {
       this.tally.refusedAtPreview++;
       return "refused";
     }
-    const [step] = preview.steps;
+    const [step, ...more] = resourceSteps(preview);
+    expect(more).toEqual([]);
     const op = step!.op;
-    expect(this.log().slice(before)).toEqual([]);
+    expect(this.log().slice(before).filter(notCatalogRead)).toEqual([]);
 
     const old = previous ? this.subject(stack) : undefined;
     const liveBefore = old ? this.model.live(this.world, old.id) : undefined;
+    const expectedOp = previous && this.model.expectOp?.(decl, previous, liveBefore);
+    if (expectedOp) expect({ op, decl, previous }).toEqual({ op: expectedOp, decl, previous });
+    // A change up only records (read at creation only) must send no write.
+    const recordOnly = op === "update" && (await this.recordOnly(stack, decl));
     const mark = this.log().length;
     const callsBefore = stack.calls.length;
     const up = await stack.up(await this.capture(decl, false));
     if (up.error) throw up.error;
     if (up.failures) throw new Error(`up refused what preview accepted: ${JSON.stringify(up.failures.failures)}`);
     // 1. What the preview said is what up did.
-    expect(up.steps.map((s) => s.op)).toEqual([op]);
+    expect(resourceSteps(up).map((s) => s.op)).toEqual([op]);
     const now = this.subject(stack);
     const requests = this.log().slice(mark);
     if (op === "same") {
@@ -248,11 +268,12 @@ export class Walker {
       expect(now.id).toBe(old!.id);
     } else if (op === "update") {
       expect(now.id).toBe(old!.id);
+      if (recordOnly) expect(requests.filter(isWrite)).toEqual([]);
     } else if (op === "replace") {
       expect(now.id).not.toBe(old!.id);
       expect(this.model.live(this.world, old!.id)).toBeUndefined();
       // The new one made first, the old one deleted at the end of up (and gone from the platform).
-      const calls = stack.calls.slice(callsBefore);
+      const calls = resourceCalls(stack.calls.slice(callsBefore));
       expect(calls.filter((c) => /^(Create|Delete) /.test(c))).toEqual([`Create ${LOGICAL}`, `Delete ${LOGICAL}`]);
     }
     // 2. The platform's object matches the declaration.
@@ -270,13 +291,23 @@ export class Walker {
   private async expectSame(stack: EngineStack, decl: Decl, when: string): Promise<void> {
     const again = await stack.preview(await this.capture(decl, true));
     if (again.error) throw again.error;
-    expect({ when, op: again.steps.map((s) => s.op) }).toEqual({ when, op: ["same"] });
+    // The resource and the ledger alike: an unchanged stack costs what it did.
+    const ops = again.steps.map((s) => s.op);
+    expect({ when, op: resourceSteps(again).map((s) => s.op), all: ops }).toEqual({ when, op: ["same"], all: ops.map(() => "same") });
+  }
+
+  /** Whether the plan from the state to `decl` only updates properties up records without a request. */
+  private async recordOnly(stack: EngineStack, decl: Decl): Promise<boolean> {
+    const recorded = this.model.recordedOnly;
+    if (!recorded) return false;
+    const { replaces, updates } = await this.plan(stack, decl);
+    return replaces.length === 0 && updates.length > 0 && updates.every((u) => recorded.includes(u));
   }
 
   /** The plan `diff` runs now: checked inputs from the plugin's own check, against the state's outputs. */
   private async plan(stack: EngineStack, decl: Decl): Promise<Plan> {
     const res = this.subject(stack);
-    const [reg] = await this.capture(decl, false);
+    const [reg] = resourceRegs(await this.capture(decl, false));
     const checked = await this.plugin.check(res.urn, res.inputs, reg!.inputs);
     const { replaces, updates } = this.model.plan(reveal(res.outputs), reveal(checked.inputs));
     return { replaces: [...replaces].sort(), updates: [...updates].sort() };
@@ -322,15 +353,15 @@ export class Walker {
     const plan = await this.plan(stack, decl);
     const shown = change.shows ?? step.field;
     if (expected === "same") {
-      expect({ field: step.field, op: preview.steps.map((s) => s.op), plan }).toEqual({ field: step.field, op: ["same"], plan: { replaces: [], updates: [] } });
+      expect({ field: step.field, op: resourceSteps(preview).map((s) => s.op), plan }).toEqual({ field: step.field, op: ["same"], plan: { replaces: [], updates: [] } });
       return decl;
     }
     this.tally.outsideShown++;
     const wanted = expected === "update" ? { replaces: [], updates: [shown] } : { replaces: [shown], updates: [] };
-    expect({ field: step.field, op: preview.steps.map((s) => s.op), plan }).toEqual({ field: step.field, op: [expected], plan: wanted });
+    expect({ field: step.field, op: resourceSteps(preview).map((s) => s.op), plan }).toEqual({ field: step.field, op: [expected], plan: wanted });
     const up = await stack.up(await this.capture(decl, false));
     if (up.error) throw up.error;
-    expect(up.steps.map((s) => s.op)).toEqual([expected]);
+    expect(resourceSteps(up).map((s) => s.op)).toEqual([expected]);
     const now = this.subject(stack);
     if (expected === "update") expect(now.id).toBe(res.id);
     else expect(this.model.live(this.world, res.id)).toBeUndefined();
