@@ -219,6 +219,9 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
       return { id: pod.id, outs: podOutputs(last, inputs, declaration) };
     } catch (err) {
       throw new PodInitError(pod.id, podOutputs(lastSeen(err, last), inputs, declaration), err);
+    } finally {
+      // The wait listed the pod before the lock (and the start): a read must not take that list for now.
+      this.reads.of(client).wrote(pod.id);
     }
   }
 

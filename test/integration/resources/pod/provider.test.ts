@@ -309,6 +309,18 @@ test("a pod renamed outside the stack: refresh, once or more, keeps the name las
   await p.delete(id, outs!);
 });
 
+test("a read soon after a create sees the create's last write (a lock), not the list its wait read before it", async () => {
+  const p = provider();
+  const other = await p.create(await inputs(p, { __logicalName: "reader" }));
+  // A refresh's run of reads has begun: a read in the next seconds takes the newest shared list.
+  await p.read(other.id, other.outs!);
+  const made = await p.create(await inputs(p, { __logicalName: "locked-after-wait", locked: true }));
+  expect(live(made.id).locked).toBe(true);
+  const read = await p.read(made.id, made.outs!);
+  expect(read.props!.locked).toBe(true);
+  await Promise.all([p.delete(made.id, made.outs!), p.delete(other.id, other.outs!)]);
+});
+
 test("a locked running pod: preview refuses what up could not do (a change that restarts its container, a stop), naming it", async () => {
   const p = provider();
   const news = await inputs(p, { name: "locked-preview", locked: true });
