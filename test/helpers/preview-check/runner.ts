@@ -293,7 +293,11 @@ export class Walker {
     if (again.error) throw again.error;
     // The resource and the ledger alike: an unchanged stack costs what it did.
     const ops = again.steps.map((s) => s.op);
-    expect({ when, op: resourceSteps(again).map((s) => s.op), all: ops }).toEqual({ when, op: ["same"], all: ops.map(() => "same") });
+    if (ops.every((op) => op === "same")) return;
+    // Not the same: name what the diff saw, and the state it saw it in.
+    const plan = await this.plan(stack, decl);
+    const { __provider: _shim, ...outputs } = reveal(this.subject(stack).outputs) as Record<string, unknown>;
+    expect({ when, op: resourceSteps(again).map((s) => s.op), all: ops, plan, outputs }).toEqual({ when, op: ["same"], all: ops.map(() => "same"), plan: { replaces: [], updates: [] }, outputs });
   }
 
   /** Whether the plan from the state to `decl` only updates properties up records without a request. */
