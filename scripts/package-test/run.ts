@@ -130,7 +130,7 @@ async function lifecycle(flavor: Flavor, project: string, emu: Emulator): Promis
     const writes = () => emu.requestLog().filter((e) => e.method !== "GET" && e.op !== "myself" && !e.op.startsWith("catalog")).length;
     const ok = (what: string, r: { error?: Error; failures?: unknown }) =>
       assert.ok(!r.error && !r.failures, `${flavor} ${what}: ${r.error?.message ?? JSON.stringify(r.failures)}`);
-    const all = { ghcr: "create", data: "create", trainer: "create", app: "create", notebook: "create", worker: "create", api: "create" };
+    const all = { ghcr: "create", data: "create", "stack-cost": "create", trainer: "create", app: "create", notebook: "create", fallback: "create", worker: "create", api: "create" };
 
     const writesBefore = writes();
     const podsBefore = emu.requestLog().filter((e) => e.op === "createPod").length;
@@ -156,13 +156,16 @@ async function lifecycle(flavor: Flavor, project: string, emu: Emulator): Promis
     // Adopted, not made: the same pod, PATCHed to the declared image, one pod created in all.
     assert.equal(out("notebook").id, legacy.id);
     assert.equal(out("notebook").outputs.image, "jupyter/base-notebook:2024-12");
-    assert.equal(emu.requestLog().filter((e) => e.op === "createPod").length - podsBefore, 2);
+    // The fallback pod: the H100 is dearer than its maxHourlyCost, so it is not even tried.
+    assert.deepEqual(out("fallback").outputs.gpu, { id: "NVIDIA A100-SXM4-80GB", count: 1 });
+    assert.equal(out("fallback").outputs.hourlyCost, 1.89);
+    assert.equal(emu.requestLog().filter((e) => e.op === "createPod").length - podsBefore, 3);
     log(`${flavor}: up: ${Object.keys(all).join(", ")} created`);
 
     const changed = { ...base, "app:image": "pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime", "app:workersMax": "3" };
     const change = await stack.up(resolvingIds(stack, await program(changed), { preview: false }));
     ok("change", change);
-    assert.deepEqual(ops(change), { ghcr: "same", data: "same", trainer: "update", app: "same", notebook: "same", worker: "same", api: "update" });
+    assert.deepEqual(ops(change), { ghcr: "same", data: "same", "stack-cost": "update", trainer: "update", app: "same", notebook: "same", fallback: "same", worker: "same", api: "update" });
     assert.equal(out("trainer").outputs.image, changed["app:image"]);
     assert.equal(out("api").outputs.workersMax, 3);
     log(`${flavor}: change: trainer image and api workersMax updated in place`);
