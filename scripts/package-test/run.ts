@@ -94,7 +94,7 @@ interface Emulator {
   url: string;
   close(): Promise<void>;
   state(): Record<string, { id: string; status?: string }[]>;
-  requestLog(): { method: string; op: string; path: string }[];
+  requestLog(): { method: string; op: string; path: string; status: number }[];
 }
 
 /** One project's stack through the plugin: preview, up, a change, refresh after an outside change, destroy. */
@@ -130,10 +130,12 @@ async function lifecycle(flavor: Flavor, project: string, emu: Emulator): Promis
     const writes = () => emu.requestLog().filter((e) => e.method !== "GET" && e.op !== "myself" && !e.op.startsWith("catalog")).length;
     const ok = (what: string, r: { error?: Error; failures?: unknown }) =>
       assert.ok(!r.error && !r.failures, `${flavor} ${what}: ${r.error?.message ?? JSON.stringify(r.failures)}`);
-    const all = { ghcr: "create", data: "create", trainer: "create", app: "create", notebook: "create", worker: "create", api: "create" };
+    const all = { ghcr: "create", data: "create", "stack-cost": "create", trainer: "create", app: "create", notebook: "create", fallback: "create", worker: "create", api: "create" };
 
     const writesBefore = writes();
-    const podsBefore = emu.requestLog().filter((e) => e.op === "createPod").length;
+    // Pods made: a create the platform refused for lack of capacity made none.
+    const creates = () => emu.requestLog().filter((e) => e.op === "createPod" && e.status < 300).length;
+    const podsBefore = creates();
     const regs = await program(base, true);
     const preview = await stack.preview(resolvingIds(stack, regs, { preview: true }));
     ok("preview", preview);
@@ -156,13 +158,18 @@ async function lifecycle(flavor: Flavor, project: string, emu: Emulator): Promis
     // Adopted, not made: the same pod, PATCHed to the declared image, one pod created in all.
     assert.equal(out("notebook").id, legacy.id);
     assert.equal(out("notebook").outputs.image, "jupyter/base-notebook:2024-12");
-    assert.equal(emu.requestLog().filter((e) => e.op === "createPod").length - podsBefore, 2);
+    // The fallback pod: the H100 is dearer than its maxHourlyCost, so it is not even tried; the
+    // A100 has no capacity (the emulator's noCapacity), so the pod lands on the L40S.
+    assert.deepEqual(out("fallback").outputs.gpu, { id: "NVIDIA L40S", count: 1 });
+    assert.equal(out("fallback").outputs.hourlyCost, 0.86);
+    assert.equal(creates() - podsBefore, 3, "pods made: trainer, app, fallback (the notebook is adopted)");
+    assert.match(plugin.transcript(), /cost: \$[\d.]+(-\$[\d.]+)?\/h/, "up prints the stack's cost line");
     log(`${flavor}: up: ${Object.keys(all).join(", ")} created`);
 
     const changed = { ...base, "app:image": "pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime", "app:workersMax": "3" };
     const change = await stack.up(resolvingIds(stack, await program(changed), { preview: false }));
     ok("change", change);
-    assert.deepEqual(ops(change), { ghcr: "same", data: "same", trainer: "update", app: "same", notebook: "same", worker: "same", api: "update" });
+    assert.deepEqual(ops(change), { ghcr: "same", data: "same", "stack-cost": "update", trainer: "update", app: "same", notebook: "same", fallback: "same", worker: "same", api: "update" });
     assert.equal(out("trainer").outputs.image, changed["app:image"]);
     assert.equal(out("api").outputs.workersMax, 3);
     log(`${flavor}: change: trainer image and api workersMax updated in place`);
@@ -232,6 +239,7 @@ async function main(): Promise<void> {
       keys: [{ key: KEY, scopes: ["read", "write"] }],
       quotas: { minute: 100_000, hour: 1_000_000, day: 10_000_000 },
       timings: { provisioningMs: 10, startingMs: 10, drainMs: 10, restartDelayMs: 20 },
+      faults: { noCapacity: [{ gpuId: "NVIDIA A100-SXM4-80GB" }] },
     })) as Emulator;
     log(`emulator from the tarball at ${emu.url}`);
 

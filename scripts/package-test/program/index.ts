@@ -68,6 +68,14 @@ const notebook = new Pod("notebook", {
   adopt: config.require("notebookPodId"),
 });
 
+// GPU types in order of preference: create moves on only when the platform has no capacity.
+const fallback = new Pod("fallback", {
+  image: "pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime",
+  gpu: { id: ["NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB", "NVIDIA L40S"], count: 1 },
+  dataCenterIds: ["EU-RO-1", "US-TX-3"],
+  maxHourlyCost: 2.5, // optional: a GPU type dearer than $2.50/h is not tried
+});
+
 const worker = new Template("worker", {
   image: config.get("workerImage") ?? "ghcr.io/acme/worker:1.0",
   serverless: true,
@@ -93,6 +101,8 @@ const podSpend = pulumi.output(getBilling({ of: "pods", lastN: 1, bucketSize: "d
 
 export const trainerId = trainer.id;
 export const trainerGpu = trainer.gpu;
+export const fallbackGpu = fallback.gpu;
+export const fallbackHourlyCost = fallback.hourlyCost;
 export const appStatus = app.status;
 export const notebookImage = notebook.image;
 export const volumeId = volume.id;
