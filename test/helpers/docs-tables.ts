@@ -44,3 +44,12 @@ export function docsTable(kind: string): DocsRow[] {
   }
   return rows;
 }
+
+/** The text of the `## Update or replace` section of `kind`'s page (its table and the notes after it). */
+export function docsUpdateSection(kind: string): string {
+  const text = readFileSync(docsPage(kind), "utf8");
+  const start = text.indexOf("\n## Update or replace\n");
+  if (start < 0) throw new Error(`${docsPage(kind)} has no "## Update or replace" section`);
+  const end = text.indexOf("\n## ", start + 1);
+  return text.slice(start, end < 0 ? undefined : end);
+}

@@ -13,7 +13,7 @@ import { shimProvider } from "../engine/shim";
 import { LOGICAL_NAME_KEY, ownerInputs } from "../lifecycle/owner";
 import type { Cloud, DesiredStatus, PodOutputs, WaitFor } from "./schema";
 
-export { type PodPlan, planPodChange } from "./plan";
+export { type PodPlan, planPodChange, RECORDED_ONLY } from "./plan";
 export { PodProvider, type PodProviderOptions } from "./provider";
 export { checkPod, DEFAULT_WAIT_TIMEOUT_SECONDS, podArgsSchema, type PodInputs, type PodOutputs } from "./schema";
 export { PodFailedError, PodInitError } from "./status";
@@ -140,8 +140,9 @@ export interface PodArgs {
    */
   globalNetworking?: pulumi.Input<boolean>;
   /**
-   * When true the pod cannot be stopped or restarted. A pod this resource locked is unlocked
-   * before it is deleted. Updates in place.
+   * When true the pod cannot be stopped or restarted, so while it stays locked, preview refuses
+   * a change that would restart or stop a running pod (set `locked: false` in the same change).
+   * A pod this resource locked is unlocked before it is deleted. Updates in place.
    * @default false
    */
   locked?: pulumi.Input<boolean>;

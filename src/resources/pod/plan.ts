@@ -266,7 +266,7 @@ export interface UpdateSteps {
  * (dataCenterIds, a gpu preference list that still holds the pod's GPU type, maxHourlyCost)
  * or only by this resource (the wait's bound).
  */
-const RECORDED_ONLY: readonly string[] = ["dataCenterIds", "waitTimeoutSeconds", "gpu", "maxHourlyCost"];
+export const RECORDED_ONLY: readonly string[] = ["dataCenterIds", "waitTimeoutSeconds", "gpu", "maxHourlyCost"];
 
 /**
  * The requests that bring pod `id` from `olds` (outputs) to the known `news`: one PATCH of
@@ -281,13 +281,8 @@ export function planUpdate(id: string, olds: PodOutputs, news: PodInputs, change
   const patch = podPatch(olds, news, change);
   const needsStop = news.desiredStatus === "EXITED" && !STOPPED.has(olds.status);
   const restart = patch.globalNetworking !== undefined && !patchRestarts(patch) && news.desiredStatus === "RUNNING";
-  const stayLocked = news.locked && olds.locked && patch.locked === undefined;
-  if (stayLocked && (needsStop || (restart && olds.status === "RUNNING"))) {
-    throw new Error(
-      `pod ${id} is locked, so it cannot be ${needsStop ? "stopped" : "restarted (globalNetworking applies at the next start)"}; ` +
-        "set locked: false in the same change, or leave desiredStatus and globalNetworking as they are",
-    );
-  }
+  const refused = lockedRefusal(olds, news, patch);
+  if (refused) throw new Error(`pod ${id} ${refused}`);
   const lockLast = patch.locked === true && (needsStop || restart);
   if (lockLast) delete patch.locked;
   const recordOnly = change.updates.length > 0 && change.updates.every((k) => RECORDED_ONLY.includes(k));
@@ -295,6 +290,32 @@ export function planUpdate(id: string, olds: PodOutputs, news: PodInputs, change
   const declaration = declarationFor(news);
   if (olds.__declared?.hourlyCost !== undefined) declaration.hourlyCost = olds.__declared.hourlyCost;
   return { patch, restart, restarts: patchRestarts(patch), lockLast, recordOnly, declaration };
+}
+
+/**
+ * Why a pod that stays locked cannot take this change, or undefined: the platform refuses to
+ * stop or restart a locked pod (409), and a PATCH of a field that restarts the container of a
+ * running one. Planned before any request, so preview (diff) fails as up would, naming what.
+ */
+export function lockedRefusal(olds: PodOutputs, news: PodInputs, patch: PodUpdateParams): string | undefined {
+  if (!(news.locked === true && olds.locked && patch.locked === undefined)) return undefined;
+  const running = olds.status === "RUNNING" || olds.status === "STARTING";
+  const restarting = Object.keys(patch).filter((k) => RESTARTING_FIELDS.includes(k));
+  if (running && restarting.length > 0) {
+    return (
+      `is locked, and a change of ${restarting.join(", ")} restarts its container, which the platform refuses on a locked pod; ` +
+      "set locked: false in the same change, or leave them as they are"
+    );
+  }
+  const needsStop = news.desiredStatus === "EXITED" && !STOPPED.has(olds.status);
+  const restart = patch.globalNetworking !== undefined && restarting.length === 0 && news.desiredStatus === "RUNNING";
+  if (needsStop || (restart && olds.status === "RUNNING")) {
+    return (
+      `is locked, so it cannot be ${needsStop ? "stopped" : "restarted (globalNetworking applies at the next start)"}; ` +
+      "set locked: false in the same change, or leave desiredStatus and globalNetworking as they are"
+    );
+  }
+  return undefined;
 }
 
 /** Whether a PATCH with these fields restarts a running container on its own. */

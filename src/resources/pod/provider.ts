@@ -36,13 +36,14 @@ import {
   type PodCreateParams,
 } from "../../client";
 import { perHour, priceBook } from "../cost/prices";
+import { containsUnknown } from "../engine/check";
 import { platform, type ProviderOptions } from "../engine/settings";
 import { baseOf } from "../lifecycle/owner";
 import { type PollerTimings, pollFromEnv } from "../lifecycle/poller";
 import { createWithRecovery, findMade, lookAgain, LOOKUPS, OwningProvider } from "../lifecycle/recovery";
 import type { SharedList } from "../lifecycle/shared-list";
 import { checkPod, DEFAULT_WAIT_TIMEOUT_SECONDS, type LivePod, OWNER_ENV, type PodDeclaration, type PodInputs, type PodOutputs } from "./schema";
-import { type CreatePlan, type PodPlan, planCreate, planExisting, planPodChange, planUpdate } from "./plan";
+import { type CreatePlan, lockedRefusal, type PodPlan, planCreate, planExisting, planPodChange, planUpdate, podPatch } from "./plan";
 import { describeFixed, inputsFromState, matchesCreate, newestOf, ownedBy, podOutputs } from "./wire";
 import { converge, lastSeen, type PodContext, PodInitError, provisioning, STOPPED } from "./status";
 
@@ -91,6 +92,9 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
           "Remove adopt to let Pulumi create a new pod and delete this one, or change the program back.",
       );
     }
+    // What up could not do on a locked pod fails here, at preview, rather than at up.
+    const refused = plan.replaces.length === 0 && !containsUnknown(news) ? lockedRefusal(olds, news, podPatch(olds, news, plan)) : undefined;
+    if (refused) throw new Error(`Pod ${olds.name} ${refused}`);
     return { changes: plan.replaces.length > 0 || plan.updates.length > 0, replaces: plan.replaces };
   }
 
@@ -215,6 +219,9 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
       return { id: pod.id, outs: podOutputs(last, inputs, declaration) };
     } catch (err) {
       throw new PodInitError(pod.id, podOutputs(lastSeen(err, last), inputs, declaration), err);
+    } finally {
+      // The wait listed the pod before the lock (and the start): a read must not take that list for now.
+      this.reads.of(client).wrote(pod.id);
     }
   }
 

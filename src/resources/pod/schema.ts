@@ -321,6 +321,11 @@ export interface PodDeclaration {
    * (kept here because a refresh rebuilds the outputs from the live pod and this record).
    */
   hourlyCost?: number;
+  /**
+   * The name last applied (the program's, or the auto-name): a refresh reports it as the
+   * input, however many times it runs, so a rename made outside Pulumi shows and is undone.
+   */
+  name?: string;
 }
 
 /** A Pod's state: every field of spec 2.2 as last read, plus the settings only this resource has. */

@@ -31,6 +31,7 @@ export function declarationFor(inputs: PodInputs): PodDeclaration {
     envKeys: Object.keys(inputs.env ?? {}).sort(),
     globalNetworking: inputs.globalNetworking,
     locked: inputs.locked,
+    name: inputs.name,
   };
   if (Array.isArray(inputs.gpu?.id)) declaration.gpuIds = [...inputs.gpu.id];
   if (inputs.maxHourlyCost !== undefined) declaration.maxHourlyCost = inputs.maxHourlyCost;
@@ -137,13 +138,14 @@ export function describeFixed(pod: LivePod): string {
 
 /**
  * The inputs a refresh leaves in state: the declared properties with the values the pod has
- * now (env: only the declared keys), except `name`, which keeps the one last applied, so
- * an auto-named pod renamed outside Pulumi is renamed back rather than adopting the new name.
+ * now (env: only the declared keys), except `name`, which keeps the one last applied (kept in
+ * the declaration, so a second refresh does not take the live name either), so an auto-named
+ * pod renamed outside Pulumi is renamed back rather than adopting the new name.
  */
 export function inputsFromState(outs: PodOutputs, old: Partial<PodOutputs> | undefined): Record<string, unknown> {
   const keys = new Set(outs.__declared.keys);
   const inputs: Record<string, unknown> = {
-    name: old?.name ?? outs.name,
+    name: outs.__declared.name ?? old?.name ?? outs.name,
     image: outs.image,
     cloud: outs.cloud,
     globalNetworking: outs.__declared.globalNetworking,

@@ -7,6 +7,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import type { Endpoint as WireEndpoint, EndpointInput as WireEndpointInput } from "../../client";
 import { isUnknown } from "../engine/check";
 import {
+  APPLIED_NAME_KEY,
   DECLARED_KEY,
   DEFAULT_DRAIN_TIMEOUT_SECONDS,
   DEFAULT_READY_TIMEOUT_SECONDS,
@@ -81,15 +82,22 @@ export function planEndpointDiff(olds: Record<string, any>, news: Record<string,
 // ---------------------------------------------------------------------------------------------
 // The wire
 
-/** The settings of this resource that shape its waits, with their defaults. */
+/** The settings of this resource that shape its waits, with their defaults; the name last applied. */
 export type LocalSettings = Pick<ServerlessEndpointOutputs, (typeof LOCAL_FIELDS)[number]> & {
   [DECLARED_KEY]: SavedField[];
+  [APPLIED_NAME_KEY]?: string;
   /** The worker price last read from the catalog; outputs only, never an input. */
   [WORKER_PRICE_KEY]?: WorkerPrice;
 };
 
-export function localSettings(from: Partial<LocalSettings> | undefined): LocalSettings {
+/**
+ * `from`: checked inputs (create, update), whose name is the one applied, or the old outputs
+ * (read), which carry it under APPLIED_NAME_KEY (state of 0.1.0 has none: the name read).
+ */
+export function localSettings(from: (Partial<LocalSettings> & { name?: string }) | undefined): LocalSettings {
+  const applied = from?.[APPLIED_NAME_KEY] ?? from?.name;
   const settings: LocalSettings = {
+    ...(applied ? { [APPLIED_NAME_KEY]: applied } : {}),
     waitForWorkers: from?.waitForWorkers ?? true,
     readyTimeoutSeconds: from?.readyTimeoutSeconds ?? DEFAULT_READY_TIMEOUT_SECONDS,
     drainTimeoutSeconds: from?.drainTimeoutSeconds ?? DEFAULT_DRAIN_TIMEOUT_SECONDS,
@@ -136,7 +144,9 @@ export function endpointOutputs(ep: WireEndpoint, settings: LocalSettings, fallb
 /**
  * The inputs a refresh reports: what the platform has now, so the next preview shows a
  * program that no longer matches (drift) as a change. Fields the platform leaves empty are
- * left out, as a program would.
+ * left out, as a program would. Except `name`, which keeps the one last applied (kept in the
+ * outputs under APPLIED_NAME_KEY, so however many refreshes run): check() settles a program without a name on the old inputs' name, so an
+ * auto-named endpoint renamed outside Pulumi is renamed back, as a pod is, not adopted.
  */
 export function inputsFromLive(ep: WireEndpoint, settings: LocalSettings): Record<string, unknown> {
   const { [WORKER_PRICE_KEY]: _price, ...local } = settings;
@@ -145,6 +155,7 @@ export function inputsFromLive(ep: WireEndpoint, settings: LocalSettings): Recor
     const value = (ep as Record<string, unknown>)[field];
     if (value !== undefined && value !== null) inputs[field] = value;
   }
+  if (settings[APPLIED_NAME_KEY]) inputs.name = settings[APPLIED_NAME_KEY];
   return inputs;
 }
 

@@ -31,6 +31,8 @@ export const SAVED_FIELDS: readonly SavedField[] = ENDPOINT_FIELDS.filter((f): f
 
 /** The hidden input (and output) listing the saved fields the program declares. */
 export const DECLARED_KEY = "__declared";
+/** The hidden output holding the name last applied (a refresh reports it as the input, not the live name). */
+export const APPLIED_NAME_KEY = "__appliedName";
 
 /**
  * Where a saved field goes when a program that declared it stops declaring it: the spec's
@@ -160,7 +162,7 @@ export type EndpointInputs = z.infer<typeof endpointInputsSchema> & {
 };
 
 /** Properties the engine or the resource class add; not the user's. */
-const RESERVED_KEYS = new Set<string>(["__provider", LOGICAL_NAME_KEY, OWNER_TOKEN_KEY, DECLARED_KEY, TEMPLATE_CHECK_KEY, ...OWNER_INPUT_KEYS]);
+const RESERVED_KEYS = new Set<string>(["__provider", LOGICAL_NAME_KEY, OWNER_TOKEN_KEY, DECLARED_KEY, APPLIED_NAME_KEY, TEMPLATE_CHECK_KEY, ...OWNER_INPUT_KEYS]);
 
 /** The kind in owner tokens: an endpoint and a pod of the same logical name never share one. */
 export const ENDPOINT_KIND = "ServerlessEndpoint";
@@ -284,6 +286,8 @@ export interface ServerlessEndpointOutputs {
   hourlyCost?: { min: number; max: number };
   /** The price of one worker of the first tier, as last read from the catalog (kept for refresh). */
   __workerPrice?: WorkerPrice;
+  /** The name last applied (the program's or the auto-name); the live one is `name`. */
+  __appliedName?: string;
 }
 
 /** One worker's price: the tier it was read for, USD per hour. */

@@ -294,6 +294,49 @@ test("an ambiguous create (connection dropped after processing) never makes two 
   }
 });
 
+test("a pod renamed outside the stack: refresh, once or more, keeps the name last applied in the inputs, so the next preview renames it back", async () => {
+  const p = provider();
+  const created = await inputs(p, { __logicalName: "web" });
+  const { id, outs } = await p.create(created);
+  await client.pods.update(id, { name: "renamed-in-console" });
+  const first = await p.read(id, outs!);
+  const second = await p.read(id, first.props!);
+  expect(second.props!.name).toBe("renamed-in-console");
+  expect([(first.inputs as any).name, (second.inputs as any).name]).toEqual([created.name, created.name]);
+  const next = await inputs(p, { __logicalName: "web" }, second.inputs as any);
+  expect(next.name).toBe(created.name);
+  expect(await p.diff(id, second.props!, next)).toMatchObject({ changes: true, replaces: [] });
+  await p.delete(id, outs!);
+});
+
+test("a read soon after a create sees the create's last write (a lock), not the list its wait read before it", async () => {
+  const p = provider();
+  const other = await p.create(await inputs(p, { __logicalName: "reader" }));
+  // A refresh's run of reads has begun: a read in the next seconds takes the newest shared list.
+  await p.read(other.id, other.outs!);
+  const made = await p.create(await inputs(p, { __logicalName: "locked-after-wait", locked: true }));
+  expect(live(made.id).locked).toBe(true);
+  const read = await p.read(made.id, made.outs!);
+  expect(read.props!.locked).toBe(true);
+  await Promise.all([p.delete(made.id, made.outs!), p.delete(other.id, other.outs!)]);
+});
+
+test("a locked running pod: preview refuses what up could not do (a change that restarts its container, a stop), naming it", async () => {
+  const p = provider();
+  const news = await inputs(p, { name: "locked-preview", locked: true });
+  const created = await p.create(news);
+  const c0 = emu.counts();
+  // The platform answers 409 to a PATCH that would restart a locked pod: diff says so first.
+  await expect(p.diff(created.id, created.outs!, { ...news, args: "--serve" })).rejects.toThrow(/locked.*a change of args restarts its container/);
+  await expect(p.diff(created.id, created.outs!, { ...news, image: "img:9", env: { A: "1" } })).rejects.toThrow(/a change of image, env restarts/);
+  await expect(p.diff(created.id, created.outs!, { ...news, desiredStatus: "EXITED" })).rejects.toThrow(/locked, so it cannot be stopped/);
+  // Unlocking in the same change, a rename: updates that up carries out.
+  expect(await p.diff(created.id, created.outs!, { ...news, locked: false, args: "--serve" })).toMatchObject({ changes: true, replaces: [] });
+  expect(await p.diff(created.id, created.outs!, { ...news, name: "renamed" })).toMatchObject({ changes: true, replaces: [] });
+  expect(delta(c0)).toEqual({});
+  await p.delete(created.id, created.outs!);
+});
+
 test("locked: set through the resource, the pod is unlocked before delete; stop on a locked pod is refused first", async () => {
   const p = provider();
   const news = await inputs(p, { name: "locked", locked: true });

@@ -187,6 +187,25 @@ test("a name with quotes, braces, backslashes and newlines survives create and r
   await p.delete(id, outs!);
 });
 
+test("an endpoint renamed outside the stack: refresh (once or more) keeps the name last applied in the inputs, so the next preview renames it back (as a pod's)", async () => {
+  const p = provider();
+  const declared = { __logicalName: "api", waitForWorkers: false };
+  const created = await inputs(p, declared);
+  const { id, outs } = await p.create(created);
+  await client.endpoints.save({ id, name: "renamed-in-console", gpuIds: "AMPERE_24", templateId: TPL });
+  // Refreshed twice: the second read starts from the first one's outputs, which hold the new name.
+  const first = await p.read(id, outs!);
+  const read = await p.read(id, first.props!);
+  expect(read.props!.name).toBe("renamed-in-console");
+  expect((first.inputs as any).name).toBe(created.name);
+  expect((read.inputs as any).name).toBe(created.name);
+  // The program, still without a name, keeps the auto-name: the rename shows and up puts it back.
+  const next = await inputs(p, declared, read.inputs as any);
+  expect(next.name).toBe(created.name);
+  expect(await p.diff(id, read.props!, next)).toMatchObject({ changes: true, replaces: [] });
+  await p.delete(id, outs!);
+});
+
 test("read shows drift in props and inputs; a gone endpoint reads as gone and deletes as success", async () => {
   const p = provider();
   const { id, outs } = await p.create(await inputs(p, { name: "drifty", waitForWorkers: false, workersMax: 2 }));

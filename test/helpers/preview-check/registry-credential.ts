@@ -1,0 +1,36 @@
+/**
+ * RegistryCredential in the generated check of preview against up (runner.ts).
+ *
+ * The platform keeps only the name (username and password are write-only) and has no update:
+ * a change of name, username or password is a new credential, the old one deleted after.
+ * Removed fields: `name` keeps the name last applied (a new credential gets `<logical>-<7
+ * hex>`); `deleteWaitSeconds` is state only. No outside change: the platform offers none.
+ */
+import fc from "fast-check";
+import { planRegistryCredentialChange, RegistryCredential, registryCredentialArgsSchema } from "../../../src/resources/registry-credential";
+import { defined, simpleName } from "./network-volume";
+import { maybe } from "./pod";
+import type { KindModel } from "./runner";
+
+const secretText = fc.stringMatching(/^[A-Za-z0-9_.@-]{1,12}$/);
+
+const values = (): Record<string, fc.Arbitrary<unknown>> => ({
+  name: maybe(simpleName),
+  username: secretText,
+  password: secretText,
+  deleteWaitSeconds: maybe(fc.integer({ min: 0, max: 3600 })),
+});
+
+export const registryCredentialModel: KindModel = {
+  name: "RegistryCredential",
+  properties: Object.keys(registryCredentialArgsSchema.shape),
+  values,
+  initial: () => fc.record(values()).map(defined),
+  construct: (logical, decl) => new RegistryCredential(logical, decl as never),
+  live: (world, id) => world.emu.state().registries.find((r) => r.id === id),
+  expectLive: (decl, live, before) => {
+    expect(live).toEqual({ id: live?.id, name: decl.name ?? before?.name ?? expect.stringMatching(/^subject-[0-9a-f]{7}$/) });
+  },
+  outside: () => ({}),
+  plan: (olds, news) => planRegistryCredentialChange(olds, news),
+};

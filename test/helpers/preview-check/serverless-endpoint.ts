@@ -1,0 +1,115 @@
+/**
+ * ServerlessEndpoint in the generated check of preview against up (runner.ts).
+ *
+ * Removed fields, as the platform and the provider treat them (FIELD_DEFAULTS, spec 2.9):
+ * - `name`: the name last applied is kept; a new endpoint gets `<logical>-<7 hex>`.
+ * - `workersMin` 0, `workersMax` 0, `networkVolumeId` null, `locations` null (any region),
+ *   `flashBootType` OFF: back to the platform's default, in place.
+ * - `idleTimeout`, `scalerType`, `scalerValue`: no default to return to, so check refuses the
+ *   removal, naming the field (counted as refused draws).
+ * - `type`: fixed at creation: a new endpoint, QB.
+ * - `waitForWorkers`, `readyTimeoutSeconds`, `drainTimeoutSeconds`: not on the platform.
+ * A field never declared is the platform's choice (the emulator's defaults), never compared.
+ * Draws that break a cross-field rule are put right (`repair`): workersMin above a declared
+ * workersMax swaps the two.
+ */
+import fc from "fast-check";
+import { GPU_IDS, LOCATIONS, ServerlessEndpoint, serverlessEndpointSchema } from "../../../src/resources/serverless-endpoint";
+import { changedSavedFields, LOCAL_FIELDS, planEndpointDiff, SAVED_FIELDS } from "../../../src/resources/serverless-endpoint/plan";
+import { FIELD_DEFAULTS } from "../../../src/resources/serverless-endpoint/schema";
+import { defined, simpleName } from "./network-volume";
+import { maybe } from "./pod";
+import type { Decl, KindModel, OutsideChange, World } from "./runner";
+
+/** The emulator's values for an endpoint saved without them (src/emulator/serverless/endpoints.ts). */
+const PLATFORM_DEFAULTS: Record<string, unknown> = { idleTimeout: 5, locations: null, flashBootType: "OFF", scalerType: "QUEUE_DELAY", scalerValue: 4, workersMin: 0, workersMax: 3, networkVolumeId: null };
+
+const gpuIds = fc.oneof(fc.constantFrom(...GPU_IDS), fc.shuffledSubarray([...GPU_IDS], { minLength: 2, maxLength: 3 }).map((l) => l.join(",")));
+const locations = fc.oneof(fc.constant(null), fc.constant(""), fc.shuffledSubarray([...LOCATIONS], { minLength: 1, maxLength: 2 }).map((l) => l.join(",")));
+const flashBootType = fc.constantFrom("OFF", "FLASHBOOT");
+const scalerType = fc.constantFrom("QUEUE_DELAY", "REQUEST_COUNT");
+const seconds = fc.integer({ min: 0, max: 600 });
+const scalerValue = fc.integer({ min: 1, max: 10 });
+const workersMin = fc.integer({ min: 0, max: 2 });
+const workersMax = fc.integer({ min: 0, max: 3 });
+const volumeRef = (world: World) => fc.oneof(fc.constant(null), fc.constantFrom(...world.fixtures.volumes!));
+
+const values = (world: World): Record<string, fc.Arbitrary<unknown>> => ({
+  name: maybe(simpleName),
+  gpuIds,
+  templateId: fc.constantFrom(...world.fixtures.templates!),
+  type: maybe(fc.constantFrom("QB", "LB")),
+  idleTimeout: maybe(seconds),
+  locations: maybe(locations),
+  flashBootType: maybe(flashBootType),
+  scalerType: maybe(scalerType),
+  scalerValue: maybe(scalerValue),
+  workersMin: maybe(workersMin),
+  workersMax: maybe(workersMax),
+  networkVolumeId: maybe(volumeRef(world)),
+  waitForWorkers: maybe(fc.boolean()),
+  readyTimeoutSeconds: maybe(fc.integer({ min: 1, max: 600 })),
+  drainTimeoutSeconds: maybe(fc.integer({ min: 1, max: 600 })),
+});
+
+function repair(next: Decl): Decl {
+  const out = { ...next };
+  if (typeof out.workersMin === "number" && typeof out.workersMax === "number" && out.workersMin > out.workersMax) {
+    [out.workersMin, out.workersMax] = [out.workersMax, out.workersMin];
+  }
+  return out;
+}
+
+const emptyLocation = (v: unknown) => (v === "" ? null : v);
+
+/** An outside save of one field (the rest as they are), as the console does. */
+function save(field: string, value: (world: World) => fc.Arbitrary<unknown>, world: World): OutsideChange {
+  return {
+    value: value(world),
+    apply: async (w, id, v, live) => {
+      if (emptyLocation(live[field]) === emptyLocation(v)) return false;
+      if (field === "workersMin" && (v as number) > live.workersMax) return false;
+      if (field === "workersMax" && (v as number) < live.workersMin) return false;
+      await w.client.endpoints.save({ id, name: live.name, gpuIds: live.gpuIds, templateId: live.templateId, type: live.type, [field]: v } as never);
+      return true;
+    },
+    // A field the program declares shows; one it leaves to the platform does not.
+    expect: (decl) => (decl[field] !== undefined ? "update" : "same"),
+  };
+}
+
+export const serverlessEndpointModel: KindModel = {
+  name: "ServerlessEndpoint",
+  properties: Object.keys(serverlessEndpointSchema.shape),
+  values,
+  initial: (w) => fc.record(values(w)).map((d) => repair(defined(d))),
+  repair,
+  construct: (logical, decl) => new ServerlessEndpoint(logical, decl as never),
+  live: (w, id) => (w.emu.state().endpoints as any[]).find((e) => e.id === id),
+  expectLive: (decl, live, before, _w, old) => {
+    expect(live).toBeDefined();
+    const want: Record<string, unknown> = { name: decl.name ?? before?.name ?? expect.stringMatching(/^subject-[0-9a-f]{7}$/), type: decl.type ?? "QB" };
+    for (const f of SAVED_FIELDS) {
+      if (f === "name") continue;
+      const removed = decl[f] === undefined && old?.[f] !== undefined;
+      want[f] = emptyLocation(
+        decl[f] !== undefined ? decl[f] : removed ? FIELD_DEFAULTS[f as keyof typeof FIELD_DEFAULTS] : before ? before[f] : PLATFORM_DEFAULTS[f],
+      );
+    }
+    const got = Object.fromEntries(Object.keys(want).map((k) => [k, emptyLocation(live[k])]));
+    expect(got).toEqual(want);
+  },
+  // Every field the platform keeps; the name is always declared (check settles it), so it always shows.
+  outside: (world) =>
+    Object.fromEntries(
+      SAVED_FIELDS.map((f) => {
+        const change = save(f, f === "name" ? () => simpleName : (w) => values(w)[f]!.filter((x) => x !== undefined), world);
+        return [f, f === "name" ? { ...change, expect: () => "update" as const } : change];
+      }),
+    ),
+  plan: (olds, news) => {
+    const diff = planEndpointDiff(olds, news);
+    const updates = diff.replaces!.length > 0 ? [] : [...changedSavedFields(olds, news), ...LOCAL_FIELDS.filter((f) => news[f] !== undefined && olds[f] !== news[f])];
+    return { replaces: diff.replaces ?? [], updates };
+  },
+};
