@@ -82,13 +82,16 @@ test("a refresh reads each kind with one list, and still finds a pod deleted out
   // One list per kind, whatever the number of its resources. GETs by id: the pod missing from
   // the list; the lone template and credential (read alone, one request each); and at most one
   // per listed kind, should its first read find no other within the batching window (a loaded machine).
+  // Endpoints have no GET by id: that lone first read is a `myself` of its own, so 1 or 2 of them.
   const ops = opsSince(from);
-  expect({ listPods: ops.listPods, listNetworkVolumes: ops.listNetworkVolumes, myself: ops.myself }).toEqual({ listPods: 1, listNetworkVolumes: 1, myself: 1 });
+  expect({ listPods: ops.listPods, listNetworkVolumes: ops.listNetworkVolumes }).toEqual({ listPods: 1, listNetworkVolumes: 1 });
+  expect(ops.myself).toBeGreaterThanOrEqual(1);
+  expect(ops.myself).toBeLessThanOrEqual(2);
   expect({ getTemplate: ops.getTemplate, getRegistry: ops.getRegistry, listTemplates: ops.listTemplates, listRegistries: ops.listRegistries }).toEqual({ getTemplate: 1, getRegistry: 1 });
   expect(ops.getPod).toBeGreaterThanOrEqual(1);
   expect(ops.getPod + (ops.getNetworkVolume ?? 0)).toBeLessThanOrEqual(3);
   expect(Object.keys(ops).sort()).toEqual(expect.arrayContaining(["getPod", "getRegistry", "getTemplate", "listNetworkVolumes", "listPods", "myself"]));
-  expect(Object.values(ops).reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(9);
+  expect(Object.values(ops).reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(10);
   console.log(`refresh of ${refreshed.steps.length} resources: ${JSON.stringify(ops)}`);
 
   expect((await stack.destroy({ parallel: PARALLEL })).error).toBeUndefined();
