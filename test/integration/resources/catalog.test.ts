@@ -4,7 +4,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { AuthenticationError, ComputePlatform } from "../../../src/client";
-import { type Emulator, startEmulator } from "../../../src/emulator";
+import type { Emulator } from "../../../src/emulator";
 import {
   getBilling,
   getCpuFlavor,
@@ -16,22 +16,21 @@ import {
   validVcpuCounts,
 } from "../../../src/resources/catalog";
 import { setPlatformSettings } from "../../../src/resources/engine/settings";
+import { type ProviderRig, startProviderRig } from "../../helpers/engine-rig";
 
-const QUOTAS = { minute: 100_000, hour: 1_000_000, day: 10_000_000 };
-
+let rig: ProviderRig;
 let emu: Emulator;
 let client: ComputePlatform;
 
 beforeAll(async () => {
-  emu = await startEmulator({ port: 0, quotas: QUOTAS, timings: { provisioningMs: 10, startingMs: 10, drainMs: 10 } });
-  client = new ComputePlatform({ apiKey: emu.apiKey, apiUrl: emu.url, pacing: false, maxRetries: 1 });
+  rig = await startProviderRig();
+  ({ emu, client } = rig);
 });
 
 afterAll(async () => {
   pulumi.runtime.setAllConfig({});
   setPlatformSettings({});
-  await client?.close();
-  await emu?.close();
+  await rig?.close();
 });
 
 test("getDataCenters filters on globalNetwork", async () => {

@@ -5,28 +5,25 @@
  */
 import { ComputePlatform } from "../../../../src/client";
 import type { Clock } from "../../../../src/client/core/clock";
-import { type Emulator, startEmulator } from "../../../../src/emulator";
+import type { Emulator } from "../../../../src/emulator";
 import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
 import {
   NetworkVolumeProvider,
   type NetworkVolumeInputs,
   type NetworkVolumeOutputs,
 } from "../../../../src/resources/network-volume";
+import { type ProviderRig, startProviderRig } from "../../../helpers/engine-rig";
 
-const QUOTAS = { minute: 100_000, hour: 1_000_000, day: 10_000_000 };
-
+let rig: ProviderRig;
 let emu: Emulator;
 let client: ComputePlatform;
 
 beforeAll(async () => {
-  emu = await startEmulator({ port: 0, quotas: QUOTAS, timings: { provisioningMs: 10, startingMs: 10, drainMs: 10 } });
-  client = new ComputePlatform({ apiKey: emu.apiKey, apiUrl: emu.url, pacing: false, maxRetries: 1 });
+  rig = await startProviderRig();
+  ({ emu, client } = rig);
 });
 
-afterAll(async () => {
-  await client?.close();
-  await emu?.close();
-});
+afterAll(() => rig?.close());
 
 /** A clock whose sleeps return at once and move time on; `onSleep` runs inside each sleep. */
 function fakeClock(onSleep?: (n: number) => Promise<void> | void): Clock & { sleeps: number[] } {

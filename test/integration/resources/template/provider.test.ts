@@ -4,25 +4,22 @@
  * clock's sleep lets a test delete the endpoint that uses the template in the middle of it.
  */
 import { AmbiguousRequestError, ComputePlatform, ConnectionError } from "../../../../src/client";
-import { type Emulator, startEmulator } from "../../../../src/emulator";
+import type { Emulator } from "../../../../src/emulator";
 import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
 import { TemplateProvider, type TemplateInputs, type TemplateOutputs } from "../../../../src/resources/template";
 import { FakeClock } from "../../../helpers/fake-clock";
+import { type ProviderRig, startProviderRig } from "../../../helpers/engine-rig";
 
-const QUOTAS = { minute: 100_000, hour: 1_000_000, day: 10_000_000 };
-
+let rig: ProviderRig;
 let emu: Emulator;
 let client: ComputePlatform;
 
 beforeAll(async () => {
-  emu = await startEmulator({ port: 0, quotas: QUOTAS, timings: { provisioningMs: 10, startingMs: 10, drainMs: 10 } });
-  client = new ComputePlatform({ apiKey: emu.apiKey, apiUrl: emu.url, pacing: false, maxRetries: 1 });
+  rig = await startProviderRig();
+  ({ emu, client } = rig);
 });
 
-afterAll(async () => {
-  await client?.close();
-  await emu?.close();
-});
+afterAll(() => rig?.close());
 
 /** A clock whose sleeps move time on at once; `onSleep` runs inside each sleep. */
 class HookedClock extends FakeClock {
