@@ -59,6 +59,8 @@ export interface EndpointRecord {
   workersMin: number;
   workersMax: number;
   networkVolumeId: string | null;
+  /** REST's own placement preference: GraphQL neither shows nor changes it (it has `locations`). */
+  dataCenterIds: string[];
   createdAt: number;
   workers: WorkerRecord[];
 }
@@ -150,6 +152,7 @@ const EDITABLE = [
   "workersMin",
   "workersMax",
   "networkVolumeId",
+  "dataCenterIds",
 ] as const;
 
 export class EndpointStore {
@@ -192,6 +195,7 @@ export class EndpointStore {
           gpuIds: "",
           templateId: "",
           ...ENDPOINT_DEFAULTS,
+          dataCenterIds: [],
           createdAt: now,
           workers: [],
         };
