@@ -101,7 +101,8 @@ const endpointSchemaZ = z.object({
   templateId: z.string(),
   type: z.enum(ENDPOINT_TYPES),
   idleTimeout: z.number().int().min(0),
-  locations: z.string().nullable(),
+  // "" meant none before it was stored as null (spec 2.9: "null when none").
+  locations: z.string().nullable().transform((v) => (v === "" ? null : v)),
   // PRIORITY_FLASHBOOT is REST's own; GraphQL reads it as FLASHBOOT (see view()).
   flashBootType: z.enum(["OFF", "FLASHBOOT", "PRIORITY_FLASHBOOT"]),
   scalerType: z.enum(SCALER_TYPES),
@@ -109,7 +110,10 @@ const endpointSchemaZ = z.object({
   scalerValue: z.number().min(0),
   workersMin: z.number().int().min(0).max(MAX_WORKERS),
   workersMax: z.number().int().min(0).max(MAX_WORKERS),
-  networkVolumeId: z.string().nullable(),
+  networkVolumeId: z.string().nullable().transform((v) => (v === "" ? null : v)),
+  // Absent from state files written before the fields existed: the platform's defaults.
+  gpuCount: z.number().int().min(1).default(1),
+  executionTimeoutMs: z.number().int().min(0).default(300000),
   // Absent in state files written before REST v2 served endpoints.
   dataCenterIds: z.array(z.string()).default([]),
   createdAt: z.number(),
