@@ -8,7 +8,7 @@ export const SECURITY_HEADERS: Record<string, string> = {
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
     "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   "x-content-type-options": "nosniff",
-  "referrer-policy": "no-referrer",
+  "referrer-policy": "same-origin",
   "x-frame-options": "DENY",
   "cache-control": "no-store",
 };
@@ -133,7 +133,7 @@ export function signInPage(message?: string): string {
 <h1>Compute Platform emulator</h1>
 <form method="post" action="/console/sign-in" autocomplete="off">
 <label for="key">API key</label>
-<input id="key" name="key" type="password" required autofocus>
+<input id="key" name="key" type="password" autocomplete="current-password" required autofocus>
 <button type="submit">Sign in</button>
 ${message ? `<p class="error" role="alert">${esc(message)}</p>` : ""}
 <p class="hint">The key the emulator printed at start (or one given with <code>--key</code>). It is sent once;
