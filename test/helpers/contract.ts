@@ -1,6 +1,7 @@
 // Checks what the emulator answered (and what it accepted) against the platform's public REST
-// v2 contract (../shared/spec/public-v2-openapi.json, read where the project's authorities live, never a copy that could drift; OpenAPI 3.1 = JSON Schema 2020-12) with Ajv, not
-// with hand-written checks. An exchange is matched to the contract operation by method and
+// v2 contract with Ajv, not with hand-written checks. The contract is the repository's structural
+// copy in contract/ (its README names the source and date; `npm run contract:snapshot` refreshes
+// it); OpenAPI 3.1 schemas are JSON Schema 2020-12. An exchange is matched to the contract operation by method and
 // path template, then its status to a response (or `default`) and its media type to that
 // response's content. A request body the emulator accepted (2xx) must fit the operation's
 // request schema: that holds the client's bodies and the emulator's leniency to the contract.
@@ -10,7 +11,7 @@ import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import type { Exchange } from "../../src/emulator";
 
-export const CONTRACT_FILE = path.join(__dirname, "../../../shared/spec/public-v2-openapi.json");
+export const CONTRACT_FILE = path.join(__dirname, "../../contract/public-v2-openapi.json");
 
 interface Operation {
   method: string;
@@ -22,7 +23,7 @@ interface Operation {
   responses: Record<string, { content?: Record<string, { schema?: unknown }> }>;
 }
 
-/** Where the spec or open-parts decide differently from the contract; each names the section. */
+/** Where the platform answers differently from its contract; each says why. */
 export interface Override {
   method: string;
   template: string;
@@ -96,7 +97,7 @@ const problemValidator = () => validator("ErrorResponse", { $ref: "#/components/
 const errorsText = (v: ValidateFunction) =>
   (v.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ""}`).join("; ");
 
-/** Paths the emulator serves that are not REST v2 contract operations (spec 4.3, 4.4; its own control plane). */
+/** Paths the emulator serves that are not REST v2 contract operations (and its own control plane). */
 export const OUTSIDE_CONTRACT = [/^\/graphql$/, /^\/v2\/[^/]+\/runsync$/, /^\/images\//, /^\/emulator\//];
 
 /** Every way `x` breaks the contract, as lines naming the exchange; [] when it fits. */

@@ -61,11 +61,11 @@ export function podsPage(src: ConsoleSource, showTerminated: boolean): Raw {
 const TIER_PRICES = new Map<string, number[]>();
 for (const g of GPU_TYPES) if (g.pool) TIER_PRICES.set(g.pool, [...(TIER_PRICES.get(g.pool) ?? []), g.price.secure]);
 
-/** USD per hour at `workersMin` on the cheapest GPU of the tiers to `workersMax` on the dearest (one GPU a worker). */
+/** USD per hour at `workersMin` on the cheapest GPU of the tiers to `workersMax` on the dearest, `gpuCount` GPUs a worker. */
 export function endpointCostRange(e: EndpointView): { min: number; max: number } {
   const prices = e.gpuIds.split(",").flatMap((tier) => TIER_PRICES.get(tier) ?? []);
   if (prices.length === 0) return { min: 0, max: 0 };
-  return { min: e.workersMin * Math.min(...prices), max: e.workersMax * Math.max(...prices) };
+  return { min: e.workersMin * e.gpuCount * Math.min(...prices), max: e.workersMax * e.gpuCount * Math.max(...prices) };
 }
 
 function endpointRow(e: EndpointView): Raw {
@@ -74,7 +74,7 @@ function endpointRow(e: EndpointView): Raw {
   return html`<tr data-endpoint-id="${e.id}">
 <td>${e.name}</td><td>${jsonLink("endpoints", e.id)}</td>
 <td>${by("RUNNING")} running, ${by("STARTING")} starting, ${by("EXITED")} draining</td>
-<td class="num">${e.workersMin}</td><td class="num">${e.workersMax}</td><td>${e.gpuIds.split(",").join(", ")}</td>
+<td class="num">${e.workersMin}</td><td class="num">${e.workersMax}</td><td>${e.gpuCount} × ${e.gpuIds.split(",").join(", ")}</td>
 <td class="num">${usd(range.min)} – ${usd(range.max)}</td>
 <td class="actions">${callButton("Delete (outside)", "POST", "/emulator/events", { type: "deleteEndpoint", endpointId: e.id }, true)}</td></tr>`;
 }

@@ -1,5 +1,5 @@
 // The request pipeline every call passes, in this order: read the body (bounded), route,
-// authenticate (spec 5), roll the faults, rate-limit (spec 8), check the key's scope, parse
+// authenticate, roll the faults, rate-limit, check the key's scope, parse
 // the JSON body, run the route, persist after a change, log, and answer (after the `slowMs`
 // fault, or not at all after the `dropAfterProcessRate` one).
 
@@ -192,13 +192,21 @@ export class Pipeline {
   }
 
   private authenticate(req: http.IncomingMessage, url: URL, kind: RouteKind): ApiKey | HttpError {
-    let token: string | null = null;
-    if (kind === "graphql") {
-      token = url.searchParams.get("api_key");
-      if (!token) return problem(401, "missing api_key query parameter");
+    // GraphQL takes the key as `?api_key=` or as the bearer header the platform's
+    // own clients send; the query parameter is looked at first.
+    const fromQuery = kind === "graphql" ? url.searchParams.get("api_key") : null;
+    let token: string;
+    if (fromQuery) {
+      token = fromQuery;
     } else {
       const header = req.headers.authorization;
-      if (!header) return problem(401, "missing Authorization header; send 'Authorization: Bearer <API_KEY>'");
+      if (!header)
+        return problem(
+          401,
+          kind === "graphql"
+            ? "missing API key; send it as the api_key query parameter or as 'Authorization: Bearer <API_KEY>'"
+            : "missing Authorization header; send 'Authorization: Bearer <API_KEY>'",
+        );
       const m = /^Bearer ([\x21-\x7e]+)$/i.exec(header);
       if (!m) return problem(401, "malformed Authorization header; expected 'Bearer <API_KEY>'");
       token = m[1];

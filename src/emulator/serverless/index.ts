@@ -1,6 +1,6 @@
-// The GraphQL side (endpoint management, spec 4.3) and hosted models (spec 4.4) of the
+// The GraphQL side (endpoint management) and hosted models of the
 // emulator, behind one class that knows no HTTP: the server authenticates, rate-limits and
-// routes, then calls in here. Decisions the spec leaves open are listed in ./README.md.
+// routes, then calls in here. Choices the platform leaves open are listed in ./README.md.
 //
 //   POST /graphql            -> executeGraphql(body, { canWrite })
 //   POST /v2/{id}/runsync    -> runSync(id, body)
@@ -54,7 +54,7 @@ export interface ServerlessServiceOptions {
    */
   serverlessDiscount?: ServerlessDiscount | null;
   /**
-   * The other groups an endpoint names (open-parts): `templateId` must be one of the owner's
+   * The other groups an endpoint names: `templateId` must be one of the owner's
    * serverless templates, `networkVolumeId` one of the owner's volumes (else BAD_USER_INPUT).
    * @default undefined (the service alone: references are not checked)
    */
@@ -72,8 +72,8 @@ export interface ServerlessServiceOptions {
   timeScale?: number;
 }
 
-/** An endpoint as a reader sees it: the fields of spec 2.9 with `pods` at the current time. */
-export interface EndpointView extends Omit<EndpointRecord, "workers" | "createdAt"> {
+/** An endpoint as a reader sees it: the platform's endpoint fields with `pods` at the current time. */
+export interface EndpointView extends Omit<EndpointRecord, "workers" | "createdAt" | "dataCenterIds"> {
   pods: WorkerView[];
 }
 
@@ -101,14 +101,21 @@ const endpointSchemaZ = z.object({
   templateId: z.string(),
   type: z.enum(ENDPOINT_TYPES),
   idleTimeout: z.number().int().min(0),
-  locations: z.string().nullable(),
-  // The enum must hold: graphql-js cannot serialise any other value of FlashBootType.
-  flashBootType: z.enum(["OFF", "FLASHBOOT"]),
+  // "" meant none before it was stored as null ("null when none").
+  locations: z.string().nullable().transform((v) => (v === "" ? null : v)),
+  // PRIORITY_FLASHBOOT is REST's own; GraphQL reads it as FLASHBOOT (see view()).
+  flashBootType: z.enum(["OFF", "FLASHBOOT", "PRIORITY_FLASHBOOT"]),
   scalerType: z.enum(SCALER_TYPES),
-  scalerValue: z.number().int().min(0),
+  // One stored value: a number over REST (>= 0.5), shown rounded up over GraphQL.
+  scalerValue: z.number().min(0),
   workersMin: z.number().int().min(0).max(MAX_WORKERS),
   workersMax: z.number().int().min(0).max(MAX_WORKERS),
-  networkVolumeId: z.string().nullable(),
+  networkVolumeId: z.string().nullable().transform((v) => (v === "" ? null : v)),
+  // Absent from state files written before the fields existed: the platform's defaults.
+  gpuCount: z.number().int().min(1).default(1),
+  executionTimeoutMs: z.number().int().min(0).default(300000),
+  // Absent in state files written before REST v2 served endpoints.
+  dataCenterIds: z.array(z.string()).default([]),
   createdAt: z.number(),
   workers: z.array(workerSchema),
 });
@@ -258,9 +265,9 @@ export class ServerlessService {
   }
 
   /**
-   * Call a hosted model synchronously, waiting at most `wait` ms (the query value, open-parts):
+   * Call a hosted model synchronously, waiting at most `wait` ms (the query value):
    * a job still running then answers IN_PROGRESS without output, a failed one FAILED with
-   * `error`. Error bodies are problem+json objects (spec 7), and carry the media type in
+   * `error`. Error bodies are problem+json objects, and carry the media type in
    * `headers` so a server passing them through sends it.
    */
   async runSync(
@@ -357,9 +364,20 @@ export class ServerlessService {
     return out;
   }
 
+  /** The one store behind both interfaces: REST v2's `/v2/serverless` reads and writes it too. */
+  get endpointStore(): EndpointStore {
+    return this.store;
+  }
+
   private view(ep: EndpointRecord, now: number): EndpointView {
-    const { workers: _w, createdAt: _c, ...fields } = ep;
-    return { ...fields, pods: this.store.workersAt(ep, now) };
+    const { workers: _w, createdAt: _c, dataCenterIds: _d, ...fields } = ep;
+    return {
+      ...fields,
+      // GraphQL's Int and two-value enum over the values REST may have stored.
+      scalerValue: Math.ceil(fields.scalerValue),
+      flashBootType: fields.flashBootType === "PRIORITY_FLASHBOOT" ? "FLASHBOOT" : fields.flashBootType,
+      pods: this.store.workersAt(ep, now),
+    };
   }
 
   private rootValue() {
@@ -379,6 +397,10 @@ export class ServerlessService {
       saveEndpoint: (args: { input: EndpointInput }, ctx: RequestContext) => {
         ctx.ops.push("saveEndpoint");
         requireWrite(ctx, "saveEndpoint");
+        // GraphQL's scalerValue is an integer and at least 1; REST may store a value down to 0.5.
+        const scaler = args.input.scalerValue;
+        if (typeof scaler === "number" && scaler < 1)
+          throw gqlError("BAD_USER_INPUT", `input.scalerValue must be >= 1, got ${scaler}`);
         return this.view(this.store.save(args.input, ctx.now, (next) => this.refViolations(next)), ctx.now);
       },
       deleteEndpoint: (args: { id: string }, ctx: RequestContext) => {
