@@ -1,5 +1,5 @@
-// The serverless side's paths: GraphQL endpoint management (spec 4.3) and hosted-model calls
-// (spec 4.4); its state part is the whole service's snapshot.
+// The serverless side's paths: GraphQL endpoint management and hosted-model calls;
+// its state part is the whole service's snapshot.
 
 import { type Group, ok } from "../http/types";
 import type { ServerlessService } from "./index";
