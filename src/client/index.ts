@@ -19,6 +19,7 @@ export type { RequestOptions } from "./context";
 export { type Clock, systemClock } from "./core/clock";
 export * from "./core/errors";
 export { PacingRegistry, sharedPacing } from "./core/pacing";
+export { type Listed, type UnreadableRecord, unreadableOf, unreadableRecord } from "./core/records";
 export type { Logger } from "./core/transport";
 export { backoffMs } from "./core/retry";
 export { DEFAULT_URL, isAmbiguous } from "./core/transport";

@@ -14,9 +14,10 @@ export type Schema =
       rule?: (value: string) => string | undefined;
     }
   | { type: "integer"; minimum?: number; maximum?: number }
+  | { type: "number"; minimum?: number }
   | { type: "boolean" }
   | { type: "nullable"; of: Schema }
-  | { type: "array"; items: Schema; maxItems?: number }
+  | { type: "array"; items: Schema; maxItems?: number; minItems?: number }
   | {
       type: "object";
       properties: Record<string, Schema>;
@@ -83,6 +84,15 @@ function check(schema: Schema, value: unknown, path: string, errors: string[]): 
         errors.push(`${path}: must be <= ${schema.maximum} but found ${value}`);
       }
       return;
+    case "number":
+      if (typeof value !== "number" || !Number.isFinite(value)) {
+        errors.push(`${path}: expected number, but got ${typeName(value)}`);
+        return;
+      }
+      if (schema.minimum !== undefined && value < schema.minimum) {
+        errors.push(`${path}: must be >= ${schema.minimum} but found ${value}`);
+      }
+      return;
     case "boolean":
       if (typeof value !== "boolean") errors.push(`${path}: expected boolean, but got ${typeName(value)}`);
       return;
@@ -90,6 +100,9 @@ function check(schema: Schema, value: unknown, path: string, errors: string[]): 
       if (!Array.isArray(value)) {
         errors.push(`${path}: expected array, but got ${typeName(value)}`);
         return;
+      }
+      if (schema.minItems !== undefined && value.length < schema.minItems) {
+        errors.push(`${path}: must have at least ${schema.minItems} items, but found ${value.length}`);
       }
       if (schema.maxItems !== undefined && value.length > schema.maxItems) {
         errors.push(`${path}: must have at most ${schema.maxItems} items, but found ${value.length}`);
@@ -263,3 +276,42 @@ export const createRegistrySchema: Schema = {
   properties: { name: nonEmpty, username: nonEmpty, password: nonEmpty },
   required: ["name", "username", "password"],
 };
+
+/** The contract's EndpointGpuConfig: serverless pools in priority order, GPUs per worker. */
+const endpointGpuSchema: Schema = {
+  type: "object",
+  properties: { pools: { type: "array", items: str, minItems: 1 }, count: { type: "integer", minimum: 1 } },
+  required: ["pools"],
+};
+
+const endpointProperties: Record<string, Schema> = {
+  name: nonEmpty,
+  ...containerConfigProperties,
+  gpu: endpointGpuSchema,
+  workers: {
+    type: "object",
+    properties: { min: { type: "integer", minimum: 0 }, max: { type: "integer", minimum: 0 } },
+  },
+  scaling: {
+    type: "object",
+    properties: {
+      type: { type: "string", enum: ["QUEUE_DELAY", "REQUEST_COUNT"] },
+      value: { type: "number", minimum: 0.5 },
+      idleTimeout: { type: "integer", minimum: 0 },
+    },
+  },
+  dataCenterIds: { type: "array", items: str },
+  networkVolumes: { type: "array", items: str },
+  timeout: { type: "integer" },
+  flashboot: { type: "string", enum: ["OFF", "FLASHBOOT", "PRIORITY_FLASHBOOT"] },
+};
+
+/** The contract's CreateEndpointRequest (no `type`: a REST create makes a queue-based endpoint). */
+export const createEndpointSchema: Schema = {
+  type: "object",
+  properties: endpointProperties,
+  required: ["name", "image", "gpu"],
+};
+
+/** The contract's UpdateEndpointRequest: every field optional, only those given change. */
+export const updateEndpointSchema: Schema = { type: "object", properties: endpointProperties };

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { recordsOf } from "../core/records";
 import { int, vcpuCount } from "./common";
 
 /**
@@ -104,9 +105,9 @@ export const DataCenterSchema = z.looseObject({
 });
 export type DataCenter = z.infer<typeof DataCenterSchema>;
 
-export const CpuListSchema = z.looseObject({ cpus: z.array(CpuTypeSchema) });
-export const GpuListSchema = z.looseObject({ gpus: z.array(GpuTypeSchema) });
-export const DataCenterListSchema = z.looseObject({ dataCenters: z.array(DataCenterSchema) });
+export const CpuListSchema = z.looseObject({ cpus: recordsOf(CpuTypeSchema) });
+export const GpuListSchema = z.looseObject({ gpus: recordsOf(GpuTypeSchema) });
+export const DataCenterListSchema = z.looseObject({ dataCenters: recordsOf(DataCenterSchema) });
 
 // --- Look-up options (query parameters) ---
 

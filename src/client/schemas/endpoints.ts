@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { recordsOf } from "../core/records";
 import { int } from "./common";
 
 // --- Serverless endpoints (GraphQL) ---
@@ -93,7 +94,7 @@ export const ServerlessDiscountSchema = z.looseObject({
 export type ServerlessDiscount = z.infer<typeof ServerlessDiscountSchema>;
 
 export const MyselfSchema = z.looseObject({
-  endpoints: z.array(EndpointSchema),
+  endpoints: recordsOf(EndpointSchema),
   serverlessDiscount: ServerlessDiscountSchema.nullable().optional(),
 });
 export type Myself = z.infer<typeof MyselfSchema>;

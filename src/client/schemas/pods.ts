@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { recordsOf } from "../core/records";
 import {
   CloudSchema,
   containerConfigFields,
@@ -84,7 +85,7 @@ export const PodSchema = z.looseObject({
 });
 export type Pod = z.infer<typeof PodSchema>;
 
-export const PodListSchema = z.looseObject({ pods: z.array(PodSchema) });
+export const PodListSchema = z.looseObject({ pods: recordsOf(PodSchema) });
 
 // --- Pod requests ---
 

@@ -7,6 +7,7 @@
 //   /v2/templates...            ../rest/templates.ts
 //   /v2/registries...           ../rest/registries.ts
 //   /v2/billing...              ../rest/billing.ts (from ../meter: what actually ran)
+//   /v2/serverless...           ../rest/serverless.ts (the GraphQL side's endpoint store)
 //   POST /graphql, /v2/{id}/runsync   ../serverless/routes.ts
 //   GET  the PNGs of output.image_url (no auth)
 
@@ -29,9 +30,11 @@ import { networkVolumeRoutes } from "../rest/network-volumes";
 import { Registries, type Registry } from "../registries";
 import { podRoutes } from "../rest/pods";
 import { registryRoutes } from "../rest/registries";
+import { restServerlessRoutes } from "../rest/serverless";
 import { templateRoutes } from "../rest/templates";
 import { type Template, Templates } from "../templates";
 import { ServerlessService } from "../serverless";
+import { RestEndpoints } from "../serverless/rest";
 import { serverlessRoutes } from "../serverless/routes";
 import { type Exchange, ExchangeRecorder } from "./exchanges";
 import { Pipeline } from "./pipeline";
@@ -158,6 +161,18 @@ export class EmulatorServer {
       catalogRoutes((gpuId, dc) => this.faults.hasCapacity(gpuId, dc)),
       billingRoutes(meter, now),
       serverlessRoutes(this.serverless, (model) => meter.charge("endpoint", model, "endpoint", MODEL_CALL_PRICE, now())),
+      restServerlessRoutes(
+        new RestEndpoints({
+          store: this.serverless.endpointStore,
+          now,
+          baseUrl: () => this.baseUrl,
+          startingMs: config.timings.startingMs / config.timeScale,
+          templates: this.templates,
+          volumeExists: (id) => this.volumes.has(id),
+          registryExists: (id) => this.registries.has(id),
+          random: seededRandom((config.faults.seed ?? 1) ^ 0x7e57),
+        }),
+      ),
     ];
     const router = new Router();
     this.persistence = new Persistence(config.stateFile);

@@ -65,6 +65,8 @@ export interface EndpointRecord {
   gpuCount: number;
   /** A job's limit in ms, 0 for none. */
   executionTimeoutMs: number;
+  /** REST's own placement preference: GraphQL neither shows nor changes it (it has `locations`). */
+  dataCenterIds: string[];
   createdAt: number;
   workers: WorkerRecord[];
 }
@@ -160,6 +162,7 @@ const EDITABLE = [
   "networkVolumeId",
   "gpuCount",
   "executionTimeoutMs",
+  "dataCenterIds",
 ] as const;
 
 /** Strings where "" means none: stored (and read) as null, as spec 2.9's "null when none". */
@@ -205,6 +208,7 @@ export class EndpointStore {
           gpuIds: "",
           templateId: "",
           ...ENDPOINT_DEFAULTS,
+          dataCenterIds: [],
           createdAt: now,
           workers: [],
         };

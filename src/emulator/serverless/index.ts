@@ -76,7 +76,7 @@ export interface ServerlessServiceOptions {
 }
 
 /** An endpoint as a reader sees it: the fields of spec 2.9 with `pods` at the current time. */
-export interface EndpointView extends Omit<EndpointRecord, "workers" | "createdAt"> {
+export interface EndpointView extends Omit<EndpointRecord, "workers" | "createdAt" | "dataCenterIds"> {
   pods: WorkerView[];
 }
 
@@ -107,16 +107,19 @@ const endpointSchemaZ = z.object({
   idleTimeout: z.number().int().min(0),
   // "" meant none before it was stored as null (spec 2.9: "null when none").
   locations: z.string().nullable().transform((v) => (v === "" ? null : v)),
-  // The enum must hold: graphql-js cannot serialise any other value of FlashBootType.
-  flashBootType: z.enum(["OFF", "FLASHBOOT"]),
+  // PRIORITY_FLASHBOOT is REST's own; GraphQL reads it as FLASHBOOT (see view()).
+  flashBootType: z.enum(["OFF", "FLASHBOOT", "PRIORITY_FLASHBOOT"]),
   scalerType: z.enum(SCALER_TYPES),
-  scalerValue: z.number().int().min(0),
+  // One stored value: a number over REST (>= 0.5), shown rounded up over GraphQL.
+  scalerValue: z.number().min(0),
   workersMin: z.number().int().min(0).max(MAX_WORKERS),
   workersMax: z.number().int().min(0).max(MAX_WORKERS),
   networkVolumeId: z.string().nullable().transform((v) => (v === "" ? null : v)),
   // Absent from state files written before the fields existed: the platform's defaults.
   gpuCount: z.number().int().min(1).default(1),
   executionTimeoutMs: z.number().int().min(0).default(300000),
+  // Absent in state files written before REST v2 served endpoints.
+  dataCenterIds: z.array(z.string()).default([]),
   createdAt: z.number(),
   workers: z.array(workerSchema),
 });
@@ -340,9 +343,20 @@ export class ServerlessService {
     return out;
   }
 
+  /** The one store behind both interfaces: REST v2's `/v2/serverless` reads and writes it too. */
+  get endpointStore(): EndpointStore {
+    return this.store;
+  }
+
   private view(ep: EndpointRecord, now: number): EndpointView {
-    const { workers: _w, createdAt: _c, ...fields } = ep;
-    return { ...fields, pods: this.store.workersAt(ep, now) };
+    const { workers: _w, createdAt: _c, dataCenterIds: _d, ...fields } = ep;
+    return {
+      ...fields,
+      // GraphQL's Int and two-value enum over the values REST may have stored.
+      scalerValue: Math.ceil(fields.scalerValue),
+      flashBootType: fields.flashBootType === "PRIORITY_FLASHBOOT" ? "FLASHBOOT" : fields.flashBootType,
+      pods: this.store.workersAt(ep, now),
+    };
   }
 
   private rootValue() {
@@ -362,6 +376,10 @@ export class ServerlessService {
       saveEndpoint: (args: { input: EndpointInput }, ctx: RequestContext) => {
         ctx.ops.push("saveEndpoint");
         requireWrite(ctx, "saveEndpoint");
+        // GraphQL's scalerValue is an integer and at least 1; REST may store a value down to 0.5.
+        const scaler = args.input.scalerValue;
+        if (typeof scaler === "number" && scaler < 1)
+          throw gqlError("BAD_USER_INPUT", `input.scalerValue must be >= 1, got ${scaler}`);
         return this.view(this.store.save(args.input, ctx.now, (next) => this.refViolations(next)), ctx.now);
       },
       deleteEndpoint: (args: { id: string }, ctx: RequestContext) => {

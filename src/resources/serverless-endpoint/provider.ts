@@ -36,6 +36,7 @@ import {
   ConflictError,
   NotFoundError,
   type Endpoint as WireEndpoint,
+  unreadableRecord,
 } from "../../client";
 import { platform, type ProviderOptions } from "../engine/settings";
 import { baseOf, OWNER_TOKEN_KEY } from "../lifecycle/owner";
@@ -197,7 +198,10 @@ export class ServerlessEndpointProvider
     const ep = await this.reads.of(this.client()).read(id, {
       one: (epId) => this.find(epId),
       // The only read is the list: a list sent after the one that missed it confirms.
-      confirm: async (epId, seq) => (await list.since(seq)).find((e) => e.id === epId),
+      confirm: async (epId, seq) => {
+        const later = await list.since(seq);
+        return later.find((e) => e.id === epId) ?? (unreadableRecord(later, epId) ? await this.find(epId) : undefined);
+      },
     });
     // An empty result tells the engine the endpoint is gone.
     if (!ep) return {};

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { makeApiError, problemFields } from "../../../src/client/core/errors";
+import { unreadableOf } from "../../../src/client/core/records";
 import * as schemas from "../../../src/client/schemas";
 import { loadContract } from "../../helpers/contract";
 
@@ -150,7 +151,12 @@ function operations(): [string, Json][] {
 
 const issues = (schema: z.ZodType, value: unknown) => {
   const parsed = schema.safeParse(value);
-  return parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+  if (!parsed.success) return parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+  // A list reads record by record: a record it set aside as unreadable is refused all the same.
+  const lists = Object.entries((parsed.data ?? {}) as Record<string, unknown>).filter(([, v]) => Array.isArray(v));
+  return lists.flatMap(([key, list]) =>
+    unreadableOf(list as unknown[]).flatMap((u) => u.issues.map((i) => `${key}.${u.index}.${i.path}: ${i.message}`)),
+  );
 };
 
 const responseExamples: [string, string, unknown][] = [];
