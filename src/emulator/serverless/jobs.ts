@@ -163,13 +163,16 @@ export class ModelJobs {
   /** The job's answer once it finished, or when `waitMs` (emulated) ran out, whichever is first. */
   private async waitFor(job: JobRecord, waitMs: number): Promise<JobAnswer> {
     const scale = this.opts.timeScale ?? 1;
+    // The answer is the job's state when the wait ends, even if this process answers late (a
+    // loaded machine): a job longer than the wait reads IN_PROGRESS however slow the reply.
+    const waitEnd = this.opts.clock.now() + waitMs / scale;
     // The bound is real time, so a clock that does not move cannot hold the request forever.
     const until = performance.now() + waitMs / scale;
     for (;;) {
       const now = this.opts.clock.now();
-      const a = this.answer(job, now);
+      const a = this.answer(job, Math.min(now, waitEnd));
       const left = until - performance.now();
-      if (a.status === "COMPLETED" || a.status === "FAILED" || left <= 0) return a;
+      if (a.status === "COMPLETED" || a.status === "FAILED" || now >= waitEnd || left <= 0) return a;
       // +1: a timer may fire a little before the clock reads the end.
       await sleep(Math.min(Math.max(job.endsAt - now, 0) + 1, left));
     }
