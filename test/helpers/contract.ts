@@ -23,7 +23,7 @@ interface Operation {
   responses: Record<string, { content?: Record<string, { schema?: unknown }> }>;
 }
 
-/** Where the spec or open-parts decide differently from the contract; each names the section. */
+/** Where the platform answers differently from its contract; each says why. */
 export interface Override {
   method: string;
   template: string;
@@ -98,8 +98,8 @@ const errorsText = (v: ValidateFunction) =>
   (v.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ""}`).join("; ");
 
 /**
- * Paths the emulator serves that are not REST v2 contract operations (spec 4.3, 4.4, and the
- * hosted-model job follow-up: run, status, status-sync).
+ * Paths the emulator serves that are not REST v2 contract operations: GraphQL, the hosted-model
+ * calls and their job follow-up (run, status, status-sync), the images.
  */
 export const OUTSIDE_CONTRACT = [
   /^\/graphql$/,

@@ -1,5 +1,5 @@
 // The request pipeline every call passes, in this order: read the body (bounded), route,
-// authenticate (spec 5), roll the faults, rate-limit (spec 8), check the key's scope, parse
+// authenticate, roll the faults, rate-limit, check the key's scope, parse
 // the JSON body, run the route, persist after a change, log, and answer (after the `slowMs`
 // fault, or not at all after the `dropAfterProcessRate` one).
 
@@ -176,7 +176,7 @@ export class Pipeline {
   }
 
   private authenticate(req: http.IncomingMessage, url: URL, kind: RouteKind): ApiKey | HttpError {
-    // GraphQL takes the key as `?api_key=` (spec 5.4) or as the bearer header the platform's
+    // GraphQL takes the key as `?api_key=` or as the bearer header the platform's
     // own clients send; the query parameter is looked at first.
     const fromQuery = kind === "graphql" ? url.searchParams.get("api_key") : null;
     let token: string;

@@ -1,4 +1,4 @@
-// Serverless endpoints and their workers, with the value rules of spec 2.9 / 4.3.
+// Serverless endpoints and their workers, with the value rules of endpoint management.
 //
 // Workers carry timestamps only; what a reader sees (STARTING, RUNNING, EXITED, gone) is
 // computed from them and `clock.now()` at read time, so there is no timer to stop and a
@@ -116,7 +116,7 @@ function valueViolations(input: EndpointInput): string[] {
       out.push(`input.${field} must be <= ${max} in the emulator, got ${v}`);
   };
 
-  // open-parts: one allowed value or a comma-separated list of distinct ones in priority
+  // One allowed value or a comma-separated list of distinct ones in priority
   // order, no spaces (`locations` may also be empty or null: any region).
   const priorityList = (field: string, allowed: readonly string[], emptyMeansAny: boolean) => {
     const v = input[field];
@@ -165,7 +165,7 @@ const EDITABLE = [
   "dataCenterIds",
 ] as const;
 
-/** Strings where "" means none: stored (and read) as null, as spec 2.9's "null when none". */
+/** Strings where "" means none: stored (and read) as null: the platform's "null when none". */
 const EMPTY_MEANS_NONE = ["locations", "networkVolumeId"] as const;
 
 export class EndpointStore {

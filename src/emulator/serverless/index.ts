@@ -1,6 +1,6 @@
-// The GraphQL side (endpoint management, spec 4.3) and hosted models (spec 4.4) of the
+// The GraphQL side (endpoint management) and hosted models of the
 // emulator, behind one class that knows no HTTP: the server authenticates, rate-limits and
-// routes, then calls in here. Decisions the spec leaves open are listed in ./README.md.
+// routes, then calls in here. Choices the platform leaves open are listed in ./README.md.
 //
 //   POST /graphql            -> executeGraphql(body, { canWrite })
 //   POST /v2/{id}/runsync    -> runSync(id, body, wait)    (./jobs.ts: one job store behind
@@ -57,7 +57,7 @@ export interface ServerlessServiceOptions {
    */
   serverlessDiscount?: ServerlessDiscount | null;
   /**
-   * The other groups an endpoint names (open-parts): `templateId` must be one of the owner's
+   * The other groups an endpoint names: `templateId` must be one of the owner's
    * serverless templates, `networkVolumeId` one of the owner's volumes (else BAD_USER_INPUT).
    * @default undefined (the service alone: references are not checked)
    */
@@ -75,7 +75,7 @@ export interface ServerlessServiceOptions {
   timeScale?: number;
 }
 
-/** An endpoint as a reader sees it: the fields of spec 2.9 with `pods` at the current time. */
+/** An endpoint as a reader sees it: the platform's endpoint fields with `pods` at the current time. */
 export interface EndpointView extends Omit<EndpointRecord, "workers" | "createdAt" | "dataCenterIds"> {
   pods: WorkerView[];
 }
@@ -105,7 +105,7 @@ const endpointSchemaZ = z.object({
   templateId: z.string(),
   type: z.enum(ENDPOINT_TYPES),
   idleTimeout: z.number().int().min(0),
-  // "" meant none before it was stored as null (spec 2.9: "null when none").
+  // "" meant none before it was stored as null ("null when none").
   locations: z.string().nullable().transform((v) => (v === "" ? null : v)),
   // PRIORITY_FLASHBOOT is REST's own; GraphQL reads it as FLASHBOOT (see view()).
   flashBootType: z.enum(["OFF", "FLASHBOOT", "PRIORITY_FLASHBOOT"]),
@@ -267,9 +267,9 @@ export class ServerlessService {
   }
 
   /**
-   * Call a hosted model synchronously, waiting at most `wait` ms (the query value, open-parts):
+   * Call a hosted model synchronously, waiting at most `wait` ms (the query value):
    * a job still running then answers IN_PROGRESS without output, a failed one FAILED with
-   * `error`. Error bodies are problem+json objects (spec 7), and carry the media type in
+   * `error`. Error bodies are problem+json objects, and carry the media type in
    * `headers` so a server passing them through sends it.
    */
   runSync(modelId: string, body: unknown, waitParam: string | null = null): Promise<ModelReply> {

@@ -1,6 +1,5 @@
-// The serverless side's paths: GraphQL endpoint management (spec 4.3) and hosted-model calls
-// (runsync; run, status and status-sync follow the same job); its state
-// part is the whole service's snapshot.
+// The serverless side's paths: GraphQL endpoint management and hosted-model calls (runsync;
+// run, status and status-sync follow the same job); its state part is the whole service's snapshot.
 
 import { type Group, ok, type Route } from "../http/types";
 import type { ServerlessService } from "./index";

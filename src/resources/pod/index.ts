@@ -18,7 +18,7 @@ export { PodProvider, type PodProviderOptions } from "./provider";
 export { checkPod, DEFAULT_WAIT_TIMEOUT_SECONDS, podArgsSchema, type PodInputs, type PodOutputs } from "./schema";
 export { PodFailedError, PodInitError } from "./status";
 
-/** Arguments of a {@link Pod}: the create fields of spec 4.1 plus what only this resource has. */
+/** Arguments of a {@link Pod}: the platform's pod create fields plus what only this resource has. */
 export interface PodArgs {
   /**
    * The pod's name on the platform. Changing it renames the pod in place.

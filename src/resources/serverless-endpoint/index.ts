@@ -24,7 +24,7 @@ export {
 } from "./schema";
 export { type ImageModelInput, type RunSyncSmokeTestArgs, type RunSyncSmokeTestResult, runSyncSmokeTest } from "./smoke";
 
-/** Arguments of a {@link ServerlessEndpoint}: the fields of spec 2.9 that `saveEndpoint` takes. */
+/** Arguments of a {@link ServerlessEndpoint}: the platform's endpoint fields that `saveEndpoint` takes. */
 export interface ServerlessEndpointArgs {
   /**
    * The endpoint's name on the platform, any non-empty string. Changing it renames the

@@ -1,4 +1,4 @@
-// Hosted models (spec 4.4, open-parts "Hosted model call"): runSync and the PNGs it points at,
+// Hosted models: runSync and the PNGs it points at,
 // against the ServerlessService class directly.
 import { inflateSync } from "node:zlib";
 import { IMAGE_MODELS, MAX_PIXELS_PER_SIDE, ServerlessService } from "../../../../src/emulator/serverless";

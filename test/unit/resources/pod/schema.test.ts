@@ -8,7 +8,7 @@ function failuresOf(news: Record<string, unknown>, olds?: Record<string, unknown
   return checkPod(olds, news).failures ?? [];
 }
 
-describe("Pod check: every rule of spec 2.3, 2.4, 4.1 and 8, named by property", () => {
+describe("Pod check: every pod rule of the platform, named by property", () => {
   test.each<[string, Record<string, unknown>, string, RegExp]>([
     ["neither gpu nor cpu", { gpu: undefined }, "gpu", /exactly one of gpu or cpu.*neither/],
     ["both gpu and cpu", { cpu: { id: "cpu3c", vcpuCount: 2 } }, "cpu", /exactly one of gpu or cpu, not both/],

@@ -16,7 +16,7 @@ describe("ServerlessEndpoint check refuses what the platform would not take", ()
   });
 });
 
-describe("gpuIds and locations: one value or a priority list of distinct allowed values (open-parts)", () => {
+describe("gpuIds and locations: one value or a priority list of distinct allowed values", () => {
   // The one table the client and the emulator are tested against too (issue 14 #8).
   test.each(PRIORITY_LIST_CASES.map((c) => [c.field, c.value, c.ok, c.reason] as const))("%s %j accepted: %s (%s)", (field, value, ok) => {
     const r = checkEndpointInputs(undefined, { ...base, [field]: value });
