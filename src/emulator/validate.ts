@@ -1,6 +1,6 @@
-// The contract checks of request bodies (the emulator's own reading of spec sections 2 and 4
-// and open-parts). Every failure becomes one `$`-prefixed line in problem+json `errors[]`,
-// in the wording of open-parts: `$: additional properties 'bogus' not allowed`,
+// The contract checks of request bodies (the emulator's own reading of the platform's objects
+// and operations). Every failure becomes one `$`-prefixed line in problem+json `errors[]`,
+// in the platform's wording: `$: additional properties 'bogus' not allowed`,
 // `$.mounts.network[0]: missing property 'path'`. Cross-field rules (400) live with the
 // handlers, because they need the catalog and the stored pods.
 
@@ -175,8 +175,8 @@ const mountsSchema: Schema = {
 };
 
 
-/** The contract's ContainerConfig (spec 2.1), shared by pods and templates. */
-// The contract sets no minLength on `image` or a mount `path`, but the spec requires both to
+/** The contract's ContainerConfig, shared by pods and templates. */
+// The contract sets no minLength on `image` or a mount `path`, but the platform requires both to
 // be given, and "" names no image and no mount point: refused like a missing value (issue 14).
 const containerConfigProperties: Record<string, Schema> = {
   image: nonEmpty,
