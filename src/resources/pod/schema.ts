@@ -1,6 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type { MountsParams, Pod as WirePod } from "../../client";
+import { splitUnknownArgs } from "../engine/arguments";
 import { checkFailures, containsUnknown, isUnknown } from "../engine/check";
 import { containerRules, nonEmpty, onlyKeys, PERSISTENT_MIN_GB, persistentMountRule } from "../engine/container";
 import { LOGICAL_NAME_KEY, OWNER_INPUT_KEYS, OWNER_TOKEN_KEY, ownerToken, resolveName } from "../lifecycle/owner";
@@ -171,6 +172,9 @@ export const podArgsSchema = z.strictObject(
   { error: onlyKeys("Pod", "the properties of PodArgs") },
 );
 
+/** The arguments a Pod has: any other is refused at check (engine/arguments.ts). */
+export const POD_ARGS: readonly string[] = Object.keys(podArgsSchema.shape);
+
 /** Properties the engine or the resource class add; not the user's. */
 const RESERVED_KEYS = new Set<string>(["__provider", LOGICAL_NAME_KEY, OWNER_TOKEN_KEY, ...OWNER_INPUT_KEYS]);
 
@@ -290,10 +294,10 @@ export function checkPod(
   predecessorOf?: (base: string) => string | undefined,
 ): pulumi.dynamic.CheckResult<PodInputs> {
   const inputs = normalizePodInputs(olds, news, predecessorOf);
-  const userInputs = Object.fromEntries(Object.entries(inputs).filter(([k]) => !RESERVED_KEYS.has(k)));
-  const parsed = podArgsSchema.safeParse(userInputs);
-  const failures = parsed.success ? [] : checkFailures(parsed.error, userInputs);
-  failures.push(...crossFieldFailures(userInputs));
+  const { own, failures } = splitUnknownArgs("Pod", inputs, POD_ARGS, RESERVED_KEYS);
+  const parsed = podArgsSchema.safeParse(own);
+  if (!parsed.success) failures.push(...checkFailures(parsed.error, own));
+  failures.push(...crossFieldFailures(own));
   return { inputs: inputs as unknown as PodInputs, failures };
 }
 

@@ -5,6 +5,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { ENDPOINT_FIELDS, type EndpointField, schemas, validateGpuIds, validateLocations } from "../../client";
+import { splitUnknownArgs } from "../engine/arguments";
 import { checkFailures } from "../engine/check";
 import { autoName, LOGICAL_NAME_KEY, OWNER_INPUT_KEYS, OWNER_TOKEN_KEY, ownerToken, resolveName } from "../lifecycle/owner";
 
@@ -161,6 +162,9 @@ export type EndpointInputs = z.infer<typeof endpointInputsSchema> & {
   [OWNER_TOKEN_KEY]?: string;
 };
 
+/** The arguments a ServerlessEndpoint has: any other is refused at check (engine/arguments.ts). */
+export const ENDPOINT_ARGS: readonly string[] = Object.keys(endpointInputsSchema.shape);
+
 /** Properties the engine or the resource class add; not the user's. */
 const RESERVED_KEYS = new Set<string>(["__provider", LOGICAL_NAME_KEY, OWNER_TOKEN_KEY, DECLARED_KEY, APPLIED_NAME_KEY, TEMPLATE_CHECK_KEY, ...OWNER_INPUT_KEYS]);
 
@@ -201,9 +205,9 @@ export function checkEndpointInputs(
   // Pulumi hands over an omitted optional input as absent, but be strict about `undefined`
   // anyway: it cannot be serialized into state.
   for (const key of Object.keys(inputs)) if (inputs[key] === undefined) delete inputs[key];
-  const userInputs = Object.fromEntries(Object.entries(inputs).filter(([k]) => !RESERVED_KEYS.has(k)));
-  const parsed = endpointInputsSchema.safeParse(userInputs);
-  const failures = parsed.success ? [] : checkFailures(parsed.error, userInputs);
+  const { own, failures } = splitUnknownArgs("ServerlessEndpoint", inputs, ENDPOINT_ARGS, RESERVED_KEYS);
+  const parsed = endpointInputsSchema.safeParse(own);
+  if (!parsed.success) failures.push(...checkFailures(parsed.error, own));
   const template = templateFailure(inputs[TEMPLATE_CHECK_KEY]);
   if (template) failures.push(template);
   inputs[DECLARED_KEY] = SAVED_FIELDS.filter((f) => inputs[f] !== undefined);
