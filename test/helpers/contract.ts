@@ -97,8 +97,18 @@ const problemValidator = () => validator("ErrorResponse", { $ref: "#/components/
 const errorsText = (v: ValidateFunction) =>
   (v.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ""}`).join("; ");
 
-/** Paths the emulator serves that are not REST v2 contract operations. */
-export const OUTSIDE_CONTRACT = [/^\/graphql$/, /^\/v2\/[^/]+\/runsync$/, /^\/images\//];
+/**
+ * Paths the emulator serves that are not REST v2 contract operations: GraphQL, the hosted-model
+ * calls and their job follow-up (run, status, status-sync), the images.
+ */
+export const OUTSIDE_CONTRACT = [
+  /^\/graphql$/,
+  /^\/v2\/[^/]+\/(runsync|run)$/,
+  /^\/v2\/[^/]+\/(status|status-sync)\/[^/]+$/,
+  /^\/images\//,
+  // The emulator's own control plane (faults, outside events), not the platform's.
+  /^\/emulator\//,
+];
 
 /** Every way `x` breaks the contract, as lines naming the exchange; [] when it fits. */
 export function violations(x: Exchange, overrides: readonly Override[] = []): string[] {
