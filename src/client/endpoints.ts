@@ -7,7 +7,7 @@ import { findReadable, type Listed, unreadableError, unreadableRecord } from "./
 import type { RetryMode } from "./core/transport";
 import { type Endpoint, type EndpointInput, EndpointInputSchema, EndpointSchema, type Myself, MyselfSchema } from "./schemas";
 
-/** The endpoint fields of spec 2.9 that a save can set (`type` at creation only), in one place. */
+/** The platform's endpoint fields that a save can set (`type` at creation only), in one place. */
 export const ENDPOINT_FIELDS = [
   "name",
   "gpuIds",
@@ -54,7 +54,7 @@ export function myselfDocument(): string {
   ]);
 }
 
-/** Serverless endpoints over GraphQL (spec 4.3). */
+/** Serverless endpoints over GraphQL. */
 export class Endpoints {
   private readonly gql: GraphqlRunner;
   constructor(private readonly ctx: ClientContext) {

@@ -12,8 +12,7 @@ import {
 } from "./schemas";
 
 /**
- * Network volumes: REST under `/v2/network-volumes` (open-parts "Catalog and network
- * volumes"). `type` (STANDARD or HIGH_PERFORMANCE) is chosen at creation and fixed.
+ * Network volumes: REST under `/v2/network-volumes`. `type` (STANDARD or HIGH_PERFORMANCE) is chosen at creation and fixed.
  */
 export class NetworkVolumes {
   constructor(private readonly ctx: ClientContext) {}

@@ -13,7 +13,7 @@ import {
   PodUpdateParamsSchema,
 } from "./schemas";
 
-/** Pods: REST under `/v2/pods` (spec 4.1, open-parts "Pod operations"). */
+/** Pods: REST under `/v2/pods`. */
 export class Pods {
   constructor(private readonly ctx: ClientContext) {}
 
@@ -58,7 +58,7 @@ export class Pods {
     return newest((await this.list(opts)).filter((p) => p.name === name && p.status !== "TERMINATED"));
   }
 
-  /** PATCH the given fields (spec 2.4 rule 4 for mounts). Same body, same result: retried. */
+  /** PATCH the given fields (a mount keeps its kind and volume; a persistent one may only grow). Same body, same result: retried. */
   update(id: string, params: PodUpdateParams, opts: RequestOptions = {}): Promise<Pod> {
     const body = checkParams(PodUpdateParamsSchema, params, "pod update params");
     return this.ctx.rest("PATCH", `/v2/pods/${seg(id)}`, body, PodSchema, "a Pod", { ...opts, mode: "idempotent" });

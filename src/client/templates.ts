@@ -11,7 +11,7 @@ import {
   TemplateUpdateParamsSchema,
 } from "./schemas";
 
-/** Templates: REST under `/v2/templates` (open-parts "Templates, registries and billing"). */
+/** Templates: REST under `/v2/templates`. */
 export class Templates {
   constructor(private readonly ctx: ClientContext) {}
 

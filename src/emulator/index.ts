@@ -1,6 +1,6 @@
 // A local Compute Platform: REST /v2 (pods, catalog, network volumes), GraphQL /graphql
 // (serverless endpoints) and hosted models, for trying a stack without an account and for
-// every integration test. It reads the spec independently of src/client and src/resources.
+// every integration test. It reads the platform's API independently of src/client and src/resources.
 
 import { randomBytes } from "node:crypto";
 import type { Faults } from "./faults";

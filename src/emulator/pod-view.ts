@@ -1,4 +1,4 @@
-// The Pod object of spec 2.2 computed from a stored record at a given time: cost from the
+// The platform's Pod object computed from a stored record at a given time: cost from the
 // catalog's prices, runtime figures that move with uptime but repeat for the same pod.
 
 import { cpuMemoryGb, findCpu, GPU_TYPES, pricePerHour } from "./catalog";
@@ -10,7 +10,7 @@ export function computePrice(pod: PodRecord): number {
   return pricePerHour(pod.gpu ? { gpuId: pod.gpu.id, count: pod.gpu.count } : { cpuId: pod.cpu!.id, vcpuCount: pod.cpu!.vcpuCount }, pod.cloud);
 }
 
-/** USD per hour the pod costs now: 0 while EXITED or TERMINATED (spec 2.2). */
+/** USD per hour the pod costs now: 0 while EXITED or TERMINATED. */
 export function podCost(pod: PodRecord): number {
   return pod.status === "EXITED" || pod.status === "TERMINATED" ? 0.0 : computePrice(pod);
 }

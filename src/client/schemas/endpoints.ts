@@ -8,7 +8,7 @@ export const GPU_TIERS = ["AMPERE_16", "AMPERE_24", "ADA_24", "AMPERE_48", "ADA_
 export const LOCATIONS = ["CZ", "FR", "GB", "NO", "RO", "US"] as const;
 
 /**
- * Why `value` is not a priority list of `allowed` (open-parts: one allowed value or a
+ * Why `value` is not a priority list of `allowed` (one allowed value or a
  * comma-separated list of distinct ones, in priority order, no spaces), or undefined. The
  * string is checked as it will be sent: nothing is trimmed.
  */

@@ -15,7 +15,7 @@ import {
   vcpuCount,
 } from "./common";
 
-/** Pods (spec 2.4 and 4.1, open-parts "Pod operations"). */
+/** Pods. */
 
 export const PodStatusSchema = z.enum(["PROVISIONING", "STARTING", "RUNNING", "EXITED", "ERROR", "TERMINATED"]);
 export type PodStatus = z.infer<typeof PodStatusSchema>;

@@ -130,8 +130,11 @@ export function delta(before: HourlyRange, after: HourlyRange): string {
   const dMin = usd(after.min - before.min);
   const dMax = usd(after.max - before.max);
   if (dMin === dMax) return `${sign(dMax)}/h`;
-  if (dMin >= 0 && dMax >= 0) return `${sign(dMin)}-${sign(dMax).slice(1)}/h`;
-  if (dMin <= 0 && dMax <= 0) return `${sign(dMin)}-${sign(dMax).slice(1)}/h`;
+  // One sign for the range, from the end that moves: an endpoint at $0.00-$1.38/h removed is
+  // -$0.00-$1.38/h, never a plus sign on a removal.
+  const magnitudes = `$${Math.abs(dMin).toFixed(2)}-$${Math.abs(dMax).toFixed(2)}/h`;
+  if (dMin >= 0 && dMax >= 0) return `+${magnitudes}`;
+  if (dMin <= 0 && dMax <= 0) return `-${magnitudes}`;
   return `${sign(dMin)} to ${sign(dMax)}/h`;
 }
 

@@ -3,9 +3,10 @@
  * provider.ts; the check in schema.ts; the verdict and the wire mapping in plan.ts.
  */
 import * as pulumi from "@pulumi/pulumi";
+import { undeclaredArgs } from "../engine/arguments";
 import { shimProvider } from "../engine/shim";
 import { LOGICAL_NAME_KEY } from "../lifecycle/owner";
-import type { NetworkVolumeType } from "./schema";
+import { NETWORK_VOLUME_ARGS, type NetworkVolumeType } from "./schema";
 
 export { endpointsMounting, type NetworkVolumePlan, planNetworkVolumeChange, podsMounting, type VolumeHolder } from "./plan";
 export { NetworkVolumeProvider, type NetworkVolumeProviderOptions } from "./provider";
@@ -92,6 +93,8 @@ export class NetworkVolume extends pulumi.dynamic.Resource {
       shimProvider("network-volume"),
       name,
       {
+        // An argument it does not have goes on, so check() refuses it by name (not dropped).
+        ...undeclaredArgs(a, NETWORK_VOLUME_ARGS),
         name: a.name,
         size: a.size,
         dataCenter: a.dataCenter,

@@ -74,6 +74,9 @@ export const networkVolumeArgsSchema = z
   })
   .strict();
 
+/** The arguments a NetworkVolume has: any other is refused at check (engine/arguments.ts). */
+export const NETWORK_VOLUME_ARGS: readonly string[] = Object.keys(networkVolumeArgsSchema.shape);
+
 /**
  * `check()` as a pure function of (old inputs, new inputs). `olds` are the inputs of the last
  * deployment (empty on create), so a shrink is caught before any request is sent.
@@ -82,7 +85,7 @@ export function checkNetworkVolume(
   olds: Record<string, unknown> | undefined,
   news: Record<string, unknown>,
 ): pulumi.dynamic.CheckResult<NetworkVolumeInputs> {
-  const result = checkNamedArgs<NetworkVolumeInputs>(networkVolumeArgsSchema, olds, news, "volume", ["deleteWaitSeconds", "type"]);
+  const result = checkNamedArgs<NetworkVolumeInputs>("NetworkVolume", networkVolumeArgsSchema, olds, news, "volume", ["deleteWaitSeconds", "type"]);
   const shrink = shrinkRefusal(olds?.size, result.inputs?.size, olds?.dataCenter, result.inputs?.dataCenter);
   if (shrink) result.failures.push({ property: "size", reason: shrink });
   return result;

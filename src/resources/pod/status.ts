@@ -153,7 +153,7 @@ async function act(ctx: PodContext, pod: LivePod, action: "start" | "stop" | "re
 }
 
 /**
- * After a PATCH that restarts the container (open-parts: RUNNING goes STARTING, then RUNNING
+ * After a PATCH that restarts the container (RUNNING goes STARTING, then RUNNING
  * again). The platform restarts asynchronously, so its answer may still say RUNNING from
  * before: the restart shows as a new `startedAt`. ERROR (the new configuration cannot become
  * healthy) fails at once: nothing is started again.

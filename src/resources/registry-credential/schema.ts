@@ -52,10 +52,13 @@ export const registryCredentialArgsSchema = z
   })
   .strict();
 
+/** The arguments a RegistryCredential has: any other is refused at check (engine/arguments.ts). */
+export const REGISTRY_CREDENTIAL_ARGS: readonly string[] = Object.keys(registryCredentialArgsSchema.shape);
+
 /** `check()` as a pure function of (old inputs, new inputs). */
 export function checkRegistryCredential(
   olds: Record<string, unknown> | undefined,
   news: Record<string, unknown>,
 ): pulumi.dynamic.CheckResult<RegistryCredentialInputs> {
-  return checkNamedArgs<RegistryCredentialInputs>(registryCredentialArgsSchema, olds, news, "registry", ["deleteWaitSeconds"]);
+  return checkNamedArgs<RegistryCredentialInputs>("RegistryCredential", registryCredentialArgsSchema, olds, news, "registry", ["deleteWaitSeconds"]);
 }

@@ -1,7 +1,7 @@
 /*
  * ServerlessEndpoint: lifecycle -> API calls (all GraphQL, POST /graphql)
  *
- *   check   no request. Allowed values of spec 2.9, integers >= 0, workersMin <= workersMax;
+ *   check   no request. Allowed values of the endpoint fields, integers >= 0, workersMin <= workersMax;
  *           defaults filled (type QB, wait settings); the owner token and an auto-name from
  *           it (lifecycle/owner.ts), both kept across updates.
  *   diff    no request. type -> replace (the kind is fixed); any other field -> update in
@@ -311,8 +311,8 @@ export class ServerlessEndpointProvider
   }
 
   /**
-   * Save 0/0 unless the endpoint is there already: all the platform requires before a delete
-   * (open-parts). Draining workers may stay listed a while (EXITED); nothing waits for them.
+   * Save 0/0 unless the endpoint is there already: all the platform requires before a delete.
+   * Draining workers may stay listed a while (EXITED); nothing waits for them.
    */
   private async scaleToZero(id: string, knownType: string | undefined, deadline: number): Promise<"gone" | "saved"> {
     // From the shared poller's next list: a stack's endpoints deleted together share one read.

@@ -9,7 +9,7 @@ import { ComputePlatform } from "../../client";
 /** The stack-config namespace of `computeplatform:apiKey` and friends (see engine/settings.ts). */
 const CONFIG_NAMESPACE = "computeplatform";
 
-/** The `input` of an image model (spec 4.4). */
+/** The `input` of an image model. */
 export interface ImageModelInput {
   /** What to draw. */
   prompt: string;
@@ -83,7 +83,7 @@ export function runSyncSmokeTest(args: RunSyncSmokeTestArgs): pulumi.Output<RunS
   return pulumi.unsecret(result);
 }
 
-/** A runsync answer as open-parts gives it: COMPLETED with `output`, IN_PROGRESS without, FAILED with `error`. */
+/** A runsync answer as the platform gives it: COMPLETED with `output`, IN_PROGRESS without, FAILED with `error`. */
 interface RunSyncAnswer {
   id: string;
   status: string;

@@ -109,7 +109,7 @@ export class TemplateProvider implements pulumi.dynamic.ResourceProvider<Templat
         remedy: "Delete the endpoint(s) or pod(s), or point them at another template",
         remove: () => this.client().templates.delete(id, this.opts()),
         holders: () => this.users(id),
-        // open-parts answers 409; the contract writes 400 for the same refusal.
+        // The platform answers 409; the contract writes 400 for the same refusal.
         inUse: (err) => err instanceof ConflictError || err instanceof BadRequestError,
         waitMs,
         pollIntervalMs: this.pollIntervalMs,

@@ -3,6 +3,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { checkFailures, isUnknown } from "../engine/check";
+import { splitUnknownArgs } from "../engine/arguments";
 import { containerRules, nonEmpty, onlyKeys, persistentMountRule } from "../engine/container";
 import { LOGICAL_NAME_KEY, OWNER_INPUT_KEYS, resolveName } from "../lifecycle/owner";
 import { DEFAULT_DELETE_WAIT_SECONDS, MAX_DELETE_WAIT_SECONDS } from "../lifecycle/in-use";
@@ -107,7 +108,7 @@ const absent = (v: unknown) => v === undefined || v === null;
 
 /**
  * `check()` as a pure function of (old inputs, new inputs): unknown properties refused by
- * name, the defaults filled in, then every rule of CreateTemplateRequest, so preview fails
+ * name with the nearest known one (engine/arguments.ts), the defaults filled in, then every rule of CreateTemplateRequest, so preview fails
  * before any request is sent. `olds` keep a generated name across updates.
  */
 export function checkTemplate(olds: Record<string, unknown> | undefined, news: Record<string, unknown>): pulumi.dynamic.CheckResult<TemplateInputs> {
@@ -125,17 +126,8 @@ export function checkTemplate(olds: Record<string, unknown> | undefined, news: R
     else inputs.mounts = kept;
   }
 
-  const failures: pulumi.dynamic.CheckFailure[] = [];
-  const userInputs: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(inputs)) {
-    if (RESERVED_KEYS.has(k)) continue;
-    if (!(TEMPLATE_PROPERTIES as string[]).includes(k)) {
-      failures.push({ property: k, reason: `Template has no property "${k}"; it takes ${TEMPLATE_PROPERTIES.join(", ")}` });
-      continue;
-    }
-    userInputs[k] = v;
-  }
-  const parsed = templateArgsSchema.safeParse(userInputs);
-  if (!parsed.success) failures.push(...checkFailures(parsed.error, userInputs));
+  const { own, failures } = splitUnknownArgs("Template", inputs, TEMPLATE_PROPERTIES, RESERVED_KEYS);
+  const parsed = templateArgsSchema.safeParse(own);
+  if (!parsed.success) failures.push(...checkFailures(parsed.error, own));
   return { inputs: inputs as unknown as TemplateInputs, failures };
 }

@@ -46,12 +46,12 @@ const OPERATIONS: Record<string, { response: z.ZodType; request?: z.ZodType }> =
 const NOT_CALLED: Record<string, string> = {
   getPodLogs: "a server-sent event stream of log lines; the client has no log reader",
   getWorkerLogs: "a server-sent event stream of log lines; the client has no log reader",
-  listEndpoints: "the spec (section 2.9) manages serverless endpoints over GraphQL, not REST",
-  createEndpoint: "the spec (section 2.9) manages serverless endpoints over GraphQL, not REST",
-  getEndpoint: "the spec (section 2.9) manages serverless endpoints over GraphQL, not REST",
-  updateEndpoint: "the spec (section 2.9) manages serverless endpoints over GraphQL, not REST",
-  listEndpointWorkers: "the spec (section 2.9) manages serverless endpoints over GraphQL, not REST",
-  listEndpointReleases: "the spec (section 2.9) manages serverless endpoints over GraphQL, not REST",
+  listEndpoints: "this project manages serverless endpoints over GraphQL, not REST",
+  createEndpoint: "this project manages serverless endpoints over GraphQL, not REST",
+  getEndpoint: "this project manages serverless endpoints over GraphQL, not REST",
+  updateEndpoint: "this project manages serverless endpoints over GraphQL, not REST",
+  listEndpointWorkers: "this project manages serverless endpoints over GraphQL, not REST",
+  listEndpointReleases: "this project manages serverless endpoints over GraphQL, not REST",
   listServerlessBilling: "per-endpoint serverless billing is not part of issue 13's billing (pods, volumes, public endpoints, total)",
   listClusterBilling: "Instant Clusters are not a product of this platform",
 };
