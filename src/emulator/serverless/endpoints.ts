@@ -1,4 +1,4 @@
-// Serverless endpoints and their workers, with the value rules of spec 2.9 / 4.3.
+// Serverless endpoints and their workers, with the value rules of endpoint management.
 //
 // Workers carry timestamps only; what a reader sees (STARTING, RUNNING, EXITED, gone) is
 // computed from them and `clock.now()` at read time, so there is no timer to stop and a
@@ -24,6 +24,13 @@ export const SCALER_TYPES = ["QUEUE_DELAY", "REQUEST_COUNT"] as const;
  */
 export const MAX_WORKERS = 100;
 
+/**
+ * The maximums of the other integer fields (the platform sets only minimums): an hour of idle
+ * time, a scaler value of 1000 (seconds of queue delay or requests), 8 GPUs per worker (the
+ * most any GPU type allows), a job limit of 7 days. Past them: an error naming the field.
+ */
+export const ENDPOINT_LIMITS = { idleTimeout: 3600, scalerValue: 1000, gpuCount: 8, executionTimeoutMs: 7 * 24 * 3600 * 1000 };
+
 /** Values a created endpoint gets for the optional fields it leaves out. */
 export const ENDPOINT_DEFAULTS = {
   type: "QB",
@@ -35,6 +42,8 @@ export const ENDPOINT_DEFAULTS = {
   workersMin: 0,
   workersMax: 3,
   networkVolumeId: null,
+  gpuCount: 1,
+  executionTimeoutMs: 300000,
 } as const;
 
 export interface WorkerRecord {
@@ -59,6 +68,12 @@ export interface EndpointRecord {
   workersMin: number;
   workersMax: number;
   networkVolumeId: string | null;
+  /** GPUs per worker, at least 1. */
+  gpuCount: number;
+  /** A job's limit in ms, 0 for none. */
+  executionTimeoutMs: number;
+  /** REST's own placement preference: GraphQL neither shows nor changes it (it has `locations`). */
+  dataCenterIds: string[];
   createdAt: number;
   workers: WorkerRecord[];
 }
@@ -99,16 +114,16 @@ function valueViolations(input: EndpointInput): string[] {
   const nonEmpty = (field: string) => {
     if (input[field] === "") out.push(`input.${field} must not be empty`);
   };
-  const count = (field: string, max?: number) => {
+  const count = (field: string, max?: number, min = 0) => {
     if (!has(field)) return;
     const v = input[field] as number | null;
     if (v === null) out.push(`input.${field} must not be null`);
-    else if (v < 0) out.push(`input.${field} must be >= 0, got ${v}`);
+    else if (v < min) out.push(`input.${field} must be >= ${min}, got ${v}`);
     else if (max !== undefined && v > max)
       out.push(`input.${field} must be <= ${max} in the emulator, got ${v}`);
   };
 
-  // open-parts: one allowed value or a comma-separated list of distinct ones in priority
+  // One allowed value or a comma-separated list of distinct ones in priority
   // order, no spaces (`locations` may also be empty or null: any region).
   const priorityList = (field: string, allowed: readonly string[], emptyMeansAny: boolean) => {
     const v = input[field];
@@ -130,10 +145,12 @@ function valueViolations(input: EndpointInput): string[] {
     out.push("input.flashBootType must not be null (allowed: OFF, FLASHBOOT)");
   priorityList("gpuIds", GPU_TIERS, false);
   priorityList("locations", LOCATIONS, true);
-  count("idleTimeout");
-  count("scalerValue");
+  count("idleTimeout", ENDPOINT_LIMITS.idleTimeout);
+  count("scalerValue", ENDPOINT_LIMITS.scalerValue);
   count("workersMin", MAX_WORKERS);
   count("workersMax", MAX_WORKERS);
+  count("gpuCount", ENDPOINT_LIMITS.gpuCount, 1);
+  count("executionTimeoutMs", ENDPOINT_LIMITS.executionTimeoutMs);
   return out;
 }
 
@@ -150,7 +167,13 @@ const EDITABLE = [
   "workersMin",
   "workersMax",
   "networkVolumeId",
+  "gpuCount",
+  "executionTimeoutMs",
+  "dataCenterIds",
 ] as const;
+
+/** Strings where "" means none: stored (and read) as null: the platform's "null when none". */
+const EMPTY_MEANS_NONE = ["locations", "networkVolumeId"] as const;
 
 export class EndpointStore {
   private readonly byId = new Map<string, EndpointRecord>();
@@ -192,12 +215,14 @@ export class EndpointStore {
           gpuIds: "",
           templateId: "",
           ...ENDPOINT_DEFAULTS,
+          dataCenterIds: [],
           createdAt: now,
           workers: [],
         };
     for (const key of EDITABLE) {
       if (Object.hasOwn(input, key)) (next as any)[key] = input[key];
     }
+    for (const key of EMPTY_MEANS_NONE) if (next[key] === "") next[key] = null;
     if (violations.length === 0 && next.workersMin > next.workersMax)
       violations.push(
         `input.workersMin (${next.workersMin}) must not exceed workersMax (${next.workersMax})`,
@@ -220,6 +245,11 @@ export class EndpointStore {
         `endpoint ${JSON.stringify(id)} has workersMin=${ep.workersMin} and workersMax=${ep.workersMax}; set both to 0 with saveEndpoint before deleting it`,
       );
     this.byId.delete(id);
+  }
+
+  /** Deleted by the platform (an outside event): workers or not, the endpoint is gone. */
+  remove(id: string): boolean {
+    return this.byId.delete(id);
   }
 
   /** What a reader sees of the workers at `now`: drained workers are gone. */

@@ -1,4 +1,4 @@
-// The GraphQL schema of endpoint management, written from spec 2.9 and open-parts "GraphQL".
+// The GraphQL schema of endpoint management, as the platform's GraphQL API serves it.
 // graphql-js validates every document against it, so a quoted enum, a missing `String!` or an
 // unknown field fail before any resolver runs, exactly as the platform's server does.
 import { buildSchema, type GraphQLSchema } from "graphql";
@@ -30,6 +30,10 @@ export const SCHEMA_SDL = /* GraphQL */ `
     workersMin: Int
     workersMax: Int
     networkVolumeId: String
+    "GPUs per worker (at least 1); a worker costs gpuCount times its GPU's price."
+    gpuCount: Int
+    "A job's limit in milliseconds; 0 for none."
+    executionTimeoutMs: Int
     pods: [EndpointWorker!]!
   }
 
@@ -63,6 +67,8 @@ export const SCHEMA_SDL = /* GraphQL */ `
     workersMin: Int
     workersMax: Int
     networkVolumeId: String
+    gpuCount: Int
+    executionTimeoutMs: Int
   }
 
   type Query {

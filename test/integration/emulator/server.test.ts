@@ -1,11 +1,11 @@
-// The emulator's server outside any one REST group: auth (spec 5) and its errors (7), the
+// The emulator's server outside any one REST group: auth and its errors, the
 // routes to ServerlessService, and HTTP hygiene.
 import { client, expectProblem, FULL, READ_ONLY, RTX4090, sharedEmulator, start } from "../../helpers/emulator-rest";
 
 import { createServerlessTemplate } from "../../helpers/emulator-fixtures";
 const { api, emu } = sharedEmulator();
 
-describe("auth (spec 5)", () => {
+describe("auth", () => {
   test("5.1/5.3: no Authorization header -> 401 problem+json", async () => {
     const r = await api.get("/v2/pods", { key: null });
     expectProblem(r, 401);
@@ -83,13 +83,14 @@ describe("auth (spec 5)", () => {
     expect(((await res.json()) as any).errors[0].extensions.code).toBe("UNAUTHENTICATED");
   });
 
-  test("5.4: GraphQL ignores a bearer header: the key must be the api_key parameter", async () => {
+  test("5.4: GraphQL also takes the key as a bearer header, as the platform's own clients send it", async () => {
     const res = await fetch(`${emu().url}/graphql`, {
       method: "POST",
       headers: { "content-type": "application/json", authorization: `Bearer ${FULL}` },
       body: JSON.stringify({ query: "{ myself { endpoints { id } } }" }),
     });
-    expect(res.status).toBe(401);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as any).errors).toBeUndefined();
   });
 
   test("5.5: runsync without a bearer key -> 401", async () => {
@@ -192,7 +193,7 @@ describe("GraphQL and hosted models are served through ServerlessService", () =>
     }
   });
 
-  test("open-parts: runsync on an unknown model -> 404", async () => {
+  test("runsync on an unknown model -> 404", async () => {
     expect((await api.post("/v2/no-such-model/runsync", { input: {} })).status).toBe(404);
   });
 });

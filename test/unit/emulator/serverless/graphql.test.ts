@@ -1,4 +1,4 @@
-// Rules of the emulator's GraphQL side (spec 2.9, 4.3; open-parts "GraphQL"), one test each,
+// Rules of the emulator's GraphQL side, one test each,
 // against the ServerlessService class directly with a fake clock.
 import fc from "fast-check";
 import {
@@ -48,7 +48,7 @@ function setup(extra: { serverlessDiscount?: any } = {}) {
       { canRead: true, canWrite: opts.canWrite ?? true },
     ) as Promise<GqlResult>;
   const FIELDS =
-    "id name gpuIds templateId type idleTimeout locations flashBootType scalerType scalerValue workersMin workersMax networkVolumeId pods { id desiredStatus }";
+    "id name gpuIds templateId type idleTimeout locations flashBootType scalerType scalerValue workersMin workersMax networkVolumeId gpuCount executionTimeoutMs pods { id desiredStatus }";
   /** saveEndpoint with a literal input object body, e.g. `name: "a", gpuIds: "AMPERE_16"`. */
   const save = (input: string, canWrite = true) =>
     gql(`mutation { saveEndpoint(input: { ${input} }) { ${FIELDS} } }`, { canWrite });
@@ -68,7 +68,7 @@ function setup(extra: { serverlessDiscount?: any } = {}) {
   return { svc, gql, save, create, list, advance };
 }
 
-/** The one error of a field failure, checked for the open-parts shape. */
+/** The one error of a field failure, checked for the platform's shape. */
 function fieldFailure(r: GqlResult, field: string, code: string) {
   expect(r.status).toBe(200);
   expect(r.body.data).toEqual({ [field]: null });
@@ -221,7 +221,7 @@ describe("GRAPHQL_VALIDATION_FAILED: the document does not fit the schema", () =
 describe("BAD_USER_INPUT: a value outside the allowed sets", () => {
   const base = `name: "a", gpuIds: "AMPERE_16", templateId: "t"`;
 
-  test("gpuIds outside the spec 2.9 tiers is refused, naming the field and the allowed set", async () => {
+  test("gpuIds outside the serverless GPU tiers is refused, naming the field and the allowed set", async () => {
     const { save } = setup();
     const msg = fieldFailure(
       await save(`name: "a", gpuIds: "H100", templateId: "t"`),
@@ -244,7 +244,8 @@ describe("BAD_USER_INPUT: a value outside the allowed sets", () => {
       const { save } = setup();
       const r = await save(`${base}, locations: ${JSON.stringify(loc)}`);
       expect(r.body.errors).toBeUndefined();
-      expect(r.body.data.saveEndpoint.locations).toBe(loc);
+      // "" means any region, as null does, and reads null ("null when none").
+      expect(r.body.data.saveEndpoint.locations).toBe(loc === "" ? null : loc);
     },
   );
 
@@ -288,7 +289,8 @@ describe("BAD_USER_INPUT: a value outside the allowed sets", () => {
         "saveEndpoint",
         "BAD_USER_INPUT",
       );
-      expect(msg).toContain(`input.${field} must be >= 0`);
+      // GraphQL's scalerValue is at least 1 (REST's may be 0.5, shown rounded up here).
+      expect(msg).toContain(`input.${field} must be >= ${field === "scalerValue" ? 1 : 0}`);
     },
   );
 
@@ -374,6 +376,53 @@ describe("saveEndpoint: modify", () => {
     );
     expect(msg).toContain('"nope"');
     expect(await list()).toEqual([]);
+  });
+});
+
+describe("gpuCount and executionTimeoutMs: two fields every platform client sends", () => {
+  test("given on create they are stored; a modify changes them; a modify leaving them out keeps them", async () => {
+    const { create, save, list } = setup();
+    const ep = await create("gpuCount: 2, executionTimeoutMs: 600000");
+    expect(ep).toMatchObject({ gpuCount: 2, executionTimeoutMs: 600000 });
+    const r = await save(`id: "${ep.id}", name: "ep", gpuIds: "AMPERE_16", templateId: "tpl-1", gpuCount: 4, executionTimeoutMs: 0`);
+    expect(r.body.errors).toBeUndefined();
+    expect(r.body.data.saveEndpoint).toMatchObject({ gpuCount: 4, executionTimeoutMs: 0 });
+    await save(`id: "${ep.id}", name: "ep", gpuIds: "AMPERE_16", templateId: "tpl-1", idleTimeout: 9`);
+    expect((await list())[0]).toMatchObject({ gpuCount: 4, executionTimeoutMs: 0, idleTimeout: 9 });
+  });
+
+  test.each([
+    ["gpuCount: 0", "input.gpuCount must be >= 1, got 0"],
+    ["gpuCount: -2", "input.gpuCount must be >= 1, got -2"],
+    ["gpuCount: null", "input.gpuCount must not be null"],
+    ["executionTimeoutMs: -1", "input.executionTimeoutMs must be >= 0, got -1"],
+    ["executionTimeoutMs: null", "input.executionTimeoutMs must not be null"],
+  ])("%s -> BAD_USER_INPUT naming the field and the rule, nothing created", async (more, rule) => {
+    const { save, list } = setup();
+    const msg = fieldFailure(await save(`name: "ep", gpuIds: "AMPERE_16", templateId: "tpl-1", ${more}`), "saveEndpoint", "BAD_USER_INPUT");
+    expect(msg).toContain(rule);
+    expect(await list()).toEqual([]);
+  });
+
+  test("a non-integer gpuCount does not fit the schema", async () => {
+    const { save } = setup();
+    documentFailure(await save(`name: "ep", gpuIds: "AMPERE_16", templateId: "tpl-1", gpuCount: "2"`));
+  });
+});
+
+describe('"" means none for networkVolumeId and locations, and reads null', () => {
+  test("on create (as the Python SDK sends when none is wanted)", async () => {
+    const { create, list } = setup();
+    const ep = await create(`networkVolumeId: "", locations: ""`);
+    expect(ep).toMatchObject({ networkVolumeId: null, locations: null });
+    expect((await list())[0]).toMatchObject({ networkVolumeId: null, locations: null });
+  });
+
+  test("on modify it clears a set value", async () => {
+    const { create, save } = setup();
+    const ep = await create(`networkVolumeId: "vol-1", locations: "US"`);
+    const r = await save(`id: "${ep.id}", name: "ep", gpuIds: "AMPERE_16", templateId: "tpl-1", networkVolumeId: "", locations: ""`);
+    expect(r.body.data.saveEndpoint).toMatchObject({ networkVolumeId: null, locations: null });
   });
 });
 
@@ -645,6 +694,27 @@ describe("snapshot and restore", () => {
     const ep3 = await b.create();
     expect([ep1.id, ep2.id]).not.toContain(ep3.id);
     expect(b.svc.snapshot().idCounter).toBe(3);
+  });
+
+  test("a snapshot written before gpuCount and executionTimeoutMs existed reads their defaults; a stored \"\" reads null", async () => {
+    const a = setup();
+    await a.create("gpuCount: 3");
+    const old = JSON.parse(JSON.stringify(a.svc.snapshot()));
+    delete old.endpoints[0].gpuCount;
+    delete old.endpoints[0].executionTimeoutMs;
+    old.endpoints[0].networkVolumeId = "";
+    old.endpoints[0].locations = "";
+    const b = setup();
+    b.svc.restore(old);
+    expect((await b.list())[0]).toMatchObject({ gpuCount: 1, executionTimeoutMs: 300000, networkVolumeId: null, locations: null });
+  });
+
+  test("a snapshot with gpuCount 0 is refused", async () => {
+    const { svc, create } = setup();
+    await create();
+    const bad = JSON.parse(JSON.stringify(svc.snapshot()));
+    bad.endpoints[0].gpuCount = 0;
+    expect(() => svc.restore(bad)).toThrow(/gpuCount/);
   });
 
   test("restore refuses something that is not a snapshot and keeps the current state", async () => {
