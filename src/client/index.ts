@@ -1,3 +1,10 @@
+/**
+ * Typed clients for the Compute Platform's REST v2 API, its GraphQL API (serverless endpoints)
+ * and hosted models (`runsync`), with retries, rate-limit pacing and problem+json errors. It
+ * imports nothing from Pulumi. Start with {@link ComputePlatform}.
+ *
+ * @module pulumi-computeplatform/client
+ */
 import { Billing } from "./billing";
 import { Catalog } from "./catalog";
 import { ClientContext } from "./context";
