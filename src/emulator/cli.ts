@@ -167,6 +167,7 @@ async function main(): Promise<void> {
     [
       `Compute Platform emulator listening on ${emu.url}`,
       `  REST ${emu.url}/v2   GraphQL ${emu.url}/graphql   runsync ${emu.url}/v2/{id}/runsync`,
+      `  Console ${emu.url}/console (sign in with an API key)   faults and outside events ${emu.url}/emulator/...`,
       `API key: ${emu.apiKey}`,
       "",
       "Point the client and the Pulumi provider at it:",

@@ -246,6 +246,23 @@ export class Pods {
     return pod.status === "TERMINATED" ? pod : this.apply(pod, "terminate");
   }
 
+  /**
+   * What the platform does to a pod on its own: its host went away (`stop`: EXITED, billing
+   * stops) or it was terminated by someone else (`terminate`). A lock does not hold either back:
+   * a lock binds the account's requests, not the platform.
+   */
+  outside(id: string, event: "stop" | "terminate"): PodRecord {
+    const pod = this.mustGet(id);
+    if (pod.status === "TERMINATED" || (event === "stop" && pod.status === "EXITED")) {
+      throw problem(409, `pod '${id}' is already ${pod.status}`);
+    }
+    pod.restartAt = undefined;
+    pod.status = event === "stop" ? "EXITED" : "TERMINATED";
+    pod.statusAt = this.env.now();
+    this.env.billing(pod, false, pod.statusAt);
+    return pod;
+  }
+
   private apply(pod: PodRecord, action: PodAction): PodRecord {
     if (!ACTIONS[pod.status].includes(action)) {
       throw problem(

@@ -240,6 +240,11 @@ export class EndpointStore {
     this.byId.delete(id);
   }
 
+  /** Deleted by the platform (an outside event): workers or not, the endpoint is gone. */
+  remove(id: string): boolean {
+    return this.byId.delete(id);
+  }
+
   /** What a reader sees of the workers at `now`: drained workers are gone. */
   workersAt(ep: EndpointRecord, now: number): WorkerView[] {
     const out: WorkerView[] = [];

@@ -320,6 +320,11 @@ export class ServerlessService {
     return Object.freeze(this.store.list().map((ep) => this.view(ep, now)));
   }
 
+  /** Deletes an endpoint from outside the account's requests (the emulator's outside event); false when there is none. */
+  removeFromOutside(id: string): boolean {
+    return this.store.remove(id);
+  }
+
   /**
    * Part of the seam for symmetry with the rest of the emulator. There is nothing to stop:
    * workers are computed from timestamps, and images are rendered on request.

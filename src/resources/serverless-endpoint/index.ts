@@ -25,7 +25,11 @@ export {
 } from "./schema";
 export { type ImageModelInput, type RunSyncSmokeTestArgs, type RunSyncSmokeTestResult, runSyncSmokeTest } from "./smoke";
 
-/** Arguments of a {@link ServerlessEndpoint}: the platform's endpoint fields that `saveEndpoint` takes. */
+/**
+ * Arguments of a {@link ServerlessEndpoint}: the platform's endpoint fields that `saveEndpoint` takes.
+ *
+ * @group Resource arguments
+ */
 export interface ServerlessEndpointArgs {
   /**
    * The endpoint's name on the platform, any non-empty string. Changing it renames the
@@ -132,6 +136,8 @@ export interface ServerlessEndpointArgs {
  * A Serverless endpoint of the Compute Platform: autoscaled workers behind one endpoint id.
  * Deleting it saves workersMin = workersMax = 0 first, as the platform requires, then deletes
  * it (workers still draining need no wait).
+ *
+ * @group Resources
  */
 export class ServerlessEndpoint extends pulumi.dynamic.Resource {
   /** The endpoint's name on the platform. */

@@ -70,7 +70,11 @@ import {
 type Client = Pick<ComputePlatform, "endpoints">;
 type Created = pulumi.dynamic.CreateResult<ServerlessEndpointOutputs>;
 
-/** Dependencies of the provider; tests inject a client, a clock, short polls and a signal. */
+/**
+ * Dependencies of the provider; tests inject a client, a clock, short polls and a signal.
+ *
+ * @group Providers and checks
+ */
 export interface ServerlessEndpointProviderOptions extends ProviderOptions<Client> {
   /**
    * First pause between reads while waiting for workers, in ms; it grows by half each time.
@@ -88,6 +92,8 @@ export interface ServerlessEndpointProviderOptions extends ProviderOptions<Clien
  * A create or update whose endpoint exists but did not become ready. `id`, `properties` and
  * `reasons` are what Pulumi's dynamic provider turns into a partial result, so the endpoint is
  * recorded in state instead of being forgotten.
+ *
+ * @group Errors
  */
 export class EndpointNotReadyError extends Error {
   constructor(
@@ -110,7 +116,11 @@ function goneError(name: string, id: string): Error {
   );
 }
 
-/** The real provider behind `shimProvider("serverless-endpoint")`. */
+/**
+ * The real provider behind `shimProvider("serverless-endpoint")`.
+ *
+ * @group Providers and checks
+ */
 export class ServerlessEndpointProvider
   extends OwningProvider<Client, WireEndpoint>
   implements pulumi.dynamic.ResourceProvider<EndpointInputs, ServerlessEndpointOutputs>

@@ -92,6 +92,8 @@ function priorityList(field: string, allowed: readonly string[], example: string
 /**
  * The inputs after `check()` has filled in the defaults. Extra keys (`__provider`,
  * `__name`) pass through untouched.
+ *
+ * @group Providers and checks
  */
 export const endpointInputsSchema = z
   .strictObject(
@@ -156,6 +158,7 @@ export function templateFailure(ref: unknown): pulumi.dynamic.CheckFailure | und
   };
 }
 
+/** @group Providers and checks */
 export type EndpointInputs = z.infer<typeof endpointInputsSchema> & {
   [LOGICAL_NAME_KEY]?: string;
   /** The owner token `check()` settled on (see lifecycle/owner.ts); never part of a diff. */
@@ -241,13 +244,21 @@ function removalFailures(olds: Record<string, any> | undefined, inputs: Record<s
   return failures;
 }
 
-/** One worker of an endpoint, as read back. */
+/**
+ * One worker of an endpoint, as read back.
+ *
+ * @group Resource outputs
+ */
 export interface EndpointWorkerOutput {
   /** `STARTING`, `RUNNING`, or `EXITED` while draining. */
   desiredStatus: string;
 }
 
-/** What a ServerlessEndpoint holds in state: the endpoint as read back, plus the wait settings. */
+/**
+ * What a ServerlessEndpoint holds in state: the endpoint as read back, plus the wait settings.
+ *
+ * @group Resource outputs
+ */
 export interface ServerlessEndpointOutputs {
   /** The endpoint's name. */
   name: string;
@@ -294,7 +305,11 @@ export interface ServerlessEndpointOutputs {
   __appliedName?: string;
 }
 
-/** One worker's price: the tier it was read for, USD per hour. */
+/**
+ * One worker's price: the tier it was read for, USD per hour.
+ *
+ * @group Resource outputs
+ */
 export interface WorkerPrice {
   tier: string;
   usd: number;

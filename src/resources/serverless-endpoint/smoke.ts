@@ -10,7 +10,11 @@ import { ComputePlatform, ModelJobFailedError, ModelJobInProgressError } from ".
 /** The stack-config namespace of `computeplatform:apiKey` and friends (see engine/settings.ts). */
 const CONFIG_NAMESPACE = "computeplatform";
 
-/** The `input` of an image model. */
+/**
+ * The `input` of an image model.
+ *
+ * @group Serverless smoke test
+ */
 export interface ImageModelInput {
   /** What to draw. */
   prompt: string;
@@ -20,6 +24,7 @@ export interface ImageModelInput {
   height: number;
 }
 
+/** @group Serverless smoke test */
 export interface RunSyncSmokeTestArgs {
   /** The hosted model endpoint to call, e.g. `sdxl-turbo`. */
   endpointId: pulumi.Input<string>;
@@ -46,6 +51,7 @@ export interface RunSyncSmokeTestArgs {
   client?: Pick<ComputePlatform, "models">;
 }
 
+/** @group Serverless smoke test */
 export interface RunSyncSmokeTestResult {
   /** The job id the platform gave the call. */
   id: string;
@@ -78,6 +84,8 @@ function clientFromStack(apiKey: string | undefined): ComputePlatform {
  * });
  * export const imageUrl = smoke.imageUrl;
  * ```
+ *
+ * @group Serverless smoke test
  */
 export function runSyncSmokeTest(args: RunSyncSmokeTestArgs): pulumi.Output<RunSyncSmokeTestResult> {
   if (pulumi.runtime.isDryRun()) return pulumi.output(pulumi.unknown as unknown as RunSyncSmokeTestResult);
