@@ -198,7 +198,7 @@ async function lifecycle(flavor: Flavor, project: string, emu: Emulator): Promis
     const demo = await run(process.execPath, ["bin/client-demo.js"], project, env);
     assert.match(demo, /^\w+ PROVISIONING EU-RO-1 4 GB\nCOMPLETED http:\/\/127\.0\.0\.1:\d+\/images\/\w+-64x64\.png\n404 pod '\w+' not found \[404 from GET \/v2\/pods\/\w+\]\n$/);
     const contract = await run(process.execPath, ["bin/client-contract.js"], project, env);
-    assert.match(contract, /^NVIDIA GeForce RTX 4090 0\.69 EU-RO-1 debug \d+\n$/);
+    assert.match(contract, /^NVIDIA GeForce RTX 4090 0\.69 EU-RO-1 debug \d+ 0\n$/);
     const jobs = await run(process.execPath, ["bin/client-jobs.js"], project, env);
     assert.match(jobs, /^COMPLETED http:\/\/127\.0\.0\.1:\d+\/images\/\w+-64x64\.png 0 0\nhttp:\/\/127\.0\.0\.1:\d+\/images\/[\w-]+\.png\nIN_QUEUE COMPLETED\n$/);
     log(`${flavor}: the client examples ran:\n${demo}${contract}${jobs}`.trimEnd());
