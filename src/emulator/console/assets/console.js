@@ -69,6 +69,19 @@
       }
       return;
     }
+    const outside = event.target instanceof Element ? event.target.closest("button[data-event]") : null;
+    if (outside) {
+      const row = outside.closest("tr");
+      const type = outside.dataset.event;
+      const body = type === "deleteEndpoint" ? { type, endpointId: row.dataset.endpointId } : { type, podId: row.dataset.podId };
+      outside.disabled = true;
+      try {
+        if (await call("POST", "/emulator/events", body)) await afterChange(`${outside.textContent}: done`);
+      } finally {
+        outside.disabled = false;
+      }
+      return;
+    }
     if (event.target instanceof Element && event.target.closest("button[data-sign-out]")) {
       const answer = await call("POST", "/console/sign-out");
       if (answer) location.assign(answer.location || "/console/sign-in");
