@@ -1,3 +1,10 @@
+/**
+ * Typed clients for the Compute Platform's REST v2 API, its GraphQL API (serverless endpoints)
+ * and hosted models (`runsync`), with retries, rate-limit pacing and problem+json errors. It
+ * imports nothing from Pulumi. Start with {@link ComputePlatform}.
+ *
+ * @module pulumi-computeplatform/client
+ */
 import { Billing } from "./billing";
 import { Catalog } from "./catalog";
 import { ClientContext } from "./context";
@@ -25,7 +32,7 @@ export type { Logger } from "./core/transport";
 export { backoffMs } from "./core/retry";
 export { DEFAULT_URL, isAmbiguous } from "./core/transport";
 export { ENDPOINT_FIELDS, type EndpointField, type Endpoints } from "./endpoints";
-export type { Models, RunSyncOptions } from "./models";
+export type { ModelJobStatusOptions, Models, RunSyncOptions } from "./models";
 export type { NetworkVolumes } from "./network-volumes";
 export type { Pods } from "./pods";
 export type { Registries } from "./registries";
@@ -65,6 +72,7 @@ export type {
   GpuManufacturer,
   GpuType,
   Mounts,
+  ModelJobAnswer,
   MountsParams,
   Myself,
   NetworkVolume,
