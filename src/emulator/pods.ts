@@ -4,6 +4,7 @@
 // close(), is exact under any time scale, and resumes correctly from a state file written
 // hours ago. The 400 rules live in ./pod-rules, the answered object in ./pod-view.
 
+import { checkContainerLimits } from "./limits";
 import type { NetworkVolume } from "./network-volumes";
 import { checkCreate, checkGlobalNetworkingUpdate, nextMounts, schedule } from "./pod-rules";
 import {
@@ -15,6 +16,7 @@ import {
   type PodView,
   type UpdatePodBody,
 } from "./pod-types";
+import { readPodRecords } from "./pod-record";
 import { podView } from "./pod-view";
 import { contractViolation, problem } from "./problem";
 import { checkRegistryRef } from "./registries";
@@ -185,6 +187,7 @@ export class Pods {
     if (errors.length > 0) throw contractViolation(errors);
     if (pod.status === "TERMINATED") throw problem(409, `pod '${id}' is TERMINATED and cannot be updated`);
     const b = body as UpdatePodBody;
+    checkContainerLimits(b);
     const mounts = nextMounts(pod, b.mounts);
     checkRegistryRef("registry", b.registry, this.env.registryExists);
     if (b.globalNetworking) checkGlobalNetworkingUpdate(pod);
@@ -322,8 +325,8 @@ export class Pods {
   }
 
   restore(saved: unknown): void {
-    if (!Array.isArray(saved)) throw new Error("state file: pods must be an array");
+    const pods = readPodRecords(saved);
     this.byId.clear();
-    for (const pod of saved as PodRecord[]) this.byId.set(pod.id, pod);
+    for (const pod of pods) this.byId.set(pod.id, pod);
   }
 }
