@@ -212,7 +212,6 @@ export class EmulatorServer {
         requestLog: () => this.log.entries(),
         faults: () => this.faults.current(),
         now,
-        timeScale: config.timeScale,
       },
     });
 
