@@ -9,6 +9,8 @@ const HELP = `Usage: computeplatform-emulator [options]
 
 A local Compute Platform: REST /v2 (pods, catalog, network volumes), GraphQL /graphql
 (serverless endpoints) and hosted models (/v2/{id}/runsync).
+A console at /console on the same port (sign in with a key); faults and outside events
+also as HTTP calls under /emulator (see docs/emulator.md).
 
 Server
   --port <n>              TCP port (0 = any free port)               [${DEFAULT_PORT}]
