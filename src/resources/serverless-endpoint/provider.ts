@@ -18,10 +18,13 @@
  *   read    myself { endpoints } (by id); reads that come together (a refresh) share one
  *           (lifecycle/shared-reads.ts); an endpoint missing from it is looked for in a later
  *           myself, which every read that missed shares. Gone -> gone.
- *   update  saveEndpoint(input: {id, name, gpuIds, templateId, type, ...changed fields}),
- *           nothing sent when only the wait settings changed; then the same wait as create.
- *   delete  myself { endpoints } (shared), saveEndpoint(input: {id, ..., workersMin: 0,
- *           workersMax: 0}) unless already 0/0, then deleteEndpoint(id): the platform requires
+ *   update  saveEndpoint(input: {id, type, every saved field}): the declared ones at their
+ *           declared values, the others at their last-read values (read first when state
+ *           lacks one), so the result is the same whether the platform keeps or resets
+ *           left-out fields; nothing sent when only the wait settings changed; then the same
+ *           wait as create.
+ *   delete  myself { endpoints } (shared), saveEndpoint(input: {id, every saved field at its
+ *           live value, workersMin: 0, workersMax: 0}) unless already 0/0, then deleteEndpoint(id): the platform requires
  *           0/0 saved and nothing more (draining workers may stay listed a while). A refused
  *           delete (FAILED_PRECONDITION: someone scaled it up again) starts over from the
  *           scale-down, with backoff, within drainTimeoutSeconds.
@@ -54,8 +57,10 @@ import {
   localSettings,
   planEndpointDiff,
   runningWorkers,
-  saveInput,
-  wantedValue,
+  fullSaveInput,
+  missingLive,
+  type SavedField,
+  wantedValues,
   WORKER_PRICE_KEY,
 } from "./plan";
 import { priceBook, tierPrice } from "../cost/prices";
@@ -264,9 +269,13 @@ export class ServerlessEndpointProvider
     const changed = changedSavedFields(olds, news);
     let ep: WireEndpoint | undefined;
     if (changed.length > 0) {
-      const changes = Object.fromEntries(changed.map((field) => [field, wantedValue(field, olds, news)]));
+      const wanted = wantedValues(olds, news);
+      // The fields the program leaves to the platform go at their last-read values; state of an
+      // earlier release may lack some: read them first.
+      const live = missingLive(olds as unknown as Record<string, unknown>, wanted).length > 0 ? await this.find(id) : olds;
+      if (!live) throw goneError(olds.name, id);
       try {
-        ep = await this.client().endpoints.save(saveInput(id, { ...news, templateId: news.templateId!, type: olds.type ?? news.type }, changes), this.opts());
+        ep = await this.client().endpoints.save(fullSaveInput(id, olds.type ?? news.type, live as Partial<Record<SavedField, unknown>>, wanted), this.opts());
       } catch (err) {
         if (err instanceof NotFoundError) throw goneError(olds.name, id);
         throw err;
@@ -368,7 +377,8 @@ export class ServerlessEndpointProvider
     if (!ep) return "gone";
     if (ep.workersMin === 0 && ep.workersMax === 0) return "saved";
     try {
-      await this.client().endpoints.save(saveInput(id, { ...ep, type: ep.type ?? knownType ?? DEFAULT_TYPE }, { workersMin: 0, workersMax: 0 }), this.opts());
+      // Every field at its live value but the two: the same endpoint whether the platform keeps or resets left-out fields.
+      await this.client().endpoints.save(fullSaveInput(id, ep.type ?? knownType ?? DEFAULT_TYPE, ep, { workersMin: 0, workersMax: 0 }), this.opts());
       return "saved";
     } catch (err) {
       if (err instanceof NotFoundError) return "gone";
