@@ -3,7 +3,7 @@
 // every integration test. It reads the spec independently of src/client and src/resources.
 
 import { randomBytes } from "node:crypto";
-import type { Faults } from "./faults";
+import type { AimedFault, Faults } from "./faults";
 import type { Exchange } from "./http/exchanges";
 import type { NetworkVolume } from "./network-volumes";
 import type { Registry } from "./registries";
@@ -18,6 +18,7 @@ export type {
   ApiKey,
   EmulatorState,
   Exchange,
+  AimedFault,
   Faults,
   NetworkVolume,
   PodAction,

@@ -126,7 +126,11 @@ export class Pipeline {
     if (key instanceof HttpError) return fail(key, { "www-authenticate": kind === "graphql" ? "" : "Bearer" });
     ex.entry.key = fingerprint(key.key);
 
-    const { storm, fail5xx, drop } = this.deps.faults.roll();
+    const rolled = this.deps.faults.roll();
+    const aimed = this.deps.faults.aim(method, url.pathname, body === "too-large" ? "" : body.toString("utf8"));
+    const { storm } = rolled;
+    const fail5xx = rolled.fail5xx || aimed === "5xx";
+    const drop = rolled.drop || aimed === "drop";
     const rate = this.deps.limiter.take(key.key);
     if (rate.exceeded) {
       return fail(
