@@ -11,6 +11,13 @@ export function autoName(resourceName: string, random: () => Buffer = () => rand
   return `${resourceName}-${suffix.slice(0, 7)}`;
 }
 
+/** Whether checked `inputs` carry the auto-name of their owner token (not a name the program gave). */
+export function isAutoNamed(inputs: Record<string, unknown> | undefined): boolean {
+  const token = inputs?.[OWNER_TOKEN_KEY];
+  const logical = inputs?.[LOGICAL_NAME_KEY];
+  return typeof token === "string" && typeof logical === "string" && inputs?.name === autoName(logical, undefined, token);
+}
+
 /**
  * The name a `check()` settles on: the user's, else the one generated before (kept in the
  * old inputs, so an update never renames), else a new one (from `token` when given).

@@ -36,14 +36,14 @@ import {
   type PodCreateParams,
 } from "../../client";
 import { perHour, priceBook } from "../cost/prices";
-import { containsUnknown } from "../engine/check";
 import { platform, type ProviderOptions } from "../engine/settings";
 import { baseOf } from "../lifecycle/owner";
 import { type PollerTimings, pollFromEnv } from "../lifecycle/poller";
+import { recordAfterStep } from "../lifecycle/applied";
 import { createWithRecovery, findMade, lookAgain, LOOKUPS, OwningProvider } from "../lifecycle/recovery";
 import type { SharedList } from "../lifecycle/shared-list";
 import { checkPod, DEFAULT_WAIT_TIMEOUT_SECONDS, type LivePod, OWNER_ENV, type PodDeclaration, type PodInputs, type PodOutputs } from "./schema";
-import { type CreatePlan, lockedRefusal, type PodPlan, planCreate, planExisting, planPodChange, planUpdate, podPatch } from "./plan";
+import { type CreatePlan, declarationOf, type PodPlan, planCreate, planExisting, planPodChange, planUpdate, previewRefusal } from "./plan";
 import { describeFixed, inputsFromState, matchesCreate, newestOf, ownedBy, podOutputs } from "./wire";
 import { converge, lastSeen, type PodContext, PodInitError, provisioning, STOPPED } from "./status";
 
@@ -93,7 +93,7 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
       );
     }
     // What up could not do on a locked pod fails here, at preview, rather than at up.
-    const refused = plan.replaces.length === 0 && !containsUnknown(news) ? lockedRefusal(olds, news, podPatch(olds, news, plan)) : undefined;
+    const refused = plan.replaces.length === 0 ? previewRefusal(olds, news) : undefined;
     if (refused) throw new Error(`Pod ${olds.name} ${refused}`);
     return { changes: plan.replaces.length > 0 || plan.updates.length > 0, replaces: plan.replaces };
   }
@@ -368,8 +368,20 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
       if (steps.lockLast) last = await client.pods.update(id, { locked: true }, { signal: this.signal });
       return podOutputs(last, news, steps.declaration);
     } catch (err) {
+      // Recorded as applied: nothing, until the platform answered the PATCH; after that, all
+      // but a globalNetworking that waits for the restart that failed (lifecycle/applied.ts).
+      const confirmed = last === undefined ? "none" : (Object.keys(steps.declaration) as (keyof PodDeclaration)[]).filter((k) => !(steps.restart && k === "globalNetworking"));
+      const record = recordAfterStep(olds.__declared, steps.declaration, confirmed) ?? declarationOf(olds, news);
       const seen = lastSeen(err, last);
-      throw new PodInitError(id, seen ? podOutputs(seen, news, steps.declaration) : { ...olds, __declared: steps.declaration }, err);
+      // The settings only this resource holds stay as last applied too.
+      const kept: PodInputs = {
+        ...news,
+        desiredStatus: olds.desiredStatus ?? news.desiredStatus,
+        waitFor: olds.waitFor ?? news.waitFor,
+        waitTimeoutSeconds: olds.waitTimeoutSeconds ?? news.waitTimeoutSeconds,
+        dataCenterIds: olds.dataCenterIds,
+      };
+      throw new PodInitError(id, seen ? podOutputs(seen, kept, record) : { ...olds, __declared: record }, err);
     } finally {
       this.reads.of(client).wrote(id);
     }
