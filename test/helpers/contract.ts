@@ -1,6 +1,7 @@
 // Checks what the emulator answered (and what it accepted) against the platform's public REST
-// v2 contract (../shared/spec/public-v2-openapi.json, read where the project's authorities live, never a copy that could drift; OpenAPI 3.1 = JSON Schema 2020-12) with Ajv, not
-// with hand-written checks. An exchange is matched to the contract operation by method and
+// v2 contract with Ajv, not with hand-written checks. The contract is the repository's structural
+// copy in contract/ (its README names the source and date; `npm run contract:snapshot` refreshes
+// it); OpenAPI 3.1 schemas are JSON Schema 2020-12. An exchange is matched to the contract operation by method and
 // path template, then its status to a response (or `default`) and its media type to that
 // response's content. A request body the emulator accepted (2xx) must fit the operation's
 // request schema: that holds the client's bodies and the emulator's leniency to the contract.
@@ -10,7 +11,7 @@ import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import type { Exchange } from "../../src/emulator";
 
-export const CONTRACT_FILE = path.join(__dirname, "../../../shared/spec/public-v2-openapi.json");
+export const CONTRACT_FILE = path.join(__dirname, "../../contract/public-v2-openapi.json");
 
 interface Operation {
   method: string;

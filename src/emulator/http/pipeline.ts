@@ -180,13 +180,21 @@ export class Pipeline {
   }
 
   private authenticate(req: http.IncomingMessage, url: URL, kind: RouteKind): ApiKey | HttpError {
-    let token: string | null = null;
-    if (kind === "graphql") {
-      token = url.searchParams.get("api_key");
-      if (!token) return problem(401, "missing api_key query parameter");
+    // GraphQL takes the key as `?api_key=` (spec 5.4) or as the bearer header the platform's
+    // own clients send; the query parameter is looked at first.
+    const fromQuery = kind === "graphql" ? url.searchParams.get("api_key") : null;
+    let token: string;
+    if (fromQuery) {
+      token = fromQuery;
     } else {
       const header = req.headers.authorization;
-      if (!header) return problem(401, "missing Authorization header; send 'Authorization: Bearer <API_KEY>'");
+      if (!header)
+        return problem(
+          401,
+          kind === "graphql"
+            ? "missing API key; send it as the api_key query parameter or as 'Authorization: Bearer <API_KEY>'"
+            : "missing Authorization header; send 'Authorization: Bearer <API_KEY>'",
+        );
       const m = /^Bearer ([\x21-\x7e]+)$/i.exec(header);
       if (!m) return problem(401, "malformed Authorization header; expected 'Bearer <API_KEY>'");
       token = m[1];

@@ -35,6 +35,8 @@ export const ENDPOINT_DEFAULTS = {
   workersMin: 0,
   workersMax: 3,
   networkVolumeId: null,
+  gpuCount: 1,
+  executionTimeoutMs: 300000,
 } as const;
 
 export interface WorkerRecord {
@@ -59,6 +61,10 @@ export interface EndpointRecord {
   workersMin: number;
   workersMax: number;
   networkVolumeId: string | null;
+  /** GPUs per worker, at least 1. */
+  gpuCount: number;
+  /** A job's limit in ms, 0 for none. */
+  executionTimeoutMs: number;
   createdAt: number;
   workers: WorkerRecord[];
 }
@@ -99,11 +105,11 @@ function valueViolations(input: EndpointInput): string[] {
   const nonEmpty = (field: string) => {
     if (input[field] === "") out.push(`input.${field} must not be empty`);
   };
-  const count = (field: string, max?: number) => {
+  const count = (field: string, max?: number, min = 0) => {
     if (!has(field)) return;
     const v = input[field] as number | null;
     if (v === null) out.push(`input.${field} must not be null`);
-    else if (v < 0) out.push(`input.${field} must be >= 0, got ${v}`);
+    else if (v < min) out.push(`input.${field} must be >= ${min}, got ${v}`);
     else if (max !== undefined && v > max)
       out.push(`input.${field} must be <= ${max} in the emulator, got ${v}`);
   };
@@ -134,6 +140,8 @@ function valueViolations(input: EndpointInput): string[] {
   count("scalerValue");
   count("workersMin", MAX_WORKERS);
   count("workersMax", MAX_WORKERS);
+  count("gpuCount", undefined, 1);
+  count("executionTimeoutMs");
   return out;
 }
 
@@ -150,7 +158,12 @@ const EDITABLE = [
   "workersMin",
   "workersMax",
   "networkVolumeId",
+  "gpuCount",
+  "executionTimeoutMs",
 ] as const;
+
+/** Strings where "" means none: stored (and read) as null, as spec 2.9's "null when none". */
+const EMPTY_MEANS_NONE = ["locations", "networkVolumeId"] as const;
 
 export class EndpointStore {
   private readonly byId = new Map<string, EndpointRecord>();
@@ -198,6 +211,7 @@ export class EndpointStore {
     for (const key of EDITABLE) {
       if (Object.hasOwn(input, key)) (next as any)[key] = input[key];
     }
+    for (const key of EMPTY_MEANS_NONE) if (next[key] === "") next[key] = null;
     if (violations.length === 0 && next.workersMin > next.workersMax)
       violations.push(
         `input.workersMin (${next.workersMin}) must not exceed workersMax (${next.workersMax})`,

@@ -101,14 +101,18 @@ const endpointSchemaZ = z.object({
   templateId: z.string(),
   type: z.enum(ENDPOINT_TYPES),
   idleTimeout: z.number().int().min(0),
-  locations: z.string().nullable(),
+  // "" meant none before it was stored as null (spec 2.9: "null when none").
+  locations: z.string().nullable().transform((v) => (v === "" ? null : v)),
   // The enum must hold: graphql-js cannot serialise any other value of FlashBootType.
   flashBootType: z.enum(["OFF", "FLASHBOOT"]),
   scalerType: z.enum(SCALER_TYPES),
   scalerValue: z.number().int().min(0),
   workersMin: z.number().int().min(0).max(MAX_WORKERS),
   workersMax: z.number().int().min(0).max(MAX_WORKERS),
-  networkVolumeId: z.string().nullable(),
+  networkVolumeId: z.string().nullable().transform((v) => (v === "" ? null : v)),
+  // Absent from state files written before the fields existed: the platform's defaults.
+  gpuCount: z.number().int().min(1).default(1),
+  executionTimeoutMs: z.number().int().min(0).default(300000),
   createdAt: z.number(),
   workers: z.array(workerSchema),
 });

@@ -30,6 +30,10 @@ export const SCHEMA_SDL = /* GraphQL */ `
     workersMin: Int
     workersMax: Int
     networkVolumeId: String
+    "GPUs per worker (at least 1); a worker costs gpuCount times its GPU's price."
+    gpuCount: Int
+    "A job's limit in milliseconds; 0 for none."
+    executionTimeoutMs: Int
     pods: [EndpointWorker!]!
   }
 
@@ -63,6 +67,8 @@ export const SCHEMA_SDL = /* GraphQL */ `
     workersMin: Int
     workersMax: Int
     networkVolumeId: String
+    gpuCount: Int
+    executionTimeoutMs: Int
   }
 
   type Query {

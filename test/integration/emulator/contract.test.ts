@@ -1,5 +1,5 @@
 // Every REST path the emulator serves, each at least once and with error answers, checked
-// against the public contract (../shared/spec/public-v2-openapi.json) by test/helpers/contract.ts.
+// against the public contract (the copy in contract/) by test/helpers/contract.ts.
 // Where the spec or open-parts decide differently, the override names the section.
 import type { Emulator } from "../../../src/emulator";
 import { type Override, operationOf, violations } from "../../helpers/contract";

