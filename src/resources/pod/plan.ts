@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { PodCreateParams, PodUpdateParams } from "../../client";
 import { type ChangeVerdicts, containsUnknown, isUnknown, planWithUnknowns } from "../engine/check";
 import { recordKey } from "../lifecycle/applied";
-import { baseOf, OWNER_TOKEN_KEY } from "../lifecycle/owner";
+import { baseOf, OWNER_TOKEN_KEY, pendingName } from "../lifecycle/owner";
 import { gpuChoices, type LivePod, type PodDeclaration, type PodInputs, type PodMountsInput, type PodOutputs } from "./schema";
 import { STOPPED, statusMatches } from "./status";
 import { canonical, createBody, declarationFor, mountsBody, podOutputs } from "./wire";
@@ -358,7 +358,10 @@ export function patchRestarts(body: PodUpdateParams): boolean {
 /** What a create needs from the checked inputs, computed once before any request. */
 export interface CreatePlan {
   inputs: PodInputs;
-  /** The POST body of spec 4.1, with this create's owner mark in env when there is a token (for the first GPU choice). */
+  /**
+   * The POST body of spec 4.1 (for the first GPU choice), with this create's owner mark in env
+   * and the pending name when there is a token.
+   */
   body: PodCreateParams;
   /** The GPU types to try, in order (a CPU pod: none); each try's body is `bodyFor(choice)`. */
   gpuChoices: string[];
@@ -376,11 +379,17 @@ export interface CreatePlan {
 export function planCreate(inputs: PodInputs): CreatePlan {
   const token = inputs[OWNER_TOKEN_KEY];
   const mark = token ? `${token}.${randomBytes(4).toString("hex")}` : undefined;
+  // An owned create's pod carries the pending name until the create hands it over (owner.ts).
+  const bodyFor = (gpuId: string | undefined) => {
+    const body = createBody(inputs, mark, gpuId);
+    if (token) body.name = pendingName(inputs.name);
+    return body;
+  };
   return {
     inputs,
-    body: createBody(inputs, mark),
+    body: bodyFor(undefined),
     gpuChoices: inputs.gpu ? gpuChoices(inputs.gpu.id) : [],
-    bodyFor: (gpuId) => createBody(inputs, mark, gpuId),
+    bodyFor,
     declaration: declarationFor(inputs),
     token,
     mark,

@@ -37,7 +37,7 @@ import {
 } from "../../client";
 import { perHour, priceBook } from "../cost/prices";
 import { platform, type ProviderOptions } from "../engine/settings";
-import { baseOf } from "../lifecycle/owner";
+import { baseOf, isPendingName } from "../lifecycle/owner";
 import { type PollerTimings, pollFromEnv } from "../lifecycle/poller";
 import { recordAfterStep } from "../lifecycle/applied";
 import { createWithRecovery, findMade, lookAgain, LOOKUPS, OwningProvider } from "../lifecycle/recovery";
@@ -169,8 +169,10 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
       return items;
     };
     const pods = await lookAgain(look, { clock: this.clock, signal: this.signal, attempts: LOOKUPS });
+    // Only unfinished creates (the pending name): a pod that was handed over is the user's, in a stack or not.
     return pods.filter(
-      (p) => ownedBy(p, token) && p.status !== "TERMINATED" && !this.handedOver.has(p.id) && !this.marks.has(p.env[OWNER_ENV]!),
+      (p) =>
+        ownedBy(p, token) && isPendingName(p.name) && p.status !== "TERMINATED" && !this.handedOver.has(p.id) && !this.marks.has(p.env[OWNER_ENV]!),
     );
   }
 
@@ -179,7 +181,7 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
     const { list } = this.lists.of(client);
     return createWithRecovery<LivePod, Created>({
       noun: "pod",
-      name: plan.body.name,
+      name: plan.inputs.name,
       token,
       findByHand: `pods whose env ${OWNER_ENV} starts with ${token}`,
       list,
@@ -213,12 +215,21 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
     }
     const declaration = { ...plan.declaration, ...(await this.price(client, pod)) };
     let last = pod;
+    // Last, in one PATCH that restarts nothing: the lock, and the name that says the create finished.
+    const finish = (p: LivePod) => ({
+      ...(inputs.locked && !p.locked ? { locked: true } : {}),
+      ...(p.name !== inputs.name ? { name: inputs.name } : {}),
+    });
     try {
       last = await converge(this.context(client), pod, inputs, { restart: false });
-      if (inputs.locked && !last.locked) last = await client.pods.update(pod.id, { locked: true }, { signal: this.signal });
+      const patch = finish(last);
+      if (Object.keys(patch).length > 0) last = await client.pods.update(pod.id, patch, { signal: this.signal });
       return { id: pod.id, outs: podOutputs(last, inputs, declaration) };
     } catch (err) {
-      throw new PodInitError(pod.id, podOutputs(lastSeen(err, last), inputs, declaration), err);
+      let seen = lastSeen(err, last);
+      // The id goes to the engine with this error: the pod is handed over, so it takes its name.
+      if (seen.name !== inputs.name) seen = await client.pods.update(pod.id, { name: inputs.name }, { signal: this.signal }).catch(() => seen);
+      throw new PodInitError(pod.id, podOutputs(seen, inputs, declaration), err);
     } finally {
       // The wait listed the pod before the lock (and the start): a read must not take that list for now.
       this.reads.of(client).wrote(pod.id);
@@ -252,7 +263,7 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
       }
     }
     throw new Error(
-      `pod "${plan.body.name}": none of the GPU types of gpu.id could be placed, and no pod was made. Tried, in order: ${tried.join("; ")}. ` +
+      `pod "${inputs.name}": none of the GPU types of gpu.id could be placed, and no pod was made. Tried, in order: ${tried.join("; ")}. ` +
         "Add GPU types to gpu.id, allow more data centers in dataCenterIds, or try again later.",
     );
   }
