@@ -3,8 +3,8 @@
 import { type Emulator, type EmulatorOptions, startEmulator } from "../src/emulator";
 
 /**
- * The platform the fleet and readiness benchmarks run against, in emulated time: the default
- * quotas of open-parts (60 a minute, 3000 an hour) and start times of a real GPU pod (tens of
+ * The platform the fleet and readiness benchmarks run against, in emulated time: the platform's default
+ * quotas (60 a minute, 3000 an hour) and start times of a real GPU pod (tens of
  * seconds). Everything runs `timeScale` times faster than real time, timers and rate-limit
  * windows alike, so the benchmark keeps the shape of a real minute quota.
  */

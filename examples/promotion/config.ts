@@ -2,9 +2,9 @@
 // zod, so a bad value stops `pulumi preview` before anything is planned, naming the key.
 import { z } from "zod";
 
-/** Serverless GPU tiers (spec 2.9). */
+/** Serverless GPU tiers. */
 export const GPU_TIERS = ["AMPERE_16", "AMPERE_24", "ADA_24", "AMPERE_48", "ADA_48_PRO", "AMPERE_80", "ADA_80_PRO"] as const;
-/** Regions a Serverless endpoint can be restricted to (spec 2.9). */
+/** Regions a Serverless endpoint can be restricted to. */
 export const REGIONS = ["CZ", "FR", "GB", "NO", "RO", "US"] as const;
 
 export type GpuTier = (typeof GPU_TIERS)[number];

@@ -1,4 +1,5 @@
 import { type ClientContext, checkParams, type RequestOptions, seg, withQuery } from "./context";
+import type { Listed } from "./core/records";
 import {
   type CpuCatalogQuery,
   CpuCatalogQuerySchema,
@@ -28,7 +29,7 @@ export class Catalog {
   constructor(private readonly ctx: ClientContext) {}
 
   /** `GET /v2/catalog/gpus`. */
-  async gpus(query: GpuCatalogQuery = {}, opts: RequestOptions = {}): Promise<GpuType[]> {
+  async gpus(query: GpuCatalogQuery = {}, opts: RequestOptions = {}): Promise<Listed<GpuType>> {
     const path = withQuery("/v2/catalog/gpus", checkParams(GpuCatalogQuerySchema, query, "GPU catalog query"));
     return (await this.ctx.rest("GET", path, undefined, GpuListSchema, "a GPU list", opts)).gpus;
   }
@@ -40,7 +41,7 @@ export class Catalog {
   }
 
   /** `GET /v2/catalog/cpus`. */
-  async cpus(query: CpuCatalogQuery = {}, opts: RequestOptions = {}): Promise<CpuType[]> {
+  async cpus(query: CpuCatalogQuery = {}, opts: RequestOptions = {}): Promise<Listed<CpuType>> {
     const path = withQuery("/v2/catalog/cpus", checkParams(CpuCatalogQuerySchema, query, "CPU catalog query"));
     return (await this.ctx.rest("GET", path, undefined, CpuListSchema, "a CPU list", opts)).cpus;
   }
@@ -52,7 +53,7 @@ export class Catalog {
   }
 
   /** `GET /v2/catalog/datacenters`, narrowed by the filters given. */
-  async dataCenters(query: DataCenterCatalogQuery = {}, opts: RequestOptions = {}): Promise<DataCenter[]> {
+  async dataCenters(query: DataCenterCatalogQuery = {}, opts: RequestOptions = {}): Promise<Listed<DataCenter>> {
     const q = checkParams(DataCenterCatalogQuerySchema, query, "data-center catalog query");
     const res = await this.ctx.rest("GET", withQuery("/v2/catalog/datacenters", q), undefined, DataCenterListSchema, "a data-center list", opts);
     return res.dataCenters;

@@ -3,10 +3,11 @@ import { createOnce } from "./core/create-once";
 import { makeApiError } from "./core/errors";
 import { buildDocument, EnumLiteral, GraphqlRunner, type Selection } from "./core/graphql";
 import { redactUrl } from "./core/redact";
+import { findReadable, type Listed, unreadableError, unreadableRecord } from "./core/records";
 import type { RetryMode } from "./core/transport";
 import { type Endpoint, type EndpointInput, EndpointInputSchema, EndpointSchema, type Myself, MyselfSchema } from "./schemas";
 
-/** The endpoint fields of spec 2.9 that a save can set (`type` at creation only), in one place. */
+/** The platform's endpoint fields that a save can set (`type` at creation only), in one place. */
 export const ENDPOINT_FIELDS = [
   "name",
   "gpuIds",
@@ -53,7 +54,7 @@ export function myselfDocument(): string {
   ]);
 }
 
-/** Serverless endpoints over GraphQL (spec 4.3). */
+/** Serverless endpoints over GraphQL. */
 export class Endpoints {
   private readonly gql: GraphqlRunner;
   constructor(private readonly ctx: ClientContext) {
@@ -81,19 +82,19 @@ export class Endpoints {
       // The type too: a replacement (only `type` forces one) keeps name and template, and the
       // old endpoint must not pass for the new one.
       lookup: async () =>
-        (await this.list(opts))
-          .filter(
-            (e) =>
-              e.name === checked.name &&
-              e.templateId === checked.templateId &&
-              (checked.type === undefined || e.type == null || e.type === checked.type),
-          )
-          .at(-1),
+        findReadable(
+          await this.list(opts),
+          checked.name,
+          (e) =>
+            e.name === checked.name &&
+            e.templateId === checked.templateId &&
+            (checked.type === undefined || e.type == null || e.type === checked.type),
+        ),
     });
   }
 
-  /** Every endpoint of the account. */
-  async list(opts: RequestOptions = {}): Promise<Endpoint[]> {
+  /** Every endpoint of the account; those the client cannot read are in `unreadable`. */
+  async list(opts: RequestOptions = {}): Promise<Listed<Endpoint>> {
     return (await this.account(opts)).endpoints;
   }
 
@@ -103,10 +104,16 @@ export class Endpoints {
     return this.validate(MyselfSchema, data.myself, "myself", "an account");
   }
 
-  /** One endpoint by id, read through `myself`; `NotFoundError` when absent. */
+  /**
+   * One endpoint by id, read through `myself`; `NotFoundError` when absent, and
+   * `ResponseValidationError` naming the fields when its record cannot be read (never "absent").
+   */
   async get(id: string, opts: RequestOptions = {}): Promise<Endpoint> {
-    const found = (await this.list(opts)).find((e) => e.id === id);
+    const list = await this.list(opts);
+    const found = list.find((e) => e.id === id);
     if (found) return found;
+    const odd = unreadableRecord(list, id);
+    if (odd) throw unreadableError(odd, "POST", `${this.safeUrl()}#myself`, "the endpoint");
     throw makeApiError({
       status: 404,
       title: "NOT_FOUND",

@@ -12,7 +12,7 @@ export interface RunSyncOptions extends RequestOptions {
   wait?: number;
 }
 
-/** Hosted models: `POST {serverlessUrl}/v2/{id}/runsync` (spec 4.4, open-parts). */
+/** Hosted models: `POST {serverlessUrl}/v2/{id}/runsync`. */
 export class Models {
   constructor(private readonly ctx: ClientContext) {}
 

@@ -1,5 +1,6 @@
 import { type ClientContext, checkParams, type RequestOptions, seg } from "./context";
 import { createOnce } from "./core/create-once";
+import { findReadable, type Listed } from "./core/records";
 import {
   type NetworkVolume,
   type NetworkVolumeCreateParams,
@@ -11,8 +12,7 @@ import {
 } from "./schemas";
 
 /**
- * Network volumes: REST under `/v2/network-volumes` (open-parts "Catalog and network
- * volumes"). `type` (STANDARD or HIGH_PERFORMANCE) is chosen at creation and fixed.
+ * Network volumes: REST under `/v2/network-volumes`. `type` (STANDARD or HIGH_PERFORMANCE) is chosen at creation and fixed.
  */
 export class NetworkVolumes {
   constructor(private readonly ctx: ClientContext) {}
@@ -28,15 +28,15 @@ export class NetworkVolumes {
       attempt: () =>
         this.ctx.rest("POST", "/v2/network-volumes", body, NetworkVolumeSchema, "a NetworkVolume", { ...opts, mode: "unsafe" }),
       lookup: async () =>
-        (await this.list(opts))
-          .filter(
-            (v) =>
-              v.name === body.name &&
-              v.dataCenter === body.dataCenter &&
-              v.size === body.size &&
-              (body.type === undefined || v.type === body.type),
-          )
-          .at(-1),
+        findReadable(
+          await this.list(opts),
+          body.name,
+          (v) =>
+            v.name === body.name &&
+            v.dataCenter === body.dataCenter &&
+            v.size === body.size &&
+            (body.type === undefined || v.type === body.type),
+        ),
     });
   }
 
@@ -44,7 +44,8 @@ export class NetworkVolumes {
     return this.ctx.rest("GET", `/v2/network-volumes/${seg(id)}`, undefined, NetworkVolumeSchema, "a NetworkVolume", opts);
   }
 
-  async list(opts: RequestOptions = {}): Promise<NetworkVolume[]> {
+  /** The key owner's volumes; those the client cannot read are in `unreadable`. */
+  async list(opts: RequestOptions = {}): Promise<Listed<NetworkVolume>> {
     const res = await this.ctx.rest("GET", "/v2/network-volumes", undefined, NetworkVolumeListSchema, "a volume list", opts);
     return res.networkVolumes;
   }

@@ -1,5 +1,6 @@
 import { type ClientContext, checkParams, type RequestOptions, seg } from "./context";
 import { createOnce } from "./core/create-once";
+import { findReadable, type Listed } from "./core/records";
 import {
   type Pod,
   type PodAction,
@@ -12,7 +13,7 @@ import {
   PodUpdateParamsSchema,
 } from "./schemas";
 
-/** Pods: REST under `/v2/pods` (spec 4.1, open-parts "Pod operations"). */
+/** Pods: REST under `/v2/pods`. */
 export class Pods {
   constructor(private readonly ctx: ClientContext) {}
 
@@ -32,14 +33,9 @@ export class Pods {
       attempt: () => this.ctx.rest("POST", "/v2/pods", body, PodSchema, "a Pod", { ...opts, mode: "unsafe" }),
       lookup: async () => {
         const pods = await this.list(opts);
-        return newest(
-          pods.filter(
-            (p) =>
-              p.name === body.name &&
-              p.image === body.image &&
-              (body.gpu ? p.gpu?.id === body.gpu.id : p.cpu?.id === body.cpu?.id),
-          ),
-        );
+        const ours = (p: Pod) =>
+          p.name === body.name && p.image === body.image && (body.gpu ? p.gpu?.id === body.gpu.id : p.cpu?.id === body.cpu?.id);
+        return newest(pods.filter(ours)) ?? findReadable(pods, body.name, ours);
       },
     });
   }
@@ -49,8 +45,11 @@ export class Pods {
     return this.ctx.rest("GET", `/v2/pods/${seg(id)}`, undefined, PodSchema, "a Pod", opts);
   }
 
-  /** Every pod that is not terminated. */
-  async list(opts: RequestOptions = {}): Promise<Pod[]> {
+  /**
+   * Every pod that is not terminated. A record the client cannot read (a status it does not
+   * know, a number out of range) is left out and listed in `unreadable` with its id.
+   */
+  async list(opts: RequestOptions = {}): Promise<Listed<Pod>> {
     return (await this.ctx.rest("GET", "/v2/pods", undefined, PodListSchema, "a pod list", opts)).pods;
   }
 
@@ -59,7 +58,7 @@ export class Pods {
     return newest((await this.list(opts)).filter((p) => p.name === name && p.status !== "TERMINATED"));
   }
 
-  /** PATCH the given fields (spec 2.4 rule 4 for mounts). Same body, same result: retried. */
+  /** PATCH the given fields (a mount keeps its kind and volume; a persistent one may only grow). Same body, same result: retried. */
   update(id: string, params: PodUpdateParams, opts: RequestOptions = {}): Promise<Pod> {
     const body = checkParams(PodUpdateParamsSchema, params, "pod update params");
     return this.ctx.rest("PATCH", `/v2/pods/${seg(id)}`, body, PodSchema, "a Pod", { ...opts, mode: "idempotent" });

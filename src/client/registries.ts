@@ -1,5 +1,6 @@
 import { type ClientContext, checkParams, type RequestOptions, seg } from "./context";
 import { createOnce } from "./core/create-once";
+import { findReadable, type Listed, unreadableOf } from "./core/records";
 import { type Registry, type RegistryCreateParams, RegistryCreateParamsSchema, RegistryListSchema, RegistrySchema } from "./schemas";
 
 /**
@@ -19,7 +20,12 @@ export class Registries {
   async create(params: RegistryCreateParams, opts: RequestOptions = {}): Promise<Registry> {
     const body = checkParams(RegistryCreateParamsSchema, params, "registry create params");
     const writeOnly = [body.username, body.password];
-    const older = new Set((await this.list(opts)).filter((r) => r.name === body.name).map((r) => r.id));
+    const before = await this.list(opts);
+    // Unreadable records that were already there cannot be the new one either.
+    const older = new Set([
+      ...before.filter((r) => r.name === body.name).map((r) => r.id),
+      ...unreadableOf(before).flatMap((r) => (r.id === undefined ? [] : [r.id])),
+    ]);
     return createOnce({
       transport: this.ctx.transport,
       what: "registry",
@@ -28,7 +34,7 @@ export class Registries {
       writeOnly,
       attempt: () =>
         this.ctx.rest("POST", "/v2/registries", body, RegistrySchema, "a Registry", { ...opts, mode: "unsafe", writeOnly }),
-      lookup: async () => (await this.list(opts)).filter((r) => r.name === body.name && !older.has(r.id)).at(-1),
+      lookup: async () => findReadable(await this.list(opts), body.name, (r) => r.name === body.name && !older.has(r.id), older),
     });
   }
 
@@ -37,8 +43,8 @@ export class Registries {
     return this.ctx.rest("GET", `/v2/registries/${seg(id)}`, undefined, RegistrySchema, "a Registry", opts);
   }
 
-  /** The key owner's credentials (ids and names only). */
-  async list(opts: RequestOptions = {}): Promise<Registry[]> {
+  /** The key owner's credentials (ids and names only); those the client cannot read are in `unreadable`. */
+  async list(opts: RequestOptions = {}): Promise<Listed<Registry>> {
     return (await this.ctx.rest("GET", "/v2/registries", undefined, RegistryListSchema, "a registry list", opts)).registries;
   }
 

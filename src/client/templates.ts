@@ -1,5 +1,6 @@
 import { type ClientContext, checkParams, type RequestOptions, seg } from "./context";
 import { createOnce } from "./core/create-once";
+import { findReadable, type Listed } from "./core/records";
 import {
   type Template,
   type TemplateCreateParams,
@@ -10,7 +11,7 @@ import {
   TemplateUpdateParamsSchema,
 } from "./schemas";
 
-/** Templates: REST under `/v2/templates` (open-parts "Templates, registries and billing"). */
+/** Templates: REST under `/v2/templates`. */
 export class Templates {
   constructor(private readonly ctx: ClientContext) {}
 
@@ -27,9 +28,11 @@ export class Templates {
       signal: opts.signal,
       attempt: () => this.ctx.rest("POST", "/v2/templates", body, TemplateSchema, "a Template", { ...opts, mode: "unsafe" }),
       lookup: async () =>
-        (await this.list(opts))
-          .filter((t) => t.name === body.name && t.image === body.image && t.serverless === (body.serverless ?? false))
-          .at(-1),
+        findReadable(
+          await this.list(opts),
+          body.name,
+          (t) => t.name === body.name && t.image === body.image && t.serverless === (body.serverless ?? false),
+        ),
     });
   }
 
@@ -38,8 +41,8 @@ export class Templates {
     return this.ctx.rest("GET", `/v2/templates/${seg(id)}`, undefined, TemplateSchema, "a Template", opts);
   }
 
-  /** The key owner's templates. */
-  async list(opts: RequestOptions = {}): Promise<Template[]> {
+  /** The key owner's templates; those the client cannot read are in `unreadable`. */
+  async list(opts: RequestOptions = {}): Promise<Listed<Template>> {
     return (await this.ctx.rest("GET", "/v2/templates", undefined, TemplateListSchema, "a template list", opts)).templates;
   }
 

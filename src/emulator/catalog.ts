@@ -1,5 +1,5 @@
-// The emulator's catalog, as the contract's GpuType, CpuType and DataCenter records
-// (open-parts "Catalog and network volumes"). Prices are the emulator's own; a pod's `cost`
+// The emulator's catalog, as the contract's GpuType, CpuType and DataCenter records.
+// Prices are the emulator's own; a pod's `cost`
 // and billing are computed from them.
 
 export type VolumeTier = "STANDARD" | "HIGH_PERFORMANCE";
@@ -7,7 +7,7 @@ export type VolumeTier = "STANDARD" | "HIGH_PERFORMANCE";
 export interface GpuType {
   id: string;
   name: string;
-  /** The serverless GPU tier (spec 2.9) the type belongs to; null when none. */
+  /** The serverless GPU tier the type belongs to; null when none. */
   pool: string | null;
   manufacturer: "NVIDIA" | "AMD" | "UNKNOWN";
   /** VRAM in GB. */
@@ -120,7 +120,7 @@ export function pricePerHour(
   return Math.round(price * 1000) / 1000;
 }
 
-/** open-parts: memory = vcpuCount × ramGbPerVcpu, rounded down, at least 1. */
+/** The platform's rule: memory = vcpuCount × ramGbPerVcpu, rounded down, at least 1. */
 export function cpuMemoryGb(flavor: CpuFlavor, vcpuCount: number): number {
   return Math.max(1, Math.floor(vcpuCount * flavor.ramGbPerVcpu));
 }

@@ -1,4 +1,4 @@
-// Network volumes as the contract writes them (open-parts "Catalog and network volumes"):
+// Network volumes as the contract writes them:
 // `type` is the data center's first storage tier unless the create names one it offers, and
 // like `dataCenter` it is fixed; a volume only grows; one in use cannot be deleted (409).
 

@@ -1,10 +1,11 @@
-// The 400 rules of open-parts for pods: the cross-field rules of a create, placement (the
+// The platform's 400 rules for pods: the cross-field rules of a create, placement (the
 // preferred data centers, the volume's data center, global networking, capacity) and the
-// mount rules of an update (spec 2.4 rule 4). Each failure names the field and the rule.
+// mount rules of an update. Each failure names the field and the rule.
 
 import { DATA_CENTERS, findCpu, findDataCenter, findGpu } from "./catalog";
 import type { NetworkVolume } from "./network-volumes";
 import type { CreatePodBody, Mounts, PodRecord } from "./pod-types";
+import { checkContainerLimits, checkGpuCount } from "./limits";
 import { problem } from "./problem";
 
 // BigInt, not `n & (n - 1)`: the bit operators of a number see only its low 32 bits, so
@@ -18,7 +19,7 @@ function isPowerOfTwo(n: number): boolean {
 const CPU_NO_PERSISTENT = "mounts.persistent is invalid on a CPU pod (CPU pods support network volumes only)";
 const ONE_MOUNT_KIND = "mounts: at most one of persistent or network may be set";
 
-/** Global networking needs an NVIDIA GPU (open-parts). */
+/** Global networking needs an NVIDIA GPU. */
 export function checkGlobalNetworkingGpu(gpu: { id: string } | undefined): void {
   if (!gpu) throw problem(400, "globalNetworking requires an NVIDIA GPU; it is not available on CPU pods");
   if (findGpu(gpu.id)?.manufacturer !== "NVIDIA") {
@@ -48,7 +49,9 @@ export function checkCreate(b: CreatePodBody): void {
   if (b.gpu && !findGpu(b.gpu.id)) {
     throw problem(400, `gpu.id: unknown GPU type '${b.gpu.id}' (see GET /v2/catalog/gpus)`);
   }
+  if (b.gpu) checkGpuCount(b.gpu, b.cloud ?? "SECURE");
   if (b.cpu) checkCpu(b.cpu);
+  checkContainerLimits(b);
   if (b.cpu && b.mounts?.persistent) throw problem(400, CPU_NO_PERSISTENT);
   if (b.mounts?.persistent && b.mounts.network) throw problem(400, ONE_MOUNT_KIND);
   if (b.mounts?.network && b.mounts.network.length === 0) {
@@ -57,7 +60,7 @@ export function checkCreate(b: CreatePodBody): void {
   if (b.globalNetworking) checkGlobalNetworkingGpu(b.gpu);
 }
 
-/** Picks the data center (open-parts: preferred ids, the volume's data center, capacity). */
+/** Picks the data center (preferred ids, the volume's data center, capacity). */
 export function schedule(
   b: CreatePodBody,
   volume: NetworkVolume | undefined,
@@ -97,7 +100,7 @@ export function schedule(
   return candidates[0];
 }
 
-/** Spec 2.4 rule 4 and open-parts: the mount of an update, or a 400 naming the rule. */
+/** The mount of an update (kind and volume fixed, a path may change, a size may grow), or a 400 naming the rule. */
 export function nextMounts(pod: PodRecord, m: Mounts | undefined): Mounts {
   if (m === undefined || (m.persistent === undefined && m.network === undefined)) return pod.mounts;
   if (m.persistent && m.network) throw problem(400, ONE_MOUNT_KIND);
@@ -125,7 +128,7 @@ export function nextMounts(pod: PodRecord, m: Mounts | undefined): Mounts {
       "mounts.persistent: the kind of mount is fixed at creation; this pod was created without a persistent mount",
     );
   }
-  // open-parts: it may grow (the container restarts), never shrink.
+  // It may grow (the container restarts), never shrink.
   if (persistent.size < pod.mounts.persistent.size) {
     throw problem(
       400,

@@ -1,5 +1,5 @@
 // The pod records of the emulator: what it stores (PodRecord) and what the API answers
-// (PodView, the Pod object of spec 2.2).
+// (PodView, the platform's Pod object).
 
 export type PodStatus = "PROVISIONING" | "STARTING" | "RUNNING" | "EXITED" | "ERROR" | "TERMINATED";
 export type PodAction = "start" | "stop" | "restart" | "terminate";
@@ -31,7 +31,7 @@ export interface PodRecord {
   locked: boolean;
   /** The global-network address the pod has now. */
   globalIp?: string;
-  /** What the user asked for; applied at the next start or restart (open-parts). */
+  /** What the user asked for; applied at the next start or restart. */
   globalNetworkingWanted: boolean;
   createdAt: number;
   startedAt: number | null;
@@ -50,7 +50,7 @@ export interface PodRecord {
   publicPorts: number[];
 }
 
-/** The Pod object of spec 2.2, as the API answers it. */
+/** The platform's Pod object, as the API answers it. */
 export interface PodView {
   id: string;
   name: string;

@@ -4,6 +4,7 @@
 // close(), is exact under any time scale, and resumes correctly from a state file written
 // hours ago. The 400 rules live in ./pod-rules, the answered object in ./pod-view.
 
+import { checkContainerLimits } from "./limits";
 import type { NetworkVolume } from "./network-volumes";
 import { checkCreate, checkGlobalNetworkingUpdate, nextMounts, schedule } from "./pod-rules";
 import {
@@ -15,6 +16,7 @@ import {
   type PodView,
   type UpdatePodBody,
 } from "./pod-types";
+import { readPodRecords } from "./pod-record";
 import { podView } from "./pod-view";
 import { contractViolation, problem } from "./problem";
 import { checkRegistryRef } from "./registries";
@@ -40,7 +42,7 @@ export interface PodEnvironment {
   registryExists: (id: string) => boolean;
   failsToStart: (image: string) => boolean;
   hasCapacity: (gpuId: string, dataCenterId: string) => boolean;
-  /** Called when the pod starts (true) or stops (false) costing money (spec 2.2 `cost`). */
+  /** Called when the pod starts (true) or stops (false) costing money (the Pod's `cost`). */
   billing: (pod: PodRecord, on: boolean, at: number) => void;
 }
 
@@ -185,6 +187,7 @@ export class Pods {
     if (errors.length > 0) throw contractViolation(errors);
     if (pod.status === "TERMINATED") throw problem(409, `pod '${id}' is TERMINATED and cannot be updated`);
     const b = body as UpdatePodBody;
+    checkContainerLimits(b);
     const mounts = nextMounts(pod, b.mounts);
     checkRegistryRef("registry", b.registry, this.env.registryExists);
     if (b.globalNetworking) checkGlobalNetworkingUpdate(pod);
@@ -208,7 +211,7 @@ export class Pods {
     };
     const containerChanged = JSON.stringify(next) !== JSON.stringify(current);
     const running = pod.status === "RUNNING" || pod.status === "STARTING";
-    // A locked pod cannot be stopped or restarted (open-parts), so no PATCH may restart it.
+    // A locked pod cannot be stopped or restarted, so no PATCH may restart it.
     if (containerChanged && running && (b.locked ?? pod.locked)) {
       throw problem(
         409,
@@ -224,7 +227,7 @@ export class Pods {
       pod.failOnStart = this.env.failsToStart(pod.image);
       // A container that runs (or is coming up) restarts with the new configuration; one that
       // is provisioning, stopped or failed picks it up at its next start. A RUNNING one keeps
-      // running until the restart begins, as on the platform (open-parts: RUNNING, STARTING,
+      // running until the restart begins, as on the platform (RUNNING, STARTING,
       // then RUNNING again), so the answer still says RUNNING unless there is no delay.
       const delay = this.env.timings().restartDelayMs;
       if (pod.status === "RUNNING" && delay > 0) pod.restartAt ??= this.env.now() + delay;
@@ -240,10 +243,27 @@ export class Pods {
     return this.apply(pod, (body as { action: PodAction }).action);
   }
 
-  /** Idempotent (open-parts: 204 again for a pod already TERMINATED). */
+  /** Idempotent (204 again for a pod already TERMINATED). */
   delete(id: string): PodRecord {
     const pod = this.mustGet(id);
     return pod.status === "TERMINATED" ? pod : this.apply(pod, "terminate");
+  }
+
+  /**
+   * What the platform does to a pod on its own: its host went away (`stop`: EXITED, billing
+   * stops) or it was terminated by someone else (`terminate`). A lock does not hold either back:
+   * a lock binds the account's requests, not the platform.
+   */
+  outside(id: string, event: "stop" | "terminate"): PodRecord {
+    const pod = this.mustGet(id);
+    if (pod.status === "TERMINATED" || (event === "stop" && pod.status === "EXITED")) {
+      throw problem(409, `pod '${id}' is already ${pod.status}`);
+    }
+    pod.restartAt = undefined;
+    pod.status = event === "stop" ? "EXITED" : "TERMINATED";
+    pod.statusAt = this.env.now();
+    this.env.billing(pod, false, pod.statusAt);
+    return pod;
   }
 
   private apply(pod: PodRecord, action: PodAction): PodRecord {
@@ -261,7 +281,7 @@ export class Pods {
       case "start":
         // EXITED cost nothing; every other status already costs.
         if (pod.status === "EXITED") this.env.billing(pod, true, now);
-        // PROVISIONING: start is accepted and changes nothing (open-parts).
+        // PROVISIONING: start is accepted and changes nothing.
         if (pod.status !== "PROVISIONING") this.restartContainer(pod);
         break;
       case "restart":
@@ -284,14 +304,14 @@ export class Pods {
     return pod ? `pod '${pod.id}'` : undefined;
   }
 
-  /** The Pod object of spec 2.2 as of now. */
+  /** The platform's Pod object as of now. */
   view(pod: PodRecord): PodView {
     this.advance(pod);
     return podView(pod, this.env.now(), this.env.timeScale);
   }
 
   /**
-   * The pod as its create answers it: as it was when made, PROVISIONING (spec 3.2), however
+   * The pod as its create answers it: as it was when made, PROVISIONING, however
    * long the request took. Reading it through `view` could move a pod with short timings on
    * before the answer was written.
    */
@@ -305,8 +325,8 @@ export class Pods {
   }
 
   restore(saved: unknown): void {
-    if (!Array.isArray(saved)) throw new Error("state file: pods must be an array");
+    const pods = readPodRecords(saved);
     this.byId.clear();
-    for (const pod of saved as PodRecord[]) this.byId.set(pod.id, pod);
+    for (const pod of pods) this.byId.set(pod.id, pod);
   }
 }

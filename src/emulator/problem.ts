@@ -1,4 +1,4 @@
-/** A failure a handler answers with: becomes an `application/problem+json` body (spec 7). */
+/** A failure a handler answers with: becomes an `application/problem+json` body. */
 export class HttpError extends Error {
   constructor(
     readonly status: number,

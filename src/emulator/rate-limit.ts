@@ -1,4 +1,4 @@
-// Per-key fixed windows over minute, hour and day (spec 8, open-parts "Rate limits").
+// Per-key fixed windows over minute, hour and day.
 // Windows are emulated time: with timeScale 10 a minute lasts six real seconds, and the
 // headers speak real seconds (`w=6`) so a client that waits as told waits the right time.
 

@@ -1,4 +1,4 @@
-// Container registry credentials (open-parts "Templates, registries and billing"). `username`
+// Container registry credentials. `username`
 // and `password` are write-only: checked against the contract, then dropped. The emulator
 // pulls no image, so it keeps neither, and no answer, log or state file can carry them.
 

@@ -1,6 +1,6 @@
-// The contract checks of request bodies (the emulator's own reading of spec sections 2 and 4
-// and open-parts). Every failure becomes one `$`-prefixed line in problem+json `errors[]`,
-// in the wording of open-parts: `$: additional properties 'bogus' not allowed`,
+// The contract checks of request bodies (the emulator's own reading of the platform's objects
+// and operations). Every failure becomes one `$`-prefixed line in problem+json `errors[]`,
+// in the platform's wording: `$: additional properties 'bogus' not allowed`,
 // `$.mounts.network[0]: missing property 'path'`. Cross-field rules (400) live with the
 // handlers, because they need the catalog and the stored pods.
 
@@ -14,9 +14,10 @@ export type Schema =
       rule?: (value: string) => string | undefined;
     }
   | { type: "integer"; minimum?: number; maximum?: number }
+  | { type: "number"; minimum?: number }
   | { type: "boolean" }
   | { type: "nullable"; of: Schema }
-  | { type: "array"; items: Schema; maxItems?: number }
+  | { type: "array"; items: Schema; maxItems?: number; minItems?: number }
   | {
       type: "object";
       properties: Record<string, Schema>;
@@ -83,6 +84,15 @@ function check(schema: Schema, value: unknown, path: string, errors: string[]): 
         errors.push(`${path}: must be <= ${schema.maximum} but found ${value}`);
       }
       return;
+    case "number":
+      if (typeof value !== "number" || !Number.isFinite(value)) {
+        errors.push(`${path}: expected number, but got ${typeName(value)}`);
+        return;
+      }
+      if (schema.minimum !== undefined && value < schema.minimum) {
+        errors.push(`${path}: must be >= ${schema.minimum} but found ${value}`);
+      }
+      return;
     case "boolean":
       if (typeof value !== "boolean") errors.push(`${path}: expected boolean, but got ${typeName(value)}`);
       return;
@@ -90,6 +100,9 @@ function check(schema: Schema, value: unknown, path: string, errors: string[]): 
       if (!Array.isArray(value)) {
         errors.push(`${path}: expected array, but got ${typeName(value)}`);
         return;
+      }
+      if (schema.minItems !== undefined && value.length < schema.minItems) {
+        errors.push(`${path}: must have at least ${schema.minItems} items, but found ${value.length}`);
       }
       if (schema.maxItems !== undefined && value.length > schema.maxItems) {
         errors.push(`${path}: must have at most ${schema.maxItems} items, but found ${value.length}`);
@@ -162,8 +175,8 @@ const mountsSchema: Schema = {
 };
 
 
-/** The contract's ContainerConfig (spec 2.1), shared by pods and templates. */
-// The contract sets no minLength on `image` or a mount `path`, but the spec requires both to
+/** The contract's ContainerConfig, shared by pods and templates. */
+// The contract sets no minLength on `image` or a mount `path`, but the platform requires both to
 // be given, and "" names no image and no mount point: refused like a missing value (issue 14).
 const containerConfigProperties: Record<string, Schema> = {
   image: nonEmpty,
@@ -263,3 +276,42 @@ export const createRegistrySchema: Schema = {
   properties: { name: nonEmpty, username: nonEmpty, password: nonEmpty },
   required: ["name", "username", "password"],
 };
+
+/** The contract's EndpointGpuConfig: serverless pools in priority order, GPUs per worker. */
+const endpointGpuSchema: Schema = {
+  type: "object",
+  properties: { pools: { type: "array", items: str, minItems: 1 }, count: { type: "integer", minimum: 1 } },
+  required: ["pools"],
+};
+
+const endpointProperties: Record<string, Schema> = {
+  name: nonEmpty,
+  ...containerConfigProperties,
+  gpu: endpointGpuSchema,
+  workers: {
+    type: "object",
+    properties: { min: { type: "integer", minimum: 0 }, max: { type: "integer", minimum: 0 } },
+  },
+  scaling: {
+    type: "object",
+    properties: {
+      type: { type: "string", enum: ["QUEUE_DELAY", "REQUEST_COUNT"] },
+      value: { type: "number", minimum: 0.5 },
+      idleTimeout: { type: "integer", minimum: 0 },
+    },
+  },
+  dataCenterIds: { type: "array", items: str },
+  networkVolumes: { type: "array", items: str },
+  timeout: { type: "integer" },
+  flashboot: { type: "string", enum: ["OFF", "FLASHBOOT", "PRIORITY_FLASHBOOT"] },
+};
+
+/** The contract's CreateEndpointRequest (no `type`: a REST create makes a queue-based endpoint). */
+export const createEndpointSchema: Schema = {
+  type: "object",
+  properties: endpointProperties,
+  required: ["name", "image", "gpu"],
+};
+
+/** The contract's UpdateEndpointRequest: every field optional, only those given change. */
+export const updateEndpointSchema: Schema = { type: "object", properties: endpointProperties };

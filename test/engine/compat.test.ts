@@ -25,7 +25,7 @@ beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "compat-"));
   const stateFile = path.join(dir, "emulator.json");
   // 0.1.0's emulator kept no templates; the platform always had the serverless template the
-  // stored endpoint names, so the restored platform holds it too (the rule is open-parts').
+  // stored endpoint names, so the restored platform holds it too (the platform's rule).
   const templateIds = [...new Set(endpointTemplateIds())];
   const templates = templateIds.map((id) => ({ id, name: "worker", image: "worker:1", args: "", disk: 20, mounts: {}, ports: [], env: {}, registry: null, serverless: true, public: false, category: "NVIDIA" }));
   fs.writeFileSync(stateFile, JSON.stringify({ ...(stored.emulator as object), templates }));

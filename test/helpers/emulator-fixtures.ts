@@ -1,4 +1,4 @@
-// Objects that other objects must name on the platform (open-parts): an endpoint's
+// Objects that other objects must name on the platform: an endpoint's
 // `templateId` is one of the owner's serverless templates, a pod's `registry` one of the
 // owner's registry credentials. Plain HTTP, so any test can make them whatever it tests.
 

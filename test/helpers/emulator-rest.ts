@@ -90,7 +90,7 @@ export const seen = (pod: any): string[] => pod.__seen;
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A problem+json answer (spec 7) with `status`, a title and a detail. */
+/** A problem+json answer with `status`, a title and a detail. */
 export function expectProblem(r: { status: number; headers: Headers; body: any }, status: number): void {
   expect(r.status).toBe(status);
   expect(r.headers.get("content-type")).toBe("application/problem+json");

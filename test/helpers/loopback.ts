@@ -103,6 +103,41 @@ export function wirePod(over: Record<string, unknown> = {}): Record<string, unkn
   };
 }
 
+/** A wire-valid Endpoint (GraphQL `myself`) for scripted answers. */
+export function wireEndpoint(over: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    id: "ep-good",
+    name: "good",
+    templateId: "tpl-1",
+    gpuIds: "AMPERE_16",
+    workersMin: 0,
+    workersMax: 1,
+    idleTimeout: 5,
+    scalerType: "QUEUE_DELAY",
+    scalerValue: 4,
+    locations: null,
+    networkVolumeId: null,
+    pods: [],
+    ...over,
+  };
+}
+
+/** A wire-valid GpuType of the catalog for scripted answers. */
+export function wireGpuType(over: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    id: "NVIDIA GeForce RTX 4090",
+    name: "RTX 4090",
+    pool: "ADA_24",
+    manufacturer: "NVIDIA",
+    memory: 24,
+    secure: true,
+    community: false,
+    price: { secure: 0.69, community: 0 },
+    maxCount: { secure: 8, community: 0 },
+    ...over,
+  };
+}
+
 /**
  * Scripted loopback servers and clients for one test file: `setup(handler)` starts a server
  * and a client pointed at it (REST, GraphQL and runsync alike, fake clock, own pacing);

@@ -1,5 +1,5 @@
 // Issue 14 #8: the ONE table of `gpuIds` and `locations` strings that the client, the
-// resources and the emulator must accept and refuse alike (open-parts GraphQL: one allowed
+// resources and the emulator must accept and refuse alike (one allowed
 // value or a comma-separated list of distinct allowed values in priority order, no spaces;
 // `locations` may also be empty, meaning any region).
 
@@ -34,7 +34,7 @@ export const PRIORITY_LIST_CASES: readonly PriorityListCase[] = [
   accept("locations", "US", "one location"),
   accept("locations", "US,CZ", "two locations in priority order"),
   accept("locations", "CZ,FR,GB,NO,RO,US", "every location"),
-  accept("locations", "", "empty means any region (spec 2.9)"),
+  accept("locations", "", "empty means any region"),
   refuse("locations", "US, CZ", "a space after the comma"),
   refuse("locations", " US", "a leading space"),
   refuse("locations", "US,US", "a location twice"),

@@ -1,7 +1,7 @@
 /**
  * The emulator given garbage (fast-check, seeded): malformed JSON, JSON of the wrong shape,
  * wrong or missing content types, huge bodies, unknown paths and methods, bad or missing keys.
- * Every answer has the spec's error shape (REST: application/problem+json with title, status,
+ * Every answer has the platform's error shape (REST: application/problem+json with title, status,
  * detail and optional errors[] of strings; GraphQL: errors[] with message and
  * extensions.code), none is a 500, and the emulator keeps serving afterwards.
  */
@@ -46,7 +46,7 @@ function send(method: string, path: string, headers: Record<string, string>, bod
   });
 }
 
-/** The spec's error shape for the path, or a text saying what is wrong with it. */
+/** The platform's error shape for the path, or a text saying what is wrong with it. */
 function shapeProblem(path: string, a: Answer): string | undefined {
   let json: any;
   try {
@@ -126,7 +126,7 @@ const request = fc.record({
   body: fc.option(jsonText, { nil: undefined }),
 });
 
-test("every garbage request gets the spec's error shape, never a 500, and the emulator keeps serving", async () => {
+test("every garbage request gets the platform's error shape, never a 500, and the emulator keeps serving", async () => {
   let tried = 0;
   const statuses = new Map<number, number>();
   await fc.assert(

@@ -90,7 +90,7 @@ describe("a read-only key", () => {
   test("endpoint: create, update and delete fail with 403 (FORBIDDEN), one request each, nothing made or changed", async () => {
     const r = ro();
     const w = full();
-    // The platform checks that the template exists and is serverless (open-parts).
+    // The platform checks that the template exists and is serverless.
     const tpl = await createServerlessTemplate(rig.emu.url, rig.emu.apiKey);
     const inputs = (await r.endpoint.check({}, { name: "ro-api", gpuIds: "AMPERE_24", templateId: tpl, workersMin: 0, workersMax: 2, __logicalName: "e" })).inputs!;
 

@@ -11,6 +11,8 @@ async function main() {
   const template = await cp.templates.create({ name: "worker", image: "ghcr.io/me/worker:1", serverless: true, registry: registry.id });
   await cp.templates.update(template.id, { env: { LOG_LEVEL: "debug" } });
   const spend = await cp.billing.pods({ lastN: 7, bucketSize: "day" }); // { records: [{ podId, totalAmount, ... }], metadata }
+  const pods = await cp.pods.list();
+  for (const odd of pods.unreadable) console.warn(`pod ${odd.id ?? `#${odd.index}`} cannot be read:`, odd.issues);
   const updated = await cp.templates.get(template.id);
   console.log(gpu.id, gpu.price.secure, eu.map((dc) => dc.id).join(","), updated.env.LOG_LEVEL, spend.records.length);
   await cp.templates.delete(template.id);

@@ -35,7 +35,7 @@ export class RequestValidationError extends PlatformError {
   }
 }
 
-/** A response arrived but does not match the wire contract (spec section 2, open-parts). */
+/** A response arrived but does not match the wire contract. */
 export class ResponseValidationError extends PlatformError {
   readonly method: string;
   readonly url: string;

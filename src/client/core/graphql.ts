@@ -12,7 +12,7 @@ import { redactUrl } from "./redact";
 import type { HttpResponse, RetryMode, Transport } from "./transport";
 
 /**
- * GraphQL documents are built as a graphql-js AST and printed, because the spec's body has
+ * GraphQL documents are built as a graphql-js AST and printed, because the platform's GraphQL body has
  * one field, `query`, with no `variables`: values must be written into the document, and the
  * printer escapes every string. No user value is ever spliced into GraphQL text.
  */

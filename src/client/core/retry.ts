@@ -3,7 +3,7 @@ import { type BareItem, type Item, parseList, Token } from "structured-headers";
 /**
  * Pure retry timing (after ky and Octokit's plugin-throttling): response headers in, a delay
  * out. `Retry-After`, `RateLimit` and `RateLimit-Policy` (RFC 9651 structured-field lists,
- * open-parts "Rate limits") are parsed with `structured-headers`. A header that does not
+ * as the platform sends them) are parsed with `structured-headers`. A header that does not
  * parse is ignored, so the caller falls back to backoff instead of failing.
  */
 
@@ -81,7 +81,7 @@ export function parseRateLimitPolicy(header: string | undefined): RateLimitPolic
 }
 
 /**
- * `Retry-After` in ms: delta-seconds (the spec's form) or an HTTP-date (RFC 9110). Undefined
+ * `Retry-After` in ms: delta-seconds (the platform's form) or an HTTP-date (RFC 9110). Undefined
  * when absent or malformed (a fraction, a negative number, text).
  */
 export function parseRetryAfter(header: string | undefined, nowMs: number): number | undefined {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { recordsOf } from "../core/records";
 import { int, vcpuCount } from "./common";
 
 /**
@@ -41,6 +42,7 @@ export const GpuTypeSchema = z.looseObject({
   maxCount: z.looseObject({ secure: int(), community: int() }),
   ...availabilityExpansion,
 });
+/** @group Catalog and billing */
 export type GpuType = z.infer<typeof GpuTypeSchema>;
 
 export const CpuTypeSchema = z.looseObject({
@@ -56,7 +58,11 @@ export const CpuTypeSchema = z.looseObject({
   ...availabilityExpansion,
 });
 export type CpuType = z.infer<typeof CpuTypeSchema>;
-/** @deprecated The contract calls it `CpuType`. */
+/**
+ * @deprecated The contract calls it `CpuType`.
+ *
+ * @group Catalog and billing
+ */
 export type CpuFlavor = CpuType;
 
 export const DataCenterRegionSchema = z.enum([
@@ -102,11 +108,12 @@ export const DataCenterSchema = z.looseObject({
   /** Present only when asked for with include=CPU_AVAILABILITY. */
   cpuAvailability: z.array(CatalogAvailabilitySchema).optional(),
 });
+/** @group Catalog and billing */
 export type DataCenter = z.infer<typeof DataCenterSchema>;
 
-export const CpuListSchema = z.looseObject({ cpus: z.array(CpuTypeSchema) });
-export const GpuListSchema = z.looseObject({ gpus: z.array(GpuTypeSchema) });
-export const DataCenterListSchema = z.looseObject({ dataCenters: z.array(DataCenterSchema) });
+export const CpuListSchema = z.looseObject({ cpus: recordsOf(CpuTypeSchema) });
+export const GpuListSchema = z.looseObject({ gpus: recordsOf(GpuTypeSchema) });
+export const DataCenterListSchema = z.looseObject({ dataCenters: recordsOf(DataCenterSchema) });
 
 // --- Look-up options (query parameters) ---
 

@@ -3,7 +3,7 @@ import { z } from "zod";
 /**
  * Building blocks shared by the wire schemas of every area. Response schemas are loose
  * (unknown extra fields pass, for forward compatibility) but strict about the fields the
- * spec and the contract require; request schemas are strict (the service rejects unknown
+ * platform and its contract require; request schemas are strict (the service rejects unknown
  * properties with 422, so we reject them first).
  */
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { recordsOf } from "../core/records";
 import { int } from "./common";
 
 // --- Serverless endpoints (GraphQL) ---
@@ -7,7 +8,7 @@ export const GPU_TIERS = ["AMPERE_16", "AMPERE_24", "ADA_24", "AMPERE_48", "ADA_
 export const LOCATIONS = ["CZ", "FR", "GB", "NO", "RO", "US"] as const;
 
 /**
- * Why `value` is not a priority list of `allowed` (open-parts: one allowed value or a
+ * Why `value` is not a priority list of `allowed` (one allowed value or a
  * comma-separated list of distinct ones, in priority order, no spaces), or undefined. The
  * string is checked as it will be sent: nothing is trimmed.
  */
@@ -93,7 +94,7 @@ export const ServerlessDiscountSchema = z.looseObject({
 export type ServerlessDiscount = z.infer<typeof ServerlessDiscountSchema>;
 
 export const MyselfSchema = z.looseObject({
-  endpoints: z.array(EndpointSchema),
+  endpoints: recordsOf(EndpointSchema),
   serverlessDiscount: ServerlessDiscountSchema.nullable().optional(),
 });
 export type Myself = z.infer<typeof MyselfSchema>;

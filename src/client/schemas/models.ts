@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-// --- Hosted model call (open-parts "Hosted model call") ---
+// --- Hosted model call ---
 
 /** `wait` of a runsync call, in ms. */
 export const RUNSYNC_WAIT_MS = { min: 1000, max: 300000, default: 90000 } as const;

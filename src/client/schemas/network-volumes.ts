@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { recordsOf } from "../core/records";
 import { VolumeTypeSchema } from "./catalog";
 import { int } from "./common";
 
@@ -13,7 +14,7 @@ export const NetworkVolumeSchema = z.looseObject({
   type: VolumeTypeSchema,
 });
 export type NetworkVolume = z.infer<typeof NetworkVolumeSchema>;
-export const NetworkVolumeListSchema = z.looseObject({ networkVolumes: z.array(NetworkVolumeSchema) });
+export const NetworkVolumeListSchema = z.looseObject({ networkVolumes: recordsOf(NetworkVolumeSchema) });
 
 export const NetworkVolumeCreateParamsSchema = z.strictObject({
   name: z.string().min(1),

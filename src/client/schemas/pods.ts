@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { recordsOf } from "../core/records";
 import {
   CloudSchema,
   containerConfigFields,
@@ -14,7 +15,7 @@ import {
   vcpuCount,
 } from "./common";
 
-/** Pods (spec 2.4 and 4.1, open-parts "Pod operations"). */
+/** Pods. */
 
 export const PodStatusSchema = z.enum(["PROVISIONING", "STARTING", "RUNNING", "EXITED", "ERROR", "TERMINATED"]);
 export type PodStatus = z.infer<typeof PodStatusSchema>;
@@ -84,7 +85,7 @@ export const PodSchema = z.looseObject({
 });
 export type Pod = z.infer<typeof PodSchema>;
 
-export const PodListSchema = z.looseObject({ pods: z.array(PodSchema) });
+export const PodListSchema = z.looseObject({ pods: recordsOf(PodSchema) });
 
 // --- Pod requests ---
 

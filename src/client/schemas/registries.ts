@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { recordsOf } from "../core/records";
 
 /**
  * Container registry credentials (contract `Registry`, `CreateRegistryRequest`). `username`
@@ -8,7 +9,7 @@ import { z } from "zod";
 export const RegistrySchema = z.looseObject({ id: z.string(), name: z.string() });
 export type Registry = z.infer<typeof RegistrySchema>;
 
-export const RegistryListSchema = z.looseObject({ registries: z.array(RegistrySchema) });
+export const RegistryListSchema = z.looseObject({ registries: recordsOf(RegistrySchema) });
 
 export const RegistryCreateParamsSchema = z.strictObject({
   name: z.string().min(1),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { recordsOf } from "../core/records";
 import { containerConfigFields, containerConfigParams, CreatePersistentMountSchema, PersistentMountSchema } from "./common";
 
 /**
@@ -25,7 +26,7 @@ export const TemplateSchema = z.looseObject({
 });
 export type Template = z.infer<typeof TemplateSchema>;
 
-export const TemplateListSchema = z.looseObject({ templates: z.array(TemplateSchema) });
+export const TemplateListSchema = z.looseObject({ templates: recordsOf(TemplateSchema) });
 
 export const TemplateMountsParamsSchema = z.strictObject({ persistent: CreatePersistentMountSchema.optional() });
 export type TemplateMountsParams = z.input<typeof TemplateMountsParamsSchema>;

@@ -1,5 +1,5 @@
 // The request pipeline every call passes, in this order: read the body (bounded), route,
-// authenticate (spec 5), roll the faults, rate-limit (spec 8), check the key's scope, parse
+// authenticate, roll the faults, rate-limit, check the key's scope, parse
 // the JSON body, run the route, persist after a change, log, and answer (after the `slowMs`
 // fault, or not at all after the `dropAfterProcessRate` one).
 
@@ -7,6 +7,7 @@ import type * as http from "node:http";
 import type { FaultState } from "../faults";
 import { HttpError, problem } from "../problem";
 import type { RateLimiter } from "../rate-limit";
+import { checkStateChange, type Sessions } from "../console/sessions";
 import { fingerprint, type RequestLog, type RequestLogEntry } from "../request-log";
 import type { ExchangeRecorder } from "./exchanges";
 import { graphqlError, problemReply, send } from "./reply";
@@ -32,6 +33,8 @@ export interface PipelineDeps {
   closing: () => boolean;
   /** Keeps what was asked and answered, when the `recordExchanges` option is on. */
   recorder?: ExchangeRecorder;
+  /** Console sessions, which may call the control routes. */
+  sessions?: Sessions;
 }
 
 /** One request on its way through; `finish` answers it exactly once. */
@@ -42,6 +45,8 @@ interface Exchange {
   ops: string[];
   query: string;
   requestBody?: unknown;
+  /** A control route's: no fault delays its answer. */
+  control?: boolean;
 }
 
 async function readBody(req: http.IncomingMessage): Promise<Buffer | "too-large" | "cut"> {
@@ -117,21 +122,30 @@ export class Pipeline {
     const hasBody = route.hasBody ?? (mutates && route.method !== "DELETE");
     ex.entry.op = route.op;
     ex.ops = [route.op];
+    ex.control = route.control;
     const fail = (err: HttpError, headers: Record<string, string> = {}, drop = false): void => {
       const r = kind === "graphql" ? graphqlError(err) : problemReply(err);
       this.finish(ex, { ...r, headers: { ...r.headers, ...headers } }, drop);
     };
 
-    const key = this.authenticate(req, url, kind);
+    const session = route.control && !req.headers.authorization ? this.deps.sessions?.fromRequest(req) : undefined;
+    if (session) {
+      ex.entry.via = "console";
+      ex.entry.key = fingerprint(session.key.key);
+      const refused = mutates ? checkStateChange(req, session) : undefined;
+      if (refused) return fail(refused);
+    }
+    const key = session?.key ?? this.authenticate(req, url, kind);
     if (key instanceof HttpError) return fail(key, { "www-authenticate": kind === "graphql" ? "" : "Bearer" });
     ex.entry.key = fingerprint(key.key);
 
-    const rolled = this.deps.faults.roll();
-    const aimed = this.deps.faults.aim(method, url.pathname, body === "too-large" ? "" : body.toString("utf8"));
+    // The control plane must stay reachable whatever faults and quotas it set.
+    const rolled = route.control ? { storm: false, fail5xx: false, drop: false } : this.deps.faults.roll();
+    const aimed = route.control ? undefined : this.deps.faults.aim(method, url.pathname, body === "too-large" ? "" : body.toString("utf8"));
     const { storm } = rolled;
     const fail5xx = rolled.fail5xx || aimed === "5xx";
     const drop = rolled.drop || aimed === "drop";
-    const rate = this.deps.limiter.take(key.key);
+    const rate = route.control ? { exceeded: undefined, headers: {}, retryAfterSec: 0 } : this.deps.limiter.take(key.key);
     if (rate.exceeded) {
       return fail(
         problem(429, `rate limit exceeded for the ${rate.exceeded} window; retry after ${rate.retryAfterSec} s`),
@@ -139,6 +153,7 @@ export class Pipeline {
       );
     }
     if (storm) {
+      ex.entry.fault = "rate429";
       return fail(
         problem(429, "rate limit exceeded for the minute window; retry after 1 s"),
         this.deps.limiter.stormHeaders(key.key),
@@ -153,6 +168,7 @@ export class Pipeline {
       return fail(problem(403, `${route.op} needs a key with the ${names} scope${readOnly}`), rate.headers);
     }
     if (fail5xx) {
+      ex.entry.fault = "rate5xx";
       return fail(problem(this.deps.faults.serverErrorStatus(), "injected fault: the platform failed"), rate.headers);
     }
 
@@ -180,7 +196,7 @@ export class Pipeline {
   }
 
   private authenticate(req: http.IncomingMessage, url: URL, kind: RouteKind): ApiKey | HttpError {
-    // GraphQL takes the key as `?api_key=` (spec 5.4) or as the bearer header the platform's
+    // GraphQL takes the key as `?api_key=` or as the bearer header the platform's
     // own clients send; the query parameter is looked at first.
     const fromQuery = kind === "graphql" ? url.searchParams.get("api_key") : null;
     let token: string;
@@ -205,14 +221,16 @@ export class Pipeline {
   private finish(ex: Exchange, reply: Reply, drop = false): void {
     ex.entry.status = reply.status;
     ex.entry.dropped = drop;
+    const slow = ex.control || ex.entry.key === null ? 0 : this.deps.faults.slowMs;
+    if (drop) ex.entry.fault = "dropAfterProcess";
+    else if (slow > 0) ex.entry.fault ??= "slow";
     this.deps.log.record(ex.entry, ex.ops);
     this.deps.recorder?.record(ex.entry, ex.query, ex.requestBody, reply);
     const deliver = () => {
       if (drop) ex.res.socket?.destroy();
       else send(ex.res, reply, this.deps.closing());
     };
-    const slow = this.deps.faults.slowMs;
-    if (slow > 0 && ex.entry.key !== null) {
+    if (slow > 0) {
       const timer = setTimeout(() => {
         this.pending.delete(timer);
         deliver();

@@ -1,4 +1,4 @@
-// Writing replies: problem+json for REST failures (spec 7), the GraphQL `errors[]` envelope
+// Writing replies: problem+json for REST failures, the GraphQL `errors[]` envelope
 // for failures on /graphql, and the bytes on the socket.
 
 import type * as http from "node:http";

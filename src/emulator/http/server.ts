@@ -7,8 +7,11 @@
 //   /v2/templates...            ../rest/templates.ts
 //   /v2/registries...           ../rest/registries.ts
 //   /v2/billing...              ../rest/billing.ts (from ../meter: what actually ran)
+//   /v2/serverless...           ../rest/serverless.ts (the GraphQL side's endpoint store)
 //   POST /graphql, /v2/{id}/runsync   ../serverless/routes.ts
 //   GET  the PNGs of output.image_url (no auth)
+//   /emulator/faults, /emulator/events   ../console/controls.ts (the control plane)
+//   /console...                 ../console (pages for a browser, outside the pipeline)
 
 import * as http from "node:http";
 import type { Socket } from "node:net";
@@ -16,6 +19,7 @@ import { MODEL_CALL_PRICE, volumePricePerHour } from "../catalog";
 import { Meter } from "../meter";
 import { computePrice } from "../pod-view";
 import { billingRoutes } from "../rest/billing";
+import { Console, controlRoutes, isConsolePath, Sessions } from "../console";
 import { FaultState, type Faults, seededRandom } from "../faults";
 import { Ids } from "../ids";
 import { type NetworkVolume, NetworkVolumes } from "../network-volumes";
@@ -29,9 +33,11 @@ import { networkVolumeRoutes } from "../rest/network-volumes";
 import { Registries, type Registry } from "../registries";
 import { podRoutes } from "../rest/pods";
 import { registryRoutes } from "../rest/registries";
+import { restServerlessRoutes } from "../rest/serverless";
 import { templateRoutes } from "../rest/templates";
 import { type Template, Templates } from "../templates";
 import { ServerlessService } from "../serverless";
+import { RestEndpoints } from "../serverless/rest";
 import { serverlessRoutes } from "../serverless/routes";
 import { type Exchange, ExchangeRecorder } from "./exchanges";
 import { Pipeline } from "./pipeline";
@@ -88,6 +94,7 @@ export class EmulatorServer {
   private readonly pipeline: Pipeline;
   private readonly recorder?: ExchangeRecorder;
   private readonly sockets = new Set<Socket>();
+  private readonly console: Console;
   private baseUrl = "";
   private closed = false;
 
@@ -158,6 +165,19 @@ export class EmulatorServer {
       catalogRoutes((gpuId, dc) => this.faults.hasCapacity(gpuId, dc)),
       billingRoutes(meter, now),
       serverlessRoutes(this.serverless, (model) => meter.charge("endpoint", model, "endpoint", MODEL_CALL_PRICE, now())),
+      restServerlessRoutes(
+        new RestEndpoints({
+          store: this.serverless.endpointStore,
+          now,
+          baseUrl: () => this.baseUrl,
+          startingMs: config.timings.startingMs / config.timeScale,
+          templates: this.templates,
+          volumeExists: (id) => this.volumes.has(id),
+          registryExists: (id) => this.registries.has(id),
+          random: seededRandom((config.faults.seed ?? 1) ^ 0x7e57),
+        }),
+      ),
+      controlRoutes({ faults: this.faults, pods: this.pods, removeEndpoint: (id) => this.serverless.removeFromOutside(id) }),
     ];
     const router = new Router();
     this.persistence = new Persistence(config.stateFile);
@@ -172,11 +192,33 @@ export class EmulatorServer {
       this.persistence.save();
     }
 
+    const keys = new Map(config.keys.map((k) => [k.key, k]));
+    const sessions = new Sessions();
+    this.console = new Console({
+      sessions,
+      keys,
+      log: this.log,
+      clock: config.clock,
+      source: {
+        pods: () => this.pods.all().map((p) => this.pods.view(p)),
+        endpoints: () => this.serverless.endpoints(),
+        volumes: () => this.volumes.list(),
+        templates: () => this.templates.list(),
+        registries: () => this.registries.list(),
+        segments: () => meter.overlapping(-Infinity, Infinity),
+        requestLog: () => this.log.entries(),
+        faults: () => this.faults.current(),
+        now,
+        timeScale: config.timeScale,
+      },
+    });
+
     if (config.exchangeCapacity > 0) this.recorder = new ExchangeRecorder(config.exchangeCapacity);
     this.pipeline = new Pipeline({
       recorder: this.recorder,
       router,
-      keys: new Map(config.keys.map((k) => [k.key, k])),
+      keys,
+      sessions,
       limiter: new RateLimiter(
         config.quotas,
         config.timeScale,
@@ -194,7 +236,9 @@ export class EmulatorServer {
       closing: () => this.closed,
     });
     this.server = http.createServer((req, res) => {
-      this.pipeline.handle(req, res).catch((err) => {
+      const path = (req.url ?? "/").split("?")[0];
+      const handled = isConsolePath(path) ? this.console.handle(req, res) : this.pipeline.handle(req, res);
+      handled.catch((err) => {
         // A bug in a handler must not take the server down; the caller sees a 500.
         console.error("emulator: unexpected error", err);
         if (!res.headersSent) this.pipeline.sendProblem(res, problem(500, "unexpected error in the emulator"));

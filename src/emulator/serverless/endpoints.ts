@@ -1,4 +1,4 @@
-// Serverless endpoints and their workers, with the value rules of spec 2.9 / 4.3.
+// Serverless endpoints and their workers, with the value rules of endpoint management.
 //
 // Workers carry timestamps only; what a reader sees (STARTING, RUNNING, EXITED, gone) is
 // computed from them and `clock.now()` at read time, so there is no timer to stop and a
@@ -23,6 +23,13 @@ export const SCALER_TYPES = ["QUEUE_DELAY", "REQUEST_COUNT"] as const;
  * unbounded `workersMin` would let one request allocate without end.
  */
 export const MAX_WORKERS = 100;
+
+/**
+ * The maximums of the other integer fields (the platform sets only minimums): an hour of idle
+ * time, a scaler value of 1000 (seconds of queue delay or requests), 8 GPUs per worker (the
+ * most any GPU type allows), a job limit of 7 days. Past them: an error naming the field.
+ */
+export const ENDPOINT_LIMITS = { idleTimeout: 3600, scalerValue: 1000, gpuCount: 8, executionTimeoutMs: 7 * 24 * 3600 * 1000 };
 
 /** Values a created endpoint gets for the optional fields it leaves out. */
 export const ENDPOINT_DEFAULTS = {
@@ -65,6 +72,8 @@ export interface EndpointRecord {
   gpuCount: number;
   /** A job's limit in ms, 0 for none. */
   executionTimeoutMs: number;
+  /** REST's own placement preference: GraphQL neither shows nor changes it (it has `locations`). */
+  dataCenterIds: string[];
   createdAt: number;
   workers: WorkerRecord[];
 }
@@ -114,7 +123,7 @@ function valueViolations(input: EndpointInput): string[] {
       out.push(`input.${field} must be <= ${max} in the emulator, got ${v}`);
   };
 
-  // open-parts: one allowed value or a comma-separated list of distinct ones in priority
+  // One allowed value or a comma-separated list of distinct ones in priority
   // order, no spaces (`locations` may also be empty or null: any region).
   const priorityList = (field: string, allowed: readonly string[], emptyMeansAny: boolean) => {
     const v = input[field];
@@ -136,12 +145,12 @@ function valueViolations(input: EndpointInput): string[] {
     out.push("input.flashBootType must not be null (allowed: OFF, FLASHBOOT)");
   priorityList("gpuIds", GPU_TIERS, false);
   priorityList("locations", LOCATIONS, true);
-  count("idleTimeout");
-  count("scalerValue");
+  count("idleTimeout", ENDPOINT_LIMITS.idleTimeout);
+  count("scalerValue", ENDPOINT_LIMITS.scalerValue);
   count("workersMin", MAX_WORKERS);
   count("workersMax", MAX_WORKERS);
-  count("gpuCount", undefined, 1);
-  count("executionTimeoutMs");
+  count("gpuCount", ENDPOINT_LIMITS.gpuCount, 1);
+  count("executionTimeoutMs", ENDPOINT_LIMITS.executionTimeoutMs);
   return out;
 }
 
@@ -160,9 +169,10 @@ const EDITABLE = [
   "networkVolumeId",
   "gpuCount",
   "executionTimeoutMs",
+  "dataCenterIds",
 ] as const;
 
-/** Strings where "" means none: stored (and read) as null, as spec 2.9's "null when none". */
+/** Strings where "" means none: stored (and read) as null: the platform's "null when none". */
 const EMPTY_MEANS_NONE = ["locations", "networkVolumeId"] as const;
 
 export class EndpointStore {
@@ -205,6 +215,7 @@ export class EndpointStore {
           gpuIds: "",
           templateId: "",
           ...ENDPOINT_DEFAULTS,
+          dataCenterIds: [],
           createdAt: now,
           workers: [],
         };
@@ -234,6 +245,11 @@ export class EndpointStore {
         `endpoint ${JSON.stringify(id)} has workersMin=${ep.workersMin} and workersMax=${ep.workersMax}; set both to 0 with saveEndpoint before deleting it`,
       );
     this.byId.delete(id);
+  }
+
+  /** Deleted by the platform (an outside event): workers or not, the endpoint is gone. */
+  remove(id: string): boolean {
+    return this.byId.delete(id);
   }
 
   /** What a reader sees of the workers at `now`: drained workers are gone. */

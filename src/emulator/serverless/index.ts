@@ -1,9 +1,11 @@
-// The GraphQL side (endpoint management, spec 4.3) and hosted models (spec 4.4) of the
+// The GraphQL side (endpoint management) and hosted models of the
 // emulator, behind one class that knows no HTTP: the server authenticates, rate-limits and
-// routes, then calls in here. Decisions the spec leaves open are listed in ./README.md.
+// routes, then calls in here. Choices the platform leaves open are listed in ./README.md.
 //
 //   POST /graphql            -> executeGraphql(body, { canWrite })
-//   POST /v2/{id}/runsync    -> runSync(id, body)
+//   POST /v2/{id}/runsync    -> runSync(id, body, wait)    (./jobs.ts: one job store behind
+//   POST /v2/{id}/run        -> run(id, body)               runsync, run, status and
+//   GET  /v2/{id}/status/{job}, /status-sync/{job} -> status(id, job, wait)   status-sync)
 //   GET  /images/<name>.png  -> image(path)
 import {
   execute,
@@ -25,7 +27,8 @@ import {
   type Timings,
   type WorkerView,
 } from "./endpoints";
-import { IMAGE_MODELS, imageName, type Problem, parseImageRequest, parseWait, renderImage } from "./models";
+import { ModelJobs } from "./jobs";
+import { renderImage } from "./models";
 import { endpointSchema } from "./schema";
 
 export { GPU_TIERS, LOCATIONS, MAX_WORKERS, ENDPOINT_DEFAULTS } from "./endpoints";
@@ -54,7 +57,7 @@ export interface ServerlessServiceOptions {
    */
   serverlessDiscount?: ServerlessDiscount | null;
   /**
-   * The other groups an endpoint names (open-parts): `templateId` must be one of the owner's
+   * The other groups an endpoint names: `templateId` must be one of the owner's
    * serverless templates, `networkVolumeId` one of the owner's volumes (else BAD_USER_INPUT).
    * @default undefined (the service alone: references are not checked)
    */
@@ -72,8 +75,8 @@ export interface ServerlessServiceOptions {
   timeScale?: number;
 }
 
-/** An endpoint as a reader sees it: the fields of spec 2.9 with `pods` at the current time. */
-export interface EndpointView extends Omit<EndpointRecord, "workers" | "createdAt"> {
+/** An endpoint as a reader sees it: the platform's endpoint fields with `pods` at the current time. */
+export interface EndpointView extends Omit<EndpointRecord, "workers" | "createdAt" | "dataCenterIds"> {
   pods: WorkerView[];
 }
 
@@ -84,7 +87,8 @@ interface RequestContext {
   ops: string[];
 }
 
-const PROBLEM_HEADERS = { "content-type": "application/problem+json" } as const;
+/** What a hosted-model route answers: problem+json bodies carry their media type in `headers`. */
+export type ModelReply = { status: number; body: unknown; headers?: Record<string, string> };
 
 /** Bounds the work a single document can ask of the parser. */
 const MAX_TOKENS = 5000;
@@ -101,18 +105,21 @@ const endpointSchemaZ = z.object({
   templateId: z.string(),
   type: z.enum(ENDPOINT_TYPES),
   idleTimeout: z.number().int().min(0),
-  // "" meant none before it was stored as null (spec 2.9: "null when none").
+  // "" meant none before it was stored as null ("null when none").
   locations: z.string().nullable().transform((v) => (v === "" ? null : v)),
-  // The enum must hold: graphql-js cannot serialise any other value of FlashBootType.
-  flashBootType: z.enum(["OFF", "FLASHBOOT"]),
+  // PRIORITY_FLASHBOOT is REST's own; GraphQL reads it as FLASHBOOT (see view()).
+  flashBootType: z.enum(["OFF", "FLASHBOOT", "PRIORITY_FLASHBOOT"]),
   scalerType: z.enum(SCALER_TYPES),
-  scalerValue: z.number().int().min(0),
+  // One stored value: a number over REST (>= 0.5), shown rounded up over GraphQL.
+  scalerValue: z.number().min(0),
   workersMin: z.number().int().min(0).max(MAX_WORKERS),
   workersMax: z.number().int().min(0).max(MAX_WORKERS),
   networkVolumeId: z.string().nullable().transform((v) => (v === "" ? null : v)),
   // Absent from state files written before the fields existed: the platform's defaults.
   gpuCount: z.number().int().min(1).default(1),
   executionTimeoutMs: z.number().int().min(0).default(300000),
+  // Absent in state files written before REST v2 served endpoints.
+  dataCenterIds: z.array(z.string()).default([]),
   createdAt: z.number(),
   workers: z.array(workerSchema),
 });
@@ -141,9 +148,6 @@ export interface ServerlessSnapshot {
   serverlessDiscount: ServerlessDiscount | null;
   endpoints: EndpointRecord[];
 }
-
-/** A wait that does not hold the process open (a closing emulator cuts the socket anyway). */
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
@@ -195,11 +199,12 @@ function fieldError(e: GraphQLError): GraphQLFormattedError {
 
 export class ServerlessService {
   private readonly store: EndpointStore;
-  private runCounter = 0;
+  private readonly jobs: ModelJobs;
   private discount: ServerlessDiscount | null;
 
   constructor(private readonly opts: ServerlessServiceOptions) {
     this.store = new EndpointStore(opts.timings, opts.random);
+    this.jobs = new ModelJobs(opts);
     this.discount = opts.serverlessDiscount ?? null;
   }
 
@@ -262,44 +267,26 @@ export class ServerlessService {
   }
 
   /**
-   * Call a hosted model synchronously, waiting at most `wait` ms (the query value, open-parts):
+   * Call a hosted model synchronously, waiting at most `wait` ms (the query value):
    * a job still running then answers IN_PROGRESS without output, a failed one FAILED with
-   * `error`. Error bodies are problem+json objects (spec 7), and carry the media type in
+   * `error`. Error bodies are problem+json objects, and carry the media type in
    * `headers` so a server passing them through sends it.
    */
-  async runSync(
-    modelId: string,
-    body: unknown,
-    waitParam: string | null = null,
-  ): Promise<{ status: number; body: unknown; headers?: Record<string, string> }> {
-    const refuse = (problem: Problem) => ({ status: problem.status, body: problem, headers: { ...PROBLEM_HEADERS } });
-    if (!(IMAGE_MODELS as readonly string[]).includes(modelId)) {
-      return refuse({
-        title: "Not Found",
-        status: 404,
-        detail: `no hosted model ${JSON.stringify(modelId)}; available: ${IMAGE_MODELS.join(", ")}`,
-      });
-    }
-    const wait = parseWait(waitParam);
-    if (!wait.ok) return refuse(wait.problem);
-    const json = asJson(body);
-    const parsed = parseImageRequest(modelId, json.ok ? json.value : undefined);
-    if (!parsed.ok) return refuse(parsed.problem);
-    this.runCounter += 1;
-    let tail = "";
-    for (let i = 0; i < 8; i++) tail += Math.floor(this.opts.random() * 36).toString(36);
-    const id = `sync-${this.runCounter}-${tail}`;
-    const job = this.opts.modelJob?.(parsed.value.prompt) ?? { durationMs: 0, fails: false };
-    const waited = Math.min(job.durationMs, wait.value);
-    if (waited > 0) await sleep(waited / (this.opts.timeScale ?? 1));
-    if (job.durationMs > wait.value) return { status: 200, body: { id, status: "IN_PROGRESS" } };
-    if (job.fails)
-      return { status: 200, body: { id, status: "FAILED", error: `model ${modelId} failed on this input (emulated failure)` } };
-    const base = this.opts.imageBaseUrl().replace(/\/+$/, "");
-    return {
-      status: 200,
-      body: { id, status: "COMPLETED", output: { image_url: `${base}/images/${imageName(parsed.value)}` } },
-    };
+  runSync(modelId: string, body: unknown, waitParam: string | null = null): Promise<ModelReply> {
+    return this.jobs.runSync(modelId, body, waitParam);
+  }
+
+  /** Submit a job without waiting for it: 200 `{ id, status: "IN_QUEUE" }`. */
+  run(modelId: string, body: unknown): ModelReply {
+    return this.jobs.run(modelId, body);
+  }
+
+  /**
+   * A job's current answer (`status/{jobId}`), or with `waitParam` (`status-sync/{jobId}?wait=`,
+   * null for the default) held up to `wait` for the job to finish; 404 for a job the model never had.
+   */
+  status(modelId: string, jobId: string, waitParam?: string | null): Promise<ModelReply> {
+    return this.jobs.status(modelId, jobId, waitParam);
   }
 
   /** The PNG behind an `output.image_url` path (`/images/<name>.png`), or undefined. */
@@ -312,7 +299,7 @@ export class ServerlessService {
     return {
       version: 1,
       ...this.store.toJSON(),
-      runCounter: this.runCounter,
+      runCounter: this.jobs.runCounter,
       serverlessDiscount: this.discount ? { ...this.discount } : null,
     };
   }
@@ -323,7 +310,7 @@ export class ServerlessService {
     if (!parsed.success)
       throw new Error(`not a serverless snapshot: ${z.prettifyError(parsed.error)}`);
     this.store.load(parsed.data);
-    this.runCounter = parsed.data.runCounter;
+    this.jobs.runCounter = parsed.data.runCounter;
     this.discount = parsed.data.serverlessDiscount;
   }
 
@@ -331,6 +318,11 @@ export class ServerlessService {
   endpoints(): readonly EndpointView[] {
     const now = this.opts.clock.now();
     return Object.freeze(this.store.list().map((ep) => this.view(ep, now)));
+  }
+
+  /** Deletes an endpoint from outside the account's requests (the emulator's outside event); false when there is none. */
+  removeFromOutside(id: string): boolean {
+    return this.store.remove(id);
   }
 
   /**
@@ -356,9 +348,20 @@ export class ServerlessService {
     return out;
   }
 
+  /** The one store behind both interfaces: REST v2's `/v2/serverless` reads and writes it too. */
+  get endpointStore(): EndpointStore {
+    return this.store;
+  }
+
   private view(ep: EndpointRecord, now: number): EndpointView {
-    const { workers: _w, createdAt: _c, ...fields } = ep;
-    return { ...fields, pods: this.store.workersAt(ep, now) };
+    const { workers: _w, createdAt: _c, dataCenterIds: _d, ...fields } = ep;
+    return {
+      ...fields,
+      // GraphQL's Int and two-value enum over the values REST may have stored.
+      scalerValue: Math.ceil(fields.scalerValue),
+      flashBootType: fields.flashBootType === "PRIORITY_FLASHBOOT" ? "FLASHBOOT" : fields.flashBootType,
+      pods: this.store.workersAt(ep, now),
+    };
   }
 
   private rootValue() {
@@ -378,6 +381,10 @@ export class ServerlessService {
       saveEndpoint: (args: { input: EndpointInput }, ctx: RequestContext) => {
         ctx.ops.push("saveEndpoint");
         requireWrite(ctx, "saveEndpoint");
+        // GraphQL's scalerValue is an integer and at least 1; REST may store a value down to 0.5.
+        const scaler = args.input.scalerValue;
+        if (typeof scaler === "number" && scaler < 1)
+          throw gqlError("BAD_USER_INPUT", `input.scalerValue must be >= 1, got ${scaler}`);
         return this.view(this.store.save(args.input, ctx.now, (next) => this.refViolations(next)), ctx.now);
       },
       deleteEndpoint: (args: { id: string }, ctx: RequestContext) => {

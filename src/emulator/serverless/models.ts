@@ -1,4 +1,4 @@
-// Hosted models (spec 4.4): a fixed catalog of image models answering `runsync`.
+// Hosted models: a fixed catalog of image models answering `runsync`.
 //
 // An image URL encodes everything needed to draw the image again (a hash of model and
 // prompt, and the pixel size), so images are rendered on request and never stored: memory
@@ -32,7 +32,7 @@ export interface ImageRequest {
   height: number;
 }
 
-/** `wait` of a runsync call, in ms (open-parts "Hosted model call"). */
+/** `wait` of a runsync call, in ms. */
 export const WAIT_MS = { min: 1000, max: 300000, default: 90000 } as const;
 
 /** The `wait` query value in ms, or the 400 problem naming the rule. */
@@ -77,7 +77,7 @@ export function parseImageRequest(
   if (input === undefined) errors.push("$: missing property 'input'");
   else if (!isObject(input)) errors.push("$.input: must be an object");
   else {
-    // open-parts: an image model requires `prompt`; every other input is accepted.
+    // An image model requires `prompt`; every other input is accepted.
     if (input.prompt === undefined) errors.push("$.input: missing property 'prompt'");
     else if (typeof input.prompt !== "string") errors.push("$.input.prompt: must be a string");
     else if (input.prompt.length === 0) errors.push("$.input.prompt: must not be empty");

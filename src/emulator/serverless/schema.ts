@@ -1,4 +1,4 @@
-// The GraphQL schema of endpoint management, written from spec 2.9 and open-parts "GraphQL".
+// The GraphQL schema of endpoint management, as the platform's GraphQL API serves it.
 // graphql-js validates every document against it, so a quoted enum, a missing `String!` or an
 // unknown field fail before any resolver runs, exactly as the platform's server does.
 import { buildSchema, type GraphQLSchema } from "graphql";

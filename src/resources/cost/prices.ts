@@ -5,7 +5,7 @@
  *   GET /v2/catalog/gpus   the first time a GPU price is needed
  *   GET /v2/catalog/cpus   the first time a CPU price is needed
  *
- * A pod's cost is its compute's catalog price for its cloud (open-parts: `price.secure` or
+ * A pod's cost is its compute's catalog price for its cloud (`price.secure` or
  * `price.community` per GPU times `count`; a CPU flavor's per-vCPU price times `vcpuCount`),
  * what the platform bills while it runs. An endpoint's is a range: `workersMin` to
  * `workersMax` workers at the price of its first GPU tier, a tier's price being the highest
@@ -80,7 +80,11 @@ export interface EndpointCompute {
   workersMax: number;
 }
 
-/** USD per hour at the fewest and at the most workers. */
+/**
+ * USD per hour at the fewest and at the most workers.
+ *
+ * @group Providers and checks
+ */
 export interface HourlyRange {
   min: number;
   max: number;

@@ -7,7 +7,11 @@ import { canonical, containsUnknown } from "../engine/check";
 import { gpuChoices } from "../pod/schema";
 import { type HourlyRange, perHour, usd } from "./prices";
 
-/** What the ledger records of one Pod: what prices it, as declared. */
+/**
+ * What the ledger records of one Pod: what prices it, as declared.
+ *
+ * @group Providers and checks
+ */
 export interface PodEntry {
   kind: "pod";
   name: string;
@@ -18,7 +22,11 @@ export interface PodEntry {
   maxHourlyCost?: number;
 }
 
-/** What the ledger records of one ServerlessEndpoint. */
+/**
+ * What the ledger records of one ServerlessEndpoint.
+ *
+ * @group Providers and checks
+ */
 export interface EndpointEntry {
   kind: "endpoint";
   name: string;
@@ -27,9 +35,14 @@ export interface EndpointEntry {
   workersMax: number;
 }
 
+/** @group Providers and checks */
 export type CostEntry = PodEntry | EndpointEntry;
 
-/** An entry with its price: `hourly` absent while a value is unknown (preview), null when the catalog prices nothing. */
+/**
+ * An entry with its price: `hourly` absent while a value is unknown (preview), null when the catalog prices nothing.
+ *
+ * @group Providers and checks
+ */
 export type PricedEntry = CostEntry & { hourly?: HourlyRange | null };
 
 /** What a pricer answers when it could not ask (the catalog unreachable): the entry stays unknown, to be priced again. */
@@ -130,8 +143,11 @@ export function delta(before: HourlyRange, after: HourlyRange): string {
   const dMin = usd(after.min - before.min);
   const dMax = usd(after.max - before.max);
   if (dMin === dMax) return `${sign(dMax)}/h`;
-  if (dMin >= 0 && dMax >= 0) return `${sign(dMin)}-${sign(dMax).slice(1)}/h`;
-  if (dMin <= 0 && dMax <= 0) return `${sign(dMin)}-${sign(dMax).slice(1)}/h`;
+  // One sign for the range, from the end that moves: an endpoint at $0.00-$1.38/h removed is
+  // -$0.00-$1.38/h, never a plus sign on a removal.
+  const magnitudes = `$${Math.abs(dMin).toFixed(2)}-$${Math.abs(dMax).toFixed(2)}/h`;
+  if (dMin >= 0 && dMax >= 0) return `+${magnitudes}`;
+  if (dMin <= 0 && dMax <= 0) return `-${magnitudes}`;
   return `${sign(dMin)} to ${sign(dMax)}/h`;
 }
 

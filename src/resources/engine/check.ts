@@ -1,6 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
 import { LOGICAL_NAME_KEY, resolveName } from "../lifecycle/owner";
+import { splitUnknownArgs } from "./arguments";
 
 /**
  * The marker Pulumi's engine sends for a value not known yet (during preview, an input that
@@ -111,11 +112,13 @@ const ENGINE_KEYS = new Set(["__provider", LOGICAL_NAME_KEY]);
 /**
  * The `check()` of a kind whose inputs are flat and auto-named (a volume, a credential): the
  * name settled (given, else the old one, else auto-made from the logical name), optional
- * properties given as null or undefined left out, and the user's properties parsed by
- * `schema`, failures as `{ property, reason }`.
+ * properties given as null or undefined left out, a property `kind` does not have refused by
+ * name (arguments.ts), and the user's properties parsed by `schema`, failures as
+ * `{ property, reason }`.
  */
 export function checkNamedArgs<T>(
-  schema: z.ZodType,
+  kind: string,
+  schema: z.ZodObject,
   olds: Record<string, unknown> | undefined,
   news: Record<string, unknown>,
   fallbackName: string,
@@ -124,7 +127,8 @@ export function checkNamedArgs<T>(
   const logicalName = typeof news[LOGICAL_NAME_KEY] === "string" ? (news[LOGICAL_NAME_KEY] as string) : fallbackName;
   const inputs: Record<string, unknown> = { ...news, name: resolveName(news.name, olds as { name?: unknown }, logicalName) };
   for (const key of optional) if (inputs[key] === undefined || inputs[key] === null) delete inputs[key];
-  const userInputs = Object.fromEntries(Object.entries(inputs).filter(([k]) => !ENGINE_KEYS.has(k)));
-  const parsed = schema.safeParse(userInputs);
-  return { inputs: inputs as T, failures: parsed.success ? [] : checkFailures(parsed.error, userInputs) };
+  const { own, failures } = splitUnknownArgs(kind, inputs, Object.keys(schema.shape), ENGINE_KEYS);
+  const parsed = schema.safeParse(own);
+  if (!parsed.success) failures.push(...checkFailures(parsed.error, own));
+  return { inputs: inputs as T, failures };
 }

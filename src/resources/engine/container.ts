@@ -1,4 +1,4 @@
-// The rules of the contract's ContainerConfig (spec 2.1) as check() applies them, written once
+// The rules of the contract's ContainerConfig as check() applies them, written once
 // for every kind that carries a container configuration (pods, templates). Each message names
 // the property the way a program writes it.
 import { z } from "zod";
@@ -14,7 +14,7 @@ export function onlyKeys(what: string, allowed: string) {
 
 export const nonEmpty = (what: string) => z.string({ error: `${what} must be a string` }).min(1, `${what} must not be empty`);
 
-/** Smallest persistent mount, in GB (spec 2.4, 8; the contract's PersistentMount). */
+/** Smallest persistent mount, in GB (the contract's PersistentMount). */
 export const PERSISTENT_MIN_GB = 10;
 
 /** Field rules of ContainerConfig; the kind decides which are optional and what wraps `env`. */

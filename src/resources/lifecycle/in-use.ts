@@ -59,7 +59,7 @@ export interface DeleteWhenUnusedOptions {
   remedy: string;
   /**
    * Whether a refusal of `remove` means "still in use". @default a ConflictError (409, as
-   * open-parts decides); a kind whose contract writes another status adds it here.
+   * the platform answers); a kind whose contract writes another status adds it here.
    */
   inUse?: (err: unknown) => boolean;
 }

@@ -1,4 +1,4 @@
-import type { Clock } from "../../client";
+import { type Clock, unreadableRecord } from "../../client";
 
 /**
  * One poller per client and kind for every object this process waits on. A `pulumi up` that
@@ -219,7 +219,8 @@ export class Poller<P extends Polled> {
         w.settle({ error: failure });
         continue;
       }
-      if (pods) {
+      // Listed but unreadable (a status this release does not know): no news of it this tick, never "gone".
+      if (pods && (byId.has(w.id) || !unreadableRecord(pods, w.id))) {
         const pod = byId.get(w.id);
         w.last = pod;
         let verdict: ReturnType<Condition<P>>;

@@ -1,4 +1,4 @@
-import { type AmbiguousRequestError, backoffMs, type Clock, systemClock } from "../../client";
+import { type AmbiguousRequestError, backoffMs, type Clock, systemClock, unreadableOf } from "../../client";
 import type { ProviderOptions } from "../engine/settings";
 import { Predecessors } from "./owner";
 import { isFatal, type Polled, type PollerOptions } from "./poller";
@@ -85,6 +85,12 @@ export async function findMade<T extends { id: string }>(find: {
     }
     const found = find.newest(items.filter((i) => !find.excluded.has(i.id) && find.isOurs(i)));
     if (found) return found;
+    // A record the client cannot read may be the one this create made: nothing is proven.
+    const odd = unreadableOf(items).find((r) => (r.name === name || r.name === undefined) && !(r.id !== undefined && find.excluded.has(r.id)));
+    if (odd) {
+      lastError = new Error(`${noun} record ${odd.id ?? `#${odd.index}`} cannot be read (${odd.issues.map((i) => `${i.path} ${i.message}`).join("; ")})`);
+      continue;
+    }
     const why = cause ? cause.message : `the ${noun} found by name existed before this create`;
     throw new Error(`creating ${noun} "${name}" failed and no ${noun} was made (${why}); run the deployment again`, { cause });
   }

@@ -1,4 +1,4 @@
-import { type Clock, NotFoundError } from "../../client";
+import { type Clock, NotFoundError, unreadableRecord } from "../../client";
 import { isFatal } from "./poller";
 import { SharedList } from "./shared-list";
 
@@ -21,6 +21,9 @@ import { SharedList } from "./shared-list";
  * cost one list, whatever N; reads that keep arriving (the engine's parallelism lets a few at
  * a time) share each list for its `maxAgeMs`; and a read that comes alone costs one GET, 15 ms
  * later than it would have.
+ *
+ * An object the list holds but the client cannot read (its `unreadable` records) is read alone,
+ * never taken for gone: a refresh must not drop a resource because its record is odd.
  *
  * An object missing from the list is confirmed before it is reported gone, since the list may
  * lag: by its own GET (a terminated pod is left out of GET /v2/pods but still reads by id, as
@@ -89,6 +92,12 @@ export class SharedReads<T extends { id: string }> {
       if (found) {
         this.counts.listed++;
         return found;
+      }
+      // In the list but unreadable (a status this release does not know, a number out of
+      // range): never "gone". Its own read says what is wrong with it, or reads it after all.
+      if (unreadableRecord(listed, id)) {
+        this.counts.lone++;
+        return await ways.one(id);
       }
       this.counts.confirmed++;
       return await (ways.confirm ? ways.confirm(id, seq) : ways.one(id));

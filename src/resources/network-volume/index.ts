@@ -3,9 +3,10 @@
  * provider.ts; the check in schema.ts; the verdict and the wire mapping in plan.ts.
  */
 import * as pulumi from "@pulumi/pulumi";
+import { undeclaredArgs } from "../engine/arguments";
 import { shimProvider } from "../engine/shim";
 import { LOGICAL_NAME_KEY } from "../lifecycle/owner";
-import type { NetworkVolumeType } from "./schema";
+import { NETWORK_VOLUME_ARGS, type NetworkVolumeType } from "./schema";
 
 export { endpointsMounting, type NetworkVolumePlan, planNetworkVolumeChange, podsMounting, type VolumeHolder } from "./plan";
 export { NetworkVolumeProvider, type NetworkVolumeProviderOptions } from "./provider";
@@ -22,7 +23,11 @@ export {
   type NetworkVolumeOutputs,
 } from "./schema";
 
-/** Arguments of a {@link NetworkVolume}. */
+/**
+ * Arguments of a {@link NetworkVolume}.
+ *
+ * @group Resource arguments
+ */
 export interface NetworkVolumeArgs {
   /**
    * The volume's name on the platform. Changing it renames the volume in place.
@@ -62,6 +67,8 @@ export interface NetworkVolumeArgs {
  * A network volume: storage that outlives pods and lives in one data center. Mount it in a
  * pod with `mounts: { network: [{ volumeId: volume.id, path: "/workspace" }] }`; the pod then
  * depends on the volume and, without `dataCenterIds`, runs in the volume's data center.
+ *
+ * @group Resources
  */
 export class NetworkVolume extends pulumi.dynamic.Resource {
   /** The volume's name on the platform. */
@@ -92,6 +99,8 @@ export class NetworkVolume extends pulumi.dynamic.Resource {
       shimProvider("network-volume"),
       name,
       {
+        // An argument it does not have goes on, so check() refuses it by name (not dropped).
+        ...undeclaredArgs(a, NETWORK_VOLUME_ARGS),
         name: a.name,
         size: a.size,
         dataCenter: a.dataCenter,

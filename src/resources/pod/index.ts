@@ -9,16 +9,21 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { joinLedger } from "../cost/ledger";
+import { undeclaredArgs } from "../engine/arguments";
 import { shimProvider } from "../engine/shim";
 import { LOGICAL_NAME_KEY, ownerInputs } from "../lifecycle/owner";
-import type { Cloud, DesiredStatus, PodOutputs, WaitFor } from "./schema";
+import { type Cloud, type DesiredStatus, POD_ARGS, type PodOutputs, type WaitFor } from "./schema";
 
 export { type PodPlan, planPodChange, RECORDED_ONLY } from "./plan";
 export { PodProvider, type PodProviderOptions } from "./provider";
 export { checkPod, DEFAULT_WAIT_TIMEOUT_SECONDS, podArgsSchema, type PodInputs, type PodOutputs } from "./schema";
 export { PodFailedError, PodInitError } from "./status";
 
-/** Arguments of a {@link Pod}: the create fields of spec 4.1 plus what only this resource has. */
+/**
+ * Arguments of a {@link Pod}: the platform's pod create fields plus what only this resource has.
+ *
+ * @group Resource arguments
+ */
 export interface PodArgs {
   /**
    * The pod's name on the platform. Changing it renames the pod in place.
@@ -195,6 +200,8 @@ export interface PodArgs {
  *
  * For read-only use of a pod made elsewhere: `Pod.get("name", podId)`. To take an existing
  * pod under management, declare it with `adopt: podId` (see {@link PodArgs.adopt}).
+ *
+ * @group Resources
  */
 export class Pod extends pulumi.dynamic.Resource {
   /** The pod's name on the platform. */
@@ -270,10 +277,25 @@ export class Pod extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: PodArgs | undefined, opts?: pulumi.CustomResourceOptions) {
     const a: Partial<PodArgs> = args ?? {};
+    // An argument a Pod does not have goes on, so check() refuses it by name instead of it
+    // being dropped. Such a pod stays out of the cost ledger: its check fails before the
+    // stack's cost reads the catalog, so the preview sends no request.
+    const undeclared = undeclaredArgs(a, POD_ARGS);
     super(
       shimProvider("pod"),
       name,
       {
+        // Output properties the engine fills in; declared so they are readable on the object.
+        status: undefined,
+        actions: undefined,
+        dataCenterId: undefined,
+        template: undefined,
+        cost: undefined,
+        hourlyCost: undefined,
+        runtime: undefined,
+        createdAt: undefined,
+        startedAt: undefined,
+        ...undeclared,
         name: a.name,
         image: a.image,
         args: a.args,
@@ -299,19 +321,11 @@ export class Pod extends pulumi.dynamic.Resource {
           project: pulumi.getProject,
           stack: pulumi.getStack,
         }),
-        // Output properties the engine fills in; declared so they are readable on the object.
-        status: undefined,
-        actions: undefined,
-        dataCenterId: undefined,
-        template: undefined,
-        cost: undefined,
-        hourlyCost: undefined,
-        runtime: undefined,
-        createdAt: undefined,
-        startedAt: undefined,
       },
       // In the stack's cost ledger: registered once the stack's cost has passed (cost/ledger.ts).
-      joinLedger("pod", name, { gpu: a.gpu, cpu: a.cpu, cloud: a.cloud, desiredStatus: a.desiredStatus, maxHourlyCost: a.maxHourlyCost }, opts),
+      Object.keys(undeclared).length > 0
+        ? opts
+        : joinLedger("pod", name, { gpu: a.gpu, cpu: a.cpu, cloud: a.cloud, desiredStatus: a.desiredStatus, maxHourlyCost: a.maxHourlyCost }, opts),
       "computeplatform",
       "Pod",
     );

@@ -16,14 +16,18 @@ import { canonical, createBody, declarationFor, mountsBody, podOutputs } from ".
  * compared (env keys the platform injects, defaults the user never wrote, the order of env
  * keys or ports do not count), so a provider upgrade alone never shows a diff.
  *
- * The mount rules follow spec 2.4 rule 4 and open-parts: the kind of mount is fixed at
+ * The mount rules are the platform's: the kind of mount is fixed at
  * creation, so is a network mount's volumeId; a path may change, and a persistent mount may
  * grow. Every PATCH the platform answers with 400 (a smaller persistent mount) is planned as
  * a replace instead. dataCenterIds is read at creation only: it replaces only when the pod's
  * data center is no longer allowed, and is otherwise recorded without a request.
  */
 
-/** What moving from the old outputs to the new inputs takes. */
+/**
+ * What moving from the old outputs to the new inputs takes.
+ *
+ * @group Providers and checks
+ */
 export interface PodPlan {
   /** Properties whose change needs a new pod. */
   replaces: string[];
@@ -31,7 +35,7 @@ export interface PodPlan {
   updates: string[];
 }
 
-/** PATCH fields that restart a running container by themselves (open-parts). */
+/** PATCH fields that restart a running container by themselves. */
 export const RESTARTING_FIELDS: readonly string[] = ["image", "args", "disk", "ports", "env", "registry", "mounts"];
 
 /**
@@ -171,6 +175,8 @@ export const POD_CHANGE_VERDICTS: ChangeVerdicts = {
  * The plan of a Pod change as `diff` shows it at preview. `olds` are the old outputs (the
  * dynamic provider's `diff` and `update` receive outputs, not inputs), `news` the checked new
  * inputs, any of which may still be unknown.
+ *
+ * @group Providers and checks
  */
 export function planPodChange(olds: Partial<PodOutputs>, news: Partial<PodInputs>): PodPlan {
   return planWithUnknowns(news, POD_CHANGE_VERDICTS, (known) => planKnownPodChange(olds, known));
@@ -192,7 +198,7 @@ export function planKnownPodChange(olds: Partial<PodOutputs>, news: Partial<PodI
   if (gpu === "update") updates.push("gpu");
   if (computeChanged(olds.cpu, news.cpu, ["id", "vcpuCount"])) replaces.push("cpu");
   if (!same(olds.cloud, news.cloud ?? "SECURE")) replaces.push("cloud");
-  // dataCenterIds is read at creation only and a pod never moves (open-parts): a new list
+  // dataCenterIds is read at creation only and a pod never moves: a new list
   // that no longer allows the pod's data center needs a new pod; any other edit is recorded.
   const newDcs = news.dataCenterIds ?? [];
   if (olds.dataCenterId && newDcs.length > 0 && !newDcs.includes(olds.dataCenterId)) replaces.push("dataCenterIds");
@@ -359,7 +365,7 @@ export function patchRestarts(body: PodUpdateParams): boolean {
 export interface CreatePlan {
   inputs: PodInputs;
   /**
-   * The POST body of spec 4.1 (for the first GPU choice), with this create's owner mark in env
+   * The `POST /v2/pods` body (for the first GPU choice), with this create's owner mark in env
    * and the pending name when there is a token.
    */
   body: PodCreateParams;

@@ -1,7 +1,7 @@
 /*
  * Pod: lifecycle -> API calls
  *
- *   check   no request. Spec 2.3, 2.4, 4.1 and 8 as failures naming the property (schema.ts);
+ *   check   no request. The platform's pod rules as failures naming the property (schema.ts);
  *           defaults filled in; the owner token settled (lifecycle/owner.ts); the name settled
  *           (user's, else the old one, else logical name + 7 hex of the token).
  *   diff    no request. plan.ts: compute, cloud, dataCenterIds, mount kind, network
@@ -49,12 +49,16 @@ import { converge, lastSeen, type PodContext, PodInitError, provisioning, STOPPE
 
 type Created = pulumi.dynamic.CreateResult<PodOutputs>;
 
-/** The platform's answer when a GPU type has no capacity in the allowed data centers (open-parts): nothing was made. */
+/** The platform's answer when a GPU type has no capacity in the allowed data centers: nothing was made. */
 export function isNoCapacity(err: unknown): err is BadRequestError {
   return err instanceof BadRequestError && /no capacity/i.test(err.detail ?? "");
 }
 
-/** Dependencies of the provider; tests inject a client, a clock, fast timings and a signal. */
+/**
+ * Dependencies of the provider; tests inject a client, a clock, fast timings and a signal.
+ *
+ * @group Providers and checks
+ */
 export interface PodProviderOptions extends ProviderOptions<ComputePlatform> {
   /**
    * Pace of the shared poller.
@@ -63,7 +67,11 @@ export interface PodProviderOptions extends ProviderOptions<ComputePlatform> {
   poll?: PollerTimings;
 }
 
-/** The real provider behind `shimProvider("pod")`. */
+/**
+ * The real provider behind `shimProvider("pod")`.
+ *
+ * @group Providers and checks
+ */
 export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implements pulumi.dynamic.ResourceProvider<PodInputs, PodOutputs> {
   /** Owner marks of this process's creates still running or handed over: never an earlier try. */
   private readonly marks = new Set<string>();

@@ -1,12 +1,13 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type { MountsParams, Pod as WirePod } from "../../client";
+import { splitUnknownArgs } from "../engine/arguments";
 import { checkFailures, containsUnknown, isUnknown } from "../engine/check";
 import { containerRules, nonEmpty, onlyKeys, PERSISTENT_MIN_GB, persistentMountRule } from "../engine/container";
 import { LOGICAL_NAME_KEY, OWNER_INPUT_KEYS, OWNER_TOKEN_KEY, ownerToken, resolveName } from "../lifecycle/owner";
 
 /**
- * The Pod's inputs as `check()` settles them: the rules of spec 2.3, 2.4, 4.1 and 8, the
+ * The Pod's inputs as `check()` settles them: the platform's pod rules, the
  * defaults filled in, and the shape the plan (plan.ts) and the provider (provider.ts) share.
  * No I/O here.
  */
@@ -22,17 +23,25 @@ export const DEFAULT_WAIT_TIMEOUT_SECONDS = 600;
 export const MAX_WAIT_TIMEOUT_SECONDS = 86_400;
 export { PERSISTENT_MIN_GB };
 
+/** @group Resource arguments */
 export type Cloud = "SECURE" | "COMMUNITY";
+/** @group Resource arguments */
 export type DesiredStatus = "RUNNING" | "EXITED";
-/** `RUNNING`: status RUNNING. `PORTS`: RUNNING and every port in `ports` published. */
+/**
+ * `RUNNING`: status RUNNING. `PORTS`: RUNNING and every port in `ports` published.
+ *
+ * @group Resource arguments
+ */
 export type WaitFor = "RUNNING" | "PORTS";
 
-/** Mounts as declared: the create request's shape (spec 2.4). */
+/** Mounts as declared: the create request's shape. */
 export type PodMountsInput = MountsParams;
 
 /**
  * The inputs after `check()`. During preview any value may still be the engine's unknown
  * marker; `create` and `update` only ever see known values.
+ *
+ * @group Providers and checks
  */
 export interface PodInputs {
   name: string;
@@ -62,7 +71,7 @@ export interface PodInputs {
   [OWNER_TOKEN_KEY]?: string;
 }
 
-/** The Pod object of spec 2.2, as the client returns it. */
+/** The platform's Pod object, as the client returns it. */
 export type LivePod = WirePod;
 
 /**
@@ -70,6 +79,8 @@ export type LivePod = WirePod;
  * tie fields together (exactly one of gpu/cpu; persistent or globalNetworking on a CPU pod;
  * both mount kinds) are in `crossFieldFailures`, so a value unknown at preview can hold
  * them back.
+ *
+ * @group Providers and checks
  */
 export const podArgsSchema = z.strictObject(
   {
@@ -171,6 +182,9 @@ export const podArgsSchema = z.strictObject(
   { error: onlyKeys("Pod", "the properties of PodArgs") },
 );
 
+/** The arguments a Pod has: any other is refused at check (engine/arguments.ts). */
+export const POD_ARGS: readonly string[] = Object.keys(podArgsSchema.shape);
+
 /** Properties the engine or the resource class add; not the user's. */
 const RESERVED_KEYS = new Set<string>(["__provider", LOGICAL_NAME_KEY, OWNER_TOKEN_KEY, ...OWNER_INPUT_KEYS]);
 
@@ -214,7 +228,7 @@ export function normalizePodInputs(
     if (Object.keys(mounts).length === 0) delete out.mounts;
     else out.mounts = mounts;
   }
-  // "Omitted or empty lets the scheduler choose" (spec 4.1): the same thing, one spelling.
+  // "Omitted or empty lets the scheduler choose": the same thing, one spelling.
   if (Array.isArray(out.dataCenterIds) && out.dataCenterIds.length === 0) delete out.dataCenterIds;
   // No keys declared, whichever way it is written.
   if (isObject(out.env) && Object.keys(out.env).length === 0) delete out.env;
@@ -280,9 +294,11 @@ export function crossFieldFailures(inputs: Record<string, unknown>): pulumi.dyna
 }
 
 /**
- * `check()` as a pure function of (old inputs, new inputs): every rule of spec 2.3, 2.4, 4.1
- * and 8 as a failure naming the property and the rule; values unknown at preview pass and
+ * `check()` as a pure function of (old inputs, new inputs): every rule the platform
+ * applies to a pod (fields, mounts, create, limits) as a failure naming the property and the rule; values unknown at preview pass and
  * are checked when known.
+ *
+ * @group Providers and checks
  */
 export function checkPod(
   olds: Record<string, unknown> | undefined,
@@ -290,10 +306,10 @@ export function checkPod(
   predecessorOf?: (base: string) => string | undefined,
 ): pulumi.dynamic.CheckResult<PodInputs> {
   const inputs = normalizePodInputs(olds, news, predecessorOf);
-  const userInputs = Object.fromEntries(Object.entries(inputs).filter(([k]) => !RESERVED_KEYS.has(k)));
-  const parsed = podArgsSchema.safeParse(userInputs);
-  const failures = parsed.success ? [] : checkFailures(parsed.error, userInputs);
-  failures.push(...crossFieldFailures(userInputs));
+  const { own, failures } = splitUnknownArgs("Pod", inputs, POD_ARGS, RESERVED_KEYS);
+  const parsed = podArgsSchema.safeParse(own);
+  if (!parsed.success) failures.push(...checkFailures(parsed.error, own));
+  failures.push(...crossFieldFailures(own));
   return { inputs: inputs as unknown as PodInputs, failures };
 }
 
@@ -336,7 +352,11 @@ export interface PodDeclaration {
   name?: string;
 }
 
-/** A Pod's state: every field of spec 2.2 as last read, plus the settings only this resource has. */
+/**
+ * A Pod's state: every field of the platform's Pod as last read, plus the settings only this resource has.
+ *
+ * @group Resource outputs
+ */
 export interface PodOutputs {
   /** Pod identifier (also the resource ID). */
   id: string;

@@ -41,7 +41,7 @@ export function declarationFor(inputs: PodInputs): PodDeclaration {
   return declaration;
 }
 
-/** A Pod's outputs: the live pod (spec 2.2) plus the settings only this resource has. */
+/** A Pod's outputs: the live pod plus the settings only this resource has. */
 export function podOutputs(pod: LivePod, inputs: PodInputs, declaration = declarationFor(inputs)): PodOutputs {
   const out: PodOutputs = {
     id: pod.id,
@@ -77,7 +77,7 @@ export function podOutputs(pod: LivePod, inputs: PodInputs, declaration = declar
 }
 
 /**
- * The create body of spec 4.1 from checked inputs: only what the user set, and the owner
+ * The create body (`POST /v2/pods`) from checked inputs: only what the user set, and the owner
  * `mark`; `gpuId` is the GPU type this try asks for (one of a preference list).
  */
 export function createBody(inputs: PodInputs, mark?: string, gpuId?: string): PodCreateParams {

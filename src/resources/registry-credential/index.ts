@@ -3,9 +3,10 @@
  * in provider.ts; the check in schema.ts; the verdict and the wire mapping in plan.ts.
  */
 import * as pulumi from "@pulumi/pulumi";
+import { undeclaredArgs } from "../engine/arguments";
 import { shimProvider } from "../engine/shim";
 import { LOGICAL_NAME_KEY } from "../lifecycle/owner";
-import { SECRET_PROPERTIES } from "./schema";
+import { REGISTRY_CREDENTIAL_ARGS, SECRET_PROPERTIES } from "./schema";
 
 export { planRegistryCredentialChange, type RegistryCredentialPlan, registryUsers } from "./plan";
 export { RegistryCredentialProvider, type RegistryCredentialProviderOptions } from "./provider";
@@ -16,7 +17,11 @@ export {
   type RegistryCredentialOutputs,
 } from "./schema";
 
-/** Arguments of a {@link RegistryCredential}. */
+/**
+ * Arguments of a {@link RegistryCredential}.
+ *
+ * @group Resource arguments
+ */
 export interface RegistryCredentialArgs {
   /**
    * The credential's name on the platform. The platform cannot rename a credential: a change
@@ -49,6 +54,8 @@ export interface RegistryCredentialArgs {
  * Credentials for a private container registry. Give a pod `registry: credential.id` to pull
  * its image with them; the pod then depends on the credential. The platform keeps the user
  * name and password write-only: they are never read back, and in the stack they are secrets.
+ *
+ * @group Resources
  */
 export class RegistryCredential extends pulumi.dynamic.Resource {
   /** The credential's name on the platform. */
@@ -80,6 +87,9 @@ export class RegistryCredential extends pulumi.dynamic.Resource {
       shimProvider("registry-credential"),
       name,
       {
+        // An argument it does not have goes on, so check() refuses it by name (not dropped);
+        // as a secret, since a misspelled `password` holds one.
+        ...undeclaredArgs(a, REGISTRY_CREDENTIAL_ARGS, (v) => pulumi.secret(v as pulumi.Input<unknown>)),
         name: a.name,
         username: secret(a.username),
         password: secret(a.password),

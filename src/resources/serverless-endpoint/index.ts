@@ -5,11 +5,12 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { joinLedger } from "../cost/ledger";
+import { undeclaredArgs } from "../engine/arguments";
 import { shimProvider } from "../engine/shim";
 import { LOGICAL_NAME_KEY, ownerInputs } from "../lifecycle/owner";
 import { templateBehind } from "../template";
 import { LOCAL_FIELDS, SAVED_FIELDS } from "./plan";
-import { type EndpointType, type EndpointWorkerOutput, type FlashBootType, type GpuId, type ScalerType, TEMPLATE_CHECK_KEY } from "./schema";
+import { ENDPOINT_ARGS, type EndpointType, type EndpointWorkerOutput, type FlashBootType, type GpuId, type ScalerType, TEMPLATE_CHECK_KEY } from "./schema";
 
 export { EndpointNotReadyError, ServerlessEndpointProvider, type ServerlessEndpointProviderOptions } from "./provider";
 export {
@@ -24,7 +25,11 @@ export {
 } from "./schema";
 export { type ImageModelInput, type RunSyncSmokeTestArgs, type RunSyncSmokeTestResult, runSyncSmokeTest } from "./smoke";
 
-/** Arguments of a {@link ServerlessEndpoint}: the fields of spec 2.9 that `saveEndpoint` takes. */
+/**
+ * Arguments of a {@link ServerlessEndpoint}: the platform's endpoint fields that `saveEndpoint` takes.
+ *
+ * @group Resource arguments
+ */
 export interface ServerlessEndpointArgs {
   /**
    * The endpoint's name on the platform, any non-empty string. Changing it renames the
@@ -131,6 +136,8 @@ export interface ServerlessEndpointArgs {
  * A Serverless endpoint of the Compute Platform: autoscaled workers behind one endpoint id.
  * Deleting it saves workersMin = workersMax = 0 first, as the platform requires, then deletes
  * it (workers still draining need no wait).
+ *
+ * @group Resources
  */
 export class ServerlessEndpoint extends pulumi.dynamic.Resource {
   /** The endpoint's name on the platform. */
@@ -190,7 +197,11 @@ export class ServerlessEndpoint extends pulumi.dynamic.Resource {
         }),
       },
       // In the stack's cost ledger: registered once the stack's cost has passed (cost/ledger.ts).
-      joinLedger("endpoint", name, { gpuIds: args.gpuIds, workersMin: args.workersMin, workersMax: args.workersMax }, opts),
+      // An argument it does not have keeps it out of the ledger: its check fails before the
+      // stack's cost reads the catalog, so the preview sends no request.
+      Object.keys(undeclaredArgs(args, ENDPOINT_ARGS)).length > 0
+        ? opts
+        : joinLedger("endpoint", name, { gpuIds: args.gpuIds, workersMin: args.workersMin, workersMax: args.workersMax }, opts),
       "computeplatform",
       "ServerlessEndpoint",
     );

@@ -1,7 +1,7 @@
 /*
  * ServerlessEndpoint: lifecycle -> API calls (all GraphQL, POST /graphql)
  *
- *   check   no request. Allowed values of spec 2.9, integers >= 0, workersMin <= workersMax;
+ *   check   no request. Allowed values of the endpoint fields, integers >= 0, workersMin <= workersMax;
  *           defaults filled (type QB, wait settings); the owner token and an auto-name from
  *           it (lifecycle/owner.ts), both kept across updates.
  *   diff    no request. type -> replace (the kind is fixed); any other field -> update in
@@ -36,6 +36,7 @@ import {
   ConflictError,
   NotFoundError,
   type Endpoint as WireEndpoint,
+  unreadableRecord,
 } from "../../client";
 import { platform, type ProviderOptions } from "../engine/settings";
 import { baseOf, OWNER_TOKEN_KEY, pendingName } from "../lifecycle/owner";
@@ -69,7 +70,11 @@ import {
 type Client = Pick<ComputePlatform, "endpoints">;
 type Created = pulumi.dynamic.CreateResult<ServerlessEndpointOutputs>;
 
-/** Dependencies of the provider; tests inject a client, a clock, short polls and a signal. */
+/**
+ * Dependencies of the provider; tests inject a client, a clock, short polls and a signal.
+ *
+ * @group Providers and checks
+ */
 export interface ServerlessEndpointProviderOptions extends ProviderOptions<Client> {
   /**
    * First pause between reads while waiting for workers, in ms; it grows by half each time.
@@ -87,6 +92,8 @@ export interface ServerlessEndpointProviderOptions extends ProviderOptions<Clien
  * A create or update whose endpoint exists but did not become ready. `id`, `properties` and
  * `reasons` are what Pulumi's dynamic provider turns into a partial result, so the endpoint is
  * recorded in state instead of being forgotten.
+ *
+ * @group Errors
  */
 export class EndpointNotReadyError extends Error {
   constructor(
@@ -109,7 +116,11 @@ function goneError(name: string, id: string): Error {
   );
 }
 
-/** The real provider behind `shimProvider("serverless-endpoint")`. */
+/**
+ * The real provider behind `shimProvider("serverless-endpoint")`.
+ *
+ * @group Providers and checks
+ */
 export class ServerlessEndpointProvider
   extends OwningProvider<Client, WireEndpoint>
   implements pulumi.dynamic.ResourceProvider<EndpointInputs, ServerlessEndpointOutputs>
@@ -198,7 +209,10 @@ export class ServerlessEndpointProvider
     const ep = await this.reads.of(this.client()).read(id, {
       one: (epId) => this.find(epId),
       // The only read is the list: a list sent after the one that missed it confirms.
-      confirm: async (epId, seq) => (await list.since(seq)).find((e) => e.id === epId),
+      confirm: async (epId, seq) => {
+        const later = await list.since(seq);
+        return later.find((e) => e.id === epId) ?? (unreadableRecord(later, epId) ? await this.find(epId) : undefined);
+      },
     });
     // An empty result tells the engine the endpoint is gone.
     if (!ep) return {};
@@ -339,8 +353,8 @@ export class ServerlessEndpointProvider
   }
 
   /**
-   * Save 0/0 unless the endpoint is there already: all the platform requires before a delete
-   * (open-parts). Draining workers may stay listed a while (EXITED); nothing waits for them.
+   * Save 0/0 unless the endpoint is there already: all the platform requires before a delete.
+   * Draining workers may stay listed a while (EXITED); nothing waits for them.
    */
   private async scaleToZero(id: string, knownType: string | undefined, deadline: number): Promise<"gone" | "saved"> {
     // From the shared poller's next list: a stack's endpoints deleted together share one read.

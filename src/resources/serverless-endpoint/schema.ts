@@ -1,16 +1,17 @@
 /**
- * ServerlessEndpoint's check: the allowed values of spec 2.9, the schema, and the defaults
+ * ServerlessEndpoint's check: the allowed values of the endpoint fields, the schema, and the defaults
  * `check()` fills in. No I/O here, so all of it is tested as tables.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { ENDPOINT_FIELDS, type EndpointField, schemas, validateGpuIds, validateLocations } from "../../client";
+import { splitUnknownArgs } from "../engine/arguments";
 import { checkFailures } from "../engine/check";
 import { autoName, LOGICAL_NAME_KEY, OWNER_INPUT_KEYS, OWNER_TOKEN_KEY, ownerToken, resolveName } from "../lifecycle/owner";
 
 const { GPU_TIERS, LOCATIONS } = schemas;
 
-// The allowed values of spec 2.9 are the client's (one list for the wire and for check()).
+// The allowed values of the endpoint fields are the client's (one list for the wire and for check()).
 export const GPU_IDS = GPU_TIERS;
 export { LOCATIONS };
 export const ENDPOINT_TYPES = ["QB", "LB"] as const;
@@ -35,11 +36,11 @@ export const DECLARED_KEY = "__declared";
 export const APPLIED_NAME_KEY = "__appliedName";
 
 /**
- * Where a saved field goes when a program that declared it stops declaring it: the spec's
- * defaults (spec 2.9: workersMin 0 is scale-to-zero, an empty locations any region,
+ * Where a saved field goes when a program that declared it stops declaring it: the platform's
+ * defaults (workersMin 0 is scale-to-zero, an empty locations any region,
  * networkVolumeId null none; FLASHBOOT is the option, OFF its absence). workersMax goes to 0
  * too: workers declared away must stop running and billing. idleTimeout, scalerType and
- * scalerValue have no default in the spec: removing one is refused at check.
+ * scalerValue have no platform default: removing one is refused at check.
  */
 export const FIELD_DEFAULTS = { workersMin: 0, workersMax: 0, networkVolumeId: null, locations: null, flashBootType: "OFF" } as const;
 export const DEFAULT_READY_TIMEOUT_SECONDS = 600;
@@ -72,8 +73,8 @@ function nonEmpty(field: string) {
 }
 
 /**
- * One allowed value or a comma-separated priority list of distinct ones, no spaces
- * (open-parts); `anyWhenEmpty`: "" is allowed (spec 2.9 locations). The rule itself is the
+ * One allowed value or a comma-separated priority list of distinct ones, no spaces;
+ * `anyWhenEmpty`: "" is allowed (an empty `locations` means any region). The rule itself is the
  * client's (`validate`), so the client and the resources accept and refuse the same strings.
  */
 function priorityList(field: string, allowed: readonly string[], example: string, anyWhenEmpty: boolean, validate: (value: string) => string | undefined) {
@@ -91,6 +92,8 @@ function priorityList(field: string, allowed: readonly string[], example: string
 /**
  * The inputs after `check()` has filled in the defaults. Extra keys (`__provider`,
  * `__name`) pass through untouched.
+ *
+ * @group Providers and checks
  */
 export const endpointInputsSchema = z
   .strictObject(
@@ -100,7 +103,7 @@ export const endpointInputsSchema = z
     templateId: nonEmpty("templateId"),
     type: oneOf("type", ENDPOINT_TYPES),
     idleTimeout: nonNegativeInt("idleTimeout", "seconds").optional(),
-    // "" and null both mean any region (spec 2.9).
+    // "" and null both mean any region.
     locations: priorityList("locations", LOCATIONS, "US,RO", true, validateLocations).nullable().optional(),
     flashBootType: oneOf("flashBootType", FLASH_BOOT_TYPES).optional(),
     scalerType: oneOf("scalerType", SCALER_TYPES).optional(),
@@ -155,11 +158,15 @@ export function templateFailure(ref: unknown): pulumi.dynamic.CheckFailure | und
   };
 }
 
+/** @group Providers and checks */
 export type EndpointInputs = z.infer<typeof endpointInputsSchema> & {
   [LOGICAL_NAME_KEY]?: string;
   /** The owner token `check()` settled on (see lifecycle/owner.ts); never part of a diff. */
   [OWNER_TOKEN_KEY]?: string;
 };
+
+/** The arguments a ServerlessEndpoint has: any other is refused at check (engine/arguments.ts). */
+export const ENDPOINT_ARGS: readonly string[] = Object.keys(endpointInputsSchema.shape);
 
 /** Properties the engine or the resource class add; not the user's. */
 const RESERVED_KEYS = new Set<string>(["__provider", LOGICAL_NAME_KEY, OWNER_TOKEN_KEY, DECLARED_KEY, APPLIED_NAME_KEY, TEMPLATE_CHECK_KEY, ...OWNER_INPUT_KEYS]);
@@ -201,9 +208,9 @@ export function checkEndpointInputs(
   // Pulumi hands over an omitted optional input as absent, but be strict about `undefined`
   // anyway: it cannot be serialized into state.
   for (const key of Object.keys(inputs)) if (inputs[key] === undefined) delete inputs[key];
-  const userInputs = Object.fromEntries(Object.entries(inputs).filter(([k]) => !RESERVED_KEYS.has(k)));
-  const parsed = endpointInputsSchema.safeParse(userInputs);
-  const failures = parsed.success ? [] : checkFailures(parsed.error, userInputs);
+  const { own, failures } = splitUnknownArgs("ServerlessEndpoint", inputs, ENDPOINT_ARGS, RESERVED_KEYS);
+  const parsed = endpointInputsSchema.safeParse(own);
+  if (!parsed.success) failures.push(...checkFailures(parsed.error, own));
   const template = templateFailure(inputs[TEMPLATE_CHECK_KEY]);
   if (template) failures.push(template);
   inputs[DECLARED_KEY] = SAVED_FIELDS.filter((f) => inputs[f] !== undefined);
@@ -237,13 +244,21 @@ function removalFailures(olds: Record<string, any> | undefined, inputs: Record<s
   return failures;
 }
 
-/** One worker of an endpoint, as read back. */
+/**
+ * One worker of an endpoint, as read back.
+ *
+ * @group Resource outputs
+ */
 export interface EndpointWorkerOutput {
   /** `STARTING`, `RUNNING`, or `EXITED` while draining. */
   desiredStatus: string;
 }
 
-/** What a ServerlessEndpoint holds in state: the endpoint as read back, plus the wait settings. */
+/**
+ * What a ServerlessEndpoint holds in state: the endpoint as read back, plus the wait settings.
+ *
+ * @group Resource outputs
+ */
 export interface ServerlessEndpointOutputs {
   /** The endpoint's name. */
   name: string;
@@ -290,7 +305,11 @@ export interface ServerlessEndpointOutputs {
   __appliedName?: string;
 }
 
-/** One worker's price: the tier it was read for, USD per hour. */
+/**
+ * One worker's price: the tier it was read for, USD per hour.
+ *
+ * @group Resource outputs
+ */
 export interface WorkerPrice {
   tier: string;
   usd: number;

@@ -9,7 +9,11 @@ import { ComputePlatform } from "../../client";
 /** The stack-config namespace of `computeplatform:apiKey` and friends (see engine/settings.ts). */
 const CONFIG_NAMESPACE = "computeplatform";
 
-/** The `input` of an image model (spec 4.4). */
+/**
+ * The `input` of an image model.
+ *
+ * @group Serverless smoke test
+ */
 export interface ImageModelInput {
   /** What to draw. */
   prompt: string;
@@ -19,6 +23,7 @@ export interface ImageModelInput {
   height: number;
 }
 
+/** @group Serverless smoke test */
 export interface RunSyncSmokeTestArgs {
   /** The hosted model endpoint to call, e.g. `sdxl-turbo`. */
   endpointId: pulumi.Input<string>;
@@ -38,6 +43,7 @@ export interface RunSyncSmokeTestArgs {
   client?: Pick<ComputePlatform, "models">;
 }
 
+/** @group Serverless smoke test */
 export interface RunSyncSmokeTestResult {
   /** The job id the platform gave the call. */
   id: string;
@@ -70,6 +76,8 @@ function clientFromStack(apiKey: string | undefined): ComputePlatform {
  * });
  * export const imageUrl = smoke.imageUrl;
  * ```
+ *
+ * @group Serverless smoke test
  */
 export function runSyncSmokeTest(args: RunSyncSmokeTestArgs): pulumi.Output<RunSyncSmokeTestResult> {
   if (pulumi.runtime.isDryRun()) return pulumi.output(pulumi.unknown as unknown as RunSyncSmokeTestResult);
@@ -83,7 +91,7 @@ export function runSyncSmokeTest(args: RunSyncSmokeTestArgs): pulumi.Output<RunS
   return pulumi.unsecret(result);
 }
 
-/** A runsync answer as open-parts gives it: COMPLETED with `output`, IN_PROGRESS without, FAILED with `error`. */
+/** A runsync answer as the platform gives it: COMPLETED with `output`, IN_PROGRESS without, FAILED with `error`. */
 interface RunSyncAnswer {
   id: string;
   status: string;

@@ -3,6 +3,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { checkFailures, isUnknown } from "../engine/check";
+import { splitUnknownArgs } from "../engine/arguments";
 import { containerRules, nonEmpty, onlyKeys, persistentMountRule } from "../engine/container";
 import { LOGICAL_NAME_KEY, OWNER_INPUT_KEYS, resolveName } from "../lifecycle/owner";
 import { DEFAULT_DELETE_WAIT_SECONDS, MAX_DELETE_WAIT_SECONDS } from "../lifecycle/in-use";
@@ -13,6 +14,7 @@ export { DEFAULT_DELETE_WAIT_SECONDS, MAX_DELETE_WAIT_SECONDS };
 export const TEMPLATE_KIND = "Template";
 
 export const TEMPLATE_CATEGORIES = ["CPU", "NVIDIA", "AMD"] as const;
+/** @group Resource arguments */
 export type TemplateCategory = (typeof TEMPLATE_CATEGORIES)[number];
 
 /** The platform's defaults of CreateTemplateRequest that check() writes in (so leaving one out and writing it give the same inputs). */
@@ -26,11 +28,16 @@ export const TEMPLATE_DEFAULTS = {
   category: "NVIDIA" as TemplateCategory,
 };
 
+/** @group Resource arguments */
 export interface TemplateMountsInput {
   persistent?: { size: number; path: string };
 }
 
-/** The checked inputs: what `check()` returns and `create`/`update`/`diff` receive. */
+/**
+ * The checked inputs: what `check()` returns and `create`/`update`/`diff` receive.
+ *
+ * @group Providers and checks
+ */
 export interface TemplateInputs {
   name: string;
   image: string;
@@ -48,7 +55,11 @@ export interface TemplateInputs {
   [LOGICAL_NAME_KEY]?: string;
 }
 
-/** What a Template holds in state. `id` is the resource ID (`template.id`). */
+/**
+ * What a Template holds in state. `id` is the resource ID (`template.id`).
+ *
+ * @group Resource outputs
+ */
 export interface TemplateOutputs {
   /** The platform's template ID; pass it to a ServerlessEndpoint's `templateId`. */
   id: string;
@@ -71,7 +82,11 @@ export interface TemplateOutputs {
 const bool = (field: string) => z.boolean({ error: `${field} must be true or false` });
 const waitRule = `deleteWaitSeconds must be a whole number of seconds from 0 to ${MAX_DELETE_WAIT_SECONDS}`;
 
-/** The rules of {@link TemplateArgs} once every input is known, the defaults filled and `name` settled. */
+/**
+ * The rules of {@link TemplateArgs} once every input is known, the defaults filled and `name` settled.
+ *
+ * @group Providers and checks
+ */
 export const templateArgsSchema = z.strictObject(
   {
     name: nonEmpty("name"),
@@ -107,8 +122,10 @@ const absent = (v: unknown) => v === undefined || v === null;
 
 /**
  * `check()` as a pure function of (old inputs, new inputs): unknown properties refused by
- * name, the defaults filled in, then every rule of CreateTemplateRequest, so preview fails
+ * name with the nearest known one (engine/arguments.ts), the defaults filled in, then every rule of CreateTemplateRequest, so preview fails
  * before any request is sent. `olds` keep a generated name across updates.
+ *
+ * @group Providers and checks
  */
 export function checkTemplate(olds: Record<string, unknown> | undefined, news: Record<string, unknown>): pulumi.dynamic.CheckResult<TemplateInputs> {
   const logicalName = typeof news[LOGICAL_NAME_KEY] === "string" ? (news[LOGICAL_NAME_KEY] as string) : "template";
@@ -125,17 +142,8 @@ export function checkTemplate(olds: Record<string, unknown> | undefined, news: R
     else inputs.mounts = kept;
   }
 
-  const failures: pulumi.dynamic.CheckFailure[] = [];
-  const userInputs: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(inputs)) {
-    if (RESERVED_KEYS.has(k)) continue;
-    if (!(TEMPLATE_PROPERTIES as string[]).includes(k)) {
-      failures.push({ property: k, reason: `Template has no property "${k}"; it takes ${TEMPLATE_PROPERTIES.join(", ")}` });
-      continue;
-    }
-    userInputs[k] = v;
-  }
-  const parsed = templateArgsSchema.safeParse(userInputs);
-  if (!parsed.success) failures.push(...checkFailures(parsed.error, userInputs));
+  const { own, failures } = splitUnknownArgs("Template", inputs, TEMPLATE_PROPERTIES, RESERVED_KEYS);
+  const parsed = templateArgsSchema.safeParse(own);
+  if (!parsed.success) failures.push(...checkFailures(parsed.error, own));
   return { inputs: inputs as unknown as TemplateInputs, failures };
 }

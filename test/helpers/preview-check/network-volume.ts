@@ -5,7 +5,7 @@
  * - `name`: the name last applied is kept (an update never renames to a fresh auto-name); a
  *   new volume (first create, replace) gets `<logical>-<7 hex>`.
  * - `type`: the volume keeps its tier (fixed once made; README); a new volume gets the data
- *   center's first `networkVolumeTypes` entry (open-parts).
+ *   center's first `networkVolumeTypes` entry.
  * - `deleteWaitSeconds`: not on the platform (state only).
  * Draws the platform would refuse are put right (`repair`): a smaller size than before in the
  * same data center (refused at check: volumes only grow) becomes the old size, and a type the

@@ -62,7 +62,7 @@ const dataCenterIds = fc.subarray(DATA_CENTERS.map((d) => d.id), { minLength: 1,
 /** A registry credential made for the walk, or null (none). */
 export const registryRef = (world: World) => fc.oneof(fc.constant(null), fc.constantFrom(...world.fixtures.registries!));
 
-/** The container configuration (spec 2.1) and the name: what pods and templates share. */
+/** The container configuration and the name: what pods and templates share. */
 export const containerValues = (world: World): Record<string, fc.Arbitrary<unknown>> => ({
   name: maybe(simpleName),
   image,

@@ -1,7 +1,7 @@
 /**
  * ServerlessEndpoint in the generated check of preview against up (runner.ts).
  *
- * Removed fields, as the platform and the provider treat them (FIELD_DEFAULTS, spec 2.9):
+ * Removed fields, as the platform and the provider treat them (FIELD_DEFAULTS):
  * - `name`: the name last applied is kept; a new endpoint gets `<logical>-<7 hex>`.
  * - `workersMin` 0, `workersMax` 0, `networkVolumeId` null, `locations` null (any region),
  *   `flashBootType` OFF: back to the platform's default, in place.

@@ -13,7 +13,7 @@ import { type Emulator, startEmulator } from "../../../src/emulator";
 import { FakeClock } from "../../helpers/fake-clock";
 import { createServerlessTemplate } from "../../helpers/emulator-fixtures";
 
-// The client against the emulator (a second, independent reading of the spec) over real HTTP.
+// The client against the emulator (a second, independent reading of the platform's API) over real HTTP.
 
 const TIMINGS = { provisioningMs: 20, startingMs: 30, drainMs: 30 };
 const READ_ONLY = "cp_emu_read_only_key_000000000000";
@@ -159,7 +159,7 @@ test("rules only the server can check come back as a BadRequestError naming them
 test("endpoints: a hostile name round-trips through save, list, get; delete needs zero workers", async () => {
   const cp = client();
   const name = 'we"ird} name\\ with\nnewline { and "quotes"';
-  // The platform checks that the template exists and is serverless (open-parts).
+  // The platform checks that the template exists and is serverless.
   const tpl = await createServerlessTemplate(emu.url, emu.apiKey);
   const before = emu.counts();
   const created = await cp.endpoints.save({

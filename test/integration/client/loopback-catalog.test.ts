@@ -1,6 +1,6 @@
 import { ComputePlatform, NotFoundError, PacingRegistry, RequestValidationError, ResponseValidationError } from "../../../src/client";
 import { FakeClock } from "../../helpers/fake-clock";
-import { type Handler, startLoopback } from "../../helpers/loopback";
+import { type Handler, startLoopback, wireGpuType } from "../../helpers/loopback";
 
 // The catalog's list and by-id look-ups and the network volume's `type`, against a scripted
 // loopback server speaking the contract's records.
@@ -21,17 +21,7 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-const gpu = {
-  id: "NVIDIA GeForce RTX 4090",
-  name: "RTX 4090",
-  pool: "ADA_24",
-  manufacturer: "NVIDIA",
-  memory: 24,
-  secure: true,
-  community: false,
-  price: { secure: 0.69, community: 0 },
-  maxCount: { secure: 8, community: 0 },
-};
+const gpu = wireGpuType();
 const cpu = { id: "cpu3c", name: "Compute-Optimized", group: "Gen 3", vcpu: { min: 2, max: 32 }, ramGbPerVcpu: 2, price: { securePerVcpu: 0.03, serverlessPerVcpu: 0.04 } };
 const dataCenter = { id: "EU-RO-1", name: "Romania 1", region: "EUROPE", globalNetwork: true, networkVolumeTypes: ["STANDARD"], compliance: ["GDPR"] };
 
@@ -113,11 +103,22 @@ describe("catalog", () => {
   });
 
   test("a record in the old invented shape (memoryGb, no prices) is refused naming the fields", async () => {
-    const { cp } = await setup(() => ({ status: 200, body: { gpus: [{ id: "x", name: "x", manufacturer: "NVIDIA", memoryGb: 24 }] } }));
-    const err = await cp.catalog.gpus().catch((e) => e);
+    const old = { id: "x", name: "x", manufacturer: "NVIDIA", memoryGb: 24 };
+    const { cp } = await setup((r) => ({ status: 200, body: r.path === "/v2/catalog/gpus" ? { gpus: [old, gpu] } : old }));
+    // In a list, the others still read; the odd one is named with the fields it breaks.
+    const gpus = await cp.catalog.gpus();
+    expect(gpus.map((g) => g.id)).toEqual([gpu.id]);
+    expect(gpus.unreadable[0].issues).toEqual(
+      expect.arrayContaining([
+        { path: "memory", message: "is required" },
+        { path: "price", message: "is required" },
+      ]),
+    );
+    // Read by itself, it is refused.
+    const err = await cp.catalog.gpu("x").catch((e) => e);
     expect(err).toBeInstanceOf(ResponseValidationError);
-    expect(err.message).toContain("gpus[0].memory is required");
-    expect(err.message).toContain("gpus[0].price is required");
+    expect(err.message).toContain("memory is required");
+    expect(err.message).toContain("price is required");
   });
 });
 

@@ -1,6 +1,6 @@
 // Issue 14 #10: a hosted-model call is a paid job: the client never sends it twice on its
-// own, passes `wait`, and tells IN_PROGRESS and FAILED apart from a result (open-parts
-// "Hosted model call"). Against a scripted loopback server that counts every call.
+// own, passes `wait`, and tells IN_PROGRESS and FAILED apart from a result.
+// Against a scripted loopback server that counts every call.
 import {
   ComputePlatform,
   type ComputePlatformOptions,

@@ -1,4 +1,4 @@
-// Billing (open-parts "Templates, registries and billing"; the contract's billing paths):
+// Billing (the contract's billing paths):
 // computed from what ran. A manual clock steps through hours without sleeping.
 import type { Emulator } from "../../../src/emulator";
 import { client, RTX4090, start } from "../../helpers/emulator-rest";

@@ -1,4 +1,4 @@
-// The catalog as the contract writes it (open-parts "Catalog and network volumes"): by-id
+// The catalog as the contract writes it: by-id
 // paths with percent-encoded ids, the availability expansions, the data-center filters, and
 // the prices a pod's cost comes from.
 import type { Emulator } from "../../../src/emulator";

@@ -1,9 +1,9 @@
-// The emulator's catalog (open-parts) over real HTTP.
+// The emulator's catalog over real HTTP.
 import { expectProblem, sharedEmulator } from "../../helpers/emulator-rest";
 
 const { api } = sharedEmulator();
 
-describe("catalog (open-parts)", () => {
+describe("catalog", () => {
   test("GET /v2/catalog/cpus -> { cpus: [CpuType] } with group and per-vCPU prices", async () => {
     const r = await api.get("/v2/catalog/cpus");
     expect(r.status).toBe(200);

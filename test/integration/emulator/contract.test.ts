@@ -1,12 +1,12 @@
 // Every REST path the emulator serves, each at least once and with error answers, checked
 // against the public contract (the copy in contract/) by test/helpers/contract.ts.
-// Where the spec or open-parts decide differently, the override names the section.
+// Where the platform answers differently from its contract, an override says why.
 import type { Emulator } from "../../../src/emulator";
 import { type Override, operationOf, violations } from "../../helpers/contract";
 import { createServerlessTemplate } from "../../helpers/emulator-fixtures";
 import { client, FULL, READ_ONLY, RTX4090, start } from "../../helpers/emulator-rest";
 
-/** Decided by the spec or open-parts, not the contract. */
+/** Where the platform answers differently from its contract. */
 export const OVERRIDES: Override[] = [];
 
 /** The contract operations this emulator serves (the report lists the rest with reasons). */

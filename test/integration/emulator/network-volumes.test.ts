@@ -1,9 +1,9 @@
-// The emulator's network volumes (open-parts) over real HTTP.
+// The emulator's network volumes over real HTTP.
 import { expectProblem, RTX4090, sharedEmulator } from "../../helpers/emulator-rest";
 
 const { api } = sharedEmulator();
 
-describe("network volumes (open-parts)", () => {
+describe("network volumes", () => {
   test("POST /v2/network-volumes -> 201 { id, name, size, dataCenter, type }; type defaults to the data center's first tier", async () => {
     const r = await api.post("/v2/network-volumes", { name: "data", size: 50, dataCenter: "EU-RO-1" });
     expect(r.status).toBe(201);

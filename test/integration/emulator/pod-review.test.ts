@@ -64,7 +64,7 @@ describe("issue 14 #18: deleting a pod is idempotent", () => {
     expect((await api.del(`/v2/pods/${pod.id}`)).status).toBe(204);
     expect((await api.del(`/v2/pods/${pod.id}`)).status).toBe(204);
     expect((await api.get(`/v2/pods/${pod.id}`)).body.status).toBe("TERMINATED");
-    // The action stays what open-parts' table says: TERMINATED has no actions.
+    // The action stays what the platform's table of actions says: TERMINATED has no actions.
     expectProblem(await api.post(`/v2/pods/${pod.id}/action`, { action: "terminate" }), 409);
     expectProblem(await api.del("/v2/pods/p-none"), 404);
   });

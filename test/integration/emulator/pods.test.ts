@@ -1,5 +1,5 @@
-// Conformance of the emulator's pod operations, one test per rule of the spec (sections 2,
-// 3, 4, 7, 8) and open-parts, over real HTTP with millisecond timings.
+// Conformance of the emulator's pod operations, one test per rule of the platform (objects,
+// lifecycle, operations, errors, limits), over real HTTP with millisecond timings.
 import type { Emulator } from "../../../src/emulator";
 import { createRegistry } from "../../helpers/emulator-fixtures";
 import { A100, client, FULL, MI300X, RTX4090, seen, sharedEmulator, start, TIMINGS } from "../../helpers/emulator-rest";
@@ -34,7 +34,7 @@ async function create400(body: Record<string, unknown>, detail: RegExp): Promise
   expect(r.body.detail).toMatch(detail);
 }
 
-describe("createPod: contract violations -> 422 with $-paths (open-parts)", () => {
+describe("createPod: contract violations -> 422 with $-paths", () => {
   test("4.1: an unknown top-level property -> 422 `$: additional properties 'bogus' not allowed`", async () => {
     expect(await create422(gpuPod({ bogus: 1 }))).toContain("$: additional properties 'bogus' not allowed");
   });
@@ -101,7 +101,7 @@ describe("createPod: contract violations -> 422 with $-paths (open-parts)", () =
     expect(await create422(gpuPod({ registry: 5 }))).toEqual(["$.registry: expected string, but got integer"]);
   });
 
-  test("open-parts: registry must name one of the owner's registries -> 400 on create and update", async () => {
+  test("registry must name one of the owner's registries -> 400 on create and update", async () => {
     await create400(gpuPod({ registry: "reg_none" }), /registry: registry 'reg_none' does not exist/);
     const pod = await api.createPod(gpuPod());
     const r = await api.patch(`/v2/pods/${pod.id}`, { registry: "reg_none" });
@@ -196,7 +196,7 @@ describe("createPod: contract violations -> 422 with $-paths (open-parts)", () =
   });
 });
 
-describe("createPod: cross-field rules -> 400 with a detail naming the rule (open-parts)", () => {
+describe("createPod: cross-field rules -> 400 with a detail naming the rule", () => {
   test("4.1: neither gpu nor cpu -> 400", async () => {
     await create400({}, /exactly one of gpu or cpu/);
   });
@@ -217,7 +217,7 @@ describe("createPod: cross-field rules -> 400 with a detail naming the rule (ope
     );
   });
 
-  test("7/open-parts: network: [] on create -> 400", async () => {
+  test("network: [] on create -> 400", async () => {
     await create400(gpuPod({ mounts: { network: [] } }), /mounts\.network: an empty list/);
   });
 
@@ -242,7 +242,7 @@ describe("createPod: cross-field rules -> 400 with a detail naming the rule (ope
     await create400(gpuPod({ mounts: { network: [{ volumeId: "nv-missing", path: "/d" }] } }), /does not exist/);
   });
 
-  test("2.4 rule 3/open-parts: a network volume in another data center than dataCenterIds -> 400", async () => {
+  test("a network volume in another data center than dataCenterIds -> 400", async () => {
     const vol = await api.createVolume("EU-RO-1");
     await create400(
       gpuPod({ dataCenterIds: ["US-TX-3"], mounts: { network: [{ volumeId: vol.id, path: "/d" }] } }),
@@ -266,7 +266,7 @@ describe("createPod: cross-field rules -> 400 with a detail naming the rule (ope
     await create400(gpuPod({ globalNetworking: true, dataCenterIds: ["EU-CZ-1", "CA-MTL-1"] }), /no data center that supports global networking/);
   });
 
-  test("open-parts: no capacity for the GPU type in the allowed data centers -> 400 'no capacity'", async () => {
+  test("no capacity for the GPU type in the allowed data centers -> 400 'no capacity'", async () => {
     emu().setFaults({ noCapacity: [{ gpuId: A100 }] });
     try {
       await create400({ gpu: { id: A100 } }, /no capacity/);
@@ -275,7 +275,7 @@ describe("createPod: cross-field rules -> 400 with a detail naming the rule (ope
     }
   });
 
-  test("open-parts: no capacity in one data center -> the scheduler places the pod in the next allowed one", async () => {
+  test("no capacity in one data center -> the scheduler places the pod in the next allowed one", async () => {
     emu().setFaults({ noCapacity: [{ gpuId: A100, dataCenterId: "US-TX-3" }] });
     try {
       const pod = await api.createPod({ gpu: { id: A100 }, dataCenterIds: ["US-TX-3", "US-KS-2"] });
@@ -287,7 +287,7 @@ describe("createPod: cross-field rules -> 400 with a detail naming the rule (ope
   });
 });
 
-describe("createPod: the Pod it answers (spec 2.2, 3.2)", () => {
+describe("createPod: the Pod it answers", () => {
   test("3.2: create -> 201, PROVISIONING, startedAt null, runtime null, actions [start, terminate]", async () => {
     const r = await api.post("/v2/pods", { name: "fresh", image: "img:1", gpu: { id: RTX4090 } });
     expect(r.status).toBe(201);
@@ -312,7 +312,7 @@ describe("createPod: the Pod it answers (spec 2.2, 3.2)", () => {
     expect(pod).not.toHaveProperty("cpu");
   });
 
-  test("2.2/open-parts: a CPU pod has cpu with memory = floor(vcpuCount × ramGbPerVcpu), no gpu", async () => {
+  test("a CPU pod has cpu with memory = floor(vcpuCount × ramGbPerVcpu), no gpu", async () => {
     const flavors = (await api.get("/v2/catalog/cpus")).body.cpus;
     const cpu3c = flavors.find((f: any) => f.id === "cpu3c");
     const pod = await api.createPod({ cpu: { id: "cpu3c", vcpuCount: 4 } });
@@ -320,7 +320,7 @@ describe("createPod: the Pod it answers (spec 2.2, 3.2)", () => {
     expect(pod).not.toHaveProperty("gpu");
   });
 
-  test("open-parts: CPU memory is rounded down and at least 1", async () => {
+  test("CPU memory is rounded down and at least 1", async () => {
     // cpu1e: 0.375 GB per vCPU -> 2 vCPUs = 0.75 -> 1; 8 vCPUs = 3.
     expect((await api.createPod({ cpu: { id: "cpu1e", vcpuCount: 2 } })).cpu.memory).toBe(1);
     expect((await api.createPod({ cpu: { id: "cpu1e", vcpuCount: 8 } })).cpu.memory).toBe(3);
@@ -344,12 +344,12 @@ describe("createPod: the Pod it answers (spec 2.2, 3.2)", () => {
     expect(pod.env).toEqual({ A: "1", COMPUTEPLATFORM_POD_ID: pod.id });
   });
 
-  test("2.6/open-parts: globalNetworking false -> { enabled: false } with ip and internalDns absent", async () => {
+  test("globalNetworking false -> { enabled: false } with ip and internalDns absent", async () => {
     const pod = await api.createPod(gpuPod());
     expect(pod.globalNetworking).toEqual({ enabled: false });
   });
 
-  test("2.6/open-parts: globalNetworking true -> enabled, ip and internalDns `<pod_id>.<domain>` from creation on", async () => {
+  test("globalNetworking true -> enabled, ip and internalDns `<pod_id>.<domain>` from creation on", async () => {
     const pod = await api.createPod(gpuPod({ globalNetworking: true }));
     expect(pod.status).toBe("PROVISIONING");
     expect(pod.globalNetworking.enabled).toBe(true);
@@ -374,7 +374,7 @@ describe("createPod: the Pod it answers (spec 2.2, 3.2)", () => {
     expect((await api.createPod(gpuPod({ dataCenterIds: ["CA-MTL-1"] }))).dataCenterId).toBe("CA-MTL-1");
   });
 
-  test("open-parts: a pod with a network mount and no dataCenterIds is placed in the volume's data center", async () => {
+  test("a pod with a network mount and no dataCenterIds is placed in the volume's data center", async () => {
     const vol = await api.createVolume("EU-CZ-1");
     const pod = await api.createPod(cpuPod({ mounts: { network: [{ volumeId: vol.id, path: "/data" }] } }));
     expect(pod.dataCenterId).toBe("EU-CZ-1");
@@ -394,7 +394,7 @@ describe("createPod: the Pod it answers (spec 2.2, 3.2)", () => {
   });
 });
 
-describe("pod life on timers (spec 3, open-parts)", () => {
+describe("pod life on timers", () => {
   test("2.7: runtime utilizations are integers from 0 to 100", async () => {
     const pod = await api.createPod(gpuPod());
     const running = await api.waitFor(pod.id, "RUNNING");
@@ -403,7 +403,7 @@ describe("pod life on timers (spec 3, open-parts)", () => {
     }
   });
 
-  test("open-parts: stop on RUNNING -> EXITED, cost 0.0, runtime null, actions [start, terminate]", async () => {
+  test("stop on RUNNING -> EXITED, cost 0.0, runtime null, actions [start, terminate]", async () => {
     const pod = await api.createPod(gpuPod());
     await api.waitFor(pod.id, "RUNNING");
     const r = await api.post(`/v2/pods/${pod.id}/action`, { action: "stop" });
@@ -411,7 +411,7 @@ describe("pod life on timers (spec 3, open-parts)", () => {
     expect(r.body).toMatchObject({ status: "EXITED", cost: 0, runtime: null, actions: ["start", "terminate"] });
   });
 
-  test("open-parts: start on EXITED -> STARTING -> RUNNING", async () => {
+  test("start on EXITED -> STARTING -> RUNNING", async () => {
     const pod = await api.createPod(gpuPod());
     await api.waitFor(pod.id, "RUNNING");
     await api.post(`/v2/pods/${pod.id}/action`, { action: "stop" });
@@ -420,7 +420,7 @@ describe("pod life on timers (spec 3, open-parts)", () => {
     await api.waitFor(pod.id, "RUNNING");
   });
 
-  test("open-parts: restart on RUNNING -> STARTING -> RUNNING", async () => {
+  test("restart on RUNNING -> STARTING -> RUNNING", async () => {
     const pod = await api.createPod(gpuPod());
     const first = await api.waitFor(pod.id, "RUNNING");
     const r = await api.post(`/v2/pods/${pod.id}/action`, { action: "restart" });
@@ -430,7 +430,7 @@ describe("pod life on timers (spec 3, open-parts)", () => {
     expect(Date.parse(again.startedAt)).toBeGreaterThan(Date.parse(first.startedAt));
   });
 
-  test("2.2/open-parts: stop and restart on a locked pod -> 409; terminate still works", async () => {
+  test("stop and restart on a locked pod -> 409; terminate still works", async () => {
     const pod = await api.createPod(gpuPod());
     await api.patch(`/v2/pods/${pod.id}`, { locked: true });
     await api.waitFor(pod.id, "RUNNING");
@@ -442,7 +442,7 @@ describe("pod life on timers (spec 3, open-parts)", () => {
     expect((await api.post(`/v2/pods/${pod.id}/action`, { action: "terminate" })).status).toBe(204);
   });
 
-  test("open-parts: terminate -> 204; the pod reads TERMINATED with cost 0.0, no actions, and leaves the list", async () => {
+  test("terminate -> 204; the pod reads TERMINATED with cost 0.0, no actions, and leaves the list", async () => {
     const pod = await api.createPod(gpuPod());
     const r = await api.post(`/v2/pods/${pod.id}/action`, { action: "terminate" });
     expect(r.status).toBe(204);
@@ -454,7 +454,7 @@ describe("pod life on timers (spec 3, open-parts)", () => {
     expect(list.body.pods.map((p: any) => p.id)).not.toContain(pod.id);
   });
 
-  test("open-parts: terminate works from every other status (EXITED, ERROR, STARTING)", async () => {
+  test("terminate works from every other status (EXITED, ERROR, STARTING)", async () => {
     emu().setFaults({ errorImages: [/^broken/] });
     try {
       const a = await api.createPod(gpuPod({ image: "broken:1" }));
@@ -473,19 +473,19 @@ describe("pod life on timers (spec 3, open-parts)", () => {
     }
   });
 
-  test("open-parts: deletePod -> 204, same as terminate", async () => {
+  test("deletePod -> 204, same as terminate", async () => {
     const pod = await api.createPod(gpuPod());
     expect((await api.del(`/v2/pods/${pod.id}`)).status).toBe(204);
     expect((await api.get(`/v2/pods/${pod.id}`)).body.status).toBe("TERMINATED");
   });
 
-  test("open-parts: an action on a TERMINATED pod -> 409 (actions is empty)", async () => {
+  test("an action on a TERMINATED pod -> 409 (actions is empty)", async () => {
     const pod = await api.createPod(gpuPod());
     await api.del(`/v2/pods/${pod.id}`);
     expect((await api.post(`/v2/pods/${pod.id}/action`, { action: "start" })).status).toBe(409);
   });
 
-  test("open-parts: the action body is { action } with one of the four values -> else 422", async () => {
+  test("the action body is { action } with one of the four values -> else 422", async () => {
     const pod = await api.createPod(gpuPod());
     const bad = await api.post(`/v2/pods/${pod.id}/action`, { action: "pause" });
     expect(bad.status).toBe(422);
@@ -495,7 +495,7 @@ describe("pod life on timers (spec 3, open-parts)", () => {
     expect(extra.body.errors).toEqual(["$: additional properties 'force' not allowed"]);
   });
 
-  test("open-parts: an image the platform cannot start ends in ERROR; start retries and fails again", async () => {
+  test("an image the platform cannot start ends in ERROR; start retries and fails again", async () => {
     emu().setFaults({ errorImages: ["^crashloop:"] });
     try {
       const pod = await api.createPod(gpuPod({ image: "crashloop:1" }));
@@ -511,7 +511,7 @@ describe("pod life on timers (spec 3, open-parts)", () => {
     }
   });
 
-  test("open-parts: ERROR -> start -> RUNNING once the image is fixed by an update", async () => {
+  test("ERROR -> start -> RUNNING once the image is fixed by an update", async () => {
     emu().setFaults({ errorImages: ["^crashloop:"] });
     try {
       const pod = await api.createPod(gpuPod({ image: "crashloop:1" }));
@@ -525,7 +525,7 @@ describe("pod life on timers (spec 3, open-parts)", () => {
     }
   });
 
-  test("open-parts: an unknown pod id -> 404 for get, update, action and delete", async () => {
+  test("an unknown pod id -> 404 for get, update, action and delete", async () => {
     for (const r of [
       await api.get("/v2/pods/nope"),
       await api.patch("/v2/pods/nope", { name: "x" }),
@@ -537,7 +537,7 @@ describe("pod life on timers (spec 3, open-parts)", () => {
     }
   });
 
-  test("open-parts: listPods -> { pods: Pod[] }", async () => {
+  test("listPods -> { pods: Pod[] }", async () => {
     const pod = await api.createPod(gpuPod({ name: "listed" }));
     const r = await api.get("/v2/pods");
     expect(r.status).toBe(200);
@@ -545,8 +545,8 @@ describe("pod life on timers (spec 3, open-parts)", () => {
   });
 });
 
-describe("updatePod (open-parts, spec 2.4 rule 4)", () => {
-  test("open-parts: name applies at once and does not restart a RUNNING pod", async () => {
+describe("updatePod", () => {
+  test("name applies at once and does not restart a RUNNING pod", async () => {
     const pod = await api.createPod(gpuPod());
     await api.waitFor(pod.id, "RUNNING");
     const r = await api.patch(`/v2/pods/${pod.id}`, { name: "renamed" });
@@ -554,14 +554,14 @@ describe("updatePod (open-parts, spec 2.4 rule 4)", () => {
     expect(r.body).toMatchObject({ name: "renamed", status: "RUNNING" });
   });
 
-  test("open-parts: locked applies at once and does not restart", async () => {
+  test("locked applies at once and does not restart", async () => {
     const pod = await api.createPod(gpuPod());
     await api.waitFor(pod.id, "RUNNING");
     const r = await api.patch(`/v2/pods/${pod.id}`, { locked: true });
     expect(r.body).toMatchObject({ locked: true, status: "RUNNING" });
   });
 
-  test("open-parts: any other field restarts a RUNNING pod: STARTING, then RUNNING", async () => {
+  test("any other field restarts a RUNNING pod: STARTING, then RUNNING", async () => {
     for (const change of [{ image: "img:2" }, { env: { B: "2" } }, { disk: 50 }, { ports: ["9000/http"] }, { args: "-v" }]) {
       const pod = await api.createPod(gpuPod());
       await api.waitFor(pod.id, "RUNNING");
@@ -573,13 +573,13 @@ describe("updatePod (open-parts, spec 2.4 rule 4)", () => {
     }
   });
 
-  test("open-parts: an update that changes nothing does not restart", async () => {
+  test("an update that changes nothing does not restart", async () => {
     const pod = await api.createPod(gpuPod({ image: "same:1" }));
     await api.waitFor(pod.id, "RUNNING");
     expect((await api.patch(`/v2/pods/${pod.id}`, { image: "same:1", mounts: {} })).body.status).toBe("RUNNING");
   });
 
-  test("open-parts: an update to an EXITED pod keeps it EXITED; the change applies at the next start", async () => {
+  test("an update to an EXITED pod keeps it EXITED; the change applies at the next start", async () => {
     const pod = await api.createPod(gpuPod());
     await api.waitFor(pod.id, "RUNNING");
     await api.post(`/v2/pods/${pod.id}/action`, { action: "stop" });
@@ -587,7 +587,7 @@ describe("updatePod (open-parts, spec 2.4 rule 4)", () => {
     expect(r.body).toMatchObject({ status: "EXITED", image: "img:3" });
   });
 
-  test("open-parts: globalNetworking applies at the next start or restart, not at once", async () => {
+  test("globalNetworking applies at the next start or restart, not at once", async () => {
     const pod = await api.createPod(gpuPod({ dataCenterIds: ["US-TX-3"] }));
     await api.waitFor(pod.id, "RUNNING");
     const r = await api.patch(`/v2/pods/${pod.id}`, { globalNetworking: true });
@@ -602,7 +602,7 @@ describe("updatePod (open-parts, spec 2.4 rule 4)", () => {
     expect((await api.waitFor(pod.id, "RUNNING")).globalNetworking).toEqual({ enabled: false });
   });
 
-  test("open-parts: globalNetworking on update is checked: CPU pod, non-NVIDIA GPU, ineligible data center -> 400", async () => {
+  test("globalNetworking on update is checked: CPU pod, non-NVIDIA GPU, ineligible data center -> 400", async () => {
     const cpu = await api.createPod(cpuPod());
     const amd = await api.createPod({ gpu: { id: MI300X } });
     const cz = await api.createPod(gpuPod({ dataCenterIds: ["EU-CZ-1"] }));
@@ -617,14 +617,14 @@ describe("updatePod (open-parts, spec 2.4 rule 4)", () => {
     }
   });
 
-  test("open-parts: updatePod accepts only its listed fields -> 422 for gpu, cloud, dataCenterIds, unknown", async () => {
+  test("updatePod accepts only its listed fields -> 422 for gpu, cloud, dataCenterIds, unknown", async () => {
     const pod = await api.createPod(gpuPod());
     const r = await api.patch(`/v2/pods/${pod.id}`, { gpu: { id: A100 }, cloud: "COMMUNITY", dataCenterIds: [], bogus: 1 });
     expect(r.status).toBe(422);
     expect(r.body.errors).toEqual(["$: additional properties 'gpu', 'cloud', 'dataCenterIds', 'bogus' not allowed"]);
   });
 
-  test("open-parts: updatePod field types are checked like create -> 422", async () => {
+  test("updatePod field types are checked like create -> 422", async () => {
     const pod = await api.createPod(gpuPod());
     const r = await api.patch(`/v2/pods/${pod.id}`, { disk: 0, locked: "yes", name: "" });
     expect(r.status).toBe(422);
@@ -701,14 +701,14 @@ describe("updatePod (open-parts, spec 2.4 rule 4)", () => {
     expect(r.body.status).toBe("STARTING");
   });
 
-  test("open-parts: the persistent mount path may change", async () => {
+  test("the persistent mount path may change", async () => {
     const pod = await api.createPod(gpuPod({ mounts: { persistent: { size: 10, path: "/w" } } }));
     const r = await api.patch(`/v2/pods/${pod.id}`, { mounts: { persistent: { size: 10, path: "/workspace" } } });
     expect(r.status).toBe(200);
     expect(r.body.mounts).toEqual({ persistent: { size: 10, path: "/workspace" } });
   });
 
-  test("open-parts: a persistent mount's size may grow (the container restarts); a smaller one -> 400", async () => {
+  test("a persistent mount's size may grow (the container restarts); a smaller one -> 400", async () => {
     const pod = await api.createPod(gpuPod({ mounts: { persistent: { size: 20, path: "/w" } } }));
     await api.waitFor(pod.id, "RUNNING");
     const grown = await api.patch(`/v2/pods/${pod.id}`, { mounts: { persistent: { size: 40, path: "/w" } } });
@@ -737,7 +737,7 @@ describe("updatePod (open-parts, spec 2.4 rule 4)", () => {
     expect(r.body.env).toEqual({ B: "2", COMPUTEPLATFORM_POD_ID: pod.id });
   });
 
-  test("open-parts: updating a TERMINATED pod -> 409", async () => {
+  test("updating a TERMINATED pod -> 409", async () => {
     const pod = await api.createPod(gpuPod());
     await api.del(`/v2/pods/${pod.id}`);
     expect((await api.patch(`/v2/pods/${pod.id}`, { name: "late" })).status).toBe(409);
@@ -791,7 +791,7 @@ describe("pod life on a manual clock: transitions at exactly the configured time
     expect(Date.parse(pod.startedAt)).toBe(Date.parse(created.createdAt) + 3000);
   });
 
-  test("open-parts: restart -> STARTING for startingMs, then RUNNING with a new startedAt", async () => {
+  test("restart -> STARTING for startingMs, then RUNNING with a new startedAt", async () => {
     const created = await capi.createPod(gpuPod());
     now += 3000;
     const restarted = await capi.post(`/v2/pods/${created.id}/action`, { action: "restart" });
@@ -804,14 +804,14 @@ describe("pod life on a manual clock: transitions at exactly the configured time
 
   // These hold a pod in PROVISIONING or STARTING across several requests: with real
   // millisecond timings a slow machine would let the pod move on between them.
-  test("open-parts: start on PROVISIONING -> 200, no change", async () => {
+  test("start on PROVISIONING -> 200, no change", async () => {
     const pod = await capi.createPod(gpuPod());
     const r = await capi.post(`/v2/pods/${pod.id}/action`, { action: "start" });
     expect(r.status).toBe(200);
     expect(r.body.status).toBe("PROVISIONING");
   });
 
-  test("open-parts: stop on STARTING -> EXITED", async () => {
+  test("stop on STARTING -> EXITED", async () => {
     const pod = await capi.createPod(gpuPod());
     now += 3000;
     expect((await capi.post(`/v2/pods/${pod.id}/action`, { action: "restart" })).body.status).toBe("STARTING");
@@ -819,7 +819,7 @@ describe("pod life on a manual clock: transitions at exactly the configured time
     expect(r.body.status).toBe("EXITED");
   });
 
-  test("open-parts: an action not in the pod's actions -> 409", async () => {
+  test("an action not in the pod's actions -> 409", async () => {
     const pod = await capi.createPod(gpuPod());
     for (const action of ["stop", "restart"]) {
       const r = await capi.post(`/v2/pods/${pod.id}/action`, { action });

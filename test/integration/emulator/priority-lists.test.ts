@@ -38,7 +38,7 @@ test.each(PRIORITY_LIST_CASES.map((c) => [c.field, JSON.stringify(c.value), c.ok
     const r = await save(c.field, c.value);
     if (c.ok) {
       expect(r.errors).toBeUndefined();
-      // "" means any region and reads null (spec 2.9: "null when none").
+      // "" means any region and reads null ("null when none").
       expect(r.data.saveEndpoint[c.field]).toBe(c.value === "" ? null : c.value);
     } else {
       expect(r.errors[0].extensions.code).toBe("BAD_USER_INPUT");

@@ -1,10 +1,10 @@
-// The emulator's rate limits (spec 8, open-parts): quotas, windows and their headers.
+// The emulator's rate limits: quotas, windows and their headers.
 import { parseList } from "structured-headers";
 import { client, expectProblem, FULL, READ_ONLY, sharedEmulator, start } from "../../helpers/emulator-rest";
 
 const { api, emu } = sharedEmulator();
 
-describe("rate limits (spec 8, open-parts)", () => {
+describe("rate limits", () => {
   const LIMITED = { minute: 5, hour: 7, day: 50 };
 
   test("8: RateLimit and RateLimit-Policy accompany a successful response, in the exact format", async () => {

@@ -1,11 +1,11 @@
-// The emulator's server outside any one REST group: auth (spec 5) and its errors (7), the
+// The emulator's server outside any one REST group: auth and its errors, the
 // routes to ServerlessService, and HTTP hygiene.
 import { client, expectProblem, FULL, READ_ONLY, RTX4090, sharedEmulator, start } from "../../helpers/emulator-rest";
 
 import { createServerlessTemplate } from "../../helpers/emulator-fixtures";
 const { api, emu } = sharedEmulator();
 
-describe("auth (spec 5)", () => {
+describe("auth", () => {
   test("5.1/5.3: no Authorization header -> 401 problem+json", async () => {
     const r = await api.get("/v2/pods", { key: null });
     expectProblem(r, 401);
@@ -193,7 +193,7 @@ describe("GraphQL and hosted models are served through ServerlessService", () =>
     }
   });
 
-  test("open-parts: runsync on an unknown model -> 404", async () => {
+  test("runsync on an unknown model -> 404", async () => {
     expect((await api.post("/v2/no-such-model/runsync", { input: {} })).status).toBe(404);
   });
 });

@@ -103,7 +103,7 @@ describe("issue 14 #16: an endpoint's networkVolumeId names a volume of the owne
   });
 });
 
-describe("issue 14 #17 and open-parts 'Hosted model call': runsync", () => {
+describe("issue 14 #17 and the hosted model call: runsync", () => {
   test("inputs beyond prompt (seed, num_inference_steps, no width/height) are accepted; a missing prompt is 422", async () => {
     const r = await runsync({ input: { prompt: "a fox", seed: 42, num_inference_steps: 4, guidance_scale: 0.5 } });
     expect(r.status).toBe(200);
@@ -136,7 +136,13 @@ describe("issue 14 #17 and open-parts 'Hosted model call': runsync", () => {
     emu.setFaults({ failingPrompts: ["^boom"] });
     const r = await runsync({ input: { prompt: "boom now" } });
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ id: expect.any(String), status: "FAILED", error: expect.stringMatching(/\S/) });
+    expect(r.body).toEqual({
+      id: expect.any(String),
+      status: "FAILED",
+      error: expect.stringMatching(/\S/),
+      delayTime: expect.any(Number),
+      executionTime: expect.any(Number),
+    });
     expect((await runsync({ input: { prompt: "fine" } })).body.status).toBe("COMPLETED");
   });
 });

@@ -25,7 +25,7 @@ const start = (more: EmulatorOptions = {}) =>
   });
 
 let emu: Emulator;
-/** The serverless template every endpoint here names (open-parts: it must exist). */
+/** The serverless template every endpoint here names (it must exist). */
 let TPL: string;
 
 beforeAll(async () => {

@@ -1,5 +1,4 @@
-// Templates and registry credentials (open-parts "Templates, registries and billing", the
-// contract's Template / Registry operations) and the rules that tie them to pods, volumes
+// Templates and registry credentials (the contract's Template / Registry operations) and the rules that tie them to pods, volumes
 // and serverless endpoints, over real HTTP.
 import * as fs from "node:fs";
 import { tmpdir } from "node:os";
@@ -145,7 +144,7 @@ describe("registries: username and password are write-only", () => {
   });
 });
 
-describe("cross-resource rules (open-parts)", () => {
+describe("cross-resource rules", () => {
   test("saveEndpoint: templateId must be one of the owner's serverless templates -> BAD_USER_INPUT", async () => {
     const podTpl = (await api.post("/v2/templates", { name: "pod", image: "i" })).body;
     for (const id of ["tpl-none", podTpl.id]) {

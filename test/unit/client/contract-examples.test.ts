@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { makeApiError, problemFields } from "../../../src/client/core/errors";
+import { unreadableOf } from "../../../src/client/core/records";
 import * as schemas from "../../../src/client/schemas";
 import { loadContract } from "../../helpers/contract";
 
@@ -45,12 +46,12 @@ const OPERATIONS: Record<string, { response: z.ZodType; request?: z.ZodType }> =
 const NOT_CALLED: Record<string, string> = {
   getPodLogs: "a server-sent event stream of log lines; the client has no log reader",
   getWorkerLogs: "a server-sent event stream of log lines; the client has no log reader",
-  listEndpoints: "the spec (section 2.9) manages serverless endpoints over GraphQL, not REST",
-  createEndpoint: "the spec (section 2.9) manages serverless endpoints over GraphQL, not REST",
-  getEndpoint: "the spec (section 2.9) manages serverless endpoints over GraphQL, not REST",
-  updateEndpoint: "the spec (section 2.9) manages serverless endpoints over GraphQL, not REST",
-  listEndpointWorkers: "the spec (section 2.9) manages serverless endpoints over GraphQL, not REST",
-  listEndpointReleases: "the spec (section 2.9) manages serverless endpoints over GraphQL, not REST",
+  listEndpoints: "this project manages serverless endpoints over GraphQL, not REST",
+  createEndpoint: "this project manages serverless endpoints over GraphQL, not REST",
+  getEndpoint: "this project manages serverless endpoints over GraphQL, not REST",
+  updateEndpoint: "this project manages serverless endpoints over GraphQL, not REST",
+  listEndpointWorkers: "this project manages serverless endpoints over GraphQL, not REST",
+  listEndpointReleases: "this project manages serverless endpoints over GraphQL, not REST",
   listServerlessBilling: "per-endpoint serverless billing is not part of issue 13's billing (pods, volumes, public endpoints, total)",
   listClusterBilling: "Instant Clusters are not a product of this platform",
 };
@@ -150,7 +151,12 @@ function operations(): [string, Json][] {
 
 const issues = (schema: z.ZodType, value: unknown) => {
   const parsed = schema.safeParse(value);
-  return parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+  if (!parsed.success) return parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+  // A list reads record by record: a record it set aside as unreadable is refused all the same.
+  const lists = Object.entries((parsed.data ?? {}) as Record<string, unknown>).filter(([, v]) => Array.isArray(v));
+  return lists.flatMap(([key, list]) =>
+    unreadableOf(list as unknown[]).flatMap((u) => u.issues.map((i) => `${key}.${u.index}.${i.path}: ${i.message}`)),
+  );
 };
 
 const responseExamples: [string, string, unknown][] = [];

@@ -1,7 +1,10 @@
 // The repository stands alone: a clone in a folder with nothing beside it has everything its
 // code, tests, CI and docs read. No tracked file (`.ci/run` included) names a path outside the
 // checkout: no climb out of it (`../` past the root), no sibling folder of the machine it was
-// written on, no absolute path of that machine.
+// written on, no absolute path of that machine. And none cites as its authority a document a
+// user cannot open (the team's notes on the platform, by name or by section number): the docs,
+// JSDoc and comments describe the platform in the project's own words, and may name the public
+// contract they follow (its copy is in contract/).
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -59,6 +62,24 @@ function lockEscapes(body: string): string[] {
   return [...out, ...escapes("package-lock.json.rest", rest)];
 }
 
+/** Citations of documents that are not in the repository: by name, or by a section number after "spec" or "section". */
+const CITATIONS = [
+  new RegExp(["open", "parts"].join("[- ]"), "i"),
+  new RegExp(["platform-api", "md"].join("\\."), "i"),
+  new RegExp(["STYLE", "md"].join("\\.")),
+  new RegExp(["\\bspec", "(?:\\s+section)?\\s+§?\\d+(?:\\.\\d+)*"].join(""), "i"),
+  new RegExp(["\\bsection", "\\s+\\d+\\.\\d+"].join(""), "i"),
+  new RegExp(["§", "\\s?\\d"].join("")),
+];
+
+function citations(file: string, body: string): string[] {
+  const out: string[] = [];
+  body.split("\n").forEach((line, i) => {
+    if (CITATIONS.some((re) => re.test(line))) out.push(`${file}:${i + 1}: ${line.trim()}`);
+  });
+  return out;
+}
+
 function mentions(file: string, body: string, needles: readonly string[]): string[] {
   const out: string[] = [];
   body.split("\n").forEach((line, i) => {
@@ -91,7 +112,22 @@ describe("the repository refers to nothing outside itself", () => {
     expect(found).toEqual([]);
   });
 
+  test("no doc, JSDoc or comment cites a document the repository does not hold", () => {
+    // contract/ is the copy of the public contract itself (its own words, not ours).
+    const found = TRACKED.filter((file) => !file.startsWith("contract/")).flatMap((file) => {
+      const body = text(file);
+      return body === undefined ? [] : citations(file, body);
+    });
+    expect(found).toEqual([]);
+  });
+
   test("the checks find what they look for", () => {
+    for (const cited of [`(${["open", "parts"].join("-")} "Rate limits")`, `the Pod object of ${"spec"} 2.2`, `(${"spec"} 2.4 rule 4)`, `${"Spec"} section 2`, `(${"section"} 2.9)`, `see ${"platform-api"}.md`]) {
+      expect(citations("src/x.ts", `// ${cited}`)).toHaveLength(1);
+    }
+    for (const fine of ["the platform's public REST v2 contract of 2026-07-22", "OpenAPI 3.1", "ports.map((spec, i) => spec)", "RFC 9651 section 3"]) {
+      expect(citations("src/x.ts", `// ${fine}`)).toEqual([]);
+    }
     expect(escapes("docs/design.md", `see [spec](${UP}/${UP}/x/y.md)`)).toHaveLength(1);
     expect(escapes("docs/design.md", `see [spec](${UP}/src/index.ts)`)).toEqual([]);
     expect(escapes(".ci/run", `cd "$(dirname "$0")/${UP}"`)).toEqual([]);

@@ -145,7 +145,9 @@ describe("GraphQL over graphql-request", () => {
 
   test("data that breaks the Endpoint schema names the field", async () => {
     const { cp } = await setup(() => ({ status: 200, body: { data: { myself: { endpoints: [endpoint({ gpuIds: 16 })], serverlessDiscount: null } } } }));
-    await expect(cp.endpoints.list()).rejects.toThrow(/endpoints\[0\]\.gpuIds is invalid/);
+    // The list answers without it (one odd record does not blind the others); its own read names the field.
+    await expect(cp.endpoints.list()).resolves.toEqual([]);
+    await expect(cp.endpoints.get("ep-1")).rejects.toThrow(/gpuIds is invalid/);
   });
 });
 

@@ -122,7 +122,7 @@ test("delete saves workersMin = workersMax = 0, then deletes: it does not wait f
   const from = emu.requestLog().length;
   await provider({ client: () => watching as any }).delete(id, outs!);
 
-  // One read, the scale-down, the delete: what the spec requires and no more.
+  // One read, the scale-down, the delete: what the platform requires and no more.
   expect(opsSince(from).map((o) => o.op)).toEqual(["myself", "saveEndpoint", "deleteEndpoint"]);
   expect(seenAtDelete).toEqual([expect.objectContaining({ id, workersMin: 0, workersMax: 0 })]);
   expect(live(id)).toBeUndefined();

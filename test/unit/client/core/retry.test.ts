@@ -24,7 +24,7 @@ describe("serverDelayMs: headers to the delay the server asked for", () => {
     ["Retry-After text is malformed", { "retry-after": "soon" }, undefined],
     ["Retry-After empty is malformed", { "retry-after": "" }, undefined],
     ["Retry-After wins over RateLimit", { "retry-after": "2", ratelimit: '"minute";r=0;t=40' }, 2_000],
-    ["spec example: minute exhausted", { ratelimit: '"minute";r=0;t=12, "hour";r=2800;t=1812, "day";r=49500;t=45012', "ratelimit-policy": POLICY }, 12_000],
+    ["the platform's example: minute exhausted", { ratelimit: '"minute";r=0;t=12, "hour";r=2800;t=1812, "day";r=49500;t=45012', "ratelimit-policy": POLICY }, 12_000],
     ["two windows exhausted: the longer", { ratelimit: '"minute";r=0;t=12, "hour";r=0;t=1812' }, 1_812_000],
     ["nothing exhausted", { ratelimit: '"minute";r=5;t=12, "hour";r=2800;t=1812' }, undefined],
     ["token names parse too", { ratelimit: "minute;r=0;t=9" }, 9_000],

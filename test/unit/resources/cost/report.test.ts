@@ -3,6 +3,7 @@ import { BUDGET_ENV, budget, configureFromStack } from "../../../../src/resource
 import {
   type CostEntry,
   costLine,
+  delta,
   costReport,
   normalizeEntry,
   overBudget,
@@ -94,4 +95,15 @@ test("the budget: stack config first, else the environment; anything but a posit
   } finally {
     configureFromStack({ get: () => undefined } as never);
   }
+});
+
+test("the sign of a change is the direction it moves: a removal is never shown with a plus", () => {
+  expect(delta({ min: 0, max: 1.38 }, { min: 0, max: 0 })).toBe("-$0.00-$1.38/h");
+  expect(delta({ min: 0, max: 0 }, { min: 0, max: 1.38 })).toBe("+$0.00-$1.38/h");
+  expect(delta({ min: 1.55, max: 2.93 }, { min: 0, max: 0 })).toBe("-$1.55-$2.93/h");
+  expect(delta({ min: 0.86, max: 0.86 }, { min: 0, max: 0 })).toBe("-$0.86/h");
+  expect(delta({ min: 1, max: 1 }, { min: 0.5, max: 3 })).toBe("-$0.50 to +$2.00/h");
+  // An endpoint that scales to zero removed: its line says it leaves, with a minus.
+  const before = { "endpoint api": { ...endpoint(), hourly: { min: 0, max: 1.38 } } as PricedEntry };
+  expect(costLine(costReport(before, {}))).toBe("cost: $0.00-$1.38/h -> $0.00/h (-$0.00-$1.38/h): endpoint api removed");
 });

@@ -23,7 +23,7 @@ describe("NetworkVolume check", () => {
     ["size missing", {}, { name: "data", dataCenter: "EU-RO-1" }, ["size"]],
     ["dataCenter missing", {}, { name: "data", size: 50 }, ["dataCenter"]],
     ["dataCenter empty", {}, { ...base, dataCenter: "" }, ["dataCenter"]],
-    ["unknown property", {}, { ...base, bogus: 1 }, ["(inputs)"]],
+    ["unknown property", {}, { ...base, bogus: 1 }, ["bogus"]],
     ["deleteWaitSeconds negative", {}, { ...base, deleteWaitSeconds: -1 }, ["deleteWaitSeconds"]],
     ["deleteWaitSeconds above an hour", {}, { ...base, deleteWaitSeconds: 3601 }, ["deleteWaitSeconds"]],
     ["grow", base, { ...base, size: 100 }, []],

@@ -104,7 +104,7 @@ describe("Pod plan: one row per rule of the issue", () => {
     ["registry", gpuPod, { registry: "reg-2" }, [], ["registry"]],
     ["registry removed", gpuPod, { registry: undefined }, [], ["registry"]],
     ["network mount path", gpuPod, { mounts: { network: [{ volumeId: "vol-1", path: "/data" }] } }, [], ["mounts"]],
-    ["a larger persistent size (open-parts: a PATCH grows it)", persistentPod, { mounts: { persistent: { size: 30, path: "/data" } } }, [], ["mounts"]],
+    ["a larger persistent size (a PATCH grows it)", persistentPod, { mounts: { persistent: { size: 30, path: "/data" } } }, [], ["mounts"]],
     ["dataCenterIds drop one the pod does not run in", gpuPod, { dataCenterIds: ["EU-RO-1"] }, [], ["dataCenterIds"]],
     ["dataCenterIds add one", gpuPod, { dataCenterIds: ["EU-RO-1", "US-TX-3", "CA-MTL-1"] }, [], ["dataCenterIds"]],
     ["dataCenterIds removed (anywhere)", gpuPod, { dataCenterIds: undefined }, [], ["dataCenterIds"]],

@@ -8,7 +8,7 @@ function failuresOf(news: Record<string, unknown>, olds?: Record<string, unknown
   return checkPod(olds, news).failures ?? [];
 }
 
-describe("Pod check: every rule of spec 2.3, 2.4, 4.1 and 8, named by property", () => {
+describe("Pod check: every pod rule of the platform, named by property", () => {
   test.each<[string, Record<string, unknown>, string, RegExp]>([
     ["neither gpu nor cpu", { gpu: undefined }, "gpu", /exactly one of gpu or cpu.*neither/],
     ["both gpu and cpu", { cpu: { id: "cpu3c", vcpuCount: 2 } }, "cpu", /exactly one of gpu or cpu, not both/],
@@ -40,7 +40,8 @@ describe("Pod check: every rule of spec 2.3, 2.4, 4.1 and 8, named by property",
     ["unknown waitFor", { waitFor: "HEALTHY" }, "waitFor", /RUNNING or PORTS/],
     ["timeout 0", { waitTimeoutSeconds: 0 }, "waitTimeoutSeconds", /at least 1/],
     ["env value not a string", { env: { A: 1 } }, "env.A", /must be strings/],
-    ["a property Pod does not have", { bogus: 1 }, "(inputs)", /remove bogus/],
+    ["a property Pod does not have", { bogus: 1 }, "bogus", /^bogus is not a Pod argument; its arguments are name, image/],
+    ["a misspelled one", { imagee: "x" }, "imagee", /^imagee is not a Pod argument; did you mean image\?$/],
     ["gpu.id []", { gpu: { id: [] } }, "gpu.id", /must not be \[\]/],
     ["gpu.id naming a type twice", { gpu: { id: ["g", "h", "g"] } }, "gpu.id", /must not name a GPU type twice/],
     ["gpu.id with an empty entry", { gpu: { id: ["g", ""] } }, "gpu.id[1]", /must not be empty/],

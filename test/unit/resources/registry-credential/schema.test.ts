@@ -23,7 +23,7 @@ describe("RegistryCredential check", () => {
     ["deleteWaitSeconds above an hour", { ...base, deleteWaitSeconds: 3601 }, ["deleteWaitSeconds"]],
     ["deleteWaitSeconds fractional", { ...base, deleteWaitSeconds: 1.5 }, ["deleteWaitSeconds"]],
     ["deleteWaitSeconds null is left out", { ...base, deleteWaitSeconds: null }, []],
-    ["unknown property", { ...base, server: "ghcr.io" }, ["(inputs)"]],
+    ["unknown property", { ...base, server: "ghcr.io" }, ["server"]],
     ["unknown password at preview", { ...base, password: UNKNOWN }, []],
     ["unknown username at preview", { ...base, username: UNKNOWN }, []],
     ["unknown name at preview", { ...base, name: UNKNOWN }, []],

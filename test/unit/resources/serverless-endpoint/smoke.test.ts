@@ -1,7 +1,7 @@
 import type { ComputePlatform } from "../../../../src/client";
 import { smokeCall } from "../../../../src/resources/serverless-endpoint/smoke";
 
-/** A client whose runsync answers `answer` (the open-parts shapes), counting the calls. */
+/** A client whose runsync answers `answer` (the platform's shapes), counting the calls. */
 function answering(answer: Record<string, unknown>) {
   const calls: unknown[] = [];
   const client = { models: { runSync: async (...args: unknown[]) => (calls.push(args), answer) } } as unknown as Pick<ComputePlatform, "models">;
@@ -10,7 +10,7 @@ function answering(answer: Record<string, unknown>) {
 
 const input = { prompt: "a lighthouse", width: 16, height: 16 };
 
-describe("runsync smoke test: each answer of open-parts' hosted model call", () => {
+describe("runsync smoke test: each answer of the platform's hosted model call", () => {
   test("COMPLETED gives the job id and the image URL", async () => {
     const { client } = answering({ id: "job-1", status: "COMPLETED", output: { image_url: "http://x/i.png" } });
     await expect(smokeCall(client, "sdxl-turbo", input)).resolves.toEqual({ id: "job-1", status: "COMPLETED", imageUrl: "http://x/i.png" });

@@ -1,0 +1,81 @@
+// The one rule for arguments a kind does not have, for every kind: the class passes them on
+// (so a typo reaches check() instead of being dropped), and check() refuses each by name with
+// the nearest argument the kind has: "imagee is not a Pod argument; did you mean image?".
+// No I/O: the refusal comes at preview, before any request.
+import type * as pulumi from "@pulumi/pulumi";
+
+/** Edits (insert, delete, substitute, swap two neighbours) from `a` to `b`, case ignored. */
+export function editDistance(a: string, b: string): number {
+  const s = a.toLowerCase();
+  const t = b.toLowerCase();
+  const d: number[][] = Array.from({ length: s.length + 1 }, (_, i) => Array.from({ length: t.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= s.length; i++) {
+    for (let j = 1; j <= t.length; j++) {
+      const cost = s[i - 1] === t[j - 1] ? 0 : 1;
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  }
+  return d[s.length]![t.length]!;
+}
+
+/**
+ * The known name closest to `name`, when it is close enough to be the one meant: at most a
+ * third of the longer name's letters edited (at least 2), or one name containing the other.
+ */
+export function nearestName(name: string, known: readonly string[]): string | undefined {
+  let best: { name: string; distance: number } | undefined;
+  for (const candidate of known) {
+    const distance = editDistance(name, candidate);
+    if (!best || distance < best.distance) best = { name: candidate, distance };
+  }
+  if (!best) return undefined;
+  const limit = Math.max(2, Math.floor(Math.max(name.length, best.name.length) / 3));
+  if (best.distance <= limit) return best.name;
+  const lower = name.toLowerCase();
+  return known.find((k) => name.length >= 3 && (k.toLowerCase().includes(lower) || lower.includes(k.toLowerCase())));
+}
+
+/** Why `name` is refused: what it is not, and the argument meant, or the arguments there are. */
+export function unknownArgReason(kind: string, name: string, known: readonly string[]): string {
+  const near = nearestName(name, known);
+  return near !== undefined
+    ? `${name} is not a ${kind} argument; did you mean ${near}?`
+    : `${name} is not a ${kind} argument; its arguments are ${known.join(", ")}`;
+}
+
+/**
+ * check()'s half: the inputs split into the kind's own arguments (`known`, and the keys the
+ * engine or the class add, `reserved`), and one failure per other key, naming it and the
+ * nearest argument. The schema then sees only the kind's own arguments.
+ */
+export function splitUnknownArgs(
+  kind: string,
+  inputs: Record<string, unknown>,
+  known: readonly string[],
+  reserved: ReadonlySet<string> = new Set(),
+): { own: Record<string, unknown>; failures: pulumi.dynamic.CheckFailure[] } {
+  const own: Record<string, unknown> = {};
+  const failures: pulumi.dynamic.CheckFailure[] = [];
+  for (const [key, value] of Object.entries(inputs)) {
+    if (reserved.has(key)) continue;
+    if (known.includes(key)) own[key] = value;
+    else failures.push({ property: key, reason: unknownArgReason(kind, key, known) });
+  }
+  return { own, failures };
+}
+
+/**
+ * The class's half: the arguments a program gave that the kind does not have, to be passed
+ * on with the known ones so check() can refuse them by name. `wrap` marks their values (a
+ * credential's typo may hold a password: it stays secret).
+ */
+export function undeclaredArgs(
+  args: object | undefined,
+  known: readonly string[],
+  wrap: (value: unknown) => unknown = (v) => v,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(args ?? {})) if (!known.includes(key)) out[key] = wrap(value);
+  return out;
+}

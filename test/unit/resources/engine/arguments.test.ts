@@ -1,0 +1,58 @@
+// The one rule for arguments a kind does not have: each kind's check() refuses a misspelled
+// argument by name with the nearest one it has, through the same shared code.
+import { editDistance, nearestName, undeclaredArgs, unknownArgReason } from "../../../../src/resources/engine/arguments";
+import { UNKNOWN } from "../../../../src/resources/engine/check";
+import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
+import { checkNetworkVolume } from "../../../../src/resources/network-volume/schema";
+import { checkPod } from "../../../../src/resources/pod/schema";
+import { checkRegistryCredential } from "../../../../src/resources/registry-credential/schema";
+import { checkEndpointInputs } from "../../../../src/resources/serverless-endpoint/schema";
+import { checkTemplate } from "../../../../src/resources/template/schema";
+
+test.each([
+  ["imagee", "image", 1],
+  ["passwrd", "password", 1],
+  ["gpuids", "gpuIds", 0],
+  ["wrokersMax", "workersMax", 1],
+  ["size", "disk", 3],
+])("editDistance(%s, %s) = %d", (a, b, d) => {
+  expect(editDistance(a, b)).toBe(d);
+});
+
+test.each([
+  ["imagee", ["name", "image", "args"], "image"],
+  ["sizee", ["name", "size", "dataCenter"], "size"],
+  ["datacenter", ["name", "size", "dataCenter"], "dataCenter"],
+  ["timeout", ["idleTimeout", "readyTimeoutSeconds"], "idleTimeout"],
+  ["zzz", ["name", "size"], undefined],
+])("nearestName(%s) is %s", (name, known, near) => {
+  expect(nearestName(name, known)).toBe(near);
+});
+
+test("a name with nothing near lists the arguments there are", () => {
+  expect(unknownArgReason("NetworkVolume", "zzz", ["name", "size"])).toBe("zzz is not a NetworkVolume argument; its arguments are name, size");
+});
+
+test("the class's half passes on only what the kind does not have, wrapped as asked", () => {
+  expect(undeclaredArgs({ image: "i", imagee: "j", gpu: 1 }, ["image", "gpu"])).toEqual({ imagee: "j" });
+  expect(undeclaredArgs({ passwrd: "p" }, ["password"], (v) => ({ secret: v }))).toEqual({ passwrd: { secret: "p" } });
+  expect(undeclaredArgs(undefined, ["x"])).toEqual({});
+});
+
+describe("every kind's check refuses a misspelled argument naming it and the nearest one", () => {
+  const engine = { __provider: "shim", [LOGICAL_NAME_KEY]: "r" };
+  test.each([
+    ["Pod", () => checkPod(undefined, { ...engine, imagee: "app:1", image: "app:1", gpu: { id: "G", count: 1 } }), "imagee", "image"],
+    ["NetworkVolume", () => checkNetworkVolume(undefined, { ...engine, size: 50, sizee: 60, dataCenter: "EU-RO-1" }), "sizee", "size"],
+    ["RegistryCredential", () => checkRegistryCredential(undefined, { ...engine, username: "u", password: "p", passwrd: "p" }), "passwrd", "password"],
+    ["Template", () => checkTemplate(undefined, { ...engine, image: "app:1", imageTag: "1" }), "imageTag", "image"],
+    ["ServerlessEndpoint", () => checkEndpointInputs(undefined, { ...engine, gpuIds: "ADA_24", templateId: "t", wrokersMax: 2 }), "wrokersMax", "workersMax"],
+  ])("%s", (kind, check, typo, near) => {
+    expect(check().failures).toEqual([{ property: typo, reason: `${typo} is not a ${kind} argument; did you mean ${near}?` }]);
+  });
+
+  test("a value unknown at preview elsewhere does not hide the refusal (it names a key, not a value)", () => {
+    const r = checkPod(undefined, { ...engine, image: UNKNOWN, gpu: UNKNOWN, imagee: "x" });
+    expect(r.failures).toEqual([{ property: "imagee", reason: "imagee is not a Pod argument; did you mean image?" }]);
+  });
+});
