@@ -56,14 +56,14 @@ export async function startEngineRig(key: string, emulator: Partial<EmulatorOpti
  * it: the engine starts a plugin per command, so nothing one `pulumi up` kept in memory reaches
  * the next. Stop the plugin when done.
  */
-export async function nextCommand(rig: EngineRig, stack: EngineStack): Promise<{ stack: EngineStack; plugin: ProviderPlugin }> {
+export async function nextCommand(rig: EngineRig, stack: EngineStack, config = rig.config): Promise<{ stack: EngineStack; plugin: ProviderPlugin }> {
   const plugin = await ProviderPlugin.start({
     cwd: PROJECT_DIR,
     project: PROJECT,
-    config: rig.config,
+    config,
     env: { COMPUTEPLATFORM_API_KEY: undefined, COMPUTEPLATFORM_POLL_INTERVAL_MS: "10" },
   });
-  await plugin.configure(rig.config, SECRET_KEYS);
+  await plugin.configure(config, SECRET_KEYS);
   const next = new EngineStack(plugin, { project: stack.project, stack: stack.stack });
   for (const [urn, res] of stack.resources) next.resources.set(urn, structuredClone(res));
   return { stack: next, plugin };
