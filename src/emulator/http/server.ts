@@ -209,7 +209,6 @@ export class EmulatorServer {
         requestLog: () => this.log.entries(),
         faults: () => this.faults.current(),
         now,
-        timeScale: config.timeScale,
       },
     });
 

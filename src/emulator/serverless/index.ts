@@ -314,10 +314,10 @@ export class ServerlessService {
     this.discount = parsed.data.serverlessDiscount;
   }
 
-  /** Endpoints as a reader sees them now, for the emulator's introspection. */
-  endpoints(): readonly EndpointView[] {
+  /** Endpoints as a reader sees them now, for the emulator's introspection (with REST's dataCenterIds). */
+  endpoints(): readonly (EndpointView & { dataCenterIds: string[] })[] {
     const now = this.opts.clock.now();
-    return Object.freeze(this.store.list().map((ep) => this.view(ep, now)));
+    return Object.freeze(this.store.list().map((ep) => ({ ...this.view(ep, now), dataCenterIds: [...ep.dataCenterIds] })));
   }
 
   /** Deletes an endpoint from outside the account's requests (the emulator's outside event); false when there is none. */
