@@ -55,6 +55,7 @@ import {
   planEndpointDiff,
   runningWorkers,
   saveInput,
+  SAVED_FIELDS,
   wantedValue,
   WORKER_PRICE_KEY,
 } from "./plan";
@@ -365,10 +366,16 @@ export class ServerlessEndpointProvider
     }
   }
 
-  /** The save that gives a finished create's endpoint its own name: only the name changes. */
+  /**
+   * The save that gives a finished create's endpoint its own name: only the name changes. Every
+   * other field goes along as the platform just answered it, since a save may reset a field it
+   * leaves out to its default.
+   */
   private async rename(saved: WireEndpoint, inputs: EndpointInputs): Promise<WireEndpoint> {
+    const live = saved as Record<string, unknown>;
+    const kept = Object.fromEntries(SAVED_FIELDS.filter((f) => live[f] !== undefined && live[f] !== null).map((f) => [f, live[f]]));
     try {
-      return await this.client().endpoints.save(saveInput(saved.id, { ...saved, name: inputs.name, type: saved.type ?? inputs.type }, {}), this.opts());
+      return await this.client().endpoints.save(saveInput(saved.id, { ...saved, name: inputs.name, type: saved.type ?? inputs.type }, { ...kept, name: inputs.name }), this.opts());
     } finally {
       this.reads.of(this.client()).wrote(saved.id);
     }
