@@ -67,6 +67,14 @@ export interface EmulatorOptions {
    */
   recordExchanges?: number;
   /**
+   * How a GraphQL `saveEndpoint` of an existing endpoint treats the optional fields it leaves
+   * out: false keeps them (as the platform documents), true puts them back to their defaults (as
+   * a client of the live platform reports it doing), so a client can be tested both ways. REST
+   * PATCH `/v2/serverless/{id}` stays sparse either way.
+   * @default false
+   */
+  graphqlSaveResets?: boolean;
+  /**
    * The emulator's time source (epoch ms) for pod and worker states and rate-limit windows;
    * a test passes a manual clock to step through transitions without sleeping. @default Date
    */
@@ -136,6 +144,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     stateFile: options.stateFile,
     logCapacity,
     exchangeCapacity,
+    graphqlSaveResets: options.graphqlSaveResets ?? false,
     clock: options.clock ?? Date,
   });
   const url = await server.listen(options.port ?? DEFAULT_PORT, options.host ?? DEFAULT_HOST);

@@ -18,10 +18,13 @@
  *   read    myself { endpoints } (by id); reads that come together (a refresh) share one
  *           (lifecycle/shared-reads.ts); an endpoint missing from it is looked for in a later
  *           myself, which every read that missed shares. Gone -> gone.
- *   update  saveEndpoint(input: {id, name, gpuIds, templateId, type, ...changed fields}),
- *           nothing sent when only the wait settings changed; then the same wait as create.
- *   delete  myself { endpoints } (shared), saveEndpoint(input: {id, ..., workersMin: 0,
- *           workersMax: 0}) unless already 0/0, then deleteEndpoint(id): the platform requires
+ *   update  saveEndpoint(input: {id, type, every saved field}): the declared ones at their
+ *           declared values, the others at their last-read values (read first when state
+ *           lacks one), so the result is the same whether the platform keeps or resets
+ *           left-out fields; nothing sent when only the wait settings changed; then the same
+ *           wait as create.
+ *   delete  myself { endpoints } (shared), saveEndpoint(input: {id, every saved field at its
+ *           live value, workersMin: 0, workersMax: 0}) unless already 0/0, then deleteEndpoint(id): the platform requires
  *           0/0 saved and nothing more (draining workers may stay listed a while). A refused
  *           delete (FAILED_PRECONDITION: someone scaled it up again) starts over from the
  *           scale-down, with backoff, within drainTimeoutSeconds.
@@ -54,9 +57,10 @@ import {
   localSettings,
   planEndpointDiff,
   runningWorkers,
-  saveInput,
-  SAVED_FIELDS,
-  wantedValue,
+  fullSaveInput,
+  missingLive,
+  type SavedField,
+  wantedValues,
   WORKER_PRICE_KEY,
 } from "./plan";
 import { priceBook, tierPrice } from "../cost/prices";
@@ -266,9 +270,13 @@ export class ServerlessEndpointProvider
     const changed = changedSavedFields(olds, news);
     let ep: WireEndpoint | undefined;
     if (changed.length > 0) {
-      const changes = Object.fromEntries(changed.map((field) => [field, wantedValue(field, olds, news)]));
+      const wanted = wantedValues(olds, news);
+      // The fields the program leaves to the platform go at their last-read values; state of an
+      // earlier release may lack some: read them first.
+      const live = missingLive(olds as unknown as Record<string, unknown>, wanted).length > 0 ? await this.find(id) : olds;
+      if (!live) throw goneError(olds.name, id);
       try {
-        ep = await this.client().endpoints.save(saveInput(id, { ...news, templateId: news.templateId!, type: olds.type ?? news.type }, changes), this.opts());
+        ep = await this.client().endpoints.save(fullSaveInput(id, olds.type ?? news.type, live as Partial<Record<SavedField, unknown>>, wanted), this.opts());
       } catch (err) {
         if (err instanceof NotFoundError) throw goneError(olds.name, id);
         throw err;
@@ -372,10 +380,9 @@ export class ServerlessEndpointProvider
    * leaves out to its default.
    */
   private async rename(saved: WireEndpoint, inputs: EndpointInputs): Promise<WireEndpoint> {
-    const live = saved as Record<string, unknown>;
-    const kept = Object.fromEntries(SAVED_FIELDS.filter((f) => live[f] !== undefined && live[f] !== null).map((f) => [f, live[f]]));
     try {
-      return await this.client().endpoints.save(saveInput(saved.id, { ...saved, name: inputs.name, type: saved.type ?? inputs.type }, { ...kept, name: inputs.name }), this.opts());
+      const input = fullSaveInput(saved.id, saved.type ?? inputs.type, saved as Partial<Record<SavedField, unknown>>, { name: inputs.name });
+      return await this.client().endpoints.save(input, this.opts());
     } finally {
       this.reads.of(this.client()).wrote(saved.id);
     }
@@ -407,7 +414,8 @@ export class ServerlessEndpointProvider
     if (!ep) return "gone";
     if (ep.workersMin === 0 && ep.workersMax === 0) return "saved";
     try {
-      await this.client().endpoints.save(saveInput(id, { ...ep, type: ep.type ?? knownType ?? DEFAULT_TYPE }, { workersMin: 0, workersMax: 0 }), this.opts());
+      // Every field at its live value but the two: the same endpoint whether the platform keeps or resets left-out fields.
+      await this.client().endpoints.save(fullSaveInput(id, ep.type ?? knownType ?? DEFAULT_TYPE, ep, { workersMin: 0, workersMax: 0 }), this.opts());
       return "saved";
     } catch (err) {
       if (err instanceof NotFoundError) return "gone";
