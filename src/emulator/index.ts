@@ -10,7 +10,7 @@
 // every integration test. It reads the platform's API independently of src/client and src/resources.
 
 import { randomBytes } from "node:crypto";
-import type { Faults } from "./faults";
+import type { AimedFault, Faults } from "./faults";
 import type { Exchange } from "./http/exchanges";
 import type { NetworkVolume } from "./network-volumes";
 import type { Registry } from "./registries";
@@ -25,6 +25,7 @@ export type {
   ApiKey,
   EmulatorState,
   Exchange,
+  AimedFault,
   Faults,
   NetworkVolume,
   PodAction,

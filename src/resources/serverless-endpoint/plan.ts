@@ -6,6 +6,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { Endpoint as WireEndpoint, EndpointInput as WireEndpointInput } from "../../client";
 import { isUnknown } from "../engine/check";
+import { isAutoNamed } from "../lifecycle/owner";
 import {
   APPLIED_NAME_KEY,
   DECLARED_KEY,
@@ -92,10 +93,13 @@ export type LocalSettings = Pick<ServerlessEndpointOutputs, (typeof LOCAL_FIELDS
 
 /**
  * `from`: checked inputs (create, update), whose name is the one applied, or the old outputs
- * (read), which carry it under APPLIED_NAME_KEY (state of 0.1.0 has none: the name read).
+ * (read), which carry it under APPLIED_NAME_KEY. Only an auto-name is kept there: a name the
+ * program gives may be secret, and the program gives it again at every check (lifecycle/applied.ts).
+ * State of 0.1.0 has no record at all: the name read.
  */
 export function localSettings(from: (Partial<LocalSettings> & { name?: string }) | undefined): LocalSettings {
-  const applied = from?.[APPLIED_NAME_KEY] ?? from?.name;
+  const applied =
+    from?.[APPLIED_NAME_KEY] ?? (isAutoNamed(from as Record<string, unknown>) || (from !== undefined && from[DECLARED_KEY] === undefined) ? from?.name : undefined);
   const settings: LocalSettings = {
     ...(applied ? { [APPLIED_NAME_KEY]: applied } : {}),
     waitForWorkers: from?.waitForWorkers ?? true,
@@ -153,7 +157,8 @@ export function endpointOutputs(ep: WireEndpoint, settings: LocalSettings, fallb
  * auto-named endpoint renamed outside Pulumi is renamed back, as a pod is, not adopted.
  */
 export function inputsFromLive(ep: WireEndpoint, settings: LocalSettings): Record<string, unknown> {
-  const { [WORKER_PRICE_KEY]: _price, ...local } = settings;
+  // The name last applied rides as `name` (of its own name), never under another key.
+  const { [WORKER_PRICE_KEY]: _price, [APPLIED_NAME_KEY]: _applied, ...local } = settings;
   const inputs: Record<string, unknown> = { type: ep.type ?? DEFAULT_TYPE, ...local };
   for (const field of SAVED_FIELDS) {
     const value = (ep as Record<string, unknown>)[field];

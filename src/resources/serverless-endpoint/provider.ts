@@ -44,7 +44,7 @@ import {
   unreadableRecord,
 } from "../../client";
 import { platform, type ProviderOptions } from "../engine/settings";
-import { baseOf, OWNER_TOKEN_KEY } from "../lifecycle/owner";
+import { baseOf, OWNER_TOKEN_KEY, pendingName } from "../lifecycle/owner";
 import { pollFromEnv, WaitTimeoutError } from "../lifecycle/poller";
 import { createWithRecovery, findMade, lookAgain, LOOKUPS, OwningProvider } from "../lifecycle/recovery";
 import {
@@ -219,14 +219,15 @@ export class ServerlessEndpointProvider
       findByHand: `endpoints named "${inputs.name}"`,
       list,
       lookFirst: true,
+      // Only unfinished creates carry the pending name: an endpoint that was handed over is the user's (owner.ts).
       earlierTries: async () => {
         const all = await lookAgain(() => list.get(token), { clock: this.clock, signal: this.signal, attempts: LOOKUPS });
-        named = all.filter((e) => e.name === inputs.name);
+        named = all.filter((e) => e.name === pendingName(inputs.name));
         return named.filter((e) => !this.handedOver.has(e.id));
       },
       fit: (earlier) => (token !== baseOf(ENDPOINT_KIND, inputs) ? earlier.filter((e) => (e.type ?? inputs.type) === inputs.type).at(-1) : undefined),
       takeOver: async (ep) => ({ id: ep.id, ...(await this.update(ep.id, endpointOutputs(ep, settings, inputs.type), inputs)) }),
-      createNew: () => this.createNew(inputs, settings, new Set([...named.map((e) => e.id), ...(old ? [old] : [])])),
+      createNew: () => this.createNew(inputs, settings, new Set([...named.map((e) => e.id), ...(old ? [old] : [])]), pendingName(inputs.name)),
       keptId: (failure) => (failure instanceof EndpointNotReadyError ? failure.id : undefined),
       remove: (ep) => this.delete(ep.id, { name: ep.name, type: ep.type ?? inputs.type, drainTimeoutSeconds: inputs.drainTimeoutSeconds }),
       partial: (id, result, reason) => new EndpointNotReadyError(id, result.outs!, [reason]),
@@ -323,9 +324,13 @@ export class ServerlessEndpointProvider
 
   // ---- steps ----
 
-  /** saveEndpoint (finding it after an ambiguous answer), then wait for the workers. `excluded`: endpoints that cannot be the one made. */
-  private async createNew(inputs: EndpointInputs, settings: LocalSettings, excluded: Set<string>): Promise<Created> {
-    const input = createInput(inputs);
+  /**
+   * saveEndpoint (finding it after an ambiguous answer), then wait for the workers.
+   * `excluded`: endpoints that cannot be the one made. `pending`: the name it carries until
+   * the create finishes (an owned create, owner.ts), then it takes its own.
+   */
+  private async createNew(inputs: EndpointInputs, settings: LocalSettings, excluded: Set<string>, pending?: string): Promise<Created> {
+    const input = { ...createInput(inputs), ...(pending ? { name: pending } : {}) };
     const find = (cause?: AmbiguousRequestError) =>
       findMade<WireEndpoint>({
         noun: "endpoint",
@@ -348,7 +353,39 @@ export class ServerlessEndpointProvider
     }
     // The client's own look-up took an endpoint that was there before (same name): look again without it.
     if (excluded.has(saved.id)) saved = await find();
-    return { id: saved.id, outs: await this.settle(saved, settings, inputs.type) };
+    if (!pending) return { id: saved.id, outs: await this.settle(saved, settings, inputs.type) };
+    let outs: ServerlessEndpointOutputs;
+    try {
+      outs = await this.settle(saved, settings, inputs.type);
+    } catch (err) {
+      // Its id goes to the engine with this error: handed over, so it takes its name.
+      if (err instanceof EndpointNotReadyError) {
+        const named = await this.rename(saved, inputs).catch(() => undefined);
+        if (named) throw new EndpointNotReadyError(err.id, { ...err.properties, name: named.name }, err.reasons);
+      }
+      throw err;
+    }
+    try {
+      const named = await this.rename(saved, inputs);
+      return { id: saved.id, outs: { ...outs, name: named.name } };
+    } catch (err) {
+      // Kept in state with the name it has: the next up's diff shows the rename and makes it.
+      throw new EndpointNotReadyError(saved.id, outs, [`endpoint ${saved.id} was made, but giving it its name failed: ${err instanceof Error ? err.message : String(err)}`]);
+    }
+  }
+
+  /**
+   * The save that gives a finished create's endpoint its own name: only the name changes. Every
+   * other field goes along as the platform just answered it, since a save may reset a field it
+   * leaves out to its default.
+   */
+  private async rename(saved: WireEndpoint, inputs: EndpointInputs): Promise<WireEndpoint> {
+    try {
+      const input = fullSaveInput(saved.id, saved.type ?? inputs.type, saved as Partial<Record<SavedField, unknown>>, { name: inputs.name });
+      return await this.client().endpoints.save(input, this.opts());
+    } finally {
+      this.reads.of(this.client()).wrote(saved.id);
+    }
   }
 
   /** One worker's catalog price for the endpoint's first tier (the catalog read once per process); none if it cannot tell. */
