@@ -87,6 +87,10 @@ function restBody(field: string, v: unknown, live: any): Record<string, unknown>
       return { scaling: { value: v } };
     case "flashBootType":
       return { flashboot: v };
+    case "gpuCount":
+      return { gpu: { pools: String(live.gpuIds).split(","), count: v } };
+    case "executionTimeoutMs":
+      return { timeout: v };
     case "networkVolumeId":
       return { networkVolumes: v ? [v] : [] };
     case "gpuCount":
