@@ -32,7 +32,7 @@ export type { Logger } from "./core/transport";
 export { backoffMs } from "./core/retry";
 export { DEFAULT_URL, isAmbiguous } from "./core/transport";
 export { ENDPOINT_FIELDS, type EndpointField, type Endpoints } from "./endpoints";
-export type { Models, RunSyncOptions } from "./models";
+export type { ModelJobStatusOptions, Models, RunSyncOptions } from "./models";
 export type { NetworkVolumes } from "./network-volumes";
 export type { Pods } from "./pods";
 export type { Registries } from "./registries";
@@ -72,6 +72,7 @@ export type {
   GpuManufacturer,
   GpuType,
   Mounts,
+  ModelJobAnswer,
   MountsParams,
   Myself,
   NetworkVolume,

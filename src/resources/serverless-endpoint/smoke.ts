@@ -1,10 +1,11 @@
 /**
- * A smoke test a Pulumi program can run after its endpoints are up: one hosted-model call
- * (`POST {serverlessUrl}/v2/{id}/runsync`) during `pulumi up`, none during `pulumi preview`,
- * which must not spend money or depend on the platform answering.
+ * A smoke test a Pulumi program can run after its endpoints are up: one hosted-model job
+ * (`POST {serverlessUrl}/v2/{id}/runsync`, followed with `status-sync` while it runs) during
+ * `pulumi up`, none during `pulumi preview`, which must not spend money or depend on the
+ * platform answering.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { ComputePlatform } from "../../client";
+import { ComputePlatform, ModelJobFailedError, ModelJobInProgressError } from "../../client";
 
 /** The stack-config namespace of `computeplatform:apiKey` and friends (see engine/settings.ts). */
 const CONFIG_NAMESPACE = "computeplatform";
@@ -35,6 +36,13 @@ export interface RunSyncSmokeTestArgs {
    * @default []
    */
   dependsOn?: pulumi.Input<unknown>[];
+  /**
+   * How long the smoke test waits for its job in all, in ms (at least 1000). A cold endpoint's
+   * job that outlasts the call's hold is followed (never submitted again) until it finishes or
+   * this passes; then the deployment fails naming the job, which runs on.
+   * @default 600000 (10 minutes)
+   */
+  timeoutMs?: pulumi.Input<number>;
   /**
    * The client to call with.
    * @default a client from stack config (`computeplatform:apiKey`, `computeplatform:apiUrl`,
@@ -84,43 +92,39 @@ export function runSyncSmokeTest(args: RunSyncSmokeTestArgs): pulumi.Output<RunS
   // The key is read as a secret so the engine never logs it; the result holds no part of it.
   const apiKey = args.client ? undefined : new pulumi.Config(CONFIG_NAMESPACE).getSecret("apiKey");
   const result = pulumi
-    .all([args.endpointId, args.input, apiKey, pulumi.all(args.dependsOn ?? [])])
-    .apply(([endpointId, input, key]) =>
-      smokeCall(args.client ?? clientFromStack(key), endpointId, input as Record<string, unknown>),
+    .all([args.endpointId, args.input, apiKey, args.timeoutMs, pulumi.all(args.dependsOn ?? [])])
+    .apply(([endpointId, input, key, timeoutMs]) =>
+      smokeCall(args.client ?? clientFromStack(key), endpointId, input as Record<string, unknown>, timeoutMs),
     );
   return pulumi.unsecret(result);
 }
 
-/** A runsync answer as the platform gives it: COMPLETED with `output`, IN_PROGRESS without, FAILED with `error`. */
-interface RunSyncAnswer {
-  id: string;
-  status: string;
-  output?: { image_url?: unknown };
-  error?: unknown;
-}
-
 /**
- * The call itself: one runsync (a paid job, never sent twice), its answer reduced to what a
- * stack output wants. Anything but COMPLETED fails the deployment, saying what happened.
+ * The call itself: one submission (a paid job, never sent twice) that the client follows to
+ * its end within `timeoutMs`, its answer reduced to what a stack output wants. A job that fails
+ * or is still running at the deadline fails the deployment, saying what happened.
  */
 export async function smokeCall(
   client: Pick<ComputePlatform, "models">,
   endpointId: string,
   input: Record<string, unknown>,
+  timeoutMs?: number,
 ): Promise<RunSyncSmokeTestResult> {
-  const answer: RunSyncAnswer = await client.models.runSync(endpointId, input);
-  const what = `smoke test of model ${endpointId} failed: job ${answer.id}`;
-  if (answer.status === "FAILED") {
-    throw new Error(`${what} ended FAILED: ${typeof answer.error === "string" ? answer.error : "the platform gave no reason"}`);
+  const what = `smoke test of model ${endpointId} failed`;
+  let answer;
+  try {
+    answer = await client.models.runSync(endpointId, input, { deadlineMs: timeoutMs });
+  } catch (err) {
+    if (err instanceof ModelJobFailedError) throw new Error(`${what}: job ${err.jobId} ended ${err.jobStatus}: ${err.jobError}`);
+    if (err instanceof ModelJobInProgressError) {
+      throw new Error(
+        `${what}: job ${err.jobId} was still ${err.jobStatus} after ${err.waitMs} ms (the smoke test's timeoutMs). The job runs on ` +
+          "and is paid; it was not sent again. Look at its result on the platform, or raise timeoutMs for a cold endpoint, " +
+          "then run `pulumi up` again (which sends one new, paid call).",
+      );
+    }
+    throw err;
   }
-  if (answer.status === "IN_PROGRESS") {
-    throw new Error(
-      `${what} was still IN_PROGRESS when the call's wait ran out. The job runs on and is paid; it was not sent again. ` +
-        "Look at its result on the platform, or give the model a smaller input so it answers in time, then run `pulumi up` again " +
-        "(which sends one new, paid call).",
-    );
-  }
-  if (answer.status !== "COMPLETED") throw new Error(`${what} answered status ${answer.status}, not COMPLETED`);
   const imageUrl = answer.output?.image_url;
   return { id: answer.id, status: answer.status, imageUrl: typeof imageUrl === "string" ? imageUrl : null };
 }
