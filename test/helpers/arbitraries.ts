@@ -58,7 +58,12 @@ export const validPodArgs: fc.Arbitrary<Record<string, unknown>> = fc
     if ("gpu" in compute) {
       args.gpu = compute.gpu;
       if (compute.persistent) args.mounts = { persistent: compute.persistent };
-      const nvidia = GPU_TYPES.find((g) => g.id === compute.gpu.id)!.manufacturer === "NVIDIA";
+      const type = GPU_TYPES.find((g) => g.id === compute.gpu.id)!;
+      const nvidia = type.manufacturer === "NVIDIA";
+      // Within the catalog: a type not offered on community cloud runs on secure, a count at most the cloud's maxCount.
+      if (rest.cloud === "COMMUNITY" && type.maxCount.community === 0) args.cloud = "SECURE";
+      const most = args.cloud === "COMMUNITY" ? type.maxCount.community : type.maxCount.secure;
+      if (compute.gpu.count !== undefined) args.gpu = { ...compute.gpu, count: Math.min(compute.gpu.count, most) };
       // Global networking needs an NVIDIA GPU and an eligible data center among the allowed ones.
       const eligible = !rest.dataCenterIds || rest.dataCenterIds.some((id) => DATA_CENTERS.find((d) => d.id === id)!.globalNetwork);
       if (compute.globalNetworking && nvidia && eligible) args.globalNetworking = true;

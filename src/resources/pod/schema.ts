@@ -294,6 +294,7 @@ export function catalogFailures(inputs: Pick<PodInputs, "gpu" | "cpu" | "cloud">
   for (const id of inputs.gpu && gpus ? gpuChoices(inputs.gpu.id) : []) {
     const type = gpus!.find((g) => g.id === id);
     if (!type) failures.push({ property: "gpu.id", reason: `gpu.id "${id}" is not a GPU type of the catalog; see getGpuTypes() for the ids` });
+    else if (type.maxCount[cloud] === 0) failures.push({ property: "cloud", reason: `${id} is not offered on ${inputs.cloud} cloud (its maxCount there is 0)` });
     else if (inputs.gpu!.count > type.maxCount[cloud]) {
       failures.push({ property: "gpu.count", reason: `gpu.count ${inputs.gpu!.count} is above the maxCount of ${id}: at most ${type.maxCount[cloud]} on ${inputs.cloud} cloud` });
     }
