@@ -134,7 +134,7 @@ describe("following the banner (dist/emulator/cli.js on a port of its own)", () 
       const pod = await cp.pods.create({ name: "banner", image: "app:1", gpu: { id: "NVIDIA L40S" } });
       expect((await cp.pods.get(pod.id)).name).toBe("banner");
       const templateId = await createServerlessTemplate(env.COMPUTEPLATFORM_API_URL!, env.COMPUTEPLATFORM_API_KEY!);
-      const endpoint = await cp.endpoints.save({ name: "banner", gpuIds: "AMPERE_24", templateId, workersMin: 0, workersMax: 1 });
+      const endpoint = await cp.endpoints.save({ name: "banner", gpuIds: "AMPERE_24", templateId, workersMin: 0, workersMax: 0 });
       expect((await cp.endpoints.get(endpoint.id)).name).toBe("banner");
       const out = await cp.models.runSync("sdxl-turbo", { prompt: "a red cube", width: 64, height: 64 });
       expect(out.status).toBe("COMPLETED");
