@@ -29,4 +29,16 @@ module.exports = tseslint.config(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
     },
   },
+  {
+    // The console's script runs in the browser, as a classic script.
+    files: ["src/emulator/console/assets/*.js"],
+    languageOptions: {
+      sourceType: "script",
+      globals: {
+        document: "readonly", location: "readonly", fetch: "readonly", FormData: "readonly",
+        Element: "readonly", HTMLFormElement: "readonly", HTMLSelectElement: "readonly",
+        setInterval: "readonly", JSON: "readonly",
+      },
+    },
+  },
 );

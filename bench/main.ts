@@ -1,13 +1,15 @@
 // `npm run bench`: the benchmarks of issues 8 and 16, each with its baseline in the same
 // process, then one table per benchmark and the targets with what was measured. Nothing here
 // asserts a time: a missed target is printed as missed. Options:
-//   --only=fleet,readiness,plugin,stack   run a subset (stack: refresh, destroy, preview, memory of issue 16)
+//   --only=fleet,readiness,plugin,stack   run a subset (stack: refresh, destroy, preview, memory of issue 16,
+//                                   and the preview of as many no-op resources as the largest stack has)
 //   --n=10,30,100                   fleet sizes (benchmarks 1 and 4)
 //   --time-scale=10                 emulated ms per real ms (fleet and readiness)
 //   --stack-n=30,100,300            stack sizes (benchmarks 5 to 8; memory at the largest)
 //   --stack-time-scale=20           emulated ms per real ms of the stack benchmarks
 import { bounded, DEFAULT_SHAPE, fmt, type Shape, table } from "./common";
 import { callsNeeded, type FleetResult, runFleet } from "./fleet";
+import { type FloorResult, runFloor } from "./floor";
 import { overhead, type PluginResult, runPlugin } from "./plugin";
 import { type ReadinessResult, runReadiness, summarize } from "./readiness";
 import { runStack, type StackResult } from "./stack";
@@ -91,10 +93,22 @@ export async function main(argv: string[]): Promise<number> {
     }
   }
 
-  const stack = stacks.length > 0 ? stackReport(stackShape, stacks) : undefined;
+  let floor: FloorResult | undefined;
+  if (stacks.length > 0) {
+    const largest = stacks.reduce((a, b) => (b.pods > a.pods ? b : a));
+    const resources = largest.pods + largest.pods + Math.floor(largest.pods / 5);
+    floor = await bounded(`no-op floor of ${resources}`, STACK_LIMIT_MS, () => runFloor(resources)).catch(
+      (err: Error): FloorResult => ({ resources, checkMs: 0, diffMs: 0, calls: 0, error: err.message }),
+    );
+    say(`no-op floor of ${resources} resources: ${floor.error ? `FAILED: ${floor.error}` : `${fmt((floor.checkMs + floor.diffMs) / resources, 2)} ms per resource`}`);
+  }
+
+  const stack = stacks.length > 0 ? stackReport(stackShape, stacks, floor) : undefined;
   console.log(report(shape, fleet, readiness, plugin, stack));
-  say(`all benchmarks done`);
-  const failed = [...fleet, ...readiness, ...(plugin ? [plugin] : []), ...stacks].filter((r) => r.error);
+  // Any benchmark or any phase of one that failed (a baseline included) fails the run.
+  const phases = stacks.flatMap((r) => (r.error ? [] : [r.up, r.preview, r.refresh, r.refreshBaseline, r.destroy, r.destroyBaseline]));
+  const failed = [...fleet, ...readiness, ...(plugin ? [plugin] : []), ...stacks, ...phases, ...(floor ? [floor] : [])].filter((r) => r?.error);
+  say(failed.length > 0 ? `all benchmarks done; ${failed.length} FAILED (exit code 1)` : "all benchmarks done");
   return failed.length > 0 ? 1 : 0;
 }
 

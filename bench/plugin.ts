@@ -60,7 +60,10 @@ export async function runPlugin(rounds: number): Promise<PluginResult> {
       config: { ...config, "test:pods": JSON.stringify(pods) },
       secretKeys: SECRET_KEYS,
     });
-    const provider = regs[0].inputs.__provider;
+    // The program also registers its StackCost: only the Pods are measured.
+    const podRegs = regs.filter((r) => r.type.endsWith(":Pod"));
+    if (podRegs.length !== rounds) throw new Error(`the program registered ${podRegs.length} Pods, not ${rounds}`);
+    const provider = podRegs[0].inputs.__provider;
     result.providerBytes = Buffer.byteLength(typeof provider === "string" ? provider : JSON.stringify(provider));
 
     plugin = await ProviderPlugin.start({
@@ -72,7 +75,7 @@ export async function runPlugin(rounds: number): Promise<PluginResult> {
     await plugin.configure(config, SECRET_KEYS);
     const direct = new PodProvider({ client: () => client, poll: { intervalMs: POLL_MS, maxIntervalMs: 5 * POLL_MS } });
 
-    for (const reg of regs) {
+    for (const reg of podRegs) {
       // Through the plugin, in the engine's order for create, an in-place update and delete.
       const p = plugin;
       const t = result.plugin;

@@ -1,7 +1,8 @@
 // The tables and targets of benchmark 5 (stack.ts): refresh, preview and destroy through the
 // plugin, each beside its per-resource baseline, and the plugin's memory over time.
 import { fmt, type Shape, table } from "./common";
-import { destroyNeeded, type MemorySample, type PhaseResult, quotaBoundMs, REFRESH_NEEDED, type StackResult } from "./stack";
+import type { FloorResult } from "./floor";
+import { destroyNeeded, type MemorySample, type PhaseResult, pollMs, quotaBoundMs, REFRESH_NEEDED, type StackResult } from "./stack";
 
 /** A target: what, met (undefined: not run), what was measured. */
 export type Target = [string, boolean | undefined, string];
@@ -64,8 +65,12 @@ const MIN_TICKS = 20;
 const LONE_LIMIT_MS = 50;
 /** How long one list answers the reads of its kind (shared-reads.ts, SharedList's maxAgeMs), real ms. */
 const TICK_MS = 2000;
+/** A preview's Check + Diff per resource may cost this many times the no-op provider's. */
+const FLOOR_LIMIT = 1.2;
 
-export function stackReport(shape: Shape, results: StackResult[]): { text: string; targets: Target[] } {
+const perResource = (p: { checkMs: number; diffMs: number }, resources: number) => (p.checkMs + p.diffMs) / resources;
+
+export function stackReport(shape: Shape, results: StackResult[], floor?: FloorResult): { text: string; targets: Target[] } {
   const out: string[] = [];
   const targets: Target[] = [];
   const s = shape.timeScale;
@@ -103,16 +108,21 @@ export function stackReport(shape: Shape, results: StackResult[]): { text: strin
   out.push(`\n6. Destroy of the N pods through the plugin, beside the per-pod baseline on N other pods (times real; emulated = x${s})`);
   out.push(
     table(
-      ["variant", "N", "deletePod", "status reads", "requests", "429s", "wall s", "LB s", "wall/LB"],
-      beside(ok, "destroy", (r) => quotaBoundMs(shape, destroyNeeded(r.pods)), (_, p) => [sum(p, "deletePod"), reads(p, "listPods", "getPod")]),
+      ["variant", "N", "deletePod", "status reads", "min list gap ms", "requests", "429s", "wall s", "LB s", "wall/LB"],
+      beside(ok, "destroy", (r) => quotaBoundMs(shape, destroyNeeded(r.pods)), (_, p) => [
+        sum(p, "deletePod"),
+        reads(p, "listPods", "getPod"),
+        p.minListGapMs === undefined ? "-" : fmt(p.minListGapMs, 0),
+      ]),
     ),
   );
   out.push(
     "   LB = max(terminate time, (N DELETEs + 1 list) / quota): the emulator terminates at once, so the quota term; fluid, so a run\n" +
-      "   may end up to a window before it. Baseline: DELETE, then its own GET every 2 emulated s until TERMINATED, retry-on-429.",
+      "   may end up to a window before it. Baseline: DELETE, then its own GET every 2 emulated s until TERMINATED, retry-on-429.\n" +
+      `   min list gap: the shortest time between two pod lists reaching the emulator; the poll tick is ${pollMs(shape)} ms (1.5 emulated s).`,
   );
 
-  out.push(`\n7. Preview of the unchanged stack through the plugin, one step at a time (real ms)`);
+  out.push(`\n7. Preview of the unchanged stack through the plugin, one step at a time, a fresh plugin process, heap probe off (real ms)`);
   out.push(
     table(
       ["N", "resources", "requests", "Check ms", "Diff ms", "calls", "ms per resource", "up: catalog requests"],
@@ -126,12 +136,21 @@ export function stackReport(shape: Shape, results: StackResult[]): { text: strin
           fmt(r.preview.checkMs, 0),
           fmt(r.preview.diffMs, 0),
           r.preview.calls,
-          fmt((r.preview.checkMs + r.preview.diffMs) / resources, 2),
+          fmt(perResource(r.preview, resources), 2),
           catalog.length ? catalog.map(([op, n]) => `${n} ${op}`).join(", ") : "0",
         ];
       }),
     ),
   );
+  if (floor) {
+    out.push(
+      floor.error
+        ? `   No-op floor FAILED: ${floor.error}`
+        : `   The floor: ${floor.resources} resources of a no-op dynamic provider (check returns its inputs, diff no change) through the same plugin,\n` +
+            `   previewed the same way: Check ${fmt(floor.checkMs, 0)} ms + Diff ${fmt(floor.diffMs, 0)} ms in ${floor.calls} calls, ` +
+            `${fmt(perResource(floor, floor.resources), 2)} ms per resource (bench/floor.ts).`,
+    );
+  }
 
   const mem = ok.find((r) => r.memory);
   if (mem?.memory) {
@@ -189,10 +208,19 @@ export function stackReport(shape: Shape, results: StackResult[]): { text: strin
     const ones = Object.values(lone.byOp).reduce((a, b) => a + b, 0);
     targets.push([`a lone read: one request, not slowed noticeably (plugin - direct under ${LONE_LIMIT_MS} ms)`, ones === 1 && lone.pluginMs - lone.directMs < LONE_LIMIT_MS, `${ones} request, ${fmt(lone.pluginMs - lone.directMs)} ms over the direct GET`]);
   }
+  // Lists answer before the next tick starts, so two lists closer than a tick are two lists in one tick.
+  const tick = pollMs(shape);
   targets.push([
-    "destroy: one DELETE per pod, status reads shared",
-    ok.length ? ok.every((r) => sum(r.destroy, "deletePod") === r.pods && sum(r.destroy, "getPod") === 0) : undefined,
-    ok.map((r) => `N=${r.pods}: ${sum(r.destroy, "deletePod")} DELETE, ${reads(r.destroy, "listPods", "getPod")}`).join("; "),
+    `destroy: one DELETE per pod, no GET by id, at most one list per poll tick (${tick} ms)`,
+    ok.length
+      ? ok.every((r) => sum(r.destroy, "deletePod") === r.pods && sum(r.destroy, "getPod") === 0 && (r.destroy.minListGapMs ?? tick) >= tick)
+      : undefined,
+    ok
+      .map(
+        (r) =>
+          `N=${r.pods}: ${sum(r.destroy, "deletePod")} DELETE, ${reads(r.destroy, "listPods", "getPod")}, min gap ${r.destroy.minListGapMs === undefined ? "-" : fmt(r.destroy.minListGapMs, 0)} ms`,
+      )
+      .join("; "),
   ]);
   for (const r of ok.filter((x) => x.pods >= 100)) {
     const lb = quotaBoundMs(shape, destroyNeeded(r.pods));
@@ -209,6 +237,18 @@ export function stackReport(shape: Shape, results: StackResult[]): { text: strin
       `preview of ${big.pods + big.volumes + big.endpoints} resources sends no request`,
       big.preview.sent === 0,
       `${big.preview.sent} requests; Check ${fmt(big.preview.checkMs, 0)} ms + Diff ${fmt(big.preview.diffMs, 0)} ms in the plugin`,
+    ]);
+    const resources = big.pods + big.volumes + big.endpoints;
+    const same = floor && !floor.error && floor.resources === resources;
+    const ratio = same ? perResource(big.preview, resources) / perResource(floor, resources) : Number.NaN;
+    targets.push([
+      `preview Check + Diff per resource within ${FLOOR_LIMIT} x a no-op dynamic provider's, ${resources} resources`,
+      same ? ratio <= FLOOR_LIMIT : undefined,
+      same
+        ? `${fmt(perResource(big.preview, resources), 2)} ms against ${fmt(perResource(floor, resources), 2)} ms: ${fmt(ratio, 2)} x`
+        : floor?.error
+          ? `floor FAILED: ${floor.error}`
+          : `floor not run at ${resources} resources`,
     ]);
   }
   return { text: out.join("\n"), targets };

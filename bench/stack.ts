@@ -42,6 +42,8 @@ export interface PhaseResult {
   /** Requests that reached the emulator, 429s included. */
   sent: number;
   rejected429: number;
+  /** The shortest time between two pod lists that reached the emulator, real ms (undefined: fewer than two). */
+  minListGapMs?: number;
   error?: string;
 }
 
@@ -135,7 +137,33 @@ async function phase(b: Bench, fn: () => Promise<unknown>): Promise<PhaseResult>
   }
   const wallMs = performance.now() - t0;
   const c = calls(b.emu, from);
-  return { wallMs, byOp: c.byOp, sent: c.total, rejected429: c.rejected429, ...(error ? { error } : {}) };
+  const lists = b.emu
+    .requestLog()
+    .slice(from)
+    .filter((e) => e.op === "listPods" && e.status !== 429)
+    .map((e) => Date.parse(e.at));
+  const gaps = lists.slice(1).map((at, i) => at - lists[i]);
+  return {
+    wallMs,
+    byOp: c.byOp,
+    sent: c.total,
+    rejected429: c.rejected429,
+    ...(gaps.length > 0 ? { minListGapMs: Math.min(...gaps) } : {}),
+    ...(error ? { error } : {}),
+  };
+}
+
+/** The providers' default poll pace (1.5 s) in real ms at the bench's time scale, as COMPUTEPLATFORM_POLL_INTERVAL_MS sets it. */
+export const pollMs = (shape: Shape) => Math.max(1, Math.round(1500 / shape.timeScale));
+
+/**
+ * Every promise settled, then the first failure passed on: a read that fails must not leave the
+ * others running into the next phase's counts (retrying on 429 on their own).
+ */
+async function settledAll(work: Promise<unknown>[]): Promise<void> {
+  const results = await Promise.allSettled(work);
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed) throw failed.reason;
 }
 
 async function startPlugin(b: Bench, apiKey: string, probe: boolean): Promise<{ plugin: ProviderPlugin; config: Record<string, string> }> {
@@ -147,7 +175,7 @@ async function startPlugin(b: Bench, apiKey: string, probe: boolean): Promise<{ 
     env: {
       COMPUTEPLATFORM_API_KEY: undefined,
       // The providers' default pace in emulated time, as COMPUTEPLATFORM_POLL_INTERVAL_MS sets it.
-      COMPUTEPLATFORM_POLL_INTERVAL_MS: String(Math.max(1, Math.round(1500 / b.shape.timeScale))),
+      COMPUTEPLATFORM_POLL_INTERVAL_MS: String(pollMs(b.shape)),
       ...(probe ? { NODE_OPTIONS: `--require ${join(__dirname, "heap-probe.js")}` } : {}),
     },
   });
@@ -169,7 +197,7 @@ function program(n: number, templateId: string, config: Record<string, string>):
 }
 
 /** Time every Check and Diff the plugin answers (the plugin's side of a preview). */
-function timeCheckAndDiff(plugin: ProviderPlugin): { checkMs: number; diffMs: number; calls: number } {
+export function timeCheckAndDiff(plugin: ProviderPlugin): { checkMs: number; diffMs: number; calls: number } {
   const totals = { checkMs: 0, diffMs: 0, calls: 0 };
   const wrap = <K extends "check" | "diff">(name: K, into: "checkMs" | "diffMs") => {
     const original = plugin[name].bind(plugin) as (...args: unknown[]) => Promise<unknown>;
@@ -210,8 +238,8 @@ export async function runStack(shape: Shape, n: number, opts: { memory: boolean;
   const stop = async (p: ProviderPlugin) => {
     if (plugins.delete(p)) await p.stop();
   };
-  const started = async (apiKey: string) => {
-    const s = await startPlugin(b, apiKey, opts.memory);
+  const started = async (apiKey: string, probe = opts.memory) => {
+    const s = await startPlugin(b, apiKey, probe);
     plugins.add(s.plugin);
     return s;
   };
@@ -232,13 +260,20 @@ export async function runStack(shape: Shape, n: number, opts: { memory: boolean;
     if (result.up.error) throw new Error(`up: ${result.up.error}`);
     await stop(a.plugin);
 
-    // Preview and refresh: a new plugin (a new `pulumi` command), its own key.
+    // Preview: a new plugin (a new `pulumi` command), the heap probe off (its collections would
+    // be counted in every Check and Diff). Requests would go on the refresh's key; none go.
+    const v = await started(keys.refresh, false);
+    const viewing = new EngineStack(v.plugin, { project: PROJECT, stack: "bench" });
+    for (const [urn, res] of stack.resources) viewing.resources.set(urn, structuredClone(res));
+    const timing = timeCheckAndDiff(v.plugin);
+    const previewed = await phase(b, () => viewing.preview(regs));
+    result.preview = { ...previewed, ...timing };
+    await stop(v.plugin);
+
+    // Refresh: another plugin, its own key.
     const r = await started(keys.refresh);
     const fresh = new EngineStack(r.plugin, { project: PROJECT, stack: "bench" });
     for (const [urn, res] of stack.resources) fresh.resources.set(urn, structuredClone(res));
-    const timing = timeCheckAndDiff(r.plugin);
-    const previewed = await phase(b, () => fresh.preview(regs));
-    result.preview = { ...previewed, ...timing };
     result.refresh = await phase(b, () => sampled(b, r.plugin, memory?.refresh, () => fresh.refresh({ parallel: UNBOUNDED })));
 
     if (opts.lone) {
@@ -266,19 +301,18 @@ export async function runStack(shape: Shape, n: number, opts: { memory: boolean;
     }
     await stop(r.plugin);
 
-    // The baseline refresh: every resource read by its own request, all at once, as the engine sends them.
+    // The baseline refresh: every resource the platform holds read by its own request, all at
+    // once, as the engine sends them (the StackCost resource reads nothing from the platform).
     const naiveClient = new ComputePlatform({ apiKey: keys.refreshBase, apiUrl: b.emu.url, pacing: false, maxRetries: 0 });
     clients.push(naiveClient);
     const naive = new NaiveFleet(naiveClient, systemClock, 2000 / shape.timeScale, opts.signal);
-    const all = [...stack.resources.values()];
-    result.refreshBaseline = await phase(b, () =>
-      Promise.all(
-        all.map((res) => {
-          const kind = res.type.split(":").at(-1);
-          return kind === "Pod" ? naive.readPod(res.id) : kind === "NetworkVolume" ? naive.readVolume(res.id) : naive.readEndpoint(res.id);
-        }),
-      ),
-    );
+    const read: Record<string, (id: string) => Promise<unknown>> = {
+      Pod: (id) => naive.readPod(id),
+      NetworkVolume: (id) => naive.readVolume(id),
+      ServerlessEndpoint: (id) => naive.readEndpoint(id),
+    };
+    const platformHeld = [...stack.resources.values()].filter((res) => read[res.type.split(":").at(-1)!]);
+    result.refreshBaseline = await phase(b, () => settledAll(platformHeld.map((res) => read[res.type.split(":").at(-1)!](res.id))));
 
     await untilRunning(b, new Set(others.map((p) => p.id)), opts.signal);
 
@@ -292,7 +326,7 @@ export async function runStack(shape: Shape, n: number, opts: { memory: boolean;
     const naiveDown = new ComputePlatform({ apiKey: keys.destroyBase, apiUrl: b.emu.url, pacing: false, maxRetries: 0 });
     clients.push(naiveDown);
     const down = new NaiveFleet(naiveDown, systemClock, 2000 / shape.timeScale, opts.signal);
-    result.destroyBaseline = await phase(b, () => Promise.all(others.map((p) => down.deletePod(p.id))));
+    result.destroyBaseline = await phase(b, () => settledAll(others.map((p) => down.deletePod(p.id))));
 
     const alive = b.emu.state().pods.filter((p) => p.status !== "TERMINATED").length;
     if (alive > 0) throw new Error(`${alive} pods left alive`);

@@ -17,7 +17,7 @@ const PULUMI_TYPESCRIPT = path.join(__dirname, "pulumi-typescript.js");
 const PULUMI_DIR = path.dirname(require.resolve("@pulumi/pulumi/package.json"));
 const yaml: { load(text: string): unknown } = require(require.resolve("js-yaml", { paths: [PULUMI_DIR] }));
 
-export type ExampleName = "quickstart" | "cpu-pod" | "promotion" | "private-image";
+export type ExampleName = "quickstart" | "cpu-pod" | "promotion" | "private-image" | "serverless-rest";
 
 export function exampleDir(name: ExampleName): string {
   return path.join(EXAMPLES_DIR, name);

@@ -6,6 +6,11 @@ const fs = require("node:fs");
 const { transformSync } = require("@babel/core");
 const options = require("./babel-ts.js");
 
+// Babel writes an inline source map into each compiled file; Node reads it only when source
+// maps are on (as `--enable-source-maps` would set), so a stack trace names the .ts line that
+// threw rather than a line of Babel's output.
+process.setSourceMapsEnabled(true);
+
 require.extensions[".ts"] = (module, filename) => {
   const { code } = transformSync(fs.readFileSync(filename, "utf8"), { ...options, filename });
   module._compile(code, filename);

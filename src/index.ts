@@ -1,3 +1,12 @@
+/**
+ * Pulumi resources for the Compute Platform GPU cloud: {@link Pod}, {@link NetworkVolume},
+ * {@link ServerlessEndpoint}, {@link Template} and {@link RegistryCredential}, the catalog and
+ * billing look-ups, and the stack's cost ledger ({@link StackCost}). The typed client is
+ * `pulumi-computeplatform/client`; a local emulator of the platform is
+ * `pulumi-computeplatform/emulator`.
+ *
+ * @module pulumi-computeplatform
+ */
 export { dynamicProviders } from "./resources/engine/kinds";
 export { shimProvider, type ProviderKind } from "./resources/engine/shim";
 export * as client from "./client";

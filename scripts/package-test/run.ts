@@ -19,8 +19,8 @@ import { checkTarball, type PackedFile } from "./tarball";
 
 const ROOT = path.resolve(__dirname, "../..");
 const PROGRAM_DIR = path.join(__dirname, "program");
-/** The Pulumi program, and two client programs (the client docs' examples). */
-const SOURCES = ["index.ts", "client-demo.ts", "client-contract.ts"];
+/** The Pulumi program, and three client programs (the client docs' examples). */
+const SOURCES = ["index.ts", "client-demo.ts", "client-contract.ts", "client-jobs.ts"];
 const KEY = "cp_package_test_5e1f0a93b2";
 const REGISTRY_TOKEN = "ghp_package_test_token_7c2d";
 const SECRET_KEYS = ["computeplatform:apiKey", "app:registryToken"];
@@ -198,8 +198,10 @@ async function lifecycle(flavor: Flavor, project: string, emu: Emulator): Promis
     const demo = await run(process.execPath, ["bin/client-demo.js"], project, env);
     assert.match(demo, /^\w+ PROVISIONING EU-RO-1 4 GB\nCOMPLETED http:\/\/127\.0\.0\.1:\d+\/images\/\w+-64x64\.png\n404 pod '\w+' not found \[404 from GET \/v2\/pods\/\w+\]\n$/);
     const contract = await run(process.execPath, ["bin/client-contract.js"], project, env);
-    assert.match(contract, /^NVIDIA GeForce RTX 4090 0\.69 EU-RO-1 debug \d+\n$/);
-    log(`${flavor}: the client examples ran:\n${demo}${contract}`.trimEnd());
+    assert.match(contract, /^NVIDIA GeForce RTX 4090 0\.69 EU-RO-1 debug \d+ 0\n$/);
+    const jobs = await run(process.execPath, ["bin/client-jobs.js"], project, env);
+    assert.match(jobs, /^COMPLETED http:\/\/127\.0\.0\.1:\d+\/images\/\w+-64x64\.png 0 0\nhttp:\/\/127\.0\.0\.1:\d+\/images\/[\w-]+\.png\nIN_QUEUE COMPLETED\n$/);
+    log(`${flavor}: the client examples ran:\n${demo}${contract}${jobs}`.trimEnd());
   } finally {
     await client.close();
     await plugin.stop();

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { RequestValidationError } from "./core/errors";
+import { pathSegment } from "./core/path";
 import type { AddressSetting, RetryMode, Transport } from "./core/transport";
 import { fieldIssues } from "./core/validate";
 
@@ -62,13 +63,8 @@ export function checkParams<S extends z.ZodType>(schema: S, value: unknown, what
   throw new RequestValidationError(what, fieldIssues(parsed.error, value));
 }
 
-/** A path segment from a caller's id, percent-encoded so it cannot change the path. */
-export function seg(id: string): string {
-  if (typeof id !== "string" || id.length === 0) {
-    throw new RequestValidationError("id", [{ path: "id", message: "must be a non-empty string" }]);
-  }
-  return encodeURIComponent(id);
-}
+/** A path segment from a caller's id: see `pathSegment` (empty, `.` and `..` refused; the rest percent-encoded). */
+export const seg = (id: string): string => pathSegment(id);
 
 /** A query value: lists go comma-separated (the contract's `style: form, explode: false`). */
 export type QueryValue = string | number | boolean | readonly string[] | undefined;

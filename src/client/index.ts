@@ -1,3 +1,10 @@
+/**
+ * Typed clients for the Compute Platform's REST v2 API, its GraphQL API (serverless endpoints)
+ * and hosted models (`runsync`), with retries, rate-limit pacing and problem+json errors. It
+ * imports nothing from Pulumi. Start with {@link ComputePlatform}.
+ *
+ * @module pulumi-computeplatform/client
+ */
 import { Billing } from "./billing";
 import { Catalog } from "./catalog";
 import { ClientContext } from "./context";
@@ -11,6 +18,7 @@ import { Models } from "./models";
 import { NetworkVolumes } from "./network-volumes";
 import { Pods } from "./pods";
 import { Registries } from "./registries";
+import { ServerlessEndpoints } from "./serverless";
 import { Templates } from "./templates";
 
 export type { Billing } from "./billing";
@@ -24,15 +32,17 @@ export type { Logger } from "./core/transport";
 export { backoffMs } from "./core/retry";
 export { DEFAULT_URL, isAmbiguous } from "./core/transport";
 export { ENDPOINT_FIELDS, type EndpointField, type Endpoints } from "./endpoints";
-export type { Models, RunSyncOptions } from "./models";
+export type { ModelJobStatusOptions, Models, RunSyncOptions } from "./models";
 export type { NetworkVolumes } from "./network-volumes";
 export type { Pods } from "./pods";
 export type { Registries } from "./registries";
+export type { ServerlessEndpoints } from "./serverless";
 export type { Templates } from "./templates";
 /** The zod schemas of the wire objects, for callers that validate their own data. */
 export * as schemas from "./schemas";
 /** The one check of `gpuIds` and `locations` strings, for callers that validate before the client does. */
 export { GPU_TIERS, LOCATIONS, validateGpuIds, validateLocations } from "./schemas/endpoints";
+export { WORKER_STATUSES } from "./schemas/serverless";
 export type {
   BillingAmounts,
   BillingBucketSize,
@@ -62,6 +72,7 @@ export type {
   GpuManufacturer,
   GpuType,
   Mounts,
+  ModelJobAnswer,
   MountsParams,
   Myself,
   NetworkVolume,
@@ -84,6 +95,14 @@ export type {
   PodUpdateParams,
   Registry,
   RegistryCreateParams,
+  EndpointReleases,
+  EndpointWorkerRecord,
+  EndpointWorkers,
+  RestEndpoint,
+  RestEndpointCreateParams,
+  RestEndpointType,
+  RestEndpointUpdateParams,
+  RestFlashBoot,
   RunSyncAnswer,
   RunSyncResponse,
   ServerlessDiscount,
@@ -175,7 +194,7 @@ function nonNegativeInt(value: number | undefined, name: string, dflt: number): 
 
 /**
  * The Compute Platform client: pods, catalog, network volumes, templates, registry
- * credentials and billing over REST, serverless endpoints over GraphQL, hosted models over
+ * credentials and billing over REST, serverless endpoints over GraphQL and REST v2, hosted models over
  * runsync. Auth, retries, pacing, timeouts and
  * redaction live once, in `core/`.
  */
@@ -186,7 +205,10 @@ export class ComputePlatform {
   readonly templates: Templates;
   readonly registries: Registries;
   readonly billing: Billing;
+  /** Serverless endpoints over GraphQL (`saveEndpoint`, `myself`, `deleteEndpoint`). */
   readonly endpoints: Endpoints;
+  /** The same serverless endpoints over REST v2 (`/v2/serverless`), GraphQL's successor. */
+  readonly serverless: ServerlessEndpoints;
   readonly models: Models;
   /** The resolved REST/GraphQL base address. */
   readonly apiUrl: string;
@@ -227,6 +249,7 @@ export class ComputePlatform {
     this.registries = new Registries(ctx);
     this.billing = new Billing(ctx);
     this.endpoints = new Endpoints(ctx);
+    this.serverless = new ServerlessEndpoints(ctx);
     this.models = new Models(ctx);
   }
 

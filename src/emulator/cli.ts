@@ -40,7 +40,8 @@ Faults (off by default)
   --error-image <regex>   pods with a matching image end in ERROR; repeatable
   --no-capacity <gpu[@dc]> no capacity for a GPU type (in one data center); repeatable
   --model-job-ms <n>      every hosted-model job takes n emulated ms (runsync answers
-                          IN_PROGRESS when its wait is shorter)      [0]
+                          IN_PROGRESS when its wait is shorter; status and
+                          status-sync follow the job to the end)     [0]
   --fail-prompt <regex>   hosted-model jobs with a matching prompt answer FAILED; repeatable
 
   -h, --help              show this help
@@ -166,6 +167,7 @@ async function main(): Promise<void> {
     [
       `Compute Platform emulator listening on ${emu.url}`,
       `  REST ${emu.url}/v2   GraphQL ${emu.url}/graphql   runsync ${emu.url}/v2/{id}/runsync`,
+      `  Console ${emu.url}/console (sign in with an API key)   faults and outside events ${emu.url}/emulator/...`,
       `API key: ${emu.apiKey}`,
       "",
       "Point the client and the Pulumi provider at it (REST, GraphQL and hosted models alike):",

@@ -26,6 +26,19 @@ export interface Faults {
   failingPrompts?: (RegExp | string)[];
 }
 
+/** {@link Faults} as JSON carries them: every field present, patterns as source text. */
+export interface FaultsJson {
+  seed: number;
+  rate429: number;
+  rate5xx: number;
+  dropAfterProcessRate: number;
+  slowMs: number;
+  errorImages: string[];
+  noCapacity: { gpuId: string; dataCenterId?: string }[];
+  modelJobMs: number;
+  failingPrompts: string[];
+}
+
 /** mulberry32: tiny, seedable, good enough to pick which requests fail. */
 export function seededRandom(seed: number): () => number {
   let a = seed >>> 0;
@@ -51,6 +64,8 @@ export function checkRate(name: string, value: number | undefined): void {
 /** The faults in force and the seeded sequence that decides which requests they hit. */
 export class FaultState {
   private faults: Faults = {};
+  /** The seed last given (the sequence it started may have moved on since). */
+  private seed = 1;
   private errorImages: RegExp[] = [];
   private failingPrompts: RegExp[] = [];
   private random: () => number = seededRandom(1);
@@ -71,7 +86,26 @@ export class FaultState {
     this.errorImages = (faults.errorImages ?? []).map(toRegExp);
     this.failingPrompts = (faults.failingPrompts ?? []).map(toRegExp);
     // A new seed restarts the sequence; without one the current sequence continues.
-    if (faults.seed !== undefined) this.random = seededRandom(faults.seed);
+    if (faults.seed !== undefined) {
+      this.seed = faults.seed;
+      this.random = seededRandom(faults.seed);
+    }
+  }
+
+  /** The faults in force, patterns as their source text (what `GET /emulator/faults` answers). */
+  current(): FaultsJson {
+    const f = this.faults;
+    return {
+      seed: this.seed,
+      rate429: f.rate429 ?? 0,
+      rate5xx: f.rate5xx ?? 0,
+      dropAfterProcessRate: f.dropAfterProcessRate ?? 0,
+      slowMs: f.slowMs ?? 0,
+      errorImages: this.errorImages.map((re) => re.source),
+      noCapacity: (f.noCapacity ?? []).map((n) => ({ ...n })),
+      modelJobMs: f.modelJobMs ?? 0,
+      failingPrompts: this.failingPrompts.map((re) => re.source),
+    };
   }
 
   /**

@@ -1,3 +1,10 @@
+/**
+ * A local Compute Platform: REST `/v2`, GraphQL `/graphql` and hosted models on loopback, for
+ * trying a stack without an account and for tests. Start one with {@link startEmulator}, or run
+ * `npx computeplatform-emulator`.
+ *
+ * @module pulumi-computeplatform/emulator
+ */
 // A local Compute Platform: REST /v2 (pods, catalog, network volumes), GraphQL /graphql
 // (serverless endpoints) and hosted models, for trying a stack without an account and for
 // every integration test. It reads the platform's API independently of src/client and src/resources.

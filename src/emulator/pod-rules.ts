@@ -5,6 +5,7 @@
 import { DATA_CENTERS, findCpu, findDataCenter, findGpu } from "./catalog";
 import type { NetworkVolume } from "./network-volumes";
 import type { CreatePodBody, Mounts, PodRecord } from "./pod-types";
+import { checkContainerLimits, checkGpuCount } from "./limits";
 import { problem } from "./problem";
 
 // BigInt, not `n & (n - 1)`: the bit operators of a number see only its low 32 bits, so
@@ -48,7 +49,9 @@ export function checkCreate(b: CreatePodBody): void {
   if (b.gpu && !findGpu(b.gpu.id)) {
     throw problem(400, `gpu.id: unknown GPU type '${b.gpu.id}' (see GET /v2/catalog/gpus)`);
   }
+  if (b.gpu) checkGpuCount(b.gpu, b.cloud ?? "SECURE");
   if (b.cpu) checkCpu(b.cpu);
+  checkContainerLimits(b);
   if (b.cpu && b.mounts?.persistent) throw problem(400, CPU_NO_PERSISTENT);
   if (b.mounts?.persistent && b.mounts.network) throw problem(400, ONE_MOUNT_KIND);
   if (b.mounts?.network && b.mounts.network.length === 0) {

@@ -1,7 +1,7 @@
 // The platform's Pod object computed from a stored record at a given time: cost from the
 // catalog's prices, runtime figures that move with uptime but repeat for the same pod.
 
-import { cpuMemoryGb, findCpu, pricePerHour } from "./catalog";
+import { cpuMemoryGb, findCpu, GPU_TYPES, pricePerHour } from "./catalog";
 import { ACTIONS, INTERNAL_DOMAIN, POD_ID_ENV, type PodRecord, type PodView } from "./pod-types";
 import { portNumber } from "./validate";
 
@@ -15,7 +15,23 @@ export function podCost(pod: PodRecord): number {
   return pod.status === "EXITED" || pod.status === "TERMINATED" ? 0.0 : computePrice(pod);
 }
 
-/** `pod` must already be advanced to `now`. */
+/**
+ * The most GPUs any type allows on either cloud: a record stored before counts were bounded
+ * (or written into a state file by hand) may say more, and one runtime entry per GPU it says
+ * once meant an array of 2^32 (a RangeError for every list) or 5e7 (the heap).
+ */
+const MOST_GPUS = Math.max(...GPU_TYPES.map((g) => Math.max(g.maxCount.secure, g.maxCount.community)));
+
+/** An epoch-ms instant as ISO 8601; a value no Date can hold reads as the epoch, never a throw. */
+function iso(ms: number): string {
+  const d = new Date(ms);
+  return Number.isNaN(d.getTime()) ? new Date(0).toISOString() : d.toISOString();
+}
+
+/**
+ * `pod` must already be advanced to `now`. Never throws, whatever the stored numbers: no
+ * allocation grows with a stored count, and every date is one a Date can hold.
+ */
 export function podView(pod: PodRecord, now: number, timeScale: number): PodView {
   const running = pod.status === "RUNNING";
   const flavor = pod.cpu ? findCpu(pod.cpu.id) : undefined;
@@ -44,7 +60,7 @@ export function podView(pod: PodRecord, now: number, timeScale: number): PodView
     runtime: running
       ? {
           uptime,
-          gpus: Array.from({ length: pod.gpu?.count ?? 0 }, (_, i) => ({
+          gpus: Array.from({ length: Math.min(pod.gpu?.count ?? 0, MOST_GPUS) }, (_, i) => ({
             util: (seed + i * 13 + uptime) % 101,
             memoryUtil: (seed + i * 29) % 101,
           })),
@@ -58,8 +74,8 @@ export function podView(pod: PodRecord, now: number, timeScale: number): PodView
           })),
         }
       : null,
-    createdAt: new Date(pod.createdAt).toISOString(),
-    startedAt: pod.startedAt === null ? null : new Date(pod.startedAt).toISOString(),
+    createdAt: iso(pod.createdAt),
+    startedAt: pod.startedAt === null ? null : iso(pod.startedAt),
   };
   if (pod.gpu) out.gpu = { ...pod.gpu };
   if (pod.cpu && flavor) out.cpu = { ...pod.cpu, memory: cpuMemoryGb(flavor, pod.cpu.vcpuCount) };

@@ -4,6 +4,7 @@
 // close(), is exact under any time scale, and resumes correctly from a state file written
 // hours ago. The 400 rules live in ./pod-rules, the answered object in ./pod-view.
 
+import { checkContainerLimits } from "./limits";
 import type { NetworkVolume } from "./network-volumes";
 import { checkCreate, checkGlobalNetworkingUpdate, nextMounts, schedule } from "./pod-rules";
 import {
@@ -15,6 +16,7 @@ import {
   type PodView,
   type UpdatePodBody,
 } from "./pod-types";
+import { readPodRecords } from "./pod-record";
 import { podView } from "./pod-view";
 import { contractViolation, problem } from "./problem";
 import { checkRegistryRef } from "./registries";
@@ -185,6 +187,7 @@ export class Pods {
     if (errors.length > 0) throw contractViolation(errors);
     if (pod.status === "TERMINATED") throw problem(409, `pod '${id}' is TERMINATED and cannot be updated`);
     const b = body as UpdatePodBody;
+    checkContainerLimits(b);
     const mounts = nextMounts(pod, b.mounts);
     checkRegistryRef("registry", b.registry, this.env.registryExists);
     if (b.globalNetworking) checkGlobalNetworkingUpdate(pod);
@@ -246,6 +249,23 @@ export class Pods {
     return pod.status === "TERMINATED" ? pod : this.apply(pod, "terminate");
   }
 
+  /**
+   * What the platform does to a pod on its own: its host went away (`stop`: EXITED, billing
+   * stops) or it was terminated by someone else (`terminate`). A lock does not hold either back:
+   * a lock binds the account's requests, not the platform.
+   */
+  outside(id: string, event: "stop" | "terminate"): PodRecord {
+    const pod = this.mustGet(id);
+    if (pod.status === "TERMINATED" || (event === "stop" && pod.status === "EXITED")) {
+      throw problem(409, `pod '${id}' is already ${pod.status}`);
+    }
+    pod.restartAt = undefined;
+    pod.status = event === "stop" ? "EXITED" : "TERMINATED";
+    pod.statusAt = this.env.now();
+    this.env.billing(pod, false, pod.statusAt);
+    return pod;
+  }
+
   private apply(pod: PodRecord, action: PodAction): PodRecord {
     if (!ACTIONS[pod.status].includes(action)) {
       throw problem(
@@ -305,8 +325,8 @@ export class Pods {
   }
 
   restore(saved: unknown): void {
-    if (!Array.isArray(saved)) throw new Error("state file: pods must be an array");
+    const pods = readPodRecords(saved);
     this.byId.clear();
-    for (const pod of saved as PodRecord[]) this.byId.set(pod.id, pod);
+    for (const pod of pods) this.byId.set(pod.id, pod);
   }
 }

@@ -15,6 +15,10 @@ export interface RequestLogEntry {
   op: string;
   /** True when the `dropAfterProcessRate` fault destroyed the socket instead of answering. */
   dropped: boolean;
+  /** The injected fault that shaped the answer, when one did (a 429 of the quota is not one). */
+  fault?: "rate429" | "rate5xx" | "dropAfterProcess" | "slow";
+  /** "console" for the console's sign-in, sign-out and controls. */
+  via?: "console";
 }
 
 export function fingerprint(key: string): string {

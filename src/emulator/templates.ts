@@ -2,6 +2,7 @@
 // serverless ones. A serverless template is what an endpoint's `templateId` names; one in use
 // by an endpoint cannot be deleted (409) nor stop being serverless (400).
 
+import { checkContainerLimits } from "./limits";
 import { contractViolation, problem } from "./problem";
 import { checkRegistryRef } from "./registries";
 import { createTemplateSchema, updateTemplateSchema, validate } from "./validate";
@@ -44,6 +45,7 @@ export class Templates {
     const errors = validate(createTemplateSchema, body);
     if (errors.length > 0) throw contractViolation(errors);
     const b = body as TemplateBody & { name: string; image: string };
+    checkContainerLimits(b);
     checkRegistryRef("registry", b.registry, this.env.registryExists);
     const template: Template = {
       id: this.env.newId(),
@@ -86,6 +88,7 @@ export class Templates {
     const errors = validate(updateTemplateSchema, body);
     if (errors.length > 0) throw contractViolation(errors);
     const b = body as TemplateBody;
+    checkContainerLimits(b);
     checkRegistryRef("registry", b.registry, this.env.registryExists);
     if (b.serverless === false && template.serverless) {
       const user = this.env.usedBy(id);

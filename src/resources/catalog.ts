@@ -35,7 +35,11 @@ import { platform, setPlatformSettings } from "./engine/settings";
 
 export type { BillingBucketSize, BillingResponse, CpuFlavor, DataCenter, EndpointBillingResponse, GpuType, NetworkVolumeBillingResponse, PodBillingResponse };
 
-/** Options shared by the catalog functions. */
+/**
+ * Options shared by the catalog functions.
+ *
+ * @group Catalog and billing
+ */
 export interface CatalogOptions {
   /**
    * The client to ask.
@@ -44,7 +48,11 @@ export interface CatalogOptions {
   client?: ComputePlatform;
 }
 
-/** Narrows {@link getDataCenters}. Every field given must match. */
+/**
+ * Narrows {@link getDataCenters}. Every field given must match.
+ *
+ * @group Catalog and billing
+ */
 export interface DataCenterFilter {
   /**
    * Only data centers that do (`true`) or do not (`false`) support global networking.
@@ -53,7 +61,11 @@ export interface DataCenterFilter {
   globalNetwork?: boolean;
 }
 
-/** Narrows {@link getGpuTypes}. Every field given must match. */
+/**
+ * Narrows {@link getGpuTypes}. Every field given must match.
+ *
+ * @group Catalog and billing
+ */
 export interface GpuTypeFilter {
   /**
    * Only GPUs of this manufacturer (global networking needs NVIDIA).
@@ -87,12 +99,20 @@ function catalogClient(options?: CatalogOptions): ComputePlatform {
   return platform();
 }
 
-/** The CPU flavors pods can use, with their vCPU range and RAM per vCPU. */
+/**
+ * The CPU flavors pods can use, with their vCPU range and RAM per vCPU.
+ *
+ * @group Catalog and billing
+ */
 export async function getCpuFlavors(options?: CatalogOptions): Promise<CpuFlavor[]> {
   return catalogClient(options).catalog.cpus();
 }
 
-/** The GPU types pods can use, optionally narrowed by manufacturer and memory. */
+/**
+ * The GPU types pods can use, optionally narrowed by manufacturer and memory.
+ *
+ * @group Catalog and billing
+ */
 export async function getGpuTypes(filter: GpuTypeFilter = {}, options?: CatalogOptions): Promise<GpuType[]> {
   const gpus = await catalogClient(options).catalog.gpus();
   return gpus.filter(
@@ -102,28 +122,48 @@ export async function getGpuTypes(filter: GpuTypeFilter = {}, options?: CatalogO
   );
 }
 
-/** The data centers, optionally only those with (or without) global networking. */
+/**
+ * The data centers, optionally only those with (or without) global networking.
+ *
+ * @group Catalog and billing
+ */
 export async function getDataCenters(filter: DataCenterFilter = {}, options?: CatalogOptions): Promise<DataCenter[]> {
   const dataCenters = await catalogClient(options).catalog.dataCenters();
   return dataCenters.filter((dc) => filter.globalNetwork === undefined || dc.globalNetwork === filter.globalNetwork);
 }
 
-/** One CPU flavor by its ID (e.g. `cpu3c`), with its vCPU range and price. 404 → `NotFoundError`. */
+/**
+ * One CPU flavor by its ID (e.g. `cpu3c`), with its vCPU range and price. 404 → `NotFoundError`.
+ *
+ * @group Catalog and billing
+ */
 export async function getCpuFlavor(id: string, options?: CatalogOptions): Promise<CpuFlavor> {
   return catalogClient(options).catalog.cpu(id);
 }
 
-/** One GPU type by its ID (e.g. `NVIDIA L40S`), with its prices. 404 → `NotFoundError`. */
+/**
+ * One GPU type by its ID (e.g. `NVIDIA L40S`), with its prices. 404 → `NotFoundError`.
+ *
+ * @group Catalog and billing
+ */
 export async function getGpuType(id: string, options?: CatalogOptions): Promise<GpuType> {
   return catalogClient(options).catalog.gpu(id);
 }
 
-/** One data center by its ID (e.g. `EU-RO-1`), with its volume types. 404 → `NotFoundError`. */
+/**
+ * One data center by its ID (e.g. `EU-RO-1`), with its volume types. 404 → `NotFoundError`.
+ *
+ * @group Catalog and billing
+ */
 export async function getDataCenter(id: string, options?: CatalogOptions): Promise<DataCenter> {
   return catalogClient(options).catalog.dataCenter(id);
 }
 
-/** What {@link getBilling} asks for. The window is a time range or the last N buckets. */
+/**
+ * What {@link getBilling} asks for. The window is a time range or the last N buckets.
+ *
+ * @group Catalog and billing
+ */
 export interface BillingQuery {
   /**
    * Which spend: the account's total, or per pod, per network volume, per public endpoint.
@@ -156,6 +196,8 @@ export interface BillingQuery {
 /**
  * What the account spent, per bucket, from what actually ran: the records and the totals, as
  * the platform's billing paths answer them. The answer type follows `of`.
+ *
+ * @group Catalog and billing
  */
 export async function getBilling(query?: BillingQuery & { of?: "total" }, options?: CatalogOptions): Promise<BillingResponse>;
 export async function getBilling(query: BillingQuery & { of: "pods" }, options?: CatalogOptions): Promise<PodBillingResponse>;
@@ -191,6 +233,8 @@ export async function getBilling(
 /**
  * The `vcpuCount` values a CPU pod of this flavor accepts: powers of two, at least 2, within
  * the flavor's `vcpu.min..vcpu.max`, smallest first. Empty when the range holds none.
+ *
+ * @group Catalog and billing
  */
 export function validVcpuCounts(flavor: Pick<CpuFlavor, "vcpu">): number[] {
   const { min, max } = flavor.vcpu;

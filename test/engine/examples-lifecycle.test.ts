@@ -2,6 +2,8 @@
 // HTTP: the quickstart's whole life as `npm run demo` runs it (preview, up, a change in place,
 // a change that replaces, refresh, destroy), and the promotion program's dev and prod configs
 // previewed against a prod stack.
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { ComputePlatform } from "../../src/client";
 import { type Emulator, startEmulator } from "../../src/emulator";
 import { captureExample, type ExampleName, exampleDir, projectName, resolvingIds, stackConfig } from "../../scripts/engine-examples";
@@ -140,6 +142,15 @@ describe("quickstart lifecycle", () => {
     expect(result.stateText).not.toContain(emu.apiKey);
     expect(result.providerText).toContain('require("pulumi-computeplatform/providers")');
     expect(result.providerText).not.toContain(exampleDir("quickstart"));
+  });
+
+  test("the README quotes the shim's size as this run measures it (the demo prints the same figure)", () => {
+    // `npm run demo` prints `__provider in state: N characters` from this same lifecycle; the
+    // README shows that output and cites the figure in its notes.
+    const readme = fs.readFileSync(path.join(__dirname, "../../README.md"), "utf8");
+    const quoted = [...readme.matchAll(/__provider in state: (\d+) characters|demo measured it at (\d+) characters/g)].map((m) => Number(m[1] ?? m[2]));
+    expect(quoted).toHaveLength(2);
+    expect(quoted).toEqual([result.providerText.length, result.providerText.length]);
   });
 });
 

@@ -3,7 +3,9 @@
  * wrong or missing content types, huge bodies, unknown paths and methods, bad or missing keys.
  * Every answer has the platform's error shape (REST: application/problem+json with title, status,
  * detail and optional errors[] of strings; GraphQL: errors[] with message and
- * extensions.code), none is a 500, and the emulator keeps serving afterwards.
+ * extensions.code), none is a 500, and the emulator keeps serving afterwards. Then well-formed
+ * bodies with oversized integers and counts: refused past the platform's limits, and every list
+ * still answers 200 for every key afterwards.
  */
 import * as http from "node:http";
 import fc from "fast-check";
@@ -172,4 +174,98 @@ test("huge bodies are refused with 413 in the error shape, on REST and GraphQL, 
   }
   expect(emu.state().pods.map((p) => p.name)).not.toContain("a".repeat(10));
   expect((await send("GET", "/v2/pods", { authorization: `Bearer ${SENTINEL_KEY}` })).status).toBe(200);
+});
+
+/**
+ * Well-formed bodies whose integers are oversized (counts, disks, mounts, sizes, endpoint
+ * fields): what the platform's limits refuse is refused (never a 500), what is accepted stays
+ * within them, and afterwards every list answers 200 for every key, with the pods running.
+ */
+describe("oversized integers and counts", () => {
+  const OTHER = "cp_test_other_key_0025_prop";
+  let e2: Emulator;
+  beforeAll(async () => {
+    e2 = await startEmulator({
+      port: 0,
+      keys: [
+        { key: SENTINEL_KEY, scopes: ["read", "write"] },
+        { key: OTHER, scopes: ["read", "write"] },
+      ],
+      quotas: { minute: 1_000_000, hour: 1_000_000, day: 1_000_000 },
+      timings: { provisioningMs: 5, startingMs: 5, restartDelayMs: 5, drainMs: 5 },
+    });
+  });
+  afterAll(async () => {
+    await e2?.close();
+  });
+
+  const call = async (method: string, path: string, body?: unknown, key = SENTINEL_KEY) => {
+    const res = await fetch(`${e2.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  };
+
+  /** Mostly past any limit, some at or near one, some ordinary. */
+  const big = fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(9, 4097, 3601, 1001, 2 ** 31 - 1, 2 ** 32, 4_294_967_296, 50_000_000, 1e20, Number.MAX_SAFE_INTEGER, 2 ** 53 + 2, 1e308) },
+    { weight: 2, arbitrary: fc.integer({ min: 9, max: 2 ** 31 - 1 }) },
+    { weight: 2, arbitrary: fc.integer({ min: 1, max: 8 }) },
+  );
+  const gpuId = fc.constantFrom("NVIDIA L40S", "NVIDIA GeForce RTX 4090", "AMD Instinct MI300X");
+  const body = fc.oneof(
+    fc.record({ count: big, id: gpuId, disk: fc.option(big, { nil: undefined }), size: fc.option(big, { nil: undefined }) }).map((v) => ({
+      method: "POST",
+      path: "/v2/pods",
+      body: { name: "big", image: "img:1", gpu: { id: v.id, count: v.count }, ...(v.disk === undefined ? {} : { disk: v.disk }), ...(v.size === undefined ? {} : { mounts: { persistent: { size: v.size, path: "/w" } } }) },
+    })),
+    big.map((n) => ({ method: "POST", path: "/v2/pods", body: { name: "cpu", image: "img:1", cpu: { id: "cpu3c", vcpuCount: n } } })),
+    fc.record({ disk: big, size: big }).map((v) => ({ method: "POST", path: "/v2/templates", body: { name: "t", image: "img:1", disk: v.disk, mounts: { persistent: { size: v.size, path: "/w" } } } })),
+    big.map((n) => ({ method: "POST", path: "/v2/network-volumes", body: { name: "v", size: n, dataCenter: "US-TX-3" } })),
+    fc.record({ field: fc.constantFrom("idleTimeout", "scalerValue", "workersMin", "workersMax", "gpuCount", "executionTimeoutMs"), n: big }).map((v) => ({
+      method: "POST",
+      path: "/graphql",
+      // GraphQL's Int is 32 bits: larger literals are refused by the schema, which is fine too.
+      body: { query: `mutation { saveEndpoint(input: { name: "ep", gpuIds: "ADA_24", templateId: "none", ${v.field}: ${v.n > 2 ** 31 - 1 ? 2 ** 31 - 1 : v.n} }) { id } }` },
+    })),
+    fc.record({ count: big, timeout: big, max: big }).map((v) => ({
+      method: "POST",
+      path: "/v2/serverless",
+      body: { name: "s", image: "img:1", gpu: { pools: ["ADA_24"], count: v.count }, timeout: v.timeout, workers: { min: 0, max: v.max } },
+    })),
+  );
+
+  test("refused or within the limits, never a 500; every list answers 200 for every key afterwards", async () => {
+    const statuses = new Map<number, number>();
+    await fc.assert(
+      fc.asyncProperty(body, async (r) => {
+        const a = await call(r.method, r.path, r.body);
+        statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
+        expect([r.path, a.status]).not.toEqual([r.path, 500]);
+        if (r.path === "/v2/pods" && a.status === 201) {
+          expect(a.body.gpu?.count ?? 1).toBeLessThanOrEqual(8);
+          expect(a.body.disk).toBeLessThanOrEqual(4096);
+        }
+      }),
+      { seed: 252525, numRuns: 250 },
+    );
+    // Past the limits there were refusals, within them creates.
+    expect(statuses.get(400) ?? 0).toBeGreaterThan(0);
+    expect(statuses.get(201) ?? 0).toBeGreaterThan(0);
+    await new Promise((resolve) => setTimeout(resolve, 50)); // every pod made is RUNNING by now
+    const lists = ["/v2/pods", "/v2/templates", "/v2/network-volumes", "/v2/registries", "/v2/serverless", "/v2/catalog/gpus", "/v2/catalog/cpus", "/v2/catalog/datacenters", "/v2/billing/pods"];
+    for (const key of [SENTINEL_KEY, OTHER]) {
+      for (const path of lists) expect([key === OTHER, path, (await call("GET", path, undefined, key)).status]).toEqual([key === OTHER, path, 200]);
+      const gql = await call("POST", "/graphql", { query: "{ myself { endpoints { id gpuCount workersMax } } }" }, key);
+      expect(gql.status).toBe(200);
+    }
+    const pods = (await call("GET", "/v2/pods")).body.pods as { id: string; status: string }[];
+    expect(pods.some((p) => p.status === "RUNNING")).toBe(true);
+    for (const p of pods) expect((await call("GET", `/v2/pods/${p.id}`)).status).toBe(200);
+    expect(() => e2.state()).not.toThrow();
+    console.log(`emulator oversized integers: statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}, ${pods.length} pods listed`);
+  });
 });

@@ -11,8 +11,20 @@ async function main() {
   const template = await cp.templates.create({ name: "worker", image: "ghcr.io/me/worker:1", serverless: true, registry: registry.id });
   await cp.templates.update(template.id, { env: { LOG_LEVEL: "debug" } });
   const spend = await cp.billing.pods({ lastN: 7, bucketSize: "day" }); // { records: [{ podId, totalAmount, ... }], metadata }
+  const pods = await cp.pods.list();
+  for (const odd of pods.unreadable) console.warn(`pod ${odd.id ?? `#${odd.index}`} cannot be read:`, odd.issues);
   const updated = await cp.templates.get(template.id);
-  console.log(gpu.id, gpu.price.secure, eu.map((dc) => dc.id).join(","), updated.env.LOG_LEVEL, spend.records.length);
+  const ep = await cp.serverless.create({
+    name: "sdxl",
+    image: "ghcr.io/me/sdxl-worker:1",
+    gpu: { pools: ["ADA_24", "AMPERE_24"] },
+    workers: { min: 0, max: 3 },
+  });
+  await cp.serverless.update(ep.id, { env: { LOG_LEVEL: "debug" } }); // only env changes
+  const { summary } = await cp.serverless.workers(ep.id); // { idle, initializing, running, ... }
+  await cp.serverless.update(ep.id, { workers: { min: 0, max: 0 } }); // delete is refused (409) before this
+  await cp.serverless.delete(ep.id);
+  console.log(gpu.id, gpu.price.secure, eu.map((dc) => dc.id).join(","), updated.env.LOG_LEVEL, spend.records.length, summary.total);
   await cp.templates.delete(template.id);
   await cp.registries.delete(registry.id);
 }

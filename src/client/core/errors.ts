@@ -117,35 +117,44 @@ export class AmbiguousRequestError extends PlatformError {
 }
 
 /**
- * A hosted-model job still running when the call's `wait` ran out (200, status IN_PROGRESS,
- * no output). The call is not resent: each one is a paid job.
+ * A hosted-model job still unfinished (IN_QUEUE or IN_PROGRESS) when `runSync`'s deadline
+ * passed, after following it with `status-sync`. It was not submitted again (each submission is
+ * a paid job) and runs on: `models.status(modelId, jobId)` reads it later.
  */
 export class ModelJobInProgressError extends PlatformError {
   readonly modelId: string;
   readonly jobId: string;
+  /** How long the call waited for the job in all, in ms. */
   readonly waitMs: number;
-  constructor(modelId: string, jobId: string, waitMs: number) {
+  /** The job's last status: IN_QUEUE or IN_PROGRESS. */
+  readonly jobStatus: string;
+  constructor(modelId: string, jobId: string, waitMs: number, jobStatus = "IN_PROGRESS") {
     super(
-      `hosted model ${modelId}: job ${jobId} still IN_PROGRESS after ${waitMs} ms; it was not resent (each call is a ` +
-        `paid job). Call again with a longer wait (up to 300000 ms) if you need its output, knowing that a new call is a new job`,
+      `hosted model ${modelId}: job ${jobId} still ${jobStatus} after ${waitMs} ms, the call's deadline; it was not ` +
+        `submitted again (each submission is a paid job) and runs on. Read it with models.status("${modelId}", "${jobId}"), ` +
+        "or give runSync a longer deadlineMs next time",
     );
     this.modelId = modelId;
     this.jobId = jobId;
     this.waitMs = waitMs;
+    this.jobStatus = jobStatus;
   }
 }
 
-/** A hosted-model job that ran and failed (200, status FAILED, `error`). */
+/** A hosted-model job that ended without a result: FAILED (with the platform's `error`), CANCELLED or TIMED_OUT. */
 export class ModelJobFailedError extends PlatformError {
   readonly modelId: string;
   readonly jobId: string;
-  /** The platform's `error` of the job. */
+  /** The platform's `error` of the job, or what its status says. */
   readonly jobError: string;
-  constructor(modelId: string, jobId: string, jobError: string) {
-    super(`hosted model ${modelId}: job ${jobId} FAILED: ${jobError}`);
+  /** FAILED, CANCELLED or TIMED_OUT. */
+  readonly jobStatus: string;
+  constructor(modelId: string, jobId: string, jobError: string, jobStatus = "FAILED") {
+    super(`hosted model ${modelId}: job ${jobId} ${jobStatus}: ${jobError}`);
     this.modelId = modelId;
     this.jobId = jobId;
     this.jobError = jobError;
+    this.jobStatus = jobStatus;
   }
 }
 

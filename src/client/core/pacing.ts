@@ -8,37 +8,73 @@ import { type HeaderMap, parseRateLimit, parseRateLimitPolicy } from "./retry";
  * Two mechanisms. A hold: after a 429 (or a hold set by hand) every request with that key
  * waits until the named time. And a budget: every response's `RateLimit` header says how many
  * requests each window has left (`r`) and when it resets (`t`); the registry keeps that count,
- * takes one from it for every request it lets go, and makes the rest wait for the reset when
- * it reaches 0. Counting before sending, not reading `r=0` after, is what keeps a burst of
+ * counts every request it lets go against it until its answer comes, and makes the rest wait
+ * for the reset when it runs out. Counting before sending, not reading `r=0` after, keeps a burst of
  * concurrent requests (a fleet of pods created at once) from earning 429s: the answers of
  * requests in flight have not said `r=0` yet when the next ones would go.
  *
- * Until the first answer of a key says whether the server counts at all, one request goes at
- * a time; a server that sends no `RateLimit` is then not gated. The registry is keyed by a
- * hash of the key, so the key itself is never held here as a visible value.
+ * The quota is the key's, not the process's: another process (a second stack's `up`, a CI
+ * matrix) may spend it at the same time, unseen. So:
+ *   - Learn before bursting. Until an answer of the key says whether and how the server counts,
+ *     one request goes at a time; and again at the start of every window, and after a quiet
+ *     spell (no answer for STALE_MS), since what a neighbour spent meanwhile only an answer tells.
+ *   - Believe the lowest count. The server's `r` only falls within a window, so the lowest `r`
+ *     answered is the newest word on it, a neighbour's spending included. What is left is that,
+ *     less this process's requests still out (they may have reached the server after it).
+ *   - Commit at most a third of what is left at a time. Requests out are at most a third of
+ *     the lowest count, so a neighbour doing the same cannot, together with this process, send
+ *     more than is left before either hears the new count. (One neighbour: three processes
+ *     bursting on one key at once may still meet a few 429s, which the client waits out.)
+ *   - Leave the window's last request to a neighbour (when the quota is more than one): two
+ *     processes that both read `r=1` would otherwise both send it.
+ * A request out for longer than PATIENCE_MS (a hosted-model call that takes minutes) no longer
+ * holds the others back: it reached the server long ago, and the answers of later ones count it.
+ *
+ * A server that sends no `RateLimit` is not gated after its first answer. The registry is
+ * keyed by a hash of the key, so the key itself is never held here as a visible value.
  */
 
-/** One window of one key, as the answers told it and as local sends spent it. */
+/** How long a request out holds back the requests behind it, at most (ms). */
+export const PATIENCE_MS = 2000;
+
+/** A count heard longer ago than this (ms) may be old news: one request asks again before more go. */
+export const STALE_MS = 200;
+
+/**
+ * Requests out are at most the lowest count divided by this. A half would do if both
+ * processes heard the same count at once; a neighbour's answers come late, and a third leaves
+ * room for what it sent meanwhile (simulated in test/unit/client/core/pacing.test.ts: two
+ * processes with bursts of any size at any offset meet no 429).
+ */
+const SHARE = 3;
+
+/** One window of one key, as the answers told it. */
 interface WindowBudget {
-  /** Requests left, counting those sent and not answered yet. */
-  remaining: number;
+  /** The lowest `r` answered to a request sent in this window (after a reset: the quota, less the requests then out). */
+  lowest: number;
+  /** Requests sent in this window whose answers never came: they may have been counted. */
+  lost: number;
   /** When the window resets (ms); undefined right after a reset, until an answer of the new window says. */
   resetAt: number | undefined;
-  /** `q` of `RateLimit-Policy`: what `remaining` starts from after a reset. */
+  /** `q` of `RateLimit-Policy`: what the count starts from after a reset. */
   quota: number | undefined;
   /** `w` of `RateLimit-Policy`, in ms. */
   windowMs: number | undefined;
   /** Since when this count holds: answers to requests sent earlier belong to an older window. */
   since: number;
+  /** An answer to a request sent in this window was read (false from a reset to the first answer). */
+  fresh: boolean;
+  /** When the last answer of this window was read. */
+  heardAt: number;
 }
 
 interface KeyBudget {
   /** `unknown`: nothing answered yet, one request at a time; `untracked`: the server sends no counts. */
   mode: "unknown" | "tracked" | "untracked";
-  /** A request is out while `mode` is `unknown`. */
-  probing: boolean;
-  /** Requests let go and not settled yet. */
-  inFlight: number;
+  /** Requests let go so far (a ticket's number). */
+  sent: number;
+  /** Requests let go and not settled yet: number to when it went. */
+  out: Map<number, number>;
   windows: Map<string, WindowBudget>;
   /** Wake-ups for requests waiting on an answer rather than on a time. */
   onAnswer: Set<() => void>;
@@ -48,15 +84,19 @@ interface KeyBudget {
 export interface PacingTicket {
   readonly keyId: string;
   readonly sentAt: number;
-  readonly probe: boolean;
+  /** Its number among the key's requests. */
+  readonly seq: number;
 }
 
 /** What a request must do before it may go. */
 export type PacingDecision =
   | { go: PacingTicket }
   | { waitMs: number }
-  /** Wait for the next answer with this key (the budget depends on it). */
-  | { waitForAnswer: true };
+  /** Wait for the next answer with this key (the budget depends on it), or `maxWaitMs` at most. */
+  | { waitForAnswer: true; maxWaitMs: number };
+
+/** The last request of a window is left to a neighbour, unless it is the only one. */
+const reserveOf = (w: WindowBudget): number => (w.quota === 1 ? 0 : 1);
 
 export class PacingRegistry {
   private readonly resumeAt = new Map<string, number>();
@@ -75,7 +115,7 @@ export class PacingRegistry {
 
   /**
    * How long a request with `keyId` must wait now, in ms (0 when it may go, as far as time
-   * goes): a hold, or an exhausted window's reset.
+   * goes): a hold, or a spent window's reset.
    */
   waitMs(keyId: string, nowMs: number): number {
     let wait = 0;
@@ -88,37 +128,47 @@ export class PacingRegistry {
     if (budget?.mode === "tracked") {
       this.roll(budget, nowMs);
       for (const w of budget.windows.values()) {
-        if (w.remaining <= 0 && w.resetAt !== undefined) wait = Math.max(wait, w.resetAt - nowMs);
+        if (this.left(budget, w, nowMs) <= reserveOf(w) && w.resetAt !== undefined) wait = Math.max(wait, w.resetAt - nowMs);
       }
     }
     return wait;
   }
 
-  /** Whether a request with `keyId` may go now; if so, it is counted against every window. */
+  /** Whether a request with `keyId` may go now; if so, it is counted as out. */
   reserve(keyId: string, nowMs: number): PacingDecision {
     const held = this.waitMs(keyId, nowMs);
     if (held > 0) return { waitMs: held };
     const budget = this.budget(keyId);
     if (budget.mode === "unknown") {
-      if (budget.probing) return { waitForAnswer: true };
-      budget.probing = true;
-      budget.inFlight++;
-      return { go: { keyId, sentAt: nowMs, probe: true } };
-    }
-    if (budget.mode === "tracked") {
-      for (const w of budget.windows.values()) {
-        if (w.remaining > 0) continue;
-        // Exhausted with the reset time unknown: the new window went out whole and its first
-        // answer will say when it ends. With nothing out any more (every one of them failed
-        // unanswered), assume a whole window from its start.
-        if (budget.inFlight > 0) return { waitForAnswer: true };
-        w.resetAt = w.since + (w.windowMs ?? 1000);
-        return { waitMs: Math.max(1, w.resetAt - nowMs) };
+      // Nothing known yet: one request finds out.
+      const out = this.recentOut(budget, Number.NEGATIVE_INFINITY, nowMs);
+      if (out.count > 0) return { waitForAnswer: true, maxWaitMs: out.patienceMs };
+    } else if (budget.mode === "tracked") {
+      // A window that reset since its last answer, or not heard of lately: one request reads what is left of it.
+      const stale = [...budget.windows.values()].filter((w) => !w.fresh || nowMs - w.heardAt > STALE_MS);
+      if (stale.length > 0) {
+        const out = this.recentOut(budget, Math.min(...stale.map((w) => w.since)), nowMs);
+        if (out.count > 0) return { waitForAnswer: true, maxWaitMs: out.patienceMs };
       }
-      for (const w of budget.windows.values()) w.remaining--;
+      for (const w of budget.windows.values()) {
+        if (!w.fresh) continue;
+        const reserve = reserveOf(w);
+        const out = this.recentOut(budget, w.since, nowMs);
+        if (w.lowest - w.lost - out.count <= reserve) {
+          // Spent: an answer out may say more; with none out and no reset time known (an
+          // answer without `t`), assume a whole window from its start.
+          if (out.count > 0) return { waitForAnswer: true, maxWaitMs: out.patienceMs };
+          w.resetAt = w.since + (w.windowMs ?? 1000);
+          return { waitMs: Math.max(1, w.resetAt - nowMs) };
+        }
+        // At most a third of what the answers left may be out at once (see the top of the file).
+        const share = Math.max(1, Math.floor((w.lowest - w.lost - reserve) / SHARE));
+        if (out.count >= share) return { waitForAnswer: true, maxWaitMs: out.patienceMs };
+      }
     }
-    budget.inFlight++;
-    return { go: { keyId, sentAt: nowMs, probe: false } };
+    const seq = ++budget.sent;
+    budget.out.set(seq, nowMs);
+    return { go: { keyId, sentAt: nowMs, seq } };
   }
 
   /**
@@ -127,16 +177,12 @@ export class PacingRegistry {
    */
   settle(ticket: PacingTicket, headers: HeaderMap | undefined, nowMs: number): void {
     const budget = this.budget(ticket.keyId);
-    if (ticket.probe) budget.probing = false;
-    budget.inFlight = Math.max(0, budget.inFlight - 1);
+    budget.out.delete(ticket.seq);
     const windows = headers ? parseRateLimit(headers.ratelimit) : undefined;
-    if (headers && windows === undefined) {
-      if (budget.mode === "unknown") budget.mode = "untracked";
-      // Answered without counts (a path the server does not limit): it did not spend the budget.
-      for (const w of budget.windows.values()) {
-        if (ticket.sentAt >= w.since) w.remaining = Math.min(w.quota ?? Number.POSITIVE_INFINITY, w.remaining + 1);
-      }
-    }
+    // No answer: the request may have reached the server and been counted.
+    if (!headers) for (const w of budget.windows.values()) if (ticket.sentAt >= w.since) w.lost++;
+    // Answered without counts: a server (or a path) that does not limit.
+    if (headers && windows === undefined && budget.mode === "unknown") budget.mode = "untracked";
     if (windows) {
       const policy = parseRateLimitPolicy(headers?.["ratelimit-policy"]) ?? [];
       if (budget.mode !== "tracked") budget.windows.clear();
@@ -151,17 +197,22 @@ export class PacingRegistry {
         const known = budget.windows.get(win.name);
         if (!known) {
           budget.windows.set(win.name, {
-            remaining: win.remaining,
+            lowest: win.remaining,
+            lost: 0,
             resetAt,
             quota: p?.quota,
             windowMs: p?.windowSeconds === undefined ? undefined : p.windowSeconds * 1000,
             since: ticket.sentAt,
+            fresh: true,
+            heardAt: nowMs,
           });
           continue;
         }
         // Sent before this window began: the answer speaks of the previous one.
         if (ticket.sentAt < known.since) continue;
-        known.remaining = Math.min(known.remaining, win.remaining);
+        known.lowest = Math.min(known.lowest, win.remaining);
+        known.fresh = true;
+        known.heardAt = nowMs;
         if (resetAt !== undefined) known.resetAt = known.resetAt === undefined ? resetAt : Math.min(known.resetAt, resetAt);
         if (p?.quota !== undefined) known.quota = p.quota;
         if (p?.windowSeconds !== undefined) known.windowMs = p.windowSeconds * 1000;
@@ -202,13 +253,37 @@ export class PacingRegistry {
   private budget(keyId: string): KeyBudget {
     let b = this.budgets.get(keyId);
     if (!b) {
-      b = { mode: "unknown", probing: false, inFlight: 0, windows: new Map(), onAnswer: new Set() };
+      b = { mode: "unknown", sent: 0, out: new Map(), windows: new Map(), onAnswer: new Set() };
       this.budgets.set(keyId, b);
     }
     return b;
   }
 
-  /** Windows whose reset has passed start again from their quota (or are forgotten without one). */
+  /** What window `w` has left for this process to send now. */
+  private left(budget: KeyBudget, w: WindowBudget, nowMs: number): number {
+    return w.lowest - w.lost - this.recentOut(budget, w.since, nowMs).count;
+  }
+
+  /**
+   * Requests out that went at or after `since`, within the patience: how many, and in how long
+   * the first of them stops holding back.
+   */
+  private recentOut(budget: KeyBudget, since: number, nowMs: number): { count: number; patienceMs: number } {
+    let count = 0;
+    let first = Number.POSITIVE_INFINITY;
+    for (const at of budget.out.values()) {
+      if (at < since || nowMs - at >= PATIENCE_MS) continue;
+      count++;
+      first = Math.min(first, at);
+    }
+    return { count, patienceMs: count > 0 ? Math.max(1, first + PATIENCE_MS - nowMs) : 0 };
+  }
+
+  /**
+   * Windows whose reset has passed start again from their quota, less the requests still out
+   * (they may reach the server in the new window), until the new window's first answer says
+   * what is left; windows without a quota are forgotten.
+   */
   private roll(budget: KeyBudget, nowMs: number): void {
     for (const [name, w] of budget.windows) {
       if (w.resetAt === undefined || w.resetAt > nowMs) continue;
@@ -216,9 +291,11 @@ export class PacingRegistry {
         budget.windows.delete(name);
         continue;
       }
-      w.remaining = w.quota;
+      w.lowest = w.quota - this.recentOut(budget, Number.NEGATIVE_INFINITY, nowMs).count;
+      w.lost = 0;
       w.resetAt = undefined;
       w.since = nowMs;
+      w.fresh = false;
     }
     if (budget.windows.size === 0) budget.mode = "unknown";
   }
@@ -266,9 +343,28 @@ export class Pacer {
       const d = this.registry.reserve(this.keyId, this.clock.now());
       if ("go" in d) return d.go;
       if ("waitMs" in d) await this.clock.sleep(Math.min(d.waitMs, maxWaitMs), signal);
-      else await this.registry.nextAnswer(this.keyId, signal);
+      else await this.answerOrTime(d.maxWaitMs, signal);
     }
     throw new Error(`rate-limit pacing gave up after ${MAX_PASSES} waits`);
+  }
+
+  /** Until the next answer with this key, or `ms` (a request out that long holds nothing back), or an abort. */
+  private async answerOrTime(ms: number, signal: AbortSignal | undefined): Promise<void> {
+    const done = new AbortController();
+    const onAbort = () => done.abort(signal!.reason);
+    if (signal?.aborted) throw signal.reason;
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const answer = this.registry.nextAnswer(this.keyId, done.signal);
+    const timer = this.clock.sleep(ms, done.signal);
+    // The one that loses is cancelled below: its rejection is expected.
+    answer.catch(() => undefined);
+    timer.catch(() => undefined);
+    try {
+      await Promise.race([answer, timer]);
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+      done.abort();
+    }
   }
 
   /** Hand back a ticket with the answer's headers (undefined when no answer came). */

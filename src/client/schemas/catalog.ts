@@ -42,6 +42,7 @@ export const GpuTypeSchema = z.looseObject({
   maxCount: z.looseObject({ secure: int(), community: int() }),
   ...availabilityExpansion,
 });
+/** @group Catalog and billing */
 export type GpuType = z.infer<typeof GpuTypeSchema>;
 
 export const CpuTypeSchema = z.looseObject({
@@ -57,7 +58,11 @@ export const CpuTypeSchema = z.looseObject({
   ...availabilityExpansion,
 });
 export type CpuType = z.infer<typeof CpuTypeSchema>;
-/** @deprecated The contract calls it `CpuType`. */
+/**
+ * @deprecated The contract calls it `CpuType`.
+ *
+ * @group Catalog and billing
+ */
 export type CpuFlavor = CpuType;
 
 export const DataCenterRegionSchema = z.enum([
@@ -103,6 +108,7 @@ export const DataCenterSchema = z.looseObject({
   /** Present only when asked for with include=CPU_AVAILABILITY. */
   cpuAvailability: z.array(CatalogAvailabilitySchema).optional(),
 });
+/** @group Catalog and billing */
 export type DataCenter = z.infer<typeof DataCenterSchema>;
 
 export const CpuListSchema = z.looseObject({ cpus: recordsOf(CpuTypeSchema) });

@@ -10,5 +10,6 @@ export * from "./models";
 export * from "./network-volumes";
 export * from "./pods";
 export * from "./registries";
+export * from "./serverless";
 export * from "./templates";
 export { type Cloud, CloudSchema, NetworkMountSchema, PersistentMountSchema } from "./common";

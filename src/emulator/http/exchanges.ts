@@ -1,16 +1,21 @@
 // The `recordExchanges` option: the last N requests with their bodies and answers, so a test
-// can check them against the public contract. Never the key (no headers are kept, and the
-// query, which may carry `api_key`, only as parameter names for /graphql), never registry
-// credentials (`username` and `password` values are replaced wherever they appear).
+// can check them against the public contract. Never the key: no headers are kept, and the
+// query only of a request routed to a REST or hosted-model route (decided from the route the
+// router matched, after it normalised the path, so `/graphql/`, `/%67raphql` and `//graphql`
+// keep nothing), with any `api_key` value replaced there too. Never registry credentials
+// (`username` and `password` values are replaced wherever they appear).
 
 import type { RequestLogEntry } from "../request-log";
-import type { Reply } from "./types";
+import type { Reply, RouteKind } from "./types";
 
 export interface Exchange {
   method: string;
   /** Without the query string. */
   path: string;
-  /** The query string of a REST call (`?bucketSize=day`); "" when there is none. */
+  /**
+   * The query string of a REST or hosted-model call (`?bucketSize=day`); "" when there is none,
+   * and for GraphQL and unrouted requests, whose query may carry the key.
+   */
   query: string;
   op: string;
   status: number;
@@ -34,17 +39,30 @@ function redact(value: unknown): unknown {
   );
 }
 
+/** `query` with the value of any `api_key` parameter (any case) replaced; unchanged when it has none. */
+function redactQuery(query: string): string {
+  const params = new URLSearchParams(query);
+  let found = false;
+  for (const name of new Set(params.keys())) {
+    if (name.toLowerCase() !== "api_key") continue;
+    found = true;
+    params.set(name, REDACTED);
+  }
+  return found ? `?${params.toString()}` : query;
+}
+
 export class ExchangeRecorder {
   private readonly kept: Exchange[] = [];
 
   constructor(private readonly capacity: number) {}
 
-  record(entry: RequestLogEntry, query: string, requestBody: unknown, reply: Reply): void {
+  /** `kind`: the kind of the route the request was routed to; undefined when none (404, 405, cut). */
+  record(entry: RequestLogEntry, query: string, requestBody: unknown, reply: Reply, kind: RouteKind | undefined): void {
     const hasBody = reply.body !== undefined && reply.status !== 204 && !reply.raw;
     const exchange: Exchange = {
       method: entry.method,
       path: entry.path,
-      query: entry.path === "/graphql" ? "" : query,
+      query: kind === "rest" || kind === "runsync" ? redactQuery(query) : "",
       op: entry.op,
       status: reply.status,
       contentType: reply.raw

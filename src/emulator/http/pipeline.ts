@@ -7,6 +7,7 @@ import type * as http from "node:http";
 import type { FaultState } from "../faults";
 import { HttpError, problem } from "../problem";
 import type { RateLimiter } from "../rate-limit";
+import { checkStateChange, type Sessions } from "../console/sessions";
 import { fingerprint, type RequestLog, type RequestLogEntry } from "../request-log";
 import type { ExchangeRecorder } from "./exchanges";
 import { graphqlError, problemReply, send } from "./reply";
@@ -32,6 +33,8 @@ export interface PipelineDeps {
   closing: () => boolean;
   /** Keeps what was asked and answered, when the `recordExchanges` option is on. */
   recorder?: ExchangeRecorder;
+  /** Console sessions, which may call the control routes. */
+  sessions?: Sessions;
 }
 
 /** One request on its way through; `finish` answers it exactly once. */
@@ -42,18 +45,42 @@ interface Exchange {
   ops: string[];
   query: string;
   requestBody?: unknown;
+  /** A control route's: no fault delays its answer. */
+  control?: boolean;
+  /** The kind of the route matched (after the router normalised the path); undefined before or without one. */
+  kind?: RouteKind;
 }
 
-async function readBody(req: http.IncomingMessage): Promise<Buffer | "too-large" | "cut"> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_DRAIN_BYTES) return "cut";
-    // Past the limit the rest is read and dropped, so the 413 reaches a client still sending.
-    if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-  }
-  return size > MAX_BODY_BYTES ? "too-large" : Buffer.concat(chunks);
+/**
+ * The body, bounded: past `MAX_BODY_BYTES` the rest is read and dropped (so the 413 reaches a
+ * client still sending); past `MAX_DRAIN_BYTES` reading stops ("oversized": answered 413, then
+ * the connection is closed); a client gone before the end is "aborted" (nobody to answer).
+ * Never rejects: a request stream's error is the client's leaving, not the emulator's fault.
+ */
+function readBody(req: http.IncomingMessage): Promise<Buffer | "too-large" | "oversized" | "aborted"> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const settle = (result: Buffer | "too-large" | "oversized" | "aborted") => {
+      if (settled) return;
+      settled = true;
+      req.off("data", onData);
+      resolve(result);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_DRAIN_BYTES) {
+        req.pause();
+        settle("oversized");
+      } else if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+    };
+    req.on("data", onData);
+    req.once("end", () => settle(size > MAX_BODY_BYTES ? "too-large" : Buffer.concat(chunks)));
+    // Kept for the request's life: an error after the body was read (the socket cut) is expected.
+    req.on("error", () => settle("aborted"));
+    req.once("close", () => settle("aborted"));
+  });
 }
 
 export class Pipeline {
@@ -76,11 +103,10 @@ export class Pipeline {
     // The request target is a path: "//" must not throw, and "//host/v2/pods" must not route as /v2/pods.
     const url = new URL(`http://emulator.invalid${req.url?.startsWith("/") ? req.url : "/"}`);
     const method = req.method ?? "GET";
+    // Held before reading: a stream that ends early lets go of its socket.
+    const socket = req.socket;
     const body = await readBody(req);
-    if (body === "cut") {
-      req.socket.destroy();
-      return;
-    }
+    if (body === "aborted") return;
     const ex: Exchange = {
       req,
       res,
@@ -96,6 +122,14 @@ export class Pipeline {
       ops: [],
       query: url.search,
     };
+    if (body === "oversized") {
+      // Before routing and authentication: nothing of it is read further. The answer goes out,
+      // then the connection is cut (the client may still be sending: it may see the reset first).
+      res.once("finish", () => socket.destroy());
+      const err = problem(413, `request body exceeds ${MAX_DRAIN_BYTES} bytes; the connection is closed`);
+      err.headers.connection = "close";
+      return this.finish(ex, problemReply(err));
+    }
 
     const match = this.deps.router.match(method, url.pathname);
     if (match === undefined) {
@@ -117,17 +151,27 @@ export class Pipeline {
     const hasBody = route.hasBody ?? (mutates && route.method !== "DELETE");
     ex.entry.op = route.op;
     ex.ops = [route.op];
+    ex.kind = kind;
+    ex.control = route.control;
     const fail = (err: HttpError, headers: Record<string, string> = {}, drop = false): void => {
       const r = kind === "graphql" ? graphqlError(err) : problemReply(err);
       this.finish(ex, { ...r, headers: { ...r.headers, ...headers } }, drop);
     };
 
-    const key = this.authenticate(req, url, kind);
+    const session = route.control && !req.headers.authorization ? this.deps.sessions?.fromRequest(req) : undefined;
+    if (session) {
+      ex.entry.via = "console";
+      ex.entry.key = fingerprint(session.key.key);
+      const refused = mutates ? checkStateChange(req, session) : undefined;
+      if (refused) return fail(refused);
+    }
+    const key = session?.key ?? this.authenticate(req, url, kind);
     if (key instanceof HttpError) return fail(key, { "www-authenticate": kind === "graphql" ? "" : "Bearer" });
     ex.entry.key = fingerprint(key.key);
 
-    const { storm, fail5xx, drop } = this.deps.faults.roll();
-    const rate = this.deps.limiter.take(key.key);
+    // The control plane must stay reachable whatever faults and quotas it set.
+    const { storm, fail5xx, drop } = route.control ? { storm: false, fail5xx: false, drop: false } : this.deps.faults.roll();
+    const rate = route.control ? { exceeded: undefined, headers: {}, retryAfterSec: 0 } : this.deps.limiter.take(key.key);
     if (rate.exceeded) {
       return fail(
         problem(429, `rate limit exceeded for the ${rate.exceeded} window; retry after ${rate.retryAfterSec} s`),
@@ -135,6 +179,7 @@ export class Pipeline {
       );
     }
     if (storm) {
+      ex.entry.fault = "rate429";
       return fail(
         problem(429, "rate limit exceeded for the minute window; retry after 1 s"),
         this.deps.limiter.stormHeaders(key.key),
@@ -149,6 +194,7 @@ export class Pipeline {
       return fail(problem(403, `${route.op} needs a key with the ${names} scope${readOnly}`), rate.headers);
     }
     if (fail5xx) {
+      ex.entry.fault = "rate5xx";
       return fail(problem(this.deps.faults.serverErrorStatus(), "injected fault: the platform failed"), rate.headers);
     }
 
@@ -201,14 +247,16 @@ export class Pipeline {
   private finish(ex: Exchange, reply: Reply, drop = false): void {
     ex.entry.status = reply.status;
     ex.entry.dropped = drop;
+    const slow = ex.control || ex.entry.key === null ? 0 : this.deps.faults.slowMs;
+    if (drop) ex.entry.fault = "dropAfterProcess";
+    else if (slow > 0) ex.entry.fault ??= "slow";
     this.deps.log.record(ex.entry, ex.ops);
-    this.deps.recorder?.record(ex.entry, ex.query, ex.requestBody, reply);
+    this.deps.recorder?.record(ex.entry, ex.query, ex.requestBody, reply, ex.kind);
     const deliver = () => {
       if (drop) ex.res.socket?.destroy();
       else send(ex.res, reply, this.deps.closing());
     };
-    const slow = this.deps.faults.slowMs;
-    if (slow > 0 && ex.entry.key !== null) {
+    if (slow > 0) {
       const timer = setTimeout(() => {
         this.pending.delete(timer);
         deliver();

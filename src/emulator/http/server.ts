@@ -10,6 +10,8 @@
 //   /v2/serverless...           ../rest/serverless.ts (the GraphQL side's endpoint store)
 //   POST /graphql, /v2/{id}/runsync   ../serverless/routes.ts
 //   GET  the PNGs of output.image_url (no auth)
+//   /emulator/faults, /emulator/events   ../console/controls.ts (the control plane)
+//   /console...                 ../console (pages for a browser, outside the pipeline)
 
 import * as http from "node:http";
 import type { Socket } from "node:net";
@@ -17,6 +19,7 @@ import { MODEL_CALL_PRICE, volumePricePerHour } from "../catalog";
 import { Meter } from "../meter";
 import { computePrice } from "../pod-view";
 import { billingRoutes } from "../rest/billing";
+import { Console, controlRoutes, isConsolePath, Sessions } from "../console";
 import { FaultState, type Faults, seededRandom } from "../faults";
 import { Ids } from "../ids";
 import { type NetworkVolume, NetworkVolumes } from "../network-volumes";
@@ -91,6 +94,7 @@ export class EmulatorServer {
   private readonly pipeline: Pipeline;
   private readonly recorder?: ExchangeRecorder;
   private readonly sockets = new Set<Socket>();
+  private readonly console: Console;
   private baseUrl = "";
   private closed = false;
 
@@ -173,6 +177,7 @@ export class EmulatorServer {
           random: seededRandom((config.faults.seed ?? 1) ^ 0x7e57),
         }),
       ),
+      controlRoutes({ faults: this.faults, pods: this.pods, removeEndpoint: (id) => this.serverless.removeFromOutside(id) }),
     ];
     const router = new Router();
     this.persistence = new Persistence(config.stateFile);
@@ -187,11 +192,33 @@ export class EmulatorServer {
       this.persistence.save();
     }
 
+    const keys = new Map(config.keys.map((k) => [k.key, k]));
+    const sessions = new Sessions();
+    this.console = new Console({
+      sessions,
+      keys,
+      log: this.log,
+      clock: config.clock,
+      source: {
+        pods: () => this.pods.all().map((p) => this.pods.view(p)),
+        endpoints: () => this.serverless.endpoints(),
+        volumes: () => this.volumes.list(),
+        templates: () => this.templates.list(),
+        registries: () => this.registries.list(),
+        segments: () => meter.overlapping(-Infinity, Infinity),
+        requestLog: () => this.log.entries(),
+        faults: () => this.faults.current(),
+        now,
+        timeScale: config.timeScale,
+      },
+    });
+
     if (config.exchangeCapacity > 0) this.recorder = new ExchangeRecorder(config.exchangeCapacity);
     this.pipeline = new Pipeline({
       recorder: this.recorder,
       router,
-      keys: new Map(config.keys.map((k) => [k.key, k])),
+      keys,
+      sessions,
       limiter: new RateLimiter(
         config.quotas,
         config.timeScale,
@@ -209,7 +236,9 @@ export class EmulatorServer {
       closing: () => this.closed,
     });
     this.server = http.createServer((req, res) => {
-      this.pipeline.handle(req, res).catch((err) => {
+      const path = (req.url ?? "/").split("?")[0];
+      const handled = isConsolePath(path) ? this.console.handle(req, res) : this.pipeline.handle(req, res);
+      handled.catch((err) => {
         // A bug in a handler must not take the server down; the caller sees a 500.
         console.error("emulator: unexpected error", err);
         if (!res.headersSent) this.pipeline.sendProblem(res, problem(500, "unexpected error in the emulator"));

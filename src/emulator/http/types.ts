@@ -56,6 +56,11 @@ export interface Route {
    * @default mutates ? ["write"] : ["read"]
    */
   scopes?: Scope[];
+  /**
+   * The emulator's own control plane (/emulator/...): exempt from faults and rate limits, and
+   * callable by a console session (cookie plus CSRF token) as well as a bearer key. @default false
+   */
+  control?: boolean;
   /** Whether the request carries a JSON body. @default mutates and method !== "DELETE" */
   hasBody?: boolean;
   run: (ctx: RouteContext) => Reply | Promise<Reply>;

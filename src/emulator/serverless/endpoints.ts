@@ -24,6 +24,13 @@ export const SCALER_TYPES = ["QUEUE_DELAY", "REQUEST_COUNT"] as const;
  */
 export const MAX_WORKERS = 100;
 
+/**
+ * The maximums of the other integer fields (the platform sets only minimums): an hour of idle
+ * time, a scaler value of 1000 (seconds of queue delay or requests), 8 GPUs per worker (the
+ * most any GPU type allows), a job limit of 7 days. Past them: an error naming the field.
+ */
+export const ENDPOINT_LIMITS = { idleTimeout: 3600, scalerValue: 1000, gpuCount: 8, executionTimeoutMs: 7 * 24 * 3600 * 1000 };
+
 /** Values a created endpoint gets for the optional fields it leaves out. */
 export const ENDPOINT_DEFAULTS = {
   type: "QB",
@@ -138,12 +145,12 @@ function valueViolations(input: EndpointInput): string[] {
     out.push("input.flashBootType must not be null (allowed: OFF, FLASHBOOT)");
   priorityList("gpuIds", GPU_TIERS, false);
   priorityList("locations", LOCATIONS, true);
-  count("idleTimeout");
-  count("scalerValue");
+  count("idleTimeout", ENDPOINT_LIMITS.idleTimeout);
+  count("scalerValue", ENDPOINT_LIMITS.scalerValue);
   count("workersMin", MAX_WORKERS);
   count("workersMax", MAX_WORKERS);
-  count("gpuCount", undefined, 1);
-  count("executionTimeoutMs");
+  count("gpuCount", ENDPOINT_LIMITS.gpuCount, 1);
+  count("executionTimeoutMs", ENDPOINT_LIMITS.executionTimeoutMs);
   return out;
 }
 
@@ -238,6 +245,11 @@ export class EndpointStore {
         `endpoint ${JSON.stringify(id)} has workersMin=${ep.workersMin} and workersMax=${ep.workersMax}; set both to 0 with saveEndpoint before deleting it`,
       );
     this.byId.delete(id);
+  }
+
+  /** Deleted by the platform (an outside event): workers or not, the endpoint is gone. */
+  remove(id: string): boolean {
+    return this.byId.delete(id);
   }
 
   /** What a reader sees of the workers at `now`: drained workers are gone. */

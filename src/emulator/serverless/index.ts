@@ -3,7 +3,9 @@
 // routes, then calls in here. Choices the platform leaves open are listed in ./README.md.
 //
 //   POST /graphql            -> executeGraphql(body, { canWrite })
-//   POST /v2/{id}/runsync    -> runSync(id, body)
+//   POST /v2/{id}/runsync    -> runSync(id, body, wait)    (./jobs.ts: one job store behind
+//   POST /v2/{id}/run        -> run(id, body)               runsync, run, status and
+//   GET  /v2/{id}/status/{job}, /status-sync/{job} -> status(id, job, wait)   status-sync)
 //   GET  /images/<name>.png  -> image(path)
 import {
   execute,
@@ -25,7 +27,8 @@ import {
   type Timings,
   type WorkerView,
 } from "./endpoints";
-import { IMAGE_MODELS, imageName, type Problem, parseImageRequest, parseWait, renderImage } from "./models";
+import { ModelJobs } from "./jobs";
+import { renderImage } from "./models";
 import { endpointSchema } from "./schema";
 
 export { GPU_TIERS, LOCATIONS, MAX_WORKERS, ENDPOINT_DEFAULTS } from "./endpoints";
@@ -84,7 +87,8 @@ interface RequestContext {
   ops: string[];
 }
 
-const PROBLEM_HEADERS = { "content-type": "application/problem+json" } as const;
+/** What a hosted-model route answers: problem+json bodies carry their media type in `headers`. */
+export type ModelReply = { status: number; body: unknown; headers?: Record<string, string> };
 
 /** Bounds the work a single document can ask of the parser. */
 const MAX_TOKENS = 5000;
@@ -145,9 +149,6 @@ export interface ServerlessSnapshot {
   endpoints: EndpointRecord[];
 }
 
-/** A wait that does not hold the process open (a closing emulator cuts the socket anyway). */
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
-
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -198,11 +199,12 @@ function fieldError(e: GraphQLError): GraphQLFormattedError {
 
 export class ServerlessService {
   private readonly store: EndpointStore;
-  private runCounter = 0;
+  private readonly jobs: ModelJobs;
   private discount: ServerlessDiscount | null;
 
   constructor(private readonly opts: ServerlessServiceOptions) {
     this.store = new EndpointStore(opts.timings, opts.random);
+    this.jobs = new ModelJobs(opts);
     this.discount = opts.serverlessDiscount ?? null;
   }
 
@@ -270,39 +272,21 @@ export class ServerlessService {
    * `error`. Error bodies are problem+json objects, and carry the media type in
    * `headers` so a server passing them through sends it.
    */
-  async runSync(
-    modelId: string,
-    body: unknown,
-    waitParam: string | null = null,
-  ): Promise<{ status: number; body: unknown; headers?: Record<string, string> }> {
-    const refuse = (problem: Problem) => ({ status: problem.status, body: problem, headers: { ...PROBLEM_HEADERS } });
-    if (!(IMAGE_MODELS as readonly string[]).includes(modelId)) {
-      return refuse({
-        title: "Not Found",
-        status: 404,
-        detail: `no hosted model ${JSON.stringify(modelId)}; available: ${IMAGE_MODELS.join(", ")}`,
-      });
-    }
-    const wait = parseWait(waitParam);
-    if (!wait.ok) return refuse(wait.problem);
-    const json = asJson(body);
-    const parsed = parseImageRequest(modelId, json.ok ? json.value : undefined);
-    if (!parsed.ok) return refuse(parsed.problem);
-    this.runCounter += 1;
-    let tail = "";
-    for (let i = 0; i < 8; i++) tail += Math.floor(this.opts.random() * 36).toString(36);
-    const id = `sync-${this.runCounter}-${tail}`;
-    const job = this.opts.modelJob?.(parsed.value.prompt) ?? { durationMs: 0, fails: false };
-    const waited = Math.min(job.durationMs, wait.value);
-    if (waited > 0) await sleep(waited / (this.opts.timeScale ?? 1));
-    if (job.durationMs > wait.value) return { status: 200, body: { id, status: "IN_PROGRESS" } };
-    if (job.fails)
-      return { status: 200, body: { id, status: "FAILED", error: `model ${modelId} failed on this input (emulated failure)` } };
-    const base = this.opts.imageBaseUrl().replace(/\/+$/, "");
-    return {
-      status: 200,
-      body: { id, status: "COMPLETED", output: { image_url: `${base}/images/${imageName(parsed.value)}` } },
-    };
+  runSync(modelId: string, body: unknown, waitParam: string | null = null): Promise<ModelReply> {
+    return this.jobs.runSync(modelId, body, waitParam);
+  }
+
+  /** Submit a job without waiting for it: 200 `{ id, status: "IN_QUEUE" }`. */
+  run(modelId: string, body: unknown): ModelReply {
+    return this.jobs.run(modelId, body);
+  }
+
+  /**
+   * A job's current answer (`status/{jobId}`), or with `waitParam` (`status-sync/{jobId}?wait=`,
+   * null for the default) held up to `wait` for the job to finish; 404 for a job the model never had.
+   */
+  status(modelId: string, jobId: string, waitParam?: string | null): Promise<ModelReply> {
+    return this.jobs.status(modelId, jobId, waitParam);
   }
 
   /** The PNG behind an `output.image_url` path (`/images/<name>.png`), or undefined. */
@@ -315,7 +299,7 @@ export class ServerlessService {
     return {
       version: 1,
       ...this.store.toJSON(),
-      runCounter: this.runCounter,
+      runCounter: this.jobs.runCounter,
       serverlessDiscount: this.discount ? { ...this.discount } : null,
     };
   }
@@ -326,7 +310,7 @@ export class ServerlessService {
     if (!parsed.success)
       throw new Error(`not a serverless snapshot: ${z.prettifyError(parsed.error)}`);
     this.store.load(parsed.data);
-    this.runCounter = parsed.data.runCounter;
+    this.jobs.runCounter = parsed.data.runCounter;
     this.discount = parsed.data.serverlessDiscount;
   }
 
@@ -334,6 +318,11 @@ export class ServerlessService {
   endpoints(): readonly EndpointView[] {
     const now = this.opts.clock.now();
     return Object.freeze(this.store.list().map((ep) => this.view(ep, now)));
+  }
+
+  /** Deletes an endpoint from outside the account's requests (the emulator's outside event); false when there is none. */
+  removeFromOutside(id: string): boolean {
+    return this.store.remove(id);
   }
 
   /**

@@ -22,6 +22,7 @@ import { DATA_CENTERS, GPU_TYPES } from "../catalog";
 import { contractViolation, HttpError, problem } from "../problem";
 import type { Template } from "../templates";
 import { createEndpointSchema, updateEndpointSchema, validate } from "../validate";
+import { fromLaterRevision } from "./rest-dialect";
 import { type EndpointInput, type EndpointRecord, type EndpointStore, GPU_TIERS, MAX_WORKERS } from "./endpoints";
 
 const CONTAINER_FIELDS = ["image", "args", "disk", "ports", "env", "registry"] as const;
@@ -60,7 +61,10 @@ export class RestEndpoints {
     return this.view(this.mustGet(id));
   }
 
-  create(body: unknown): unknown {
+  create(sent: unknown): unknown {
+    const body = fromLaterRevision(sent, "create", (detail) => {
+      throw problem(400, detail);
+    });
     const errors = validate(createEndpointSchema, body);
     if (errors.length > 0) throw contractViolation(errors);
     const b = body as Body;
@@ -81,8 +85,11 @@ export class RestEndpoints {
     }
   }
 
-  update(id: string, body: unknown): unknown {
+  update(id: string, sent: unknown): unknown {
     const existing = this.mustGet(id);
+    const body = fromLaterRevision(sent, "update", (detail) => {
+      throw problem(400, detail);
+    });
     const errors = validate(updateEndpointSchema, body);
     if (errors.length > 0) throw contractViolation(errors);
     const b = body as Body;

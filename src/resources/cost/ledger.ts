@@ -17,13 +17,19 @@ import * as pulumi from "@pulumi/pulumi";
 import { BUDGET_ENV, CONFIG_KEYS } from "../engine/settings";
 import { shimProvider } from "../engine/shim";
 
-/** The name of the one StackCost resource of a stack. */
+/**
+ * The name of the one StackCost resource of a stack.
+ *
+ * @group Providers and checks
+ */
 export const STACK_COST_NAME = "stack-cost";
 
 /**
  * The stack's hourly cost, as the last preview or up priced it: one per stack, made by the
  * ledger when the program declares a Pod or a ServerlessEndpoint. It sends no request of its
  * own beyond the catalog read that prices a new or changed resource.
+ *
+ * @group Resources
  */
 export class StackCost extends pulumi.dynamic.Resource {
   /** USD per hour of the stack's pods and endpoints: `min` at each endpoint's workersMin, `max` at its workersMax. */

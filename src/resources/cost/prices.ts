@@ -80,7 +80,11 @@ export interface EndpointCompute {
   workersMax: number;
 }
 
-/** USD per hour at the fewest and at the most workers. */
+/**
+ * USD per hour at the fewest and at the most workers.
+ *
+ * @group Providers and checks
+ */
 export interface HourlyRange {
   min: number;
   max: number;

@@ -20,12 +20,17 @@ import { isFatal } from "../lifecycle/poller";
 import { perHour, priceBook } from "./prices";
 import { costLine, costReport, type CostEntry, normalizeEntry, overBudget, type PricedEntry, priceEntries, pricePod, UNPRICED } from "./report";
 
-/** The StackCost's inputs after check, and its outputs. */
+/**
+ * The StackCost's inputs after check, and its outputs.
+ *
+ * @group Providers and checks
+ */
 export interface StackCostState {
   entries: Record<string, PricedEntry>;
   total: { min: number; max: number };
 }
 
+/** @group Providers and checks */
 export interface StackCostProviderOptions {
   /** @default the process-wide client */
   client?: () => Pick<ComputePlatform, "catalog">;
@@ -35,6 +40,7 @@ export interface StackCostProviderOptions {
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
+/** @group Providers and checks */
 export class StackCostProvider implements pulumi.dynamic.ResourceProvider {
   private readonly client: () => Pick<ComputePlatform, "catalog">;
   private readonly print: (line: string) => void;

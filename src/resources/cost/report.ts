@@ -7,7 +7,11 @@ import { canonical, containsUnknown } from "../engine/check";
 import { gpuChoices } from "../pod/schema";
 import { type HourlyRange, perHour, usd } from "./prices";
 
-/** What the ledger records of one Pod: what prices it, as declared. */
+/**
+ * What the ledger records of one Pod: what prices it, as declared.
+ *
+ * @group Providers and checks
+ */
 export interface PodEntry {
   kind: "pod";
   name: string;
@@ -18,7 +22,11 @@ export interface PodEntry {
   maxHourlyCost?: number;
 }
 
-/** What the ledger records of one ServerlessEndpoint. */
+/**
+ * What the ledger records of one ServerlessEndpoint.
+ *
+ * @group Providers and checks
+ */
 export interface EndpointEntry {
   kind: "endpoint";
   name: string;
@@ -27,9 +35,14 @@ export interface EndpointEntry {
   workersMax: number;
 }
 
+/** @group Providers and checks */
 export type CostEntry = PodEntry | EndpointEntry;
 
-/** An entry with its price: `hourly` absent while a value is unknown (preview), null when the catalog prices nothing. */
+/**
+ * An entry with its price: `hourly` absent while a value is unknown (preview), null when the catalog prices nothing.
+ *
+ * @group Providers and checks
+ */
 export type PricedEntry = CostEntry & { hourly?: HourlyRange | null };
 
 /** What a pricer answers when it could not ask (the catalog unreachable): the entry stays unknown, to be priced again. */

@@ -149,6 +149,8 @@ export function dynamicProvider(kind: ProviderKind): Provider {
  * (`require("pulumi-computeplatform/providers").dynamicProviders[kind]`; state written by 0.1.0
  * reads the package root, which exports the same object). Each entry is a getter over
  * `dynamicProvider(kind)`, so a lookup loads the kind's module on first use.
+ *
+ * @group Providers and checks
  */
 export const dynamicProviders = {} as Readonly<Record<ProviderKind, Provider>>;
 for (const kind of Object.keys(KINDS) as ProviderKind[]) {

@@ -1,6 +1,10 @@
 import type * as pulumi from "@pulumi/pulumi";
 
-/** The resource kinds this package serves through Pulumi's dynamic provider. Stored in users' state: never renamed. */
+/**
+ * The resource kinds this package serves through Pulumi's dynamic provider. Stored in users' state: never renamed.
+ *
+ * @group Providers and checks
+ */
 export type ProviderKind = "pod" | "serverless-endpoint" | "network-volume" | "template" | "registry-credential" | "stack-cost";
 
 /**
@@ -13,6 +17,8 @@ export type ProviderKind = "pod" | "serverless-endpoint" | "network-volume" | "t
  * It loads `pulumi-computeplatform/providers` (engine/kinds.ts), not the package root: the
  * plugin needs the providers, not the resource classes. State written before that entry
  * existed loads the root, which still exports `dynamicProviders`.
+ *
+ * @group Providers and checks
  */
 export function shimProvider(kind: ProviderKind): pulumi.dynamic.ResourceProvider {
   // `require` by package name: Pulumi's plugin loads this text with require-from-string, so the

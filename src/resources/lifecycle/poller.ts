@@ -7,6 +7,13 @@ import { type Clock, unreadableRecord } from "../../client";
  * while its object is in a slow phase (the kind's `slow` predicate: a pod PROVISIONING, an
  * endpoint whose workers start or drain), and every wait has a deadline and an abort signal,
  * so the loop always ends. Each kind brings its own readiness predicate to `wait`.
+ *
+ * A tick starts at least `intervalMs` after the previous list was answered, however waiters
+ * come: a destroy's waiters join one by one as their DELETEs are answered (paced by the
+ * quota), and each would otherwise bring a list of its own one interval after it joined. A
+ * waiter that joins between ticks is looked at by the next one, one interval after it joined
+ * at the latest, as on its own; one that joins while a list is out, one interval after that
+ * list's answer (the list may predate its object).
  */
 
 /** What the poller needs of an object: its id, and a status for the timeout message. */
@@ -110,6 +117,8 @@ export class Poller<P extends Polled> {
   private ticks = 0;
   private wake: AbortController | undefined;
   private sleepingUntil = Number.POSITIVE_INFINITY;
+  /** When the last list was answered (or failed): the next tick is one interval later at the earliest. */
+  private listedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly list: () => Promise<P[]>,
@@ -181,6 +190,8 @@ export class Poller<P extends Polled> {
         const now = this.clock.now();
         let dueAt = Number.POSITIVE_INFINITY;
         for (const w of this.waiters) dueAt = Math.min(dueAt, w.nextAt, w.deadline);
+        // One list per tick: however many waiters joined since the last one.
+        dueAt = Math.max(dueAt, this.listedAt + this.intervalMs);
         if (dueAt > now) {
           this.wake = new AbortController();
           this.sleepingUntil = dueAt;
@@ -211,6 +222,7 @@ export class Poller<P extends Polled> {
       failure = err;
     }
     const now = this.clock.now();
+    this.listedAt = now;
     const byId = new Map((pods ?? []).map((p) => [p.id, p] as const));
     for (const w of [...this.waiters]) {
       // Joined after this list was sent: the list may predate its pod.

@@ -23,7 +23,11 @@ export {
   type NetworkVolumeOutputs,
 } from "./schema";
 
-/** Arguments of a {@link NetworkVolume}. */
+/**
+ * Arguments of a {@link NetworkVolume}.
+ *
+ * @group Resource arguments
+ */
 export interface NetworkVolumeArgs {
   /**
    * The volume's name on the platform. Changing it renames the volume in place.
@@ -63,6 +67,8 @@ export interface NetworkVolumeArgs {
  * A network volume: storage that outlives pods and lives in one data center. Mount it in a
  * pod with `mounts: { network: [{ volumeId: volume.id, path: "/workspace" }] }`; the pod then
  * depends on the volume and, without `dataCenterIds`, runs in the volume's data center.
+ *
+ * @group Resources
  */
 export class NetworkVolume extends pulumi.dynamic.Resource {
   /** The volume's name on the platform. */

@@ -25,7 +25,11 @@ import { ClientReads, orGone } from "../lifecycle/shared-reads";
 import { endpointsMounting, outputsOf, planNetworkVolumeChange, podsMounting, updateBody, type VolumeHolder } from "./plan";
 import { checkNetworkVolume, DEFAULT_DELETE_WAIT_SECONDS, type NetworkVolumeInputs, type NetworkVolumeOutputs, shrinkRefusal } from "./schema";
 
-/** Dependencies of the provider; tests inject a client, a fake clock and a signal. */
+/**
+ * Dependencies of the provider; tests inject a client, a fake clock and a signal.
+ *
+ * @group Providers and checks
+ */
 export interface NetworkVolumeProviderOptions extends ProviderOptions<ComputePlatform> {
   /**
    * How often delete looks again for the pods that mount a volume, in ms.
@@ -34,7 +38,11 @@ export interface NetworkVolumeProviderOptions extends ProviderOptions<ComputePla
   pollIntervalMs?: number;
 }
 
-/** The real provider behind `shimProvider("network-volume")`. */
+/**
+ * The real provider behind `shimProvider("network-volume")`.
+ *
+ * @group Providers and checks
+ */
 export class NetworkVolumeProvider implements pulumi.dynamic.ResourceProvider<NetworkVolumeInputs, NetworkVolumeOutputs> {
   private readonly client: () => ComputePlatform;
   private readonly clock: Clock;

@@ -15,7 +15,11 @@ export const NETWORK_VOLUME_MAX_GB = 4096;
 export const NETWORK_VOLUME_TYPES = ["STANDARD", "HIGH_PERFORMANCE"] as const;
 export type NetworkVolumeType = (typeof NETWORK_VOLUME_TYPES)[number];
 
-/** The checked inputs: what `check()` returns and `create`/`update`/`diff` receive. */
+/**
+ * The checked inputs: what `check()` returns and `create`/`update`/`diff` receive.
+ *
+ * @group Providers and checks
+ */
 export interface NetworkVolumeInputs {
   name: string;
   size: number;
@@ -25,7 +29,11 @@ export interface NetworkVolumeInputs {
   [LOGICAL_NAME_KEY]?: string;
 }
 
-/** What a NetworkVolume holds in state. `id` is the resource ID (`volume.id`). */
+/**
+ * What a NetworkVolume holds in state. `id` is the resource ID (`volume.id`).
+ *
+ * @group Resource outputs
+ */
 export interface NetworkVolumeOutputs {
   /** The platform's volume ID; mount it with `mounts.network[0].volumeId`. */
   id: string;
@@ -46,7 +54,11 @@ export interface NetworkVolumeOutputs {
 
 const sizeRule = `size must be an integer number of GB from ${NETWORK_VOLUME_MIN_GB} to ${NETWORK_VOLUME_MAX_GB}`;
 
-/** The rules of {@link NetworkVolumeArgs} once every input is known and `name` is settled. */
+/**
+ * The rules of {@link NetworkVolumeArgs} once every input is known and `name` is settled.
+ *
+ * @group Providers and checks
+ */
 export const networkVolumeArgsSchema = z
   .object({
     name: z

@@ -19,7 +19,11 @@ export { PodProvider, type PodProviderOptions } from "./provider";
 export { checkPod, DEFAULT_WAIT_TIMEOUT_SECONDS, podArgsSchema, type PodInputs, type PodOutputs } from "./schema";
 export { PodFailedError, PodInitError } from "./status";
 
-/** Arguments of a {@link Pod}: the platform's pod create fields plus what only this resource has. */
+/**
+ * Arguments of a {@link Pod}: the platform's pod create fields plus what only this resource has.
+ *
+ * @group Resource arguments
+ */
 export interface PodArgs {
   /**
    * The pod's name on the platform. Changing it renames the pod in place.
@@ -196,6 +200,8 @@ export interface PodArgs {
  *
  * For read-only use of a pod made elsewhere: `Pod.get("name", podId)`. To take an existing
  * pod under management, declare it with `adopt: podId` (see {@link PodArgs.adopt}).
+ *
+ * @group Resources
  */
 export class Pod extends pulumi.dynamic.Resource {
   /** The pod's name on the platform. */

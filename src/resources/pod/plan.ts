@@ -22,7 +22,11 @@ import { canonical, createBody, declarationFor, mountsBody, podOutputs } from ".
  * data center is no longer allowed, and is otherwise recorded without a request.
  */
 
-/** What moving from the old outputs to the new inputs takes. */
+/**
+ * What moving from the old outputs to the new inputs takes.
+ *
+ * @group Providers and checks
+ */
 export interface PodPlan {
   /** Properties whose change needs a new pod. */
   replaces: string[];
@@ -159,6 +163,8 @@ export const POD_CHANGE_VERDICTS: ChangeVerdicts = {
  * The plan of a Pod change as `diff` shows it at preview. `olds` are the old outputs (the
  * dynamic provider's `diff` and `update` receive outputs, not inputs), `news` the checked new
  * inputs, any of which may still be unknown.
+ *
+ * @group Providers and checks
  */
 export function planPodChange(olds: Partial<PodOutputs>, news: Partial<PodInputs>): PodPlan {
   return planWithUnknowns(news, POD_CHANGE_VERDICTS, (known) => planKnownPodChange(olds, known));

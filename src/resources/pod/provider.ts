@@ -55,7 +55,11 @@ export function isNoCapacity(err: unknown): err is BadRequestError {
   return err instanceof BadRequestError && /no capacity/i.test(err.detail ?? "");
 }
 
-/** Dependencies of the provider; tests inject a client, a clock, fast timings and a signal. */
+/**
+ * Dependencies of the provider; tests inject a client, a clock, fast timings and a signal.
+ *
+ * @group Providers and checks
+ */
 export interface PodProviderOptions extends ProviderOptions<ComputePlatform> {
   /**
    * Pace of the shared poller.
@@ -64,7 +68,11 @@ export interface PodProviderOptions extends ProviderOptions<ComputePlatform> {
   poll?: PollerTimings;
 }
 
-/** The real provider behind `shimProvider("pod")`. */
+/**
+ * The real provider behind `shimProvider("pod")`.
+ *
+ * @group Providers and checks
+ */
 export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implements pulumi.dynamic.ResourceProvider<PodInputs, PodOutputs> {
   /** Owner marks of this process's creates still running or handed over: never an earlier try. */
   private readonly marks = new Set<string>();

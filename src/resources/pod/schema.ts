@@ -23,9 +23,15 @@ export const DEFAULT_WAIT_TIMEOUT_SECONDS = 600;
 export const MAX_WAIT_TIMEOUT_SECONDS = 86_400;
 export { PERSISTENT_MIN_GB };
 
+/** @group Resource arguments */
 export type Cloud = "SECURE" | "COMMUNITY";
+/** @group Resource arguments */
 export type DesiredStatus = "RUNNING" | "EXITED";
-/** `RUNNING`: status RUNNING. `PORTS`: RUNNING and every port in `ports` published. */
+/**
+ * `RUNNING`: status RUNNING. `PORTS`: RUNNING and every port in `ports` published.
+ *
+ * @group Resource arguments
+ */
 export type WaitFor = "RUNNING" | "PORTS";
 
 /** Mounts as declared: the create request's shape. */
@@ -34,6 +40,8 @@ export type PodMountsInput = MountsParams;
 /**
  * The inputs after `check()`. During preview any value may still be the engine's unknown
  * marker; `create` and `update` only ever see known values.
+ *
+ * @group Providers and checks
  */
 export interface PodInputs {
   name: string;
@@ -71,6 +79,8 @@ export type LivePod = WirePod;
  * tie fields together (exactly one of gpu/cpu; persistent or globalNetworking on a CPU pod;
  * both mount kinds) are in `crossFieldFailures`, so a value unknown at preview can hold
  * them back.
+ *
+ * @group Providers and checks
  */
 export const podArgsSchema = z.strictObject(
   {
@@ -311,6 +321,8 @@ export function catalogFailures(inputs: Pick<PodInputs, "gpu" | "cpu" | "cloud">
  * `check()` as a pure function of (old inputs, new inputs): every rule the platform
  * applies to a pod (fields, mounts, create, limits) as a failure naming the property and the rule; values unknown at preview pass and
  * are checked when known.
+ *
+ * @group Providers and checks
  */
 export function checkPod(
   olds: Record<string, unknown> | undefined,
@@ -356,7 +368,11 @@ export interface PodDeclaration {
   name?: string;
 }
 
-/** A Pod's state: every field of the platform's Pod as last read, plus the settings only this resource has. */
+/**
+ * A Pod's state: every field of the platform's Pod as last read, plus the settings only this resource has.
+ *
+ * @group Resource outputs
+ */
 export interface PodOutputs {
   /** Pod identifier (also the resource ID). */
   id: string;

@@ -21,7 +21,11 @@ export interface PodContext {
   signal?: AbortSignal;
 }
 
-/** A pod that ended in ERROR while this resource waited for it. */
+/**
+ * A pod that ended in ERROR while this resource waited for it.
+ *
+ * @group Errors
+ */
 export class PodFailedError extends Error {
   constructor(
     readonly pod: LivePod,
@@ -36,6 +40,8 @@ export class PodFailedError extends Error {
  * The partial-state error of Pulumi's dynamic provider: the plugin turns an error with
  * `id`, `properties` and `reasons` into ErrorResourceInitFailed, so the engine keeps the
  * pod's ID and outputs in state and the next `pulumi up` retries (or replaces) it.
+ *
+ * @group Errors
  */
 export class PodInitError extends Error {
   readonly reasons: string[];

@@ -17,7 +17,11 @@ export {
   type RegistryCredentialOutputs,
 } from "./schema";
 
-/** Arguments of a {@link RegistryCredential}. */
+/**
+ * Arguments of a {@link RegistryCredential}.
+ *
+ * @group Resource arguments
+ */
 export interface RegistryCredentialArgs {
   /**
    * The credential's name on the platform. The platform cannot rename a credential: a change
@@ -50,6 +54,8 @@ export interface RegistryCredentialArgs {
  * Credentials for a private container registry. Give a pod `registry: credential.id` to pull
  * its image with them; the pod then depends on the credential. The platform keeps the user
  * name and password write-only: they are never read back, and in the stack they are secrets.
+ *
+ * @group Resources
  */
 export class RegistryCredential extends pulumi.dynamic.Resource {
   /** The credential's name on the platform. */

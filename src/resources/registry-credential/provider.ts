@@ -26,7 +26,11 @@ import { ClientReads, orGone } from "../lifecycle/shared-reads";
 import { outputsOf, planRegistryCredentialChange, registryUsers } from "./plan";
 import { checkRegistryCredential, type RegistryCredentialInputs, type RegistryCredentialOutputs } from "./schema";
 
-/** Dependencies of the provider; tests inject a client, a fake clock and a signal. */
+/**
+ * Dependencies of the provider; tests inject a client, a fake clock and a signal.
+ *
+ * @group Providers and checks
+ */
 export interface RegistryCredentialProviderOptions extends ProviderOptions<ComputePlatform> {
   /**
    * How often delete looks again for the pods and templates that use a credential, in ms.
@@ -35,7 +39,11 @@ export interface RegistryCredentialProviderOptions extends ProviderOptions<Compu
   pollIntervalMs?: number;
 }
 
-/** The real provider behind `shimProvider("registry-credential")`. */
+/**
+ * The real provider behind `shimProvider("registry-credential")`.
+ *
+ * @group Providers and checks
+ */
 export class RegistryCredentialProvider
   implements pulumi.dynamic.ResourceProvider<RegistryCredentialInputs, RegistryCredentialOutputs>
 {

@@ -6,7 +6,11 @@ import { checkNamedArgs } from "../engine/check";
 import { deleteWaitSecondsSchema } from "../lifecycle/in-use";
 import { LOGICAL_NAME_KEY } from "../lifecycle/owner";
 
-/** The checked inputs: what `check()` returns and `create`/`diff` receive. */
+/**
+ * The checked inputs: what `check()` returns and `create`/`diff` receive.
+ *
+ * @group Providers and checks
+ */
 export interface RegistryCredentialInputs {
   name: string;
   username: string;
@@ -15,7 +19,11 @@ export interface RegistryCredentialInputs {
   [LOGICAL_NAME_KEY]?: string;
 }
 
-/** What a RegistryCredential holds in state. `username` and `password` are stored as secrets. */
+/**
+ * What a RegistryCredential holds in state. `username` and `password` are stored as secrets.
+ *
+ * @group Resource outputs
+ */
 export interface RegistryCredentialOutputs {
   /** The platform's credential ID; a pod names it in `registry`. */
   id: string;
@@ -38,7 +46,11 @@ export const SECRET_PROPERTIES = ["username", "password"] as const;
 const required = (field: string, what: string) => (iss: { input: unknown }) =>
   iss.input === undefined ? `${field} is required: ${what}` : `${field} must be a string: ${what}`;
 
-/** The rules of {@link RegistryCredentialArgs} once every input is known and `name` is settled. */
+/**
+ * The rules of {@link RegistryCredentialArgs} once every input is known and `name` is settled.
+ *
+ * @group Providers and checks
+ */
 export const registryCredentialArgsSchema = z
   .object({
     name: z.string({ error: "name must be a string" }).min(1, "name must be at least 1 character"),

@@ -25,7 +25,11 @@ export {
 } from "./schema";
 export { type ImageModelInput, type RunSyncSmokeTestArgs, type RunSyncSmokeTestResult, runSyncSmokeTest } from "./smoke";
 
-/** Arguments of a {@link ServerlessEndpoint}: the platform's endpoint fields that `saveEndpoint` takes. */
+/**
+ * Arguments of a {@link ServerlessEndpoint}: the platform's endpoint fields that `saveEndpoint` takes.
+ *
+ * @group Resource arguments
+ */
 export interface ServerlessEndpointArgs {
   /**
    * The endpoint's name on the platform, any non-empty string. Changing it renames the
@@ -46,9 +50,41 @@ export interface ServerlessEndpointArgs {
   /**
    * ID of the Serverless template the workers run, e.g. a serverless `Template`'s `id`.
    * Changes in place. Given a `Template`'s `id` output itself, a template whose `serverless`
-   * is known to be false is refused at preview, naming it.
+   * is known to be false is refused at preview, naming it. Required with `api: "graphql"`;
+   * refused with `api: "rest"`, which takes `container` instead.
    */
-  templateId: pulumi.Input<string>;
+  templateId?: pulumi.Input<string>;
+  /**
+   * The interface the endpoint is managed through: `graphql` (the platform's first, retiring in
+   * early 2027) or `rest` (REST v2, its successor). Moving an existing endpoint from `graphql`
+   * to `rest` updates it in place (same id, workers kept): give it `container` in place of
+   * `templateId` in the same change (docs/serverless-endpoint.md, "Moving to REST v2").
+   * Moving back to `graphql` is an update too.
+   * @default "graphql"
+   */
+  api?: pulumi.Input<"graphql" | "rest">;
+  /**
+   * The workers' container, with `api: "rest"` (required there, refused over GraphQL): the
+   * platform keeps it in a template bound to this endpoint alone, which a change of it updates
+   * and the endpoint's delete deletes. `image` is required; a field removed once declared goes
+   * back to the platform's default (`args` "", `ports` [], `env` {}, `registry` null). Changes in
+   * place.
+   */
+  container?: pulumi.Input<{
+    image: pulumi.Input<string>;
+    args?: pulumi.Input<string>;
+    disk?: pulumi.Input<number>;
+    ports?: pulumi.Input<pulumi.Input<string>[]>;
+    env?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+    registry?: pulumi.Input<string | null>;
+  }>;
+  /**
+   * Preferred data centers of the workers, with `api: "rest"` (REST's own: over GraphQL use
+   * `locations`, which REST can neither show nor change). Changes in place; removing it lets the
+   * scheduler choose.
+   * @default the scheduler's choice
+   */
+  dataCenterIds?: pulumi.Input<pulumi.Input<string>[]>;
   /**
    * `QB` (queue-based) or `LB` (load balancing). Fixed at creation: changing it replaces the
    * endpoint (a new one is made, then the old one is scaled to zero and deleted).
@@ -82,7 +118,7 @@ export interface ServerlessEndpointArgs {
    */
   scalerType?: pulumi.Input<ScalerType>;
   /**
-   * Target value for the scaler, an integer >= 0 (for `QUEUE_DELAY`, a delay in seconds).
+   * Target value for the scaler, an integer >= 1 (for `QUEUE_DELAY`, a delay in seconds).
    * Changes in place; removing it once declared is refused at preview (the platform keeps its
    * value).
    * @default the platform's choice
@@ -132,14 +168,22 @@ export interface ServerlessEndpointArgs {
  * A Serverless endpoint of the Compute Platform: autoscaled workers behind one endpoint id.
  * Deleting it saves workersMin = workersMax = 0 first, as the platform requires, then deletes
  * it (workers still draining need no wait).
+ *
+ * @group Resources
  */
 export class ServerlessEndpoint extends pulumi.dynamic.Resource {
   /** The endpoint's name on the platform. */
   declare readonly name: pulumi.Output<string>;
   /** GPU tier of the workers. */
   declare readonly gpuIds: pulumi.Output<string>;
-  /** Serverless template of the workers. */
-  declare readonly templateId: pulumi.Output<string>;
+  /** Serverless template of the workers; null for a REST-managed endpoint (REST does not show it). */
+  declare readonly templateId: pulumi.Output<string | null>;
+  /** `rest` when managed over REST v2; undefined over GraphQL. */
+  declare readonly api: pulumi.Output<"rest" | undefined>;
+  /** A REST-managed endpoint's container, as read back. */
+  declare readonly container: pulumi.Output<{ image: string; args: string; disk: number; ports: string[]; env: Record<string, string>; registry: string | null } | undefined>;
+  /** A REST-managed endpoint's preferred data centers. */
+  declare readonly dataCenterIds: pulumi.Output<string[] | undefined>;
   /** `QB` or `LB`. */
   declare readonly type: pulumi.Output<string>;
   /** Seconds before idle workers shut down. */
@@ -180,7 +224,7 @@ export class ServerlessEndpoint extends pulumi.dynamic.Resource {
       {
         // Every output must be named here (undefined when the program leaves it out) to
         // appear on the class.
-        ...Object.fromEntries([...SAVED_FIELDS, ...LOCAL_FIELDS, "type", "pods", "hourlyCost"].map((k) => [k, undefined])),
+        ...Object.fromEntries([...SAVED_FIELDS, ...LOCAL_FIELDS, "type", "pods", "hourlyCost", "api", "container", "dataCenterIds"].map((k) => [k, undefined])),
         ...args,
         ...templateCheckInput(args.templateId),
         [LOGICAL_NAME_KEY]: name,

@@ -27,6 +27,8 @@
  *           scale-down, with backoff, within drainTimeoutSeconds.
  *           Gone at any step is success. Every step is repeatable, so a delete that fails
  *           midway is finished by the next `pulumi destroy`.
+ *
+ * An endpoint with `api: "rest"` goes through REST v2 instead (rest.ts, its own map).
  */
 import type * as pulumi from "@pulumi/pulumi";
 import {
@@ -57,6 +59,8 @@ import {
   WORKER_PRICE_KEY,
 } from "./plan";
 import { priceBook, tierPrice } from "../cost/prices";
+import { RestEndpointSteps } from "./rest";
+import { isRest, planRestDiff } from "./rest-plan";
 import {
   checkEndpointInputs,
   DEFAULT_DRAIN_TIMEOUT_SECONDS,
@@ -70,7 +74,11 @@ import {
 type Client = Pick<ComputePlatform, "endpoints">;
 type Created = pulumi.dynamic.CreateResult<ServerlessEndpointOutputs>;
 
-/** Dependencies of the provider; tests inject a client, a clock, short polls and a signal. */
+/**
+ * Dependencies of the provider; tests inject a client, a clock, short polls and a signal.
+ *
+ * @group Providers and checks
+ */
 export interface ServerlessEndpointProviderOptions extends ProviderOptions<Client> {
   /**
    * First pause between reads while waiting for workers, in ms; it grows by half each time.
@@ -88,6 +96,8 @@ export interface ServerlessEndpointProviderOptions extends ProviderOptions<Clien
  * A create or update whose endpoint exists but did not become ready. `id`, `properties` and
  * `reasons` are what Pulumi's dynamic provider turns into a partial result, so the endpoint is
  * recorded in state instead of being forgotten.
+ *
+ * @group Errors
  */
 export class EndpointNotReadyError extends Error {
   constructor(
@@ -110,13 +120,19 @@ function goneError(name: string, id: string): Error {
   );
 }
 
-/** The real provider behind `shimProvider("serverless-endpoint")`. */
+/**
+ * The real provider behind `shimProvider("serverless-endpoint")`.
+ *
+ * @group Providers and checks
+ */
 export class ServerlessEndpointProvider
   extends OwningProvider<Client, WireEndpoint>
   implements pulumi.dynamic.ResourceProvider<EndpointInputs, ServerlessEndpointOutputs>
 {
   private readonly pollIntervalMs: number;
   private readonly maxPollIntervalMs: number;
+  /** The lifecycle of endpoints with `api: "rest"`. */
+  private readonly rest: RestEndpointSteps;
 
   constructor(options: ServerlessEndpointProviderOptions = {}) {
     // Inside the plugin no options reach the provider: the same env knob as the pod poller.
@@ -133,6 +149,15 @@ export class ServerlessEndpointProvider
     });
     this.pollIntervalMs = intervalMs;
     this.maxPollIntervalMs = maxIntervalMs;
+    this.rest = new RestEndpointSteps({
+      client: () => this.client() as unknown as Pick<ComputePlatform, "serverless" | "templates" | "endpoints">,
+      clock: this.clock,
+      signal: this.signal,
+      pollIntervalMs: intervalMs,
+      maxPollIntervalMs: maxIntervalMs,
+      notReady: (id, outs, reason) => new EndpointNotReadyError(id, outs, [reason]),
+      workerPrice: (ep) => this.workerPrice(ep),
+    });
   }
 
   async check(olds: any, news: any): Promise<pulumi.dynamic.CheckResult<EndpointInputs>> {
@@ -143,7 +168,7 @@ export class ServerlessEndpointProvider
     // If the engine replaces this endpoint, its second check and the create follow in this
     // process: they derive the new token (and auto-name) from it.
     this.predecessors.record(baseOf(ENDPOINT_KIND, news), id);
-    return planEndpointDiff(olds, news);
+    return isRest(news) ? planRestDiff(olds, news) : planEndpointDiff(olds, news);
   }
 
   /**
@@ -156,6 +181,17 @@ export class ServerlessEndpointProvider
   async create(inputs: EndpointInputs): Promise<Created> {
     const settings = localSettings(inputs);
     const old = this.predecessors.get(baseOf(ENDPOINT_KIND, inputs));
+    if (isRest(inputs)) {
+      // The client's create-once looks an ambiguous create up by name and image, never sending it twice.
+      try {
+        const r = await this.rest.create(inputs, settings);
+        this.handedOver.add(r.id);
+        return r;
+      } catch (err) {
+        if (err instanceof EndpointNotReadyError) this.handedOver.add(err.id);
+        throw err;
+      }
+    }
     if (!isOwnerNamed(inputs)) {
       // Only the endpoint being replaced is kept from passing for the new one after an ambiguous create.
       try {
@@ -194,6 +230,10 @@ export class ServerlessEndpointProvider
   }
 
   async read(id: string, props?: Partial<ServerlessEndpointOutputs>): Promise<pulumi.dynamic.ReadResult<ServerlessEndpointOutputs>> {
+    if (isRest(props)) {
+      const r = await this.rest.read(id, localSettings(props));
+      return r ? { id, props: r.props, inputs: r.inputs as unknown as ServerlessEndpointOutputs } : {};
+    }
     const { list } = this.lists.of(this.client());
     const ep = await this.reads.of(this.client()).read(id, {
       one: (epId) => this.find(epId),
@@ -214,12 +254,19 @@ export class ServerlessEndpointProvider
   }
 
   async update(id: string, olds: ServerlessEndpointOutputs, news: EndpointInputs): Promise<pulumi.dynamic.UpdateResult<ServerlessEndpointOutputs>> {
+    if (isRest(news)) {
+      try {
+        return { outs: await this.rest.update(id, olds, news, localSettings(news)) };
+      } finally {
+        this.reads.of(this.client()).wrote(id);
+      }
+    }
     const changed = changedSavedFields(olds, news);
     let ep: WireEndpoint | undefined;
     if (changed.length > 0) {
       const changes = Object.fromEntries(changed.map((field) => [field, wantedValue(field, olds, news)]));
       try {
-        ep = await this.client().endpoints.save(saveInput(id, { ...news, type: olds.type ?? news.type }, changes), this.opts());
+        ep = await this.client().endpoints.save(saveInput(id, { ...news, templateId: news.templateId!, type: olds.type ?? news.type }, changes), this.opts());
       } catch (err) {
         if (err instanceof NotFoundError) throw goneError(olds.name, id);
         throw err;
@@ -237,7 +284,8 @@ export class ServerlessEndpointProvider
   async delete(id: string, props: Partial<ServerlessEndpointOutputs>): Promise<void> {
     this.predecessors.forget(id);
     try {
-      await this.remove(id, props);
+      if (isRest(props)) await this.rest.delete(id, props);
+      else await this.remove(id, props);
     } finally {
       this.reads.of(this.client()).wrote(id);
     }

@@ -62,6 +62,11 @@ function nonNegativeInt(field: string, unit: string) {
   return z.number({ error }).int({ error }).min(0, { error });
 }
 
+function positiveInt(field: string, unit: string) {
+  const error = `${field} must be an integer >= 1 (${unit})`;
+  return z.number({ error }).int({ error }).min(1, { error });
+}
+
 function timeoutSeconds(field: string) {
   const error = `${field} must be an integer from 1 to ${MAX_TIMEOUT_SECONDS} (seconds)`;
   return z.number({ error }).int({ error }).min(1, { error }).max(MAX_TIMEOUT_SECONDS, { error });
@@ -89,23 +94,72 @@ function priorityList(field: string, allowed: readonly string[], example: string
     });
 }
 
+/** How the endpoint is managed: GraphQL (the seed's interface) or REST v2 (its successor). */
+export const API_KINDS = ["graphql", "rest"] as const;
+export type ApiKind = (typeof API_KINDS)[number];
+
+const PORT = /^\d{1,5}\/[a-z]+$/;
+/** The container of a REST-managed endpoint (the contract's ContainerConfig). */
+const containerSchema = z.strictObject(
+  {
+    image: nonEmpty("container.image"),
+    args: z.string({ error: "container.args must be a string" }).optional(),
+    disk: positiveInt("container.disk", "GB").optional(),
+    ports: z.array(z.string().regex(PORT, { error: "container.ports[] must be <port>/<protocol>, e.g. 8000/http" })).optional(),
+    env: z.record(z.string(), z.string({ error: "container.env values must be strings" })).optional(),
+    registry: z.string().min(1, { error: "container.registry must be a registry credential id, or null" }).nullable().optional(),
+  },
+  { error: (iss) => (iss.code === "unrecognized_keys" ? `container has no property ${(iss.keys ?? []).join(", ")}` : undefined) },
+);
+export type ContainerInput = z.infer<typeof containerSchema>;
+
+/** What each interface can and cannot say (REST: no templateId, no locations; GraphQL: no container, no dataCenterIds). */
+function interfaceIssues(v: { api?: string; templateId?: string; container?: unknown; locations?: unknown; dataCenterIds?: unknown }): { path: string[]; message: string }[] {
+  const out: { path: string[]; message: string }[] = [];
+  if (v.api === "rest") {
+    if (v.templateId !== undefined)
+      out.push({
+        path: ["templateId"],
+        message:
+          'templateId cannot be used with api: "rest": over REST a container change and a delete act on the template bound to the endpoint, ' +
+          "so a REST-managed endpoint carries its own container; give `container` instead (a Template the stack manages is then left alone)",
+      });
+    if (v.container === undefined) out.push({ path: ["container"], message: 'container is required with api: "rest": { image, args?, disk?, ports?, env?, registry? }' });
+    if (v.locations !== undefined)
+      out.push({
+        path: ["locations"],
+        message: 'locations cannot be set over REST v2 (it has no such field); remove it and use dataCenterIds, or keep api: "graphql"',
+      });
+  } else {
+    if (v.templateId === undefined) out.push({ path: ["templateId"], message: "templateId is required: a non-empty string" });
+    if (v.container !== undefined)
+      out.push({ path: ["container"], message: 'container needs api: "rest"; over GraphQL the workers run the Template named by templateId' });
+    if (v.dataCenterIds !== undefined) out.push({ path: ["dataCenterIds"], message: 'dataCenterIds needs api: "rest" (over GraphQL use locations)' });
+  }
+  return out;
+}
+
 /**
  * The inputs after `check()` has filled in the defaults. Extra keys (`__provider`,
  * `__name`) pass through untouched.
+ *
+ * @group Providers and checks
  */
 export const endpointInputsSchema = z
   .strictObject(
     {
     name: nonEmpty("name"),
     gpuIds: priorityList("gpuIds", GPU_IDS, "ADA_24,AMPERE_24", false, validateGpuIds),
-    templateId: nonEmpty("templateId"),
+    // Required over GraphQL, refused over REST (see the refinement below).
+    templateId: nonEmpty("templateId").optional(),
     type: oneOf("type", ENDPOINT_TYPES),
     idleTimeout: nonNegativeInt("idleTimeout", "seconds").optional(),
     // "" and null both mean any region.
     locations: priorityList("locations", LOCATIONS, "US,RO", true, validateLocations).nullable().optional(),
     flashBootType: oneOf("flashBootType", FLASH_BOOT_TYPES).optional(),
     scalerType: oneOf("scalerType", SCALER_TYPES).optional(),
-    scalerValue: nonNegativeInt("scalerValue", "the scaler's target").optional(),
+    // GraphQL takes an integer of at least 1 (REST down to 0.5; one value here for both).
+    scalerValue: positiveInt("scalerValue", "the scaler's target").optional(),
     workersMin: nonNegativeInt("workersMin", "workers").optional(),
     workersMax: nonNegativeInt("workersMax", "workers").optional(),
     networkVolumeId: z
@@ -113,6 +167,9 @@ export const endpointInputsSchema = z
       .min(1, { error: "networkVolumeId must be a network volume id, or null for none" })
       .nullable()
       .optional(),
+    api: oneOf("api", API_KINDS).optional(),
+    container: containerSchema.optional(),
+    dataCenterIds: z.array(nonEmpty("dataCenterIds[]")).optional(),
     waitForWorkers: z.boolean({ error: "waitForWorkers must be true or false" }),
     readyTimeoutSeconds: timeoutSeconds("readyTimeoutSeconds"),
     drainTimeoutSeconds: timeoutSeconds("drainTimeoutSeconds"),
@@ -156,6 +213,7 @@ export function templateFailure(ref: unknown): pulumi.dynamic.CheckFailure | und
   };
 }
 
+/** @group Providers and checks */
 export type EndpointInputs = z.infer<typeof endpointInputsSchema> & {
   [LOGICAL_NAME_KEY]?: string;
   /** The owner token `check()` settled on (see lifecycle/owner.ts); never part of a diff. */
@@ -210,7 +268,16 @@ export function checkEndpointInputs(
   if (!parsed.success) failures.push(...checkFailures(parsed.error, own));
   const template = templateFailure(inputs[TEMPLATE_CHECK_KEY]);
   if (template) failures.push(template);
+  // Outside the schema's refinement, so it is reported beside any other failure.
+  for (const issue of interfaceIssues(own)) failures.push({ property: issue.path[0]!, reason: issue.message });
   inputs[DECLARED_KEY] = SAVED_FIELDS.filter((f) => inputs[f] !== undefined);
+  // REST's create has no `type`: a load-balancing endpoint is made over GraphQL, then moved.
+  if (inputs.api === "rest" && inputs.type === "LB" && olds?.type !== "LB")
+    failures.push({
+      property: "type",
+      reason:
+        'a load-balancing endpoint (type "LB") cannot be created over REST v2 (its create has no type): create it with api: "graphql", then move it to api: "rest"',
+    });
   failures.push(...removalFailures(olds, inputs));
   return failures.length > 0 ? { inputs, failures } : { inputs };
 }
@@ -223,7 +290,8 @@ export function checkEndpointInputs(
 function removalFailures(olds: Record<string, any> | undefined, inputs: Record<string, any>): pulumi.dynamic.CheckFailure[] {
   const before: unknown = olds?.[DECLARED_KEY];
   if (!Array.isArray(before)) return [];
-  const removed = SAVED_FIELDS.filter((f) => before.includes(f) && inputs[f] === undefined);
+  // Over REST, templateId and locations are not the program's to say (removing them is the move).
+  const removed = SAVED_FIELDS.filter((f) => before.includes(f) && inputs[f] === undefined && !(inputs.api === "rest" && (f === "templateId" || f === "locations")));
   const failures: pulumi.dynamic.CheckFailure[] = removed
     .filter((f) => !Object.hasOwn(FIELD_DEFAULTS, f))
     .map((f) => ({
@@ -241,20 +309,28 @@ function removalFailures(olds: Record<string, any> | undefined, inputs: Record<s
   return failures;
 }
 
-/** One worker of an endpoint, as read back. */
+/**
+ * One worker of an endpoint, as read back.
+ *
+ * @group Resource outputs
+ */
 export interface EndpointWorkerOutput {
   /** `STARTING`, `RUNNING`, or `EXITED` while draining. */
   desiredStatus: string;
 }
 
-/** What a ServerlessEndpoint holds in state: the endpoint as read back, plus the wait settings. */
+/**
+ * What a ServerlessEndpoint holds in state: the endpoint as read back, plus the wait settings.
+ *
+ * @group Resource outputs
+ */
 export interface ServerlessEndpointOutputs {
   /** The endpoint's name. */
   name: string;
   /** GPU tier of the workers. */
   gpuIds: string;
-  /** Serverless template of the workers. */
-  templateId: string;
+  /** Serverless template of the workers; null for a REST-managed endpoint (REST does not show its bound template). */
+  templateId: string | null;
   /** `QB` or `LB`. */
   type: string;
   /** Seconds before idle workers shut down; null when the platform reports none. */
@@ -275,6 +351,12 @@ export interface ServerlessEndpointOutputs {
   networkVolumeId: string | null;
   /** The workers when last read. */
   pods: EndpointWorkerOutput[];
+  /** `rest` for an endpoint managed over REST v2; absent over GraphQL. */
+  api?: ApiKind;
+  /** A REST-managed endpoint's container, as read back (every field present). */
+  container?: Required<ContainerInput>;
+  /** A REST-managed endpoint's preferred data centers. */
+  dataCenterIds?: string[];
   /** @default true */
   waitForWorkers: boolean;
   /** @default 600 */
@@ -294,7 +376,11 @@ export interface ServerlessEndpointOutputs {
   __appliedName?: string;
 }
 
-/** One worker's price: the tier it was read for, USD per hour. */
+/**
+ * One worker's price: the tier it was read for, USD per hour.
+ *
+ * @group Resource outputs
+ */
 export interface WorkerPrice {
   tier: string;
   usd: number;

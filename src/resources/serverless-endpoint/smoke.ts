@@ -1,15 +1,20 @@
 /**
- * A smoke test a Pulumi program can run after its endpoints are up: one hosted-model call
- * (`POST {serverlessUrl}/v2/{id}/runsync`) during `pulumi up`, none during `pulumi preview`,
- * which must not spend money or depend on the platform answering.
+ * A smoke test a Pulumi program can run after its endpoints are up: one hosted-model job
+ * (`POST {serverlessUrl}/v2/{id}/runsync`, followed with `status-sync` while it runs) during
+ * `pulumi up`, none during `pulumi preview`, which must not spend money or depend on the
+ * platform answering.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { ComputePlatform } from "../../client";
+import { ComputePlatform, ModelJobFailedError, ModelJobInProgressError } from "../../client";
 
 /** The stack-config namespace of `computeplatform:apiKey` and friends (see engine/settings.ts). */
 const CONFIG_NAMESPACE = "computeplatform";
 
-/** The `input` of an image model. */
+/**
+ * The `input` of an image model.
+ *
+ * @group Serverless smoke test
+ */
 export interface ImageModelInput {
   /** What to draw. */
   prompt: string;
@@ -19,6 +24,7 @@ export interface ImageModelInput {
   height: number;
 }
 
+/** @group Serverless smoke test */
 export interface RunSyncSmokeTestArgs {
   /** The hosted model endpoint to call, e.g. `sdxl-turbo`. */
   endpointId: pulumi.Input<string>;
@@ -31,6 +37,13 @@ export interface RunSyncSmokeTestArgs {
    */
   dependsOn?: pulumi.Input<unknown>[];
   /**
+   * How long the smoke test waits for its job in all, in ms (at least 1000). A cold endpoint's
+   * job that outlasts the call's hold is followed (never submitted again) until it finishes or
+   * this passes; then the deployment fails naming the job, which runs on.
+   * @default 600000 (10 minutes)
+   */
+  timeoutMs?: pulumi.Input<number>;
+  /**
    * The client to call with.
    * @default a client from stack config (`computeplatform:apiKey`, `computeplatform:apiUrl`,
    *   `computeplatform:serverlessUrl`), then the environment
@@ -38,6 +51,7 @@ export interface RunSyncSmokeTestArgs {
   client?: Pick<ComputePlatform, "models">;
 }
 
+/** @group Serverless smoke test */
 export interface RunSyncSmokeTestResult {
   /** The job id the platform gave the call. */
   id: string;
@@ -70,49 +84,47 @@ function clientFromStack(apiKey: string | undefined): ComputePlatform {
  * });
  * export const imageUrl = smoke.imageUrl;
  * ```
+ *
+ * @group Serverless smoke test
  */
 export function runSyncSmokeTest(args: RunSyncSmokeTestArgs): pulumi.Output<RunSyncSmokeTestResult> {
   if (pulumi.runtime.isDryRun()) return pulumi.output(pulumi.unknown as unknown as RunSyncSmokeTestResult);
   // The key is read as a secret so the engine never logs it; the result holds no part of it.
   const apiKey = args.client ? undefined : new pulumi.Config(CONFIG_NAMESPACE).getSecret("apiKey");
   const result = pulumi
-    .all([args.endpointId, args.input, apiKey, pulumi.all(args.dependsOn ?? [])])
-    .apply(([endpointId, input, key]) =>
-      smokeCall(args.client ?? clientFromStack(key), endpointId, input as Record<string, unknown>),
+    .all([args.endpointId, args.input, apiKey, args.timeoutMs, pulumi.all(args.dependsOn ?? [])])
+    .apply(([endpointId, input, key, timeoutMs]) =>
+      smokeCall(args.client ?? clientFromStack(key), endpointId, input as Record<string, unknown>, timeoutMs),
     );
   return pulumi.unsecret(result);
 }
 
-/** A runsync answer as the platform gives it: COMPLETED with `output`, IN_PROGRESS without, FAILED with `error`. */
-interface RunSyncAnswer {
-  id: string;
-  status: string;
-  output?: { image_url?: unknown };
-  error?: unknown;
-}
-
 /**
- * The call itself: one runsync (a paid job, never sent twice), its answer reduced to what a
- * stack output wants. Anything but COMPLETED fails the deployment, saying what happened.
+ * The call itself: one submission (a paid job, never sent twice) that the client follows to
+ * its end within `timeoutMs`, its answer reduced to what a stack output wants. A job that fails
+ * or is still running at the deadline fails the deployment, saying what happened.
  */
 export async function smokeCall(
   client: Pick<ComputePlatform, "models">,
   endpointId: string,
   input: Record<string, unknown>,
+  timeoutMs?: number,
 ): Promise<RunSyncSmokeTestResult> {
-  const answer: RunSyncAnswer = await client.models.runSync(endpointId, input);
-  const what = `smoke test of model ${endpointId} failed: job ${answer.id}`;
-  if (answer.status === "FAILED") {
-    throw new Error(`${what} ended FAILED: ${typeof answer.error === "string" ? answer.error : "the platform gave no reason"}`);
+  const what = `smoke test of model ${endpointId} failed`;
+  let answer;
+  try {
+    answer = await client.models.runSync(endpointId, input, { deadlineMs: timeoutMs });
+  } catch (err) {
+    if (err instanceof ModelJobFailedError) throw new Error(`${what}: job ${err.jobId} ended ${err.jobStatus}: ${err.jobError}`);
+    if (err instanceof ModelJobInProgressError) {
+      throw new Error(
+        `${what}: job ${err.jobId} was still ${err.jobStatus} after ${err.waitMs} ms (the smoke test's timeoutMs). The job runs on ` +
+          "and is paid; it was not sent again. Look at its result on the platform, or raise timeoutMs for a cold endpoint, " +
+          "then run `pulumi up` again (which sends one new, paid call).",
+      );
+    }
+    throw err;
   }
-  if (answer.status === "IN_PROGRESS") {
-    throw new Error(
-      `${what} was still IN_PROGRESS when the call's wait ran out. The job runs on and is paid; it was not sent again. ` +
-        "Look at its result on the platform, or give the model a smaller input so it answers in time, then run `pulumi up` again " +
-        "(which sends one new, paid call).",
-    );
-  }
-  if (answer.status !== "COMPLETED") throw new Error(`${what} answered status ${answer.status}, not COMPLETED`);
   const imageUrl = answer.output?.image_url;
   return { id: answer.id, status: answer.status, imageUrl: typeof imageUrl === "string" ? imageUrl : null };
 }

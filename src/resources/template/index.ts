@@ -12,7 +12,11 @@ export { planTemplateChange, type TemplatePlan } from "./plan";
 export { TemplateProvider, type TemplateProviderOptions } from "./provider";
 export { checkTemplate, TEMPLATE_CATEGORIES, TEMPLATE_DEFAULTS, templateArgsSchema, type TemplateCategory, type TemplateInputs, type TemplateOutputs } from "./schema";
 
-/** Arguments of a {@link Template}: the contract's CreateTemplateRequest, plus how long delete waits. */
+/**
+ * Arguments of a {@link Template}: the contract's CreateTemplateRequest, plus how long delete waits.
+ *
+ * @group Resource arguments
+ */
 export interface TemplateArgs {
   /**
    * The template's name on the platform. Changes in place.
@@ -109,6 +113,8 @@ export function templateBehind(value: unknown): TemplateRef | undefined {
  * A pod or serverless template: a saved container configuration (image, args, disk, ports,
  * env, registry, mount). Give a serverless one's `id` to a `ServerlessEndpoint`'s
  * `templateId`; the endpoint then depends on the template and is deleted before it.
+ *
+ * @group Resources
  */
 export class Template extends pulumi.dynamic.Resource {
   declare public readonly name: pulumi.Output<string>;

@@ -31,7 +31,11 @@ import { checkTemplate, DEFAULT_DELETE_WAIT_SECONDS, TEMPLATE_KIND, type Templat
 
 type Client = Pick<ComputePlatform, "templates" | "endpoints" | "pods">;
 
-/** Dependencies of the provider; tests inject a client, a fake clock and a signal. */
+/**
+ * Dependencies of the provider; tests inject a client, a fake clock and a signal.
+ *
+ * @group Providers and checks
+ */
 export interface TemplateProviderOptions extends ProviderOptions<Client> {
   /**
    * How often delete looks again for what uses a template, in ms.
@@ -40,7 +44,11 @@ export interface TemplateProviderOptions extends ProviderOptions<Client> {
   pollIntervalMs?: number;
 }
 
-/** The real provider behind `shimProvider("template")`. */
+/**
+ * The real provider behind `shimProvider("template")`.
+ *
+ * @group Providers and checks
+ */
 export class TemplateProvider implements pulumi.dynamic.ResourceProvider<TemplateInputs, TemplateOutputs> {
   private readonly client: () => Client;
   private readonly clock: Clock;

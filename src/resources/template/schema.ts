@@ -14,6 +14,7 @@ export { DEFAULT_DELETE_WAIT_SECONDS, MAX_DELETE_WAIT_SECONDS };
 export const TEMPLATE_KIND = "Template";
 
 export const TEMPLATE_CATEGORIES = ["CPU", "NVIDIA", "AMD"] as const;
+/** @group Resource arguments */
 export type TemplateCategory = (typeof TEMPLATE_CATEGORIES)[number];
 
 /** The platform's defaults of CreateTemplateRequest that check() writes in (so leaving one out and writing it give the same inputs). */
@@ -27,11 +28,16 @@ export const TEMPLATE_DEFAULTS = {
   category: "NVIDIA" as TemplateCategory,
 };
 
+/** @group Resource arguments */
 export interface TemplateMountsInput {
   persistent?: { size: number; path: string };
 }
 
-/** The checked inputs: what `check()` returns and `create`/`update`/`diff` receive. */
+/**
+ * The checked inputs: what `check()` returns and `create`/`update`/`diff` receive.
+ *
+ * @group Providers and checks
+ */
 export interface TemplateInputs {
   name: string;
   image: string;
@@ -49,7 +55,11 @@ export interface TemplateInputs {
   [LOGICAL_NAME_KEY]?: string;
 }
 
-/** What a Template holds in state. `id` is the resource ID (`template.id`). */
+/**
+ * What a Template holds in state. `id` is the resource ID (`template.id`).
+ *
+ * @group Resource outputs
+ */
 export interface TemplateOutputs {
   /** The platform's template ID; pass it to a ServerlessEndpoint's `templateId`. */
   id: string;
@@ -72,7 +82,11 @@ export interface TemplateOutputs {
 const bool = (field: string) => z.boolean({ error: `${field} must be true or false` });
 const waitRule = `deleteWaitSeconds must be a whole number of seconds from 0 to ${MAX_DELETE_WAIT_SECONDS}`;
 
-/** The rules of {@link TemplateArgs} once every input is known, the defaults filled and `name` settled. */
+/**
+ * The rules of {@link TemplateArgs} once every input is known, the defaults filled and `name` settled.
+ *
+ * @group Providers and checks
+ */
 export const templateArgsSchema = z.strictObject(
   {
     name: nonEmpty("name"),
@@ -110,6 +124,8 @@ const absent = (v: unknown) => v === undefined || v === null;
  * `check()` as a pure function of (old inputs, new inputs): unknown properties refused by
  * name with the nearest known one (engine/arguments.ts), the defaults filled in, then every rule of CreateTemplateRequest, so preview fails
  * before any request is sent. `olds` keep a generated name across updates.
+ *
+ * @group Providers and checks
  */
 export function checkTemplate(olds: Record<string, unknown> | undefined, news: Record<string, unknown>): pulumi.dynamic.CheckResult<TemplateInputs> {
   const logicalName = typeof news[LOGICAL_NAME_KEY] === "string" ? (news[LOGICAL_NAME_KEY] as string) : "template";

@@ -13,6 +13,7 @@ import {
   TimeoutError,
 } from "../../../src/client";
 import { startEmulator } from "../../../src/emulator";
+import { FakeClock } from "../../helpers/fake-clock";
 import { type Handler, loopbackClients } from "../../helpers/loopback";
 
 const KEY = "cp_test_runsync_key_000111";
@@ -74,13 +75,22 @@ describe("wait and the job's outcome", () => {
     expect(calls()).toBe(0);
   });
 
-  test("IN_PROGRESS -> ModelJobInProgressError with the job id, saying what to do; not resent", async () => {
-    const { cp, calls } = await setup(() => ({ status: 200, body: { id: "job-9", status: "IN_PROGRESS" } }));
-    const err = await cp.models.runSync("sdxl-turbo", INPUT, { wait: 1000 }).catch((e) => e);
+  test("a job still IN_PROGRESS at the deadline -> ModelJobInProgressError with the job id, saying what to do; submitted once", async () => {
+    const clock = new FakeClock();
+    const { cp, calls, srv } = await setup(() => ({ status: 200, body: { id: "job-9", status: "IN_PROGRESS" } }), { clock });
+    const err = await cp.models.runSync("sdxl-turbo", INPUT, { wait: 1000, deadlineMs: 5000 }).catch((e) => e);
     expect(err).toBeInstanceOf(ModelJobInProgressError);
-    expect(err).toMatchObject({ jobId: "job-9", modelId: "sdxl-turbo", waitMs: 1000 });
-    expect(err.message).toMatch(/still IN_PROGRESS after 1000 ms.*longer wait/);
+    expect(err).toMatchObject({ jobId: "job-9", modelId: "sdxl-turbo", jobStatus: "IN_PROGRESS" });
+    expect(err.waitMs).toBeGreaterThanOrEqual(5000);
+    expect(err.message).toMatch(/still IN_PROGRESS after \d+ ms.*not submitted again.*models\.status\("sdxl-turbo", "job-9"\).*deadlineMs/);
     expect(calls()).toBe(1);
+    // Followed, not resent: every later request reads the same job, each held for the wait.
+    const follows = srv.seen.slice(1).map((r) => r.url);
+    expect(follows.length).toBeGreaterThan(0);
+    for (const url of follows) expect(url).toBe("/v2/sdxl-turbo/status-sync/job-9?wait=1000");
+    // An answer that came back at once was spaced out, so a server that does not hold is not flooded.
+    expect(clock.sleeps.every((ms) => ms <= 1000)).toBe(true);
+    expect(follows.length).toBeLessThanOrEqual(6);
   });
 
   test("FAILED -> ModelJobFailedError carrying the platform's error; not resent", async () => {
@@ -94,14 +104,17 @@ describe("wait and the job's outcome", () => {
 });
 
 describe("against the emulator's slow and failing jobs", () => {
-  test("a job longer than wait -> ModelJobInProgressError; a failing prompt -> ModelJobFailedError; one call each", async () => {
+  test("a job longer than wait is followed to COMPLETED; a failing prompt -> ModelJobFailedError; one submission each", async () => {
     const emu = await startEmulator({ port: 0, keys: [{ key: KEY, scopes: ["read", "write"] }], timeScale: 100 });
     const cp = track(new ComputePlatform({ apiKey: KEY, apiUrl: emu.url, serverlessUrl: emu.url, pacing: new PacingRegistry(), env: {} }));
     try {
       emu.setFaults({ modelJobMs: 5000, failingPrompts: ["^boom"] });
-      await expect(cp.models.runSync("sdxl-turbo", INPUT, { wait: 1000 })).rejects.toBeInstanceOf(ModelJobInProgressError);
+      const slow = await cp.models.runSync("sdxl-turbo", INPUT, { wait: 1000 });
+      expect(slow).toMatchObject({ status: "COMPLETED", output: { image_url: expect.any(String) }, executionTime: 5000 });
+      expect(emu.counts().statusSync).toBeGreaterThanOrEqual(1);
       await expect(cp.models.runSync("sdxl-turbo", { prompt: "boom" }, { wait: 10000 })).rejects.toBeInstanceOf(ModelJobFailedError);
       await expect(cp.models.runSync("sdxl-turbo", INPUT, { wait: 10000 })).resolves.toMatchObject({ status: "COMPLETED" });
+      // Paid submissions: exactly one per runSync.
       expect(emu.counts().runSync).toBe(3);
     } finally {
       await emu.close();

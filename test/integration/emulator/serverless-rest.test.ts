@@ -171,6 +171,32 @@ describe("createEndpoint and the GraphQL view of it", () => {
     expect((await rest("GET", "/v2/serverless")).body.endpoints).toHaveLength(eps);
   });
 
+  test("the later revision's spellings the platform's MCP server sends are taken; a load-balancing create is 400, a mix 422", async () => {
+    const later = await rest("POST", "/v2/serverless", {
+      name: "later",
+      type: "QUEUE",
+      image: "w:later",
+      gpu: { pools: ["ADA_24"] },
+      workers: { max: 2, idleTimeout: 11 },
+      scaling: { type: "REQUEST_COUNT", requestCount: 3 },
+    });
+    expect(later.status).toBe(201);
+    expect(later.body).toMatchObject({ workers: { min: 0, max: 2 }, scaling: { type: "REQUEST_COUNT", value: 3, idleTimeout: 11 } });
+    const patched = await rest("PATCH", `/v2/serverless/${later.body.id}`, { scaling: { type: "QUEUE_DELAY", queueDelay: 0.5 } });
+    expect(patched.body.scaling).toEqual({ type: "QUEUE_DELAY", value: 0.5, idleTimeout: 11 });
+    const lb = await rest("POST", "/v2/serverless", { name: "lb", type: "LOAD_BALANCER", image: "w:1", gpu: { pools: ["ADA_24"] } });
+    expect(lb.status).toBe(400);
+    expect(lb.body.detail).toMatch(/queue-based endpoints only; make a load-balancing endpoint over GraphQL/);
+    const mixed = await rest("POST", "/v2/serverless", {
+      name: "mixed",
+      image: "w:1",
+      gpu: { pools: ["ADA_24"] },
+      scaling: { type: "QUEUE_DELAY", value: 2, queueDelay: 3 },
+    });
+    expect(mixed.status).toBe(422);
+    expect(mixed.body.errors).toContain("$.scaling: additional properties 'queueDelay' not allowed");
+  });
+
   test("an unknown id is 404 on every operation that names one", async () => {
     for (const [method, path, body] of [
       ["GET", "/v2/serverless/nope"],

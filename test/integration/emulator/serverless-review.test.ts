@@ -136,7 +136,13 @@ describe("issue 14 #17 and the hosted model call: runsync", () => {
     emu.setFaults({ failingPrompts: ["^boom"] });
     const r = await runsync({ input: { prompt: "boom now" } });
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ id: expect.any(String), status: "FAILED", error: expect.stringMatching(/\S/) });
+    expect(r.body).toEqual({
+      id: expect.any(String),
+      status: "FAILED",
+      error: expect.stringMatching(/\S/),
+      delayTime: expect.any(Number),
+      executionTime: expect.any(Number),
+    });
     expect((await runsync({ input: { prompt: "fine" } })).body.status).toBe("COMPLETED");
   });
 });

@@ -69,3 +69,32 @@ test("a failing call rejects with the platform's error, which fails the apply an
   // that only Pulumi's own program runner listens to.
   await expect(smokeCall(client, "no-such-model", input)).rejects.toThrow(/no hosted model "no-such-model".*404/);
 });
+
+describe("a cold endpoint: the job outlasts the call's hold", () => {
+  let cold: Emulator;
+  let coldClient: ComputePlatform;
+  beforeAll(async () => {
+    // 100 times faster: a 120 s cold job lasts 1.2 real s, the platform's default 90 s hold 0.9.
+    cold = await startEmulator({ port: 0, timeScale: 100, faults: { modelJobMs: 120_000 } });
+    coldClient = new ComputePlatform({ apiKey: cold.apiKey, apiUrl: cold.url, serverlessUrl: cold.url, pacing: false, maxRetries: 0 });
+  });
+  afterAll(async () => {
+    await coldClient?.close();
+    await cold?.close();
+  });
+
+  test("up waits for it through status-sync within timeoutMs: COMPLETED, one paid submission", async () => {
+    await pulumi.runtime.setMocks(mocks, "smoke", "dev", false);
+    const result = await settle(runSyncSmokeTest({ endpointId: "sdxl-turbo", input, client: coldClient, timeoutMs: 300_000 }));
+    expect(result).toMatchObject({ status: "COMPLETED", imageUrl: expect.stringMatching(/\.png$/) });
+    expect(cold.counts().runSync).toBe(1);
+    expect(cold.counts().statusSync).toBeGreaterThanOrEqual(1);
+  });
+
+  test("past timeoutMs the deployment fails naming the job, which runs on; nothing sent again", async () => {
+    const before = cold.counts().runSync ?? 0;
+    const err = await smokeCall(coldClient, "sdxl-turbo", input, 1000).catch((e) => e);
+    expect(err.message).toMatch(/smoke test of model sdxl-turbo failed: job \S+ was still IN_PROGRESS after \d+ ms \(the smoke test's timeoutMs\).*runs on.*not sent again/s);
+    expect(cold.counts().runSync).toBe(before + 1);
+  });
+});

@@ -67,6 +67,9 @@ describe("runSync", () => {
         id: expect.stringMatching(/^sync-1-[0-9a-z]{8}$/),
         status: "COMPLETED",
         output: { image_url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:4321\/images\/[0-9a-f]{32}-64x64\.png$/) },
+        // A finished job says how long it queued and ran, in integer ms.
+        delayTime: 0,
+        executionTime: 0,
       },
     });
   });

@@ -180,4 +180,30 @@ describe("the shared pod poller", () => {
     await expect(b).resolves.toEqual({ id: "b", status: "RUNNING" });
     expect(calls).toBe(2);
   });
+
+  test("waiters that join one by one (a destroy's DELETEs answered as the quota lets them) share one list per tick", async () => {
+    const clock = new FakeClock();
+    const calls: number[] = [];
+    // Every pod is gone at once: each wait ends at the first list that may judge it. Every other
+    // list waits 900 ms for the quota before it goes (`calls` has when each went).
+    let n = 0;
+    const list = async (): Promise<P[]> => {
+      if (n++ % 2 === 0) await clock.sleep(900);
+      calls.push(clock.now());
+      return [];
+    };
+    const poller = new Poller(list, clock, timings);
+    const gone = (p: P | undefined) => (p === undefined ? "done" : "pending") as "done" | "pending";
+    // 40 waiters, one every 150 ms: 6 s of joins, at an interval of 1000 ms.
+    const waits: Promise<unknown>[] = [];
+    for (let i = 0; i < 40; i++) {
+      waits.push(poller.wait(`p${i}`, { until: gone, timeoutMs: 60_000, description: "TERMINATED" }));
+      await clock.sleep(150);
+    }
+    await Promise.all(waits);
+    // One list per interval at most, whatever the joins: never two closer than the interval.
+    const gaps = calls.slice(1).map((t, i) => t - calls[i]);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(timings.intervalMs);
+    expect(calls.length).toBeLessThanOrEqual(Math.ceil((40 * 150) / timings.intervalMs) + 1);
+  });
 });

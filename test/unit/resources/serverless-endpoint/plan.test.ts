@@ -1,5 +1,6 @@
 import { UNKNOWN } from "../../../../src/resources/engine/check";
 import { changedSavedFields, planEndpointDiff } from "../../../../src/resources/serverless-endpoint/plan";
+import { planRestDiff } from "../../../../src/resources/serverless-endpoint/rest-plan";
 import { checkEndpointInputs, DEFAULT_READY_TIMEOUT_SECONDS, GPU_IDS, LOCATIONS } from "../../../../src/resources/serverless-endpoint/schema";
 
 import { docsTable } from "../../../helpers/docs-tables";
@@ -20,7 +21,8 @@ describe("ServerlessEndpoint check", () => {
     ["flashBootType outside OFF/FLASHBOOT", { flashBootType: "FAST" }, "flashBootType", /one of OFF, FLASHBOOT/],
     ["scalerType outside the strategies", { scalerType: "CPU" }, "scalerType", /one of QUEUE_DELAY, REQUEST_COUNT/],
     ["negative idleTimeout", { idleTimeout: -1 }, "idleTimeout", /non-negative integer \(seconds\)/],
-    ["fractional scalerValue", { scalerValue: 1.5 }, "scalerValue", /non-negative integer/],
+    ["fractional scalerValue", { scalerValue: 1.5 }, "scalerValue", /integer >= 1/],
+    ["scalerValue 0 (GraphQL takes 1 and up)", { scalerValue: 0 }, "scalerValue", /integer >= 1/],
     ["workersMax as a string", { workersMax: "3" }, "workersMax", /non-negative integer/],
     ["workersMin above workersMax", { workersMin: 3, workersMax: 2 }, "workersMin", /workersMin \(3\) must not exceed workersMax \(2\)/],
     ["empty networkVolumeId", { networkVolumeId: "" }, "networkVolumeId", /network volume id/],
@@ -135,9 +137,28 @@ describe("docs/serverless-endpoint.md's update-or-replace table says what the pl
     scalerType: "QUEUE_DELAY", scalerValue: 4, workersMin: 0, workersMax: 3, networkVolumeId: null, pods: [],
   };
 
+  // The REST row: the move (api from graphql to rest, a container in place of templateId), and
+  // a container or data centers changed on an endpoint already over REST.
+  const restBase = { name: "api", gpuIds: "AMPERE_24", api: "rest", container: { image: "worker:1" } };
+  const restOlds = {
+    ...olds, ...checkEndpointInputs(undefined, restBase).inputs, templateId: null, api: "rest",
+    container: { image: "worker:1", args: "", disk: 20, ports: [], env: {}, registry: null }, dataCenterIds: [],
+  };
+  const REST_CHANGES: Record<string, [Record<string, unknown>, Record<string, unknown>]> = {
+    api: [olds, restBase],
+    container: [restOlds, { ...restBase, container: { image: "worker:2" } }],
+    dataCenterIds: [restOlds, { ...restBase, dataCenterIds: ["US-KS-2"] }],
+  };
+
   test.each(docsTable("ServerlessEndpoint"))("$row: $verdict", ({ row, verdict }) => {
-    const properties = [...row.matchAll(/`([A-Za-z]+)`/g)].map((m) => m[1]!).filter((p) => p in NEW_VALUES);
-    expect(properties.length).toBeGreaterThan(0);
+    const named = [...row.matchAll(/`([A-Za-z]+)`/g)].map((m) => m[1]!);
+    for (const property of named.filter((p) => p in REST_CHANGES)) {
+      const [before, after] = REST_CHANGES[property]!;
+      const diff = planRestDiff(before, checkEndpointInputs(before, after).inputs);
+      expect({ property, changes: diff.changes, replaces: diff.replaces }).toEqual({ property, changes: true, replaces: verdict === "replace" ? [property] : [] });
+    }
+    const properties = named.filter((p) => p in NEW_VALUES);
+    expect(properties.length + named.filter((p) => p in REST_CHANGES).length).toBeGreaterThan(0);
     for (const property of properties) {
       const news = checkEndpointInputs(olds, { ...base, [property]: NEW_VALUES[property] }).inputs;
       const diff = planEndpointDiff(olds, news);

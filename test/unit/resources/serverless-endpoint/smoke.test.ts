@@ -1,33 +1,44 @@
-import type { ComputePlatform } from "../../../../src/client";
+import { type ComputePlatform, ModelJobFailedError, ModelJobInProgressError } from "../../../../src/client";
 import { smokeCall } from "../../../../src/resources/serverless-endpoint/smoke";
 
-/** A client whose runsync answers `answer` (the platform's shapes), counting the calls. */
-function answering(answer: Record<string, unknown>) {
-  const calls: unknown[] = [];
-  const client = { models: { runSync: async (...args: unknown[]) => (calls.push(args), answer) } } as unknown as Pick<ComputePlatform, "models">;
+/** A client whose runSync resolves or throws what the real client does, counting the calls. */
+function answering(answer: Record<string, unknown> | Error) {
+  const calls: unknown[][] = [];
+  const runSync = async (...args: unknown[]) => {
+    calls.push(args);
+    if (answer instanceof Error) throw answer;
+    return answer;
+  };
+  const client = { models: { runSync } } as unknown as Pick<ComputePlatform, "models">;
   return { client, calls };
 }
 
 const input = { prompt: "a lighthouse", width: 16, height: 16 };
 
-describe("runsync smoke test: each answer of the platform's hosted model call", () => {
+describe("runsync smoke test: each outcome of the client's followed job", () => {
   test("COMPLETED gives the job id and the image URL", async () => {
     const { client } = answering({ id: "job-1", status: "COMPLETED", output: { image_url: "http://x/i.png" } });
     await expect(smokeCall(client, "sdxl-turbo", input)).resolves.toEqual({ id: "job-1", status: "COMPLETED", imageUrl: "http://x/i.png" });
   });
 
+  test("the smoke test's timeoutMs is the client's deadline for following the job", async () => {
+    const { client, calls } = answering({ id: "job-1", status: "COMPLETED", output: {} });
+    await expect(smokeCall(client, "sdxl-turbo", input, 45_000)).resolves.toMatchObject({ imageUrl: null });
+    expect(calls).toEqual([["sdxl-turbo", input, { deadlineMs: 45_000 }]]);
+  });
+
   test("FAILED fails clearly: model, job id and the platform's error", async () => {
-    const { client, calls } = answering({ id: "job-2", status: "FAILED", error: "CUDA out of memory" });
+    const { client, calls } = answering(new ModelJobFailedError("sdxl-turbo", "job-2", "CUDA out of memory"));
     await expect(smokeCall(client, "sdxl-turbo", input)).rejects.toThrow(
       /smoke test of model sdxl-turbo failed: job job-2 ended FAILED: CUDA out of memory/,
     );
     expect(calls).toHaveLength(1);
   });
 
-  test("IN_PROGRESS says the job runs on, is paid, and what to do; it is not sent again", async () => {
-    const { client, calls } = answering({ id: "job-3", status: "IN_PROGRESS" });
+  test("still IN_PROGRESS at the deadline says the job runs on, is paid, and what to do; it is not sent again", async () => {
+    const { client, calls } = answering(new ModelJobInProgressError("sdxl-turbo", "job-3", 600_000));
     await expect(smokeCall(client, "sdxl-turbo", input)).rejects.toThrow(
-      /job job-3 was still IN_PROGRESS when the call's wait ran out.*runs on.*paid.*not sent again/s,
+      /job job-3 was still IN_PROGRESS after 600000 ms \(the smoke test's timeoutMs\).*runs on.*paid.*not sent again.*raise timeoutMs/s,
     );
     expect(calls).toHaveLength(1);
   });

@@ -1,0 +1,77 @@
+// The floor under benchmark 7: what Pulumi's dynamic-provider plugin costs per resource when
+// the provider does nothing. A stack of `count` resources of a no-op dynamic provider (check
+// returns its inputs, diff says no change, create echoes the inputs), built once, then
+// previewed unchanged in a fresh plugin process, one step at a time, with the plugin's Check
+// and Diff timed exactly as benchmark 7 times this project's (heap probe off in both). The
+// difference between the two is the project's own: its schemas, its plan, its state's size.
+import * as pulumi from "@pulumi/pulumi";
+import { captureProgram, EngineStack, PROJECT, PROJECT_DIR, ProviderPlugin } from "../tools/engine";
+import { timeCheckAndDiff } from "./stack";
+
+export interface FloorResult {
+  resources: number;
+  checkMs: number;
+  diffMs: number;
+  calls: number;
+  error?: string;
+}
+
+/** Nothing but what the plugin needs back: the inputs as checked, no change, the inputs as outputs. */
+const noop: pulumi.dynamic.ResourceProvider = {
+  async check(_olds: unknown, news: Record<string, unknown>) {
+    return { inputs: news };
+  },
+  async diff() {
+    return { changes: false };
+  },
+  async create(inputs: Record<string, unknown>) {
+    return { id: String(inputs.key), outs: inputs };
+  },
+};
+
+class Noop extends pulumi.dynamic.Resource {
+  constructor(name: string, props: Record<string, unknown>) {
+    super(noop, name, props, undefined, "noop");
+  }
+}
+
+async function plugin(): Promise<ProviderPlugin> {
+  const p = await ProviderPlugin.start({ cwd: PROJECT_DIR, project: PROJECT, config: {} });
+  await p.configure({}, []);
+  return p;
+}
+
+/** Up `count` no-op resources (the same inputs as benchmark 5's pods), then preview them in a new plugin. */
+export async function runFloor(count: number): Promise<FloorResult> {
+  const result: FloorResult = { resources: count, checkMs: 0, diffMs: 0, calls: 0 };
+  const started: ProviderPlugin[] = [];
+  try {
+    const regs = await captureProgram(
+      () => {
+        for (let i = 0; i < count; i++) new Noop(`noop${i}`, { key: `noop${i}`, image: "bench/worker:1", cpu: { id: "cpu3c", vcpuCount: 2 } });
+      },
+      { project: PROJECT, stack: "floor" },
+    );
+    const a = await plugin();
+    started.push(a);
+    const stack = new EngineStack(a, { project: PROJECT, stack: "floor" });
+    const up = await stack.up(regs, { parallel: Number.POSITIVE_INFINITY });
+    if (up.error) throw up.error;
+
+    const p = await plugin();
+    started.push(p);
+    const fresh = new EngineStack(p, { project: PROJECT, stack: "floor" });
+    for (const [urn, res] of stack.resources) fresh.resources.set(urn, structuredClone(res));
+    const timing = timeCheckAndDiff(p);
+    const previewed = await fresh.preview(regs);
+    if (previewed.error) throw previewed.error;
+    const changed = previewed.steps.filter((s) => s.op !== "same");
+    if (changed.length > 0) throw new Error(`the no-op preview planned ${changed.length} changes`);
+    Object.assign(result, timing);
+  } catch (err) {
+    result.error = err instanceof Error ? err.message : String(err);
+  } finally {
+    for (const p of started) await p.stop();
+  }
+  return result;
+}

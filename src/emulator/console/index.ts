@@ -1,0 +1,214 @@
+// The console at /console on the API's port: sign-in, the pages, each item's JSON and the two
+// static assets. Pages are rendered here, on the server, from what the emulator holds; the
+// script (./assets/console.js) only refreshes the live part and sends the controls to the
+// control plane (/emulator/..., ./controls.ts) with the session's CSRF token.
+//
+//   GET  /console                      -> /console/pods
+//   GET  /console/sign-in, POST (form: key)   the key, once, for a session cookie
+//   POST /console/sign-out             (CSRF token)
+//   GET  /console/{page}               pods, endpoints, volumes, templates, registries, money, log, faults
+//   GET  /console/json/{kind}/{id}     the item as the API answers it
+//   GET  /console/assets/console.js, console.css
+
+import { readFileSync } from "node:fs";
+import type * as http from "node:http";
+import { join } from "node:path";
+import type { ApiKey } from "../http/types";
+import { fingerprint, type RequestLog, type RequestLogEntry } from "../request-log";
+import { esc, frame, type PageName, PAGES, type Raw, SECURITY_HEADERS, signInPage } from "./html";
+import { faultsControls, faultsLive, logControls, logPage, STATUS_FILTERS, type StatusFilter } from "./log-and-faults";
+import { moneyPage } from "./money";
+import { endpointsPage, itemJson, podsPage, registriesPage, templatesPage, volumesPage } from "./resource-pages";
+import { checkStateChange, clearedCookie, crossOrigin, type Session, type Sessions, sessionCookie } from "./sessions";
+import type { ConsoleSource } from "./source";
+
+export { controlRoutes } from "./controls";
+export { Sessions } from "./sessions";
+export type { ConsoleSource } from "./source";
+
+/** A sign-in form holds one key; anything longer is not one. */
+const MAX_FORM_BYTES = 8 * 1024;
+/** Sent by the script when it refreshes the live part: the answer is that part only. */
+const REFRESH_HEADER = "x-console-refresh";
+
+const ASSETS: Record<string, string> = {
+  "console.js": "text/javascript; charset=utf-8",
+  "console.css": "text/css; charset=utf-8",
+};
+
+export interface ConsoleDeps {
+  source: ConsoleSource;
+  sessions: Sessions;
+  keys: ReadonlyMap<string, ApiKey>;
+  log: RequestLog;
+  clock: { now(): number };
+}
+
+interface Answer {
+  status: number;
+  type?: string;
+  body?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+const htmlAnswer = (status: number, body: string, headers: Record<string, string> = {}): Answer => ({
+  status,
+  type: "text/html; charset=utf-8",
+  body,
+  headers,
+});
+const jsonAnswer = (status: number, body: unknown, headers: Record<string, string> = {}): Answer => ({
+  status,
+  type: "application/json",
+  body: JSON.stringify(body, null, 2),
+  headers,
+});
+const redirect = (to: string, headers: Record<string, string> = {}): Answer => ({ status: 303, headers: { location: to, ...headers } });
+
+export function isConsolePath(pathname: string): boolean {
+  return pathname === "/console" || pathname.startsWith("/console/");
+}
+
+export class Console {
+  private readonly assets = new Map<string, Buffer>();
+
+  constructor(private readonly deps: ConsoleDeps) {
+    for (const name of Object.keys(ASSETS)) this.assets.set(name, readFileSync(join(__dirname, "assets", name)));
+  }
+
+  async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const url = new URL(`http://console.invalid${req.url ?? "/"}`);
+    const body = await readForm(req);
+    const a = body === "too-large" ? htmlAnswer(413, signInPage("That request is too large.")) : this.route(req, url, body);
+    const headers: Record<string, string> = { ...SECURITY_HEADERS, ...a.headers };
+    if (a.type) headers["content-type"] = a.type;
+    if (a.body !== undefined) headers["content-length"] = String(Buffer.byteLength(a.body));
+    res.writeHead(a.status, headers);
+    res.end(req.method === "HEAD" ? undefined : a.body);
+  }
+
+  private route(req: http.IncomingMessage, url: URL, form: string): Answer {
+    const method = req.method ?? "GET";
+    const path = url.pathname.replace(/\/+$/, "") || "/console";
+    const parts = path.split("/").slice(2);
+    const get = method === "GET" || method === "HEAD";
+    if (parts.length === 0) return get ? redirect("/console/pods") : notAllowed("GET");
+    if (parts[0] === "assets" && parts.length === 2 && ASSETS[parts[1]]) {
+      return get ? { status: 200, type: ASSETS[parts[1]], body: this.assets.get(parts[1])!, headers: { "cache-control": "no-cache" } } : notAllowed("GET");
+    }
+    if (path === "/console/sign-in") {
+      if (get) return htmlAnswer(200, signInPage());
+      return method === "POST" ? this.signIn(req, form) : notAllowed("GET, POST");
+    }
+    const session = this.deps.sessions.fromRequest(req);
+    if (path === "/console/sign-out") {
+      if (method !== "POST") return notAllowed("POST");
+      return this.signOut(req, session);
+    }
+    if (!session) {
+      return req.headers[REFRESH_HEADER] ? jsonAnswer(401, { location: "/console/sign-in" }) : redirect("/console/sign-in");
+    }
+    if (!get) return notAllowed("GET");
+    if (parts[0] === "json" && parts.length === 3) {
+      const item = itemJson(this.deps.source, parts[1], decodeURIComponent(parts[2]));
+      return item === undefined ? jsonAnswer(404, { detail: `no ${parts[1]} item '${parts[2]}'` }) : jsonAnswer(200, item);
+    }
+    const page = PAGES.find(([p]) => p === parts[0])?.[0];
+    if (!page || parts.length !== 1) return htmlAnswer(404, notFound(path));
+    const { live, controls } = this.page(page, url.searchParams);
+    if (req.headers[REFRESH_HEADER]) return htmlAnswer(200, live.html);
+    const who = { id: fingerprint(session.key.key), canWrite: session.key.scopes.includes("write") };
+    return htmlAnswer(200, frame({ page, csrf: session.csrf, who, live, controls }));
+  }
+
+  private page(page: PageName, q: URLSearchParams): { live: Raw; controls?: Raw } {
+    const src = this.deps.source;
+    switch (page) {
+      case "pods":
+        return { live: podsPage(src, q.get("terminated") === "1") };
+      case "endpoints":
+        return { live: endpointsPage(src) };
+      case "volumes":
+        return { live: volumesPage(src) };
+      case "templates":
+        return { live: templatesPage(src) };
+      case "registries":
+        return { live: registriesPage(src) };
+      case "money":
+        return { live: moneyPage(src) };
+      case "log": {
+        const wanted = q.get("status") ?? "all";
+        const filter = (STATUS_FILTERS as readonly string[]).includes(wanted) ? (wanted as StatusFilter) : "all";
+        return { live: logPage(src, filter), controls: logControls(filter) };
+      }
+      case "faults":
+        return { live: faultsLive(src), controls: faultsControls(src) };
+    }
+  }
+
+  private signIn(req: http.IncomingMessage, form: string): Answer {
+    const cross = crossOrigin(req);
+    if (cross) return htmlAnswer(403, signInPage(cross.detail));
+    const type = (req.headers["content-type"] ?? "").split(";")[0].trim();
+    const key = type === "application/x-www-form-urlencoded" ? new URLSearchParams(form).get("key")?.trim() : undefined;
+    const found = key ? this.deps.keys.get(key) : undefined;
+    if (!found) {
+      this.record("POST", "/console/sign-in", 401, null, "consoleSignIn");
+      // Never echo what was typed: it may be a real key of another account.
+      return htmlAnswer(401, signInPage("That is not a key this emulator accepts."));
+    }
+    const session = this.deps.sessions.open(found);
+    this.record("POST", "/console/sign-in", 303, fingerprint(found.key), "consoleSignIn");
+    return redirect("/console/pods", { "set-cookie": sessionCookie(session) });
+  }
+
+  private signOut(req: http.IncomingMessage, session: Session | undefined): Answer {
+    if (!session) return jsonAnswer(401, { detail: "not signed in", location: "/console/sign-in" });
+    const refused = checkStateChange(req, session);
+    if (refused) {
+      this.record("POST", "/console/sign-out", 403, fingerprint(session.key.key), "consoleSignOut");
+      return jsonAnswer(403, { title: refused.title, status: 403, detail: refused.detail });
+    }
+    this.deps.sessions.close(session);
+    this.record("POST", "/console/sign-out", 200, fingerprint(session.key.key), "consoleSignOut");
+    return jsonAnswer(200, { location: "/console/sign-in" }, { "set-cookie": clearedCookie() });
+  }
+
+  private record(method: string, path: string, status: number, key: string | null, op: string): void {
+    const entry: RequestLogEntry = {
+      at: new Date(this.deps.clock.now()).toISOString(),
+      method,
+      path,
+      status,
+      key,
+      op,
+      dropped: false,
+      via: "console",
+    };
+    this.deps.log.record(entry, [op]);
+  }
+}
+
+function notAllowed(allow: string): Answer {
+  return { status: 405, type: "text/plain; charset=utf-8", body: `method not allowed; allowed: ${allow}\n`, headers: { allow } };
+}
+
+function notFound(path: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Not found · Compute Platform emulator</title>
+<link rel="stylesheet" href="/console/assets/console.css"></head>
+<body class="sign-in"><h1>Not found</h1><p>No console page at <code>${esc(path)}</code>. <a href="/console/pods">Pods</a></p></body></html>`;
+}
+
+async function readForm(req: http.IncomingMessage): Promise<string | "too-large"> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_FORM_BYTES) {
+      req.resume();
+      return "too-large";
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}

@@ -1,0 +1,145 @@
+// The console's resource pages: pods, endpoints, network volumes, templates and registry
+// credentials, each item with its id linking to its JSON. Only the live part is built here;
+// ./html.ts puts the frame around it. Rows carry data-* attributes so a script (or a test)
+// can find an item without parsing text.
+
+import { GPU_TYPES, volumePricePerHour } from "../catalog";
+import type { PodView } from "../pods";
+import type { EndpointView } from "../serverless";
+import { callButton, html, jsonLink, type Raw, table, usd } from "./html";
+import type { ConsoleSource } from "./source";
+
+function compute(p: PodView): string {
+  if (p.gpu) return `${p.gpu.count} × ${p.gpu.id}`;
+  return p.cpu ? `${p.cpu.vcpuCount} vCPU ${p.cpu.id} (${p.cpu.memory} GB)` : "";
+}
+
+function mounts(p: PodView): string {
+  const net = p.mounts.network?.[0];
+  if (net) return `${net.volumeId} at ${net.path}`;
+  if (p.mounts.persistent) return `${p.mounts.persistent.size} GB at ${p.mounts.persistent.path}`;
+  return "none";
+}
+
+/** Emulated seconds as "2 h 5 min", "3 min 20 s", "12 s". */
+export function duration(seconds: number): string {
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = Math.floor(seconds % 60);
+  if (h > 0) return `${h} h ${m} min`;
+  if (m > 0) return `${m} min ${s} s`;
+  return `${s} s`;
+}
+
+function podRow(p: PodView): Raw {
+  const live = p.status !== "TERMINATED";
+  const stop = p.status !== "EXITED" && live;
+  return html`<tr data-pod-id="${p.id}" data-status="${p.status}" data-dc="${p.dataCenterId ?? ""}" data-gpu="${p.gpu?.id ?? ""}">
+<td>${p.name}</td><td>${jsonLink("pods", p.id)}</td><td><span class="status s-${p.status}">${p.status}</span></td>
+<td>${compute(p)}</td><td>${p.dataCenterId ?? ""}</td><td class="num">${usd(p.cost)}</td>
+<td class="num">${p.runtime ? duration(p.runtime.uptime) : "—"}</td><td>${mounts(p)}</td><td>${p.locked ? "locked" : ""}</td>
+<td class="actions">${stop ? callButton("Stop (host gone)", "POST", "/emulator/events", { type: "stopPod", podId: p.id }) : ""}${
+    live ? callButton("Terminate", "POST", "/emulator/events", { type: "terminatePod", podId: p.id }, true) : ""
+  }</td></tr>`;
+}
+
+export function podsPage(src: ConsoleSource, showTerminated: boolean): Raw {
+  const all = src.pods();
+  const shown = showTerminated ? all : all.filter((p) => p.status !== "TERMINATED");
+  const terminated = all.length - all.filter((p) => p.status !== "TERMINATED").length;
+  const toggle = showTerminated
+    ? html`<a href="/console/pods">hide TERMINATED</a>`
+    : html`<a href="/console/pods?terminated=1">show ${terminated} TERMINATED</a>`;
+  const rows = shown.map(podRow);
+  return html`<p class="summary" data-count="${shown.length}">${shown.length} pods · ${toggle}</p>${table(
+    ["Name", "Id", "Status", "Compute", "Data center", "Cost/h", "Uptime", "Mounts", "Lock", "Outside events"],
+    rows,
+    "No pods.",
+  )}`;
+}
+
+const TIER_PRICES = new Map<string, number[]>();
+for (const g of GPU_TYPES) if (g.pool) TIER_PRICES.set(g.pool, [...(TIER_PRICES.get(g.pool) ?? []), g.price.secure]);
+
+/** USD per hour at `workersMin` on the cheapest GPU of the tiers to `workersMax` on the dearest, `gpuCount` GPUs a worker. */
+export function endpointCostRange(e: EndpointView): { min: number; max: number } {
+  const prices = e.gpuIds.split(",").flatMap((tier) => TIER_PRICES.get(tier) ?? []);
+  if (prices.length === 0) return { min: 0, max: 0 };
+  return { min: e.workersMin * e.gpuCount * Math.min(...prices), max: e.workersMax * e.gpuCount * Math.max(...prices) };
+}
+
+function endpointRow(e: EndpointView): Raw {
+  const by = (s: string) => e.pods.filter((w) => w.desiredStatus === s).length;
+  const range = endpointCostRange(e);
+  return html`<tr data-endpoint-id="${e.id}">
+<td>${e.name}</td><td>${jsonLink("endpoints", e.id)}</td>
+<td>${by("RUNNING")} running, ${by("STARTING")} starting, ${by("EXITED")} draining</td>
+<td class="num">${e.workersMin}</td><td class="num">${e.workersMax}</td><td>${e.gpuCount} × ${e.gpuIds.split(",").join(", ")}</td>
+<td class="num">${usd(range.min)} – ${usd(range.max)}</td>
+<td class="actions">${callButton("Delete (outside)", "POST", "/emulator/events", { type: "deleteEndpoint", endpointId: e.id }, true)}</td></tr>`;
+}
+
+export function endpointsPage(src: ConsoleSource): Raw {
+  const list = src.endpoints();
+  return html`<p class="summary" data-count="${list.length}">${list.length} serverless endpoints. Cost range: workersMin on
+the cheapest GPU of the tiers to workersMax on the dearest, at list price (the emulator bills workers nothing).</p>${table(
+    ["Name", "Id", "Workers", "workersMin", "workersMax", "GPU tiers", "Cost/h", "Outside events"],
+    list.map(endpointRow),
+    "No serverless endpoints.",
+  )}`;
+}
+
+export function volumesPage(src: ConsoleSource): Raw {
+  const list = src.volumes();
+  const rows = list.map(
+    (v) => html`<tr data-volume-id="${v.id}"><td>${v.name}</td><td>${jsonLink("volumes", v.id)}</td><td>${v.dataCenter}</td>
+<td class="num">${v.size} GB</td><td>${v.type}</td><td class="num">${usd(volumePricePerHour(v.size, v.type), 4)}</td></tr>`,
+  );
+  return html`<p class="summary" data-count="${list.length}">${list.length} network volumes.</p>${table(
+    ["Name", "Id", "Data center", "Size", "Type", "Cost/h"],
+    rows,
+    "No network volumes.",
+  )}`;
+}
+
+export function templatesPage(src: ConsoleSource): Raw {
+  const list = src.templates();
+  const rows = list.map(
+    (t) => html`<tr data-template-id="${t.id}"><td>${t.name}</td><td>${jsonLink("templates", t.id)}</td><td>${t.image}</td>
+<td>${t.serverless ? "serverless" : "pod"}</td><td class="num">${t.disk} GB</td><td>${t.ports.join(", ")}</td><td>${t.registry ?? ""}</td></tr>`,
+  );
+  return html`<p class="summary" data-count="${list.length}">${list.length} templates.</p>${table(
+    ["Name", "Id", "Image", "For", "Disk", "Ports", "Registry"],
+    rows,
+    "No templates.",
+  )}`;
+}
+
+export function registriesPage(src: ConsoleSource): Raw {
+  const list = src.registries();
+  const rows = list.map((r) => html`<tr data-registry-id="${r.id}"><td>${r.name}</td><td>${jsonLink("registries", r.id)}</td></tr>`);
+  return html`<p class="summary" data-count="${list.length}">${list.length} registry credentials. The emulator checks a
+credential's username and password when it is made and keeps neither, so neither can be shown.</p>${table(
+    ["Name", "Id"],
+    rows,
+    "No registry credentials.",
+  )}`;
+}
+
+/** The JSON the API answers for one item, or undefined. */
+export function itemJson(src: ConsoleSource, kind: string, id: string): unknown {
+  switch (kind) {
+    case "pods":
+      return src.pods().find((p) => p.id === id);
+    case "endpoints":
+      return src.endpoints().find((e) => e.id === id);
+    case "volumes":
+      return src.volumes().find((v) => v.id === id);
+    case "templates":
+      return src.templates().find((t) => t.id === id);
+    case "registries":
+      return src.registries().find((r) => r.id === id);
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,94 @@
+// Console sessions: an API key posted once to /console/sign-in is exchanged for a random
+// session id in an HttpOnly, SameSite=Strict cookie; the key itself never leaves the server
+// again (not in a page, a URL, a header or the log). Every state-changing request of a session
+// also carries the session's CSRF token in `x-csrf-token` and, when the browser sends one, an
+// `Origin` of the emulator itself.
+
+import type * as http from "node:http";
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import type { ApiKey } from "../http/types";
+import { type HttpError, problem } from "../problem";
+
+export const COOKIE_NAME = "cp_console";
+export const CSRF_HEADER = "x-csrf-token";
+/** Real hours a session lasts (it is not renewed). */
+const TTL_MS = 12 * 3_600_000;
+/** Sessions kept at once; the oldest goes first. */
+const MAX_SESSIONS = 1000;
+
+export interface Session {
+  readonly id: string;
+  readonly key: ApiKey;
+  /** Sent back in `x-csrf-token` by every state-changing request of the session. */
+  readonly csrf: string;
+  readonly expiresAt: number;
+}
+
+const token = () => randomBytes(32).toString("base64url");
+
+function sameText(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+export class Sessions {
+  private readonly byId = new Map<string, Session>();
+
+  open(key: ApiKey): Session {
+    const session: Session = { id: token(), key, csrf: token(), expiresAt: Date.now() + TTL_MS };
+    this.byId.set(session.id, session);
+    if (this.byId.size > MAX_SESSIONS) this.byId.delete(this.byId.keys().next().value!);
+    return session;
+  }
+
+  close(session: Session): void {
+    this.byId.delete(session.id);
+  }
+
+  /** The live session the request's cookie names, if any. */
+  fromRequest(req: http.IncomingMessage): Session | undefined {
+    const id = cookieValue(req.headers.cookie, COOKIE_NAME);
+    const session = id === undefined ? undefined : this.byId.get(id);
+    if (session && session.expiresAt <= Date.now()) {
+      this.byId.delete(session.id);
+      return undefined;
+    }
+    return session;
+  }
+}
+
+/** `Set-Cookie` for a new session: never readable by scripts, never sent by another site. */
+export function sessionCookie(session: Session): string {
+  return `${COOKIE_NAME}=${session.id}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${Math.floor(TTL_MS / 1000)}`;
+}
+
+export function clearedCookie(): string {
+  return `${COOKIE_NAME}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`;
+}
+
+export function cookieValue(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? "").split(";")) {
+    const eq = part.indexOf("=");
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+/** A request from another origin: refused whatever it carries. */
+export function crossOrigin(req: http.IncomingMessage): HttpError | undefined {
+  const origin = req.headers.origin;
+  if (origin === undefined || origin === `http://${req.headers.host}`) return undefined;
+  return problem(403, "cross-origin request refused by the console");
+}
+
+/** 403 unless a state-changing request of `session` comes from the emulator's own pages. */
+export function checkStateChange(req: http.IncomingMessage, session: Session): HttpError | undefined {
+  const cross = crossOrigin(req);
+  if (cross) return cross;
+  const sent = req.headers[CSRF_HEADER];
+  if (typeof sent !== "string" || !sameText(sent, session.csrf)) {
+    return problem(403, `missing or wrong CSRF token: a console request that changes something sends the page's token in ${CSRF_HEADER}`);
+  }
+  return undefined;
+}

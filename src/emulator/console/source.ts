@@ -1,0 +1,30 @@
+// What the console reads: the emulator's records as its API answers them, the meter, the
+// request log and the faults in force. The server hands it over; the console changes nothing
+// directly (its controls go through the control plane's routes, ./controls.ts).
+
+import type { FaultsJson } from "../faults";
+import type { Segment } from "../meter";
+import type { NetworkVolume } from "../network-volumes";
+import type { PodView } from "../pods";
+import type { Registry } from "../registries";
+import type { RequestLogEntry } from "../request-log";
+import type { EndpointView } from "../serverless";
+import type { Template } from "../templates";
+
+export interface ConsoleSource {
+  /** Every pod, TERMINATED ones included, as GET /v2/pods/{id} answers it. */
+  pods(): PodView[];
+  endpoints(): readonly EndpointView[];
+  volumes(): NetworkVolume[];
+  templates(): Template[];
+  /** Ids and names only: the emulator keeps no credential. */
+  registries(): Registry[];
+  /** Every metered segment and charge, as billing reads them. */
+  segments(): Segment[];
+  requestLog(): RequestLogEntry[];
+  faults(): FaultsJson;
+  /** The emulator's clock (epoch ms). */
+  now(): number;
+  /** Emulated ms per real ms. */
+  timeScale: number;
+}

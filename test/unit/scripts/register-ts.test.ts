@@ -1,0 +1,56 @@
+// Scripts run from TypeScript through scripts/register-ts.js (the demo, the soak, the package
+// test, the contract snapshot) report the .ts line an error comes from: Babel drops the types,
+// which moves the lines, and its inline source map is what puts them back.
+import { execFile } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { promisify } from "node:util";
+
+const REGISTER = path.resolve(__dirname, "../../../scripts/register-ts.js");
+const run = promisify(execFile);
+
+// Types before the throw: Babel's output has fewer lines than this file.
+const SOURCE = [
+  "interface Settings {", //    1
+  "  a: number;", //            2
+  "  b: string;", //            3
+  "}", //                       4
+  "type More = Settings & {", // 5
+  "  c: boolean;", //           6
+  "};", //                      7
+  'const x: More = { a: 1, b: "x", c: true };', // 8
+  "export function boom(v: More): never {", // 9
+  "  throw new Error(`boom ${v.a}`);", //      10
+  "}", //                                     11
+  "try {", //                                 12
+  "  boom(x);", //                            13
+  "} catch (err) {", //                       14
+  "  console.log((err as Error).stack);", //  15
+  "}", //                                     16
+  "boom(x);", //                              17
+  "",
+].join("\n");
+
+let dir: string;
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "register-ts-"));
+  fs.writeFileSync(path.join(dir, "throws.ts"), SOURCE);
+});
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+test("a thrown error's stack names the .ts lines, caught or not", async () => {
+  const file = path.join(dir, "throws.ts");
+  const failed = await run(process.execPath, ["--require", REGISTER, file], { timeout: 60_000 }).then(
+    () => undefined,
+    (err: { code: number; stdout: string; stderr: string }) => err,
+  );
+  expect(failed?.code).toBe(1);
+  // Caught and printed: thrown at line 10 from the call at line 13.
+  expect(failed!.stdout).toContain(`at boom (${file}:10:9)`);
+  expect(failed!.stdout).toContain(`${file}:13:3`);
+  // Uncaught: Node's report points at line 10 and the call at line 17.
+  expect(failed!.stderr).toContain(`${file}:10`);
+  expect(failed!.stderr).toContain(`at boom (${file}:10:9)`);
+  expect(failed!.stderr).toContain(`${file}:17:1`);
+}, 60_000);
