@@ -18,4 +18,8 @@ module.exports = {
   // type-check and run programs in child processes, 17-20 s alone and past 30 s on a loaded
   // 2-core machine, where a 30 s bound failed sound tests.
   testTimeout: 90000,
+  // A worker that has grown past this after a suite is replaced before the next one: the engine
+  // and property suites load Pulumi's SDK and plugins again and again, and a long-lived worker
+  // grew to over 6 GB, which on a shared 24 GB machine pushed every process into reclaim.
+  workerIdleMemoryLimit: "1536MB",
 };

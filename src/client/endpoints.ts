@@ -21,6 +21,8 @@ export const ENDPOINT_FIELDS = [
   "workersMin",
   "workersMax",
   "networkVolumeId",
+  "gpuCount",
+  "executionTimeoutMs",
 ] as const;
 export type EndpointField = (typeof ENDPOINT_FIELDS)[number];
 

@@ -9,6 +9,8 @@ const HELP = `Usage: computeplatform-emulator [options]
 
 A local Compute Platform: REST /v2 (pods, catalog, network volumes), GraphQL /graphql
 (serverless endpoints) and hosted models (/v2/{id}/runsync).
+A console at /console on the same port (sign in with a key); faults and outside events
+also as HTTP calls under /emulator (see docs/emulator.md).
 
 Server
   --port <n>              TCP port (0 = any free port)               [${DEFAULT_PORT}]
@@ -16,6 +18,9 @@ Server
   --key <key[:scopes]>    accept this API key; scopes comma-separated from read,write
                           (e.g. --key cp_ro:read); repeatable        [one generated read,write key]
   --state-file <path>     keep pods, volumes and endpoints across restarts (atomic writes)
+  --graphql-save-resets   a GraphQL saveEndpoint of an existing endpoint puts the fields it
+                          leaves out back to their defaults (as the live platform is reported
+                          to), instead of keeping them; REST updates stay sparse
 
 Rate limits (requests per key and window)
   --quota-minute <n>                                                 [${DEFAULT_QUOTAS.minute}]
@@ -86,6 +91,7 @@ async function main(): Promise<void> {
         host: { type: "string" },
         key: { type: "string", multiple: true },
         "state-file": { type: "string" },
+        "graphql-save-resets": { type: "boolean" },
         "quota-minute": { type: "string" },
         "quota-hour": { type: "string" },
         "quota-day": { type: "string" },
@@ -158,6 +164,7 @@ async function main(): Promise<void> {
       timeScale: num("time-scale", s("time-scale")),
       faults: defined(faults) as Faults,
       stateFile: s("state-file"),
+      graphqlSaveResets: v["graphql-save-resets"] === true,
     });
   } catch (err) {
     fail((err as Error).message);

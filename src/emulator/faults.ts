@@ -24,6 +24,25 @@ export interface Faults {
   modelJobMs?: number;
   /** Hosted-model jobs whose prompt matches one of these answer FAILED with an error. @default [] */
   failingPrompts?: (RegExp | string)[];
+  /**
+   * Faults aimed at chosen requests (a test's "the next PATCH of this pod fails"): each entry
+   * hits the requests whose method, path and body text match, `times` times (then it is spent),
+   * before the rolled faults. `5xx`: answered 500 without processing; `drop`: processed, then
+   * the socket is destroyed without a response. @default []
+   */
+  aimed?: AimedFault[];
+}
+
+/** One aimed fault; see {@link Faults.aimed}. */
+export interface AimedFault {
+  method?: string;
+  /** The path, or a pattern of it (`/v2/pods/abc`, `/graphql`). */
+  path?: RegExp | string;
+  /** Text the request body must contain (a GraphQL mutation's name). */
+  bodyIncludes?: string;
+  fault: "5xx" | "drop";
+  /** How many matching requests it hits. @default 1 */
+  times?: number;
 }
 
 /** {@link Faults} as JSON carries them: every field present, patterns as source text. */
@@ -69,6 +88,7 @@ export class FaultState {
   private errorImages: RegExp[] = [];
   private failingPrompts: RegExp[] = [];
   private random: () => number = seededRandom(1);
+  private aimed: (AimedFault & { left: number })[] = [];
 
   constructor(initial: Faults) {
     this.set(initial);
@@ -85,6 +105,7 @@ export class FaultState {
     this.faults = { ...faults, noCapacity: [...(faults.noCapacity ?? [])] };
     this.errorImages = (faults.errorImages ?? []).map(toRegExp);
     this.failingPrompts = (faults.failingPrompts ?? []).map(toRegExp);
+    this.aimed = (faults.aimed ?? []).map((f) => ({ ...f, left: f.times ?? 1 }));
     // A new seed restarts the sequence; without one the current sequence continues.
     if (faults.seed !== undefined) {
       this.seed = faults.seed;
@@ -118,6 +139,25 @@ export class FaultState {
     const fail5xx = roll(this.faults.rate5xx);
     const drop = roll(this.faults.dropAfterProcessRate);
     return { storm, fail5xx, drop };
+  }
+
+  /** The aimed fault this request meets (spending one of its hits), if any. */
+  aim(method: string, path: string, body: string): "5xx" | "drop" | undefined {
+    const hit = this.aimed.find(
+      (f) =>
+        f.left > 0 &&
+        (f.method === undefined || f.method === method) &&
+        (f.path === undefined || (typeof f.path === "string" ? f.path === path : f.path.test(path))) &&
+        (f.bodyIncludes === undefined || body.includes(f.bodyIncludes)),
+    );
+    if (!hit) return undefined;
+    hit.left--;
+    return hit.fault;
+  }
+
+  /** Aimed faults not spent yet. */
+  get aimedLeft(): number {
+    return this.aimed.reduce((n, f) => n + f.left, 0);
   }
 
   /** Which of 500, 502, 503 an injected failure answers. */

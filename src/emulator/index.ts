@@ -10,7 +10,7 @@
 // every integration test. It reads the platform's API independently of src/client and src/resources.
 
 import { randomBytes } from "node:crypto";
-import type { Faults } from "./faults";
+import type { AimedFault, Faults } from "./faults";
 import type { Exchange } from "./http/exchanges";
 import type { NetworkVolume } from "./network-volumes";
 import type { Registry } from "./registries";
@@ -25,6 +25,7 @@ export type {
   ApiKey,
   EmulatorState,
   Exchange,
+  AimedFault,
   Faults,
   NetworkVolume,
   PodAction,
@@ -65,6 +66,14 @@ export interface EmulatorOptions {
    * the public contract); never the key, never registry credentials. @default 0 (none kept)
    */
   recordExchanges?: number;
+  /**
+   * How a GraphQL `saveEndpoint` of an existing endpoint treats the optional fields it leaves
+   * out: false keeps them (as the platform documents), true puts them back to their defaults (as
+   * a client of the live platform reports it doing), so a client can be tested both ways. REST
+   * PATCH `/v2/serverless/{id}` stays sparse either way.
+   * @default false
+   */
+  graphqlSaveResets?: boolean;
   /**
    * The emulator's time source (epoch ms) for pod and worker states and rate-limit windows;
    * a test passes a manual clock to step through transitions without sleeping. @default Date
@@ -135,6 +144,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     stateFile: options.stateFile,
     logCapacity,
     exchangeCapacity,
+    graphqlSaveResets: options.graphqlSaveResets ?? false,
     clock: options.clock ?? Date,
   });
   const url = await server.listen(options.port ?? DEFAULT_PORT, options.host ?? DEFAULT_HOST);

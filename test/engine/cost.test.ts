@@ -150,7 +150,7 @@ test("a preview of a fleet of 30 pods reads the catalog once per kind, however m
 describe("the stack's cost in preview and up, and its budget", () => {
   let tpl: string;
   let stack: EngineStack;
-  type Shape = { pod: { gpu: { id: string; count: number }; cloud: "SECURE" | "COMMUNITY" }; workersMax: number };
+  type Shape = { pod: { gpu: { id: string; count: number }; cloud: "SECURE" | "COMMUNITY" }; workersMax: number; gpuCount?: number };
   const ALL: Shape = { pod: { gpu: { id: L40S, count: 1 }, cloud: "SECURE" }, workersMax: 2 };
 
   beforeAll(async () => {
@@ -162,7 +162,7 @@ describe("the stack's cost in preview and up, and its budget", () => {
     captureProgram(
       () => {
         new Pod("trainer", { image: "trainer:1", ...shape.pod });
-        new ServerlessEndpoint("api", { gpuIds: "ADA_48_PRO", templateId: tpl, workersMin: 0, workersMax: shape.workersMax });
+        new ServerlessEndpoint("api", { gpuIds: "ADA_48_PRO", templateId: tpl, workersMin: 0, workersMax: shape.workersMax, ...(shape.gpuCount ? { gpuCount: shape.gpuCount } : {}) });
       },
       { project: PROJECT, stack: "budget", preview, config: cfg, secretKeys: SECRET_KEYS },
     );
@@ -200,6 +200,8 @@ describe("the stack's cost in preview and up, and its budget", () => {
       ["gpu.count", { ...ALL, pod: { ...ALL.pod, gpu: { id: L40S, count: 2 } } }, "cost: $0.86-$2.58/h -> $1.72-$3.44/h (+$0.86/h): pod trainer gpu.count 1 -> 2"],
       ["workersMax", { ...ALL, workersMax: 4 }, "cost: $0.86-$2.58/h -> $0.86-$4.30/h (+$0.00-$1.72/h): endpoint api workersMax 2 -> 4"],
       ["cloud", { ...ALL, pod: { ...ALL.pod, cloud: "COMMUNITY" } }, "cost: $0.86-$2.58/h -> $0.69-$2.41/h (-$0.17/h): pod trainer cloud SECURE -> COMMUNITY"],
+      // A worker of two GPUs costs two.
+      ["gpuCount", { ...ALL, gpuCount: 2 }, "cost: $0.86-$2.58/h -> $0.86-$4.30/h (+$0.00-$1.72/h): endpoint api gpuCount 1 -> 2"],
     ];
     for (const [, shape, line] of cases) {
       const mark = plugin.transcript().length;
@@ -219,6 +221,17 @@ describe("the stack's cost in preview and up, and its budget", () => {
     expect(same.steps.map((s) => s.op)).toEqual(["same", "same", "same"]);
     expect(since(reqs)).toEqual([]);
     expect(linesSince(plugin, mark)).toEqual([]);
+
+    // gpuCount changes in place, and the endpoint's own cost output counts it; then back.
+    const two = await stack.up(await stackProgram({ ...ALL, gpuCount: 2 }));
+    expect(two.error).toBeUndefined();
+    expect(two.steps.map((s) => s.op)).toEqual(["update", "same", "update"]);
+    const api2 = [...stack.resources.values()].find((r) => r.type.endsWith("ServerlessEndpoint"))!;
+    expect(api2.outputs).toMatchObject({ gpuCount: 2, hourlyCost: { min: 0, max: 3.44 } });
+    expect((emu.state().endpoints as any[]).find((e) => e.id === api2.id)).toMatchObject({ gpuCount: 2 });
+    const back = await stack.up(await stackProgram(ALL));
+    expect(back.error).toBeUndefined();
+    expect((emu.state().endpoints as any[]).find((e) => e.id === api2.id)).toMatchObject({ gpuCount: 1 });
   });
 
   test("a budget stops preview and up before any write request, lets an over-budget stack get cheaper, and passes once raised", async () => {

@@ -84,7 +84,8 @@ describe("quickstart lifecycle", () => {
 
   test("up of a new stack creates the volume, the serverless template, the endpoint on it and the pod mounting that volume", () => {
     expect(ops("up (new stack)")).toEqual({ "stack-cost": "create", data: "create", worker: "create", api: "create", trainer: "create" });
-    expect(phase("up (new stack)").api).toMatchObject({ createNetworkVolume: 1, createTemplate: 1, saveEndpoint: 1, createPod: 1 });
+    // The endpoint's save, then the save that gives it its own name once its create finished (lifecycle/owner.ts).
+    expect(phase("up (new stack)").api).toMatchObject({ createNetworkVolume: 1, createTemplate: 1, saveEndpoint: 2, createPod: 1 });
     const preview = phase("preview (new stack)");
     expect(ops("preview (new stack)")).toEqual({ "stack-cost": "create", data: "create", worker: "create", api: "create", trainer: "create" });
     expect(preview.calls).toEqual(["Check data", "Check worker", "Check stack-cost", "Check trainer", "Check api"]);

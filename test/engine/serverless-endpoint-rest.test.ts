@@ -6,7 +6,7 @@
 // `npm run build` before this file alone.
 import { ServerlessEndpoint, type ServerlessEndpointArgs } from "../../src/resources/serverless-endpoint";
 import { Template } from "../../src/resources/template";
-import { captureProgram, EngineStack, PROJECT, type Registration, SECRET_KEYS } from "../../tools/engine";
+import { captureProgram, EngineStack, PROJECT, PROJECT_DIR, ProviderPlugin, type Registration, SECRET_KEYS } from "../../tools/engine";
 import { type EngineRig, startEngineRig } from "../helpers/engine-rig";
 import { resourcesOf, resourceSteps } from "../helpers/ledger";
 
@@ -165,4 +165,38 @@ test("a GraphQL endpoint moves to REST in place; the stack's Template is never c
 
   expect((await stack.destroy()).error).toBeUndefined();
   expect(templates().find((t) => t.id === tpl!.id)).toBeUndefined();
+});
+
+test("the cost line and the budget price a REST endpoint as a GraphQL one", async () => {
+  const cfg = { ...r.config, "computeplatform:maxHourlyCost": "1.5" };
+  const plugin = await ProviderPlugin.start({ cwd: PROJECT_DIR, project: PROJECT, config: cfg, env: { COMPUTEPLATFORM_API_KEY: undefined, COMPUTEPLATFORM_POLL_INTERVAL_MS: "10" } });
+  try {
+    await plugin.configure(cfg, SECRET_KEYS);
+    const stack = new EngineStack(plugin, { project: PROJECT, stack: "budget" });
+    const program = (workersMax: number, preview = false) =>
+      captureProgram(
+        () => {
+          new ServerlessEndpoint("api", { api: "rest", container: { image: "worker:1" }, gpuIds: "ADA_48_PRO", workersMin: 0, workersMax });
+        },
+        { project: PROJECT, stack: "budget", preview, config: cfg, secretKeys: SECRET_KEYS },
+      );
+    // One worker of ADA_48_PRO (an L40S) is $0.86/h: at most one fits under $1.50/h.
+    const up = await stack.up(await program(1));
+    expect(up.error).toBeUndefined();
+    expect(resourcesOf(stack)[0]!.outputs.hourlyCost).toEqual({ min: 0, max: 0.86 });
+
+    const mark = plugin.transcript().length;
+    const from = r.emu.requestLog().length;
+    const over = await stack.preview(await program(2, true));
+    expect(over.error?.message).toContain("over its budget $1.50/h (computeplatform:maxHourlyCost)");
+    expect(over.error?.message).toContain("endpoint api $0.00-$1.72/h");
+    const refused = await stack.up(await program(2));
+    expect(refused.error?.message).toContain("over its budget $1.50/h");
+    expect(since(from).filter((e) => e.method !== "GET")).toEqual([]);
+    expect(plugin.transcript().slice(mark)).toContain("endpoint api workersMax 1 -> 2");
+
+    expect((await stack.destroy()).error).toBeUndefined();
+  } finally {
+    await plugin.stop();
+  }
 });

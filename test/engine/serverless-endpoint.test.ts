@@ -23,8 +23,8 @@ interface Rig {
   tpl: string;
 }
 
-async function rig(timings: { startingMs: number; drainMs: number }): Promise<Rig> {
-  const emu = await startEmulator({ port: 0, keys: [{ key: KEY, scopes: ["read", "write"] }], quotas: QUOTAS, timings });
+async function rig(timings: { startingMs: number; drainMs: number }, graphqlSaveResets = false): Promise<Rig> {
+  const emu = await startEmulator({ port: 0, keys: [{ key: KEY, scopes: ["read", "write"] }], quotas: QUOTAS, timings, graphqlSaveResets });
   const config = { "computeplatform:apiKey": KEY, "computeplatform:apiUrl": emu.url };
   const plugin = await ProviderPlugin.start({ cwd: PROJECT_DIR, project: PROJECT, config, env: { COMPUTEPLATFORM_API_KEY: undefined, COMPUTEPLATFORM_POLL_INTERVAL_MS: "10" } });
   await plugin.configure(config, SECRET_KEYS);
@@ -48,10 +48,14 @@ function program(r: Rig, args: ServerlessEndpointArgs, preview = false): Promise
 
 const endpoints = (r: Rig) => r.emu.state().endpoints as any[];
 
-describe("lifecycle", () => {
+// Against both readings of a GraphQL save: left-out fields kept, or reset to their defaults.
+describe.each([
+  ["lifecycle", false],
+  ["lifecycle on a platform whose GraphQL save resets left-out fields", true],
+])("%s", (_reading, graphqlSaveResets) => {
   let r: Rig;
   beforeAll(async () => {
-    r = await rig({ startingMs: 50, drainMs: 80 });
+    r = await rig({ startingMs: 50, drainMs: 80 }, graphqlSaveResets);
   });
   afterAll(() => stop(r));
 
@@ -82,11 +86,13 @@ describe("lifecycle", () => {
     const same = await stack.up(await program(r, base));
     expect(resourceSteps(same).map((s) => s.op)).toEqual(["same"]);
 
-    const bigger = { ...base, workersMin: 2, idleTimeout: 45 };
+    const bigger = { ...base, workersMin: 2, idleTimeout: 45, gpuCount: 2, executionTimeoutMs: 120_000 };
     const update = await stack.up(await program(r, bigger));
     expect(update.error).toBeUndefined();
     expect(resourceSteps(update).map((s) => [s.op, s.diff?.replaces])).toEqual([["update", []]]);
-    expect(stack.resources.get(res.urn)).toMatchObject({ id: res.id, outputs: expect.objectContaining({ workersMin: 2, idleTimeout: 45 }) });
+    const grown = { workersMin: 2, workersMax: 2, idleTimeout: 45, gpuCount: 2, executionTimeoutMs: 120_000 };
+    expect(stack.resources.get(res.urn)).toMatchObject({ id: res.id, outputs: expect.objectContaining(grown) });
+    expect(endpoints(r)[0]).toMatchObject(grown);
     expect(endpoints(r)[0].pods.filter((w: any) => w.desiredStatus === "RUNNING")).toHaveLength(2);
 
     // Drift: someone changes the idle timeout on the platform.

@@ -158,12 +158,13 @@ test("endpoint: mid-create of an auto-named endpoint leaves one, known to the st
   expect(resourcesOf(create.next)).toHaveLength(0);
   const [first] = live().endpoints;
   expect(live().endpoints).toHaveLength(1);
-  expect(first.name).toMatch(/^api-[0-9a-f]{7}$/);
+  // A create that never finished: its endpoint has the pending name (lifecycle/owner.ts).
+  expect(first.name).toMatch(/^api-[0-9a-f]{7}~creating$/);
   expect((await create.next.refresh()).error).toBeUndefined();
   expect((await create.next.up(regs)).error).toBeUndefined();
-  // One endpoint, the stack's, with the same name: the earlier try was deleted once it existed.
+  // One endpoint, the stack's, with its own name: the earlier try was deleted once it existed.
   const [known] = resourcesOf(create.next).map((r) => r.id);
-  expect(live().endpoints.map((e) => [e.id, e.name])).toEqual([[known, first.name]]);
+  expect(live().endpoints.map((e) => [e.id, e.name])).toEqual([[known, first.name.replace(/~creating$/, "")]]);
 
   // Mid-delete: scaled to zero, killed before deleteEndpoint; destroy finishes it.
   const del = await interrupt(create.next, "saveEndpoint", (s) => s.destroy());
@@ -219,8 +220,8 @@ test("mid-create of a named pod: the next up leaves one pod with that name, know
 
 test("mid-create of an auto-named pod: the next up leaves one pod with the same name, known to the stack", async () => {
   const r = await midCreate({ image: "img/app:1", gpu: { id: gpuId } });
-  expect(r.first.name).toMatch(/^worker-[0-9a-f]{7}$/);
-  expect(r.pods.map((p) => p.name)).toEqual([r.first.name]);
+  expect(r.first.name).toMatch(/^worker-[0-9a-f]{7}~creating$/);
+  expect(r.pods.map((p) => p.name)).toEqual([r.first.name.replace(/~creating$/, "")]);
   expect(r.known).toEqual([r.pods[0].id]);
   expect(r.leftover).toEqual([]);
 });

@@ -59,11 +59,12 @@ export const validPodArgs: fc.Arbitrary<Record<string, unknown>> = fc
       args.gpu = compute.gpu;
       if (compute.persistent) args.mounts = { persistent: compute.persistent };
       const type = GPU_TYPES.find((g) => g.id === compute.gpu.id)!;
-      const nvidia = type.manufacturer === "NVIDIA";
-      // Within the catalog: a type not offered on community cloud runs on secure, a count at most the cloud's maxCount.
+      // The platform's limits: a type is offered on COMMUNITY only where its maxCount there is
+      // above 0, and a pod holds at most maxCount GPUs of it on its cloud.
       if (rest.cloud === "COMMUNITY" && type.maxCount.community === 0) args.cloud = "SECURE";
-      const most = args.cloud === "COMMUNITY" ? type.maxCount.community : type.maxCount.secure;
-      if (compute.gpu.count !== undefined) args.gpu = { ...compute.gpu, count: Math.min(compute.gpu.count, most) };
+      const max = args.cloud === "COMMUNITY" ? type.maxCount.community : type.maxCount.secure;
+      if (compute.gpu.count !== undefined && compute.gpu.count > max) args.gpu = { ...compute.gpu, count: max };
+      const nvidia = type.manufacturer === "NVIDIA";
       // Global networking needs an NVIDIA GPU and an eligible data center among the allowed ones.
       const eligible = !rest.dataCenterIds || rest.dataCenterIds.some((id) => DATA_CENTERS.find((d) => d.id === id)!.globalNetwork);
       if (compute.globalNetworking && nvidia && eligible) args.globalNetworking = true;

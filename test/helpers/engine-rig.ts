@@ -2,7 +2,7 @@
 // config, as the engine tests of the resources start them.
 import { ComputePlatform } from "../../src/client";
 import { type Emulator, type EmulatorOptions, startEmulator } from "../../src/emulator";
-import { PROJECT, PROJECT_DIR, ProviderPlugin, SECRET_KEYS } from "../../tools/engine";
+import { EngineStack, PROJECT, PROJECT_DIR, ProviderPlugin, SECRET_KEYS } from "../../tools/engine";
 
 export interface EngineRig {
   emu: Emulator;
@@ -49,6 +49,24 @@ export async function startEngineRig(key: string, emulator: Partial<EmulatorOpti
       await emu.close();
     },
   };
+}
+
+/**
+ * A new plugin process on the rig's emulator and config, and `stack`'s state carried over to
+ * it: the engine starts a plugin per command, so nothing one `pulumi up` kept in memory reaches
+ * the next. Stop the plugin when done.
+ */
+export async function nextCommand(rig: EngineRig, stack: EngineStack, config = rig.config): Promise<{ stack: EngineStack; plugin: ProviderPlugin }> {
+  const plugin = await ProviderPlugin.start({
+    cwd: PROJECT_DIR,
+    project: PROJECT,
+    config,
+    env: { COMPUTEPLATFORM_API_KEY: undefined, COMPUTEPLATFORM_POLL_INTERVAL_MS: "10" },
+  });
+  await plugin.configure(config, SECRET_KEYS);
+  const next = new EngineStack(plugin, { project: stack.project, stack: stack.stack });
+  for (const [urn, res] of stack.resources) next.resources.set(urn, structuredClone(res));
+  return { stack: next, plugin };
 }
 
 /** The emulator and client of a provider test, which calls the providers in-process (no plugin). */

@@ -6,6 +6,7 @@ import { networkVolumeModel } from "../helpers/preview-check/network-volume";
 import { podModel } from "../helpers/preview-check/pod";
 import { registryCredentialModel } from "../helpers/preview-check/registry-credential";
 import { serverlessEndpointModel } from "../helpers/preview-check/serverless-endpoint";
+import { serverlessEndpointRestModel } from "../helpers/preview-check/serverless-endpoint-rest";
 import { describePreviewCheck } from "../helpers/preview-check/runner";
 import { templateModel } from "../helpers/preview-check/template";
 
@@ -34,4 +35,5 @@ describePreviewCheck([
   { model: templateModel, fixtures: async (client) => ({ registries: await registries(client) }) },
   { model: registryCredentialModel },
   { model: serverlessEndpointModel, fixtures: endpointFixtures },
+  { model: serverlessEndpointRestModel, fixtures: endpointFixtures },
 ]);

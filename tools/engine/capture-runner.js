@@ -35,6 +35,17 @@ async function capture(program, opts = {}) {
         replaceOnChanges: req.getReplaceonchangesList(),
         additionalSecretOutputs: req.getAdditionalsecretoutputsList(),
         dependencies: req.getDependenciesList(),
+        retainOnDelete: req.getRetainondelete?.() ?? false,
+        // Alias specs as the SDK sends them (name, type, stack, project; "" for "the same"),
+        // or plain alias URNs from an SDK that sends those.
+        aliases: [
+          ...(req.getAliasesList?.() ?? []).map((a) => {
+            if (a.hasUrn?.() && a.getUrn()) return { urn: a.getUrn() };
+            const s = a.getSpec();
+            return { name: s.getName(), type: s.getType(), stack: s.getStack(), project: s.getProject(), parentUrn: s.getParenturn?.() || undefined };
+          }),
+          ...(req.getAliasurnsList?.() ?? []).map((urn) => ({ urn })),
+        ],
       },
     });
     return register(req, callback);

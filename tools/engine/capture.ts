@@ -19,7 +19,21 @@ export interface Registration {
     replaceOnChanges: string[];
     additionalSecretOutputs: string[];
     dependencies: string[];
+    /** The engine drops the resource from state without calling Delete. */
+    retainOnDelete?: boolean;
+    /** Earlier identities (alias specs or URNs): the engine takes the old state found at one of them. */
+    aliases?: AliasSpec[];
   };
+}
+
+/** One alias as the SDK registers it: a URN, or a spec whose empty parts mean "as now". */
+export interface AliasSpec {
+  urn?: string;
+  name?: string;
+  type?: string;
+  stack?: string;
+  project?: string;
+  parentUrn?: string;
 }
 
 export interface CaptureOptions {

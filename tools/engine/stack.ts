@@ -119,6 +119,24 @@ export class EngineStack {
     return urnOf(this.stack, this.project, reg.type, reg.name);
   }
 
+  /**
+   * The old state of a registration, as the engine's step generator finds it: at its own URN,
+   * else at the first of its aliases that has state (pkg/resource/deploy/step_generator.go:
+   * `for _, urnOrAlias := range append([]resource.URN{urn}, aliases...)`). Alias specs resolve
+   * against this stack, project, type and name where they leave a part empty; parents are not
+   * modelled (the programs here register top-level resources).
+   */
+  private oldOf(urn: string, reg: Registration): { oldUrn: string; old?: StateResource } {
+    const own = this.resources.get(urn);
+    if (own) return { oldUrn: urn, old: own };
+    for (const a of reg.options.aliases ?? []) {
+      const aliasUrn = a.urn || urnOf(a.stack || this.stack, a.project || this.project, a.type || reg.type, a.name || reg.name);
+      const old = this.resources.get(aliasUrn);
+      if (old) return { oldUrn: aliasUrn, old };
+    }
+    return { oldUrn: urn };
+  }
+
   private note(method: string, urn: string): void {
     this.calls.push(`${method} ${nameOf(urn)}`);
   }
@@ -145,11 +163,23 @@ export class EngineStack {
     // harness deletes it at the end, after the resources that depend on it were updated to
     // the new one (a pod moved to a new credential before the old credential goes).
     const replaced = new Map<string, StateResource>();
+    // Old URNs a registration took through an alias: never deleted as "left the program".
+    const aliased = new Set<string>();
     try {
       await pooled(regs, opts.parallel ?? 1, async (reg, index) => {
         const steps = stepsOf[index];
         const urn = this.urn(reg);
-        const old = this.resources.get(urn);
+        const found = this.oldOf(urn, reg);
+        let old = found.old;
+        if (found.oldUrn !== urn) {
+          aliased.add(found.oldUrn);
+          // The snapshot carries the old state over to the new URN (an up; a preview writes nothing).
+          if (!preview && old) {
+            old = { ...old, urn };
+            this.resources.delete(found.oldUrn);
+            this.resources.set(urn, old);
+          }
+        }
         // The engine applies ignoreChanges to the program's inputs before anything else.
         const goal = old ? ignoreChanges(reg.inputs, old.inputs, reg.options.ignoreChanges) : reg.inputs;
         this.note("Check", urn);
@@ -216,7 +246,7 @@ export class EngineStack {
       for (const res of [...this.resources.values()].reverse()) {
         const old = replaced.get(res.urn);
         if (old) await this.delete(old, false);
-        if (wanted.has(res.urn)) continue;
+        if (wanted.has(res.urn) || aliased.has(res.urn)) continue;
         steps.push({ urn: res.urn, op: "delete" });
         if (!preview) await this.delete(res);
       }
@@ -242,9 +272,18 @@ export class EngineStack {
     }
   }
 
+  /**
+   * The engine's DeleteStep: a resource registered with `retainOnDelete` leaves the state and
+   * the provider is not called (pkg/resource/deploy/step.go: `else if s.old.RetainOnDelete {
+   * // Deleting a "drop on delete" is a no-op ...}`), also for the old side of a replacement.
+   */
   private async delete(res: StateResource, forget = true): Promise<void> {
-    this.note("Delete", res.urn);
-    await this.plugin.delete(res.urn, res.id, res.outputs, res.inputs);
+    if (res.options?.retainOnDelete) {
+      this.note("Retain", res.urn);
+    } else {
+      this.note("Delete", res.urn);
+      await this.plugin.delete(res.urn, res.id, res.outputs, res.inputs);
+    }
     if (forget && this.resources.get(res.urn)?.id === res.id) this.resources.delete(res.urn);
   }
 

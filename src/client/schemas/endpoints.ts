@@ -62,6 +62,10 @@ export const EndpointInputSchema = z.strictObject({
   workersMin: int().min(0).optional(),
   workersMax: int().min(0).optional(),
   networkVolumeId: z.string().nullable().optional(),
+  /** GPUs per worker (a worker costs that many times its GPU's price). */
+  gpuCount: int().min(1).optional(),
+  /** A job's limit in ms; 0 for none. */
+  executionTimeoutMs: int().min(0).optional(),
 });
 export type EndpointInput = z.input<typeof EndpointInputSchema>;
 
@@ -81,6 +85,8 @@ export const EndpointSchema = z.looseObject({
   workersMin: int().nullable().optional(),
   workersMax: int().nullable().optional(),
   networkVolumeId: z.string().nullable().optional(),
+  gpuCount: int().nullable().optional(),
+  executionTimeoutMs: int().nullable().optional(),
   pods: z.array(EndpointWorkerSchema),
 });
 export type Endpoint = z.infer<typeof EndpointSchema>;

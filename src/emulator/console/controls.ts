@@ -16,7 +16,7 @@ import { DATA_CENTERS, GPU_TYPES } from "../catalog";
 import type { FaultState, Faults } from "../faults";
 import { type Group, ok, type Route } from "../http/types";
 import type { Pods } from "../pods";
-import { contractViolation, problem } from "../problem";
+import { problem } from "../problem";
 
 const rate = z.number().min(0).max(1);
 const pattern = z.string().refine(
@@ -57,13 +57,12 @@ export type OutsideEvent = z.infer<typeof eventSchema>;
 function parse<T>(schema: z.ZodType<T>, body: unknown): T {
   const r = schema.safeParse(body);
   if (r.success) return r.data;
-  throw contractViolation(
-    r.error.issues.map((i) => {
-      const field = i.path.length > 0 ? i.path.join(".") : "body";
-      if (i.code === "unrecognized_keys") return `${field}: unknown field(s) ${i.keys.map((k) => `'${k}'`).join(", ")}`;
-      return `${field}: ${i.message}`;
-    }),
-  );
+  const errors = r.error.issues.map((i) => {
+    const field = i.path.length > 0 ? i.path.join(".") : "body";
+    if (i.code === "unrecognized_keys") return `${field}: unknown field(s) ${i.keys.map((k) => `'${k}'`).join(", ")}`;
+    return `${field}: ${i.message}`;
+  });
+  throw problem(422, `request body is invalid: ${errors.join("; ")}`, errors);
 }
 
 export interface ControlDeps {

@@ -1,5 +1,5 @@
 // The account's money, from the meter that billing reads: the cost per hour of what runs now,
-// what has been billed so far, and an SVG chart of cumulative spend over emulated time. The
+// what has been billed so far, and an SVG chart of cumulative spend over the emulator's clock. The
 // chart is drawn by hand (a polyline and a few ticks): no script, no inline style.
 
 import type { Segment } from "../meter";
@@ -48,12 +48,15 @@ const W = 720;
 const H = 240;
 const PAD = { left: 64, right: 16, top: 12, bottom: 36 };
 
-/** Emulated minutes since the first charge on x, USD on y. */
-export function spendChart(series: Money["series"], timeScale: number): Raw {
+/**
+ * Minutes on the emulator's clock since the first charge on x (the clock billing runs on: a
+ * `timeScale` speeds up pod states and rate-limit windows, not billing), USD on y.
+ */
+export function spendChart(series: Money["series"]): Raw {
   const t0 = series[0]?.t ?? 0;
-  const spanMin = Math.max(((series.at(-1)?.t ?? t0) - t0) * timeScale / 60_000, 1e-9);
+  const spanMin = Math.max(((series.at(-1)?.t ?? t0) - t0) / 60_000, 1e-9);
   const top = Math.max(series.at(-1)?.usd ?? 0, 1e-6);
-  const x = (t: number) => PAD.left + (((t - t0) * timeScale) / 60_000 / spanMin) * (W - PAD.left - PAD.right);
+  const x = (t: number) => PAD.left + ((t - t0) / 60_000 / spanMin) * (W - PAD.left - PAD.right);
   const y = (v: number) => H - PAD.bottom - (v / top) * (H - PAD.top - PAD.bottom);
   const points = series.map((p) => `${x(p.t).toFixed(1)},${y(p.usd).toFixed(1)}`).join(" ");
   const yTicks = [0, 0.5, 1].map(
@@ -61,11 +64,11 @@ export function spendChart(series: Money["series"], timeScale: number): Raw {
 <text class="tick" x="${PAD.left - 6}" y="${(y(top * f) + 4).toFixed(1)}" text-anchor="end">${usd(top * f, 4)}</text>`,
   );
   const xTicks = [0, 0.5, 1].map(
-    (f) => html`<text class="tick" x="${(PAD.left + f * (W - PAD.left - PAD.right)).toFixed(1)}" y="${H - PAD.bottom + 16}" text-anchor="middle">${(spanMin * f).toFixed(1)} min</text>`,
+    (f) => html`<text class="tick" x="${(PAD.left + f * (W - PAD.left - PAD.right)).toFixed(1)}" y="${H - PAD.bottom + 16}" text-anchor="${f === 1 ? "end" : f === 0 ? "start" : "middle"}">${(spanMin * f).toFixed(1)} min</text>`,
   );
-  return html`<svg class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-label="Cumulative spend over emulated time" data-points="${series.length}">
+  return html`<svg class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-label="Cumulative spend over time" data-points="${series.length}">
 ${yTicks}${xTicks}
-<text class="axis" x="${(PAD.left + W - PAD.right) / 2}" y="${H - 4}" text-anchor="middle">emulated minutes since the first charge</text>
+<text class="axis" x="${(PAD.left + W - PAD.right) / 2}" y="${H - 4}" text-anchor="middle">minutes since the first charge (the emulator's clock)</text>
 <polyline class="spend" fill="none" points="${points}"/>
 </svg>`;
 }
@@ -81,7 +84,7 @@ export function moneyPage(src: ConsoleSource): Raw {
 <div><dt>Cost per hour now</dt><dd data-figure="per-hour">${usd(m.perHourNow, 4)}</dd></div>
 <div><dt>Billed so far</dt><dd data-figure="billed">${usd(m.billed, 6)}</dd></div>
 </dl>
-${spendChart(m.series, src.timeScale)}
+${spendChart(m.series)}
 <h2>By resource${raw(m.byResource.length > 50 ? " (the 50 that cost most)" : "")}</h2>
 ${table(["Kind", "Id", "Cost/h now", "Billed"], rows, "Nothing billed yet.")}
 <p class="hint">From the same meter as <code>GET /v2/billing</code>: pods from creation until stopped or terminated,

@@ -6,7 +6,7 @@
 import { GPU_TYPES, volumePricePerHour } from "../catalog";
 import type { PodView } from "../pods";
 import type { EndpointView } from "../serverless";
-import { callButton, html, jsonLink, type Raw, table, usd } from "./html";
+import { eventButton, html, jsonLink, type Raw, table, usd } from "./html";
 import type { ConsoleSource } from "./source";
 
 function compute(p: PodView): string {
@@ -38,8 +38,8 @@ function podRow(p: PodView): Raw {
 <td>${p.name}</td><td>${jsonLink("pods", p.id)}</td><td><span class="status s-${p.status}">${p.status}</span></td>
 <td>${compute(p)}</td><td>${p.dataCenterId ?? ""}</td><td class="num">${usd(p.cost)}</td>
 <td class="num">${p.runtime ? duration(p.runtime.uptime) : "—"}</td><td>${mounts(p)}</td><td>${p.locked ? "locked" : ""}</td>
-<td class="actions">${stop ? callButton("Stop (host gone)", "POST", "/emulator/events", { type: "stopPod", podId: p.id }) : ""}${
-    live ? callButton("Terminate", "POST", "/emulator/events", { type: "terminatePod", podId: p.id }, true) : ""
+<td class="actions">${stop ? eventButton("Stop (host gone)", "stopPod") : ""}${
+    live ? eventButton("Terminate", "terminatePod", true) : ""
   }</td></tr>`;
 }
 
@@ -76,7 +76,7 @@ function endpointRow(e: EndpointView): Raw {
 <td>${by("RUNNING")} running, ${by("STARTING")} starting, ${by("EXITED")} draining</td>
 <td class="num">${e.workersMin}</td><td class="num">${e.workersMax}</td><td>${e.gpuCount} × ${e.gpuIds.split(",").join(", ")}</td>
 <td class="num">${usd(range.min)} – ${usd(range.max)}</td>
-<td class="actions">${callButton("Delete (outside)", "POST", "/emulator/events", { type: "deleteEndpoint", endpointId: e.id }, true)}</td></tr>`;
+<td class="actions">${eventButton("Delete (outside)", "deleteEndpoint", true)}</td></tr>`;
 }
 
 export function endpointsPage(src: ConsoleSource): Raw {

@@ -23,8 +23,6 @@ export interface ConsoleSource {
   segments(): Segment[];
   requestLog(): RequestLogEntry[];
   faults(): FaultsJson;
-  /** The emulator's clock (epoch ms). */
+  /** The emulator's clock (epoch ms), which billing runs on. */
   now(): number;
-  /** Emulated ms per real ms. */
-  timeScale: number;
 }

@@ -170,7 +170,11 @@ export class Pipeline {
     ex.entry.key = fingerprint(key.key);
 
     // The control plane must stay reachable whatever faults and quotas it set.
-    const { storm, fail5xx, drop } = route.control ? { storm: false, fail5xx: false, drop: false } : this.deps.faults.roll();
+    const rolled = route.control ? { storm: false, fail5xx: false, drop: false } : this.deps.faults.roll();
+    const aimed = route.control ? undefined : this.deps.faults.aim(method, url.pathname, body === "too-large" ? "" : body.toString("utf8"));
+    const { storm } = rolled;
+    const fail5xx = rolled.fail5xx || aimed === "5xx";
+    const drop = rolled.drop || aimed === "drop";
     const rate = route.control ? { exceeded: undefined, headers: {}, retryAfterSec: 0 } : this.deps.limiter.take(key.key);
     if (rate.exceeded) {
       return fail(

@@ -79,6 +79,8 @@ export interface ServerConfig {
   clock: { now(): number };
   /** Exchanges kept for `exchanges()`; 0 keeps none. */
   exchangeCapacity: number;
+  /** A GraphQL save resets the optional fields it leaves out (see EmulatorOptions). */
+  graphqlSaveResets?: boolean;
 }
 
 export class EmulatorServer {
@@ -151,6 +153,7 @@ export class EmulatorServer {
       imageBaseUrl: () => this.baseUrl,
       modelJob: (prompt) => this.faults.modelJob(prompt),
       timeScale: config.timeScale,
+      graphqlSaveResets: config.graphqlSaveResets,
       references: {
         isServerlessTemplate: (id) => this.templates.isServerless(id),
         volumeExists: (id) => this.volumes.has(id),
@@ -209,7 +212,6 @@ export class EmulatorServer {
         requestLog: () => this.log.entries(),
         faults: () => this.faults.current(),
         now,
-        timeScale: config.timeScale,
       },
     });
 

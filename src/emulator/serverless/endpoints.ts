@@ -193,8 +193,17 @@ export class EndpointStore {
     return this.byId.get(id);
   }
 
-  /** Create (no `id`) or modify (with `id`); throws a GraphQLError with the platform's code. */
-  save(input: EndpointInput, now: number, refViolations?: (next: EndpointRecord) => string[]): EndpointRecord {
+  /**
+   * Create (no `id`) or modify (with `id`); throws a GraphQLError with the platform's code.
+   * `resetLeftOut`: a modify puts every optional field it leaves out back to its default (the
+   * behaviour a client of the live platform reports for GraphQL saves), instead of keeping it.
+   */
+  save(
+    input: EndpointInput,
+    now: number,
+    refViolations?: (next: EndpointRecord) => string[],
+    { resetLeftOut = false }: { resetLeftOut?: boolean } = {},
+  ): EndpointRecord {
     const id = input.id;
     const existing = typeof id === "string" ? this.byId.get(id) : undefined;
     if (typeof id === "string" && !existing)
@@ -207,8 +216,10 @@ export class EndpointStore {
       violations.push(
         `input.type is fixed at creation (this endpoint is ${existing.type}); create a new endpoint for ${String(input.type)}`,
       );
+    // `type` is fixed at creation: it has no default to go back to.
+    const { type: _fixed, ...resettable } = ENDPOINT_DEFAULTS;
     const next: EndpointRecord = existing
-      ? { ...existing, workers: [...existing.workers] }
+      ? { ...existing, ...(resetLeftOut ? resettable : {}), workers: [...existing.workers] }
       : {
           id: "",
           name: "",

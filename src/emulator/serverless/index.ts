@@ -71,6 +71,13 @@ export interface ServerlessServiceOptions {
    * @default every job completes at once
    */
   modelJob?: (prompt: string) => { durationMs: number; fails: boolean };
+  /**
+   * A GraphQL `saveEndpoint` with `id` puts every optional field it leaves out back to its
+   * default (as a client of the live platform reports), instead of keeping it. REST updates stay
+   * sparse either way.
+   * @default false (left-out fields keep their values)
+   */
+  graphqlSaveResets?: boolean;
   /** Emulated ms per real ms: a runsync call waits `min(job, wait) / timeScale` real ms. @default 1 */
   timeScale?: number;
 }
@@ -314,10 +321,10 @@ export class ServerlessService {
     this.discount = parsed.data.serverlessDiscount;
   }
 
-  /** Endpoints as a reader sees them now, for the emulator's introspection. */
-  endpoints(): readonly EndpointView[] {
+  /** Endpoints as a reader sees them now, for the emulator's introspection (with REST's dataCenterIds). */
+  endpoints(): readonly (EndpointView & { dataCenterIds: string[] })[] {
     const now = this.opts.clock.now();
-    return Object.freeze(this.store.list().map((ep) => this.view(ep, now)));
+    return Object.freeze(this.store.list().map((ep) => ({ ...this.view(ep, now), dataCenterIds: [...ep.dataCenterIds] })));
   }
 
   /** Deletes an endpoint from outside the account's requests (the emulator's outside event); false when there is none. */
@@ -385,7 +392,8 @@ export class ServerlessService {
         const scaler = args.input.scalerValue;
         if (typeof scaler === "number" && scaler < 1)
           throw gqlError("BAD_USER_INPUT", `input.scalerValue must be >= 1, got ${scaler}`);
-        return this.view(this.store.save(args.input, ctx.now, (next) => this.refViolations(next)), ctx.now);
+        const resetLeftOut = this.opts.graphqlSaveResets ?? false;
+        return this.view(this.store.save(args.input, ctx.now, (next) => this.refViolations(next), { resetLeftOut }), ctx.now);
       },
       deleteEndpoint: (args: { id: string }, ctx: RequestContext) => {
         ctx.ops.push("deleteEndpoint");

@@ -8,7 +8,7 @@
  * A pod's cost is its compute's catalog price for its cloud (`price.secure` or
  * `price.community` per GPU times `count`; a CPU flavor's per-vCPU price times `vcpuCount`),
  * what the platform bills while it runs. An endpoint's is a range: `workersMin` to
- * `workersMax` workers at the price of its first GPU tier, a tier's price being the highest
+ * `workersMax` workers of `gpuCount` GPUs each at the price of its first GPU tier, a tier's price being the highest
  * secure price among the catalog's GPU types of that pool (a worker may land on any of them).
  */
 import type { ComputePlatform, CpuType, GpuType } from "../../client";
@@ -73,9 +73,11 @@ export interface PodCompute {
   cloud: "SECURE" | "COMMUNITY";
 }
 
-/** What prices an endpoint: its GPU tiers (the first counts) and its worker range. */
+/** What prices an endpoint: its GPU tiers (the first counts), GPUs per worker and its worker range. */
 export interface EndpointCompute {
   gpuIds: string;
+  /** GPUs per worker. @default 1 */
+  gpuCount?: number;
   workersMin: number;
   workersMax: number;
 }
@@ -109,7 +111,9 @@ export function tierPrice(gpus: readonly GpuType[], tier: string): number | unde
 
 export function endpointPrice(gpus: readonly GpuType[], e: EndpointCompute): HourlyRange | undefined {
   const first = e.gpuIds.split(",")[0]!.trim();
-  const worker = tierPrice(gpus, first);
-  if (worker === undefined) return undefined;
+  const gpu = tierPrice(gpus, first);
+  if (gpu === undefined) return undefined;
+  // A worker of gpuCount GPUs costs that many.
+  const worker = gpu * (e.gpuCount ?? 1);
   return { min: usd(worker * e.workersMin), max: usd(worker * e.workersMax) };
 }

@@ -31,6 +31,8 @@ export interface EndpointEntry {
   kind: "endpoint";
   name: string;
   gpuIds: string;
+  /** GPUs per worker; absent means 1 (the platform's default), so state written before it prices the same. */
+  gpuCount?: number;
   workersMin: number;
   workersMax: number;
 }
@@ -62,7 +64,8 @@ const num = (v: unknown, fallback: number) => (v === undefined || v === null ? f
 
 /**
  * An entry as the program sent it, with the defaults the resource's own check fills in (a GPU
- * count of 1, SECURE, RUNNING, no workers), so writing a default and leaving it out cost the same.
+ * count of 1, SECURE, RUNNING, no workers, one GPU per worker), so writing a default and leaving
+ * it out cost the same.
  */
 export function normalizeEntry(raw: unknown): CostEntry | string {
   if (!isObject(raw)) return "a ledger entry must be an object";
@@ -76,7 +79,16 @@ export function normalizeEntry(raw: unknown): CostEntry | string {
     return entry as unknown as PodEntry;
   }
   if (raw.kind === "endpoint") {
-    return { kind: "endpoint", name, gpuIds: raw.gpuIds as string, workersMin: num(raw.workersMin, 0) as number, workersMax: num(raw.workersMax, 0) as number };
+    const gpuCount = num(raw.gpuCount, 1);
+    return {
+      kind: "endpoint",
+      name,
+      gpuIds: raw.gpuIds as string,
+      // One GPU (the default) is left out, as an entry written before gpuCount existed has it.
+      ...(gpuCount === 1 ? {} : { gpuCount: gpuCount as number }),
+      workersMin: num(raw.workersMin, 0) as number,
+      workersMax: num(raw.workersMax, 0) as number,
+    };
   }
   return `a ledger entry's kind must be pod or endpoint (got ${JSON.stringify(raw.kind)})`;
 }
@@ -159,7 +171,7 @@ export function changedFields(old: CostEntry, next: CostEntry): string[] {
   const fields = (e: CostEntry): Record<string, unknown> =>
     e.kind === "pod"
       ? { "gpu.id": e.gpu?.id, "gpu.count": e.gpu?.count, "cpu.id": e.cpu?.id, "cpu.vcpuCount": e.cpu?.vcpuCount, cloud: e.cloud, desiredStatus: e.desiredStatus, maxHourlyCost: e.maxHourlyCost }
-      : { gpuIds: e.gpuIds, workersMin: e.workersMin, workersMax: e.workersMax };
+      : { gpuIds: e.gpuIds, gpuCount: e.gpuCount ?? 1, workersMin: e.workersMin, workersMax: e.workersMax };
   const a = fields(old);
   const b = fields(next);
   return Object.keys(b)

@@ -11,6 +11,38 @@ export function autoName(resourceName: string, random: () => Buffer = () => rand
   return `${resourceName}-${suffix.slice(0, 7)}`;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Unfinished creates versus objects handed to a stack
+//
+// An owned create names its object `<name>~creating` until it hands it to the engine, then
+// gives it its name (a rename applies at once on the platform: a pod is not restarted). So an
+// object with the pending name is a create that never finished (the plugin died, or its answer
+// was lost), and only those are earlier tries a later create may take over or delete. An object
+// that finished is the user's from then on: if it leaves the stack (`retainOnDelete`, `pulumi
+// state delete`) and the program declares the same logical name again, the new create makes a
+// new object and leaves that one alone.
+// ---------------------------------------------------------------------------------------------
+
+/** What an owned create adds to its object's name until the create finishes. */
+export const PENDING_SUFFIX = "~creating";
+
+/** The name an owned create gives its object until it hands it over. */
+export function pendingName(name: string): string {
+  return `${name}${PENDING_SUFFIX}`;
+}
+
+/** Whether `name` is a pending name: the object's create never finished. */
+export function isPendingName(name: unknown): boolean {
+  return typeof name === "string" && name.endsWith(PENDING_SUFFIX);
+}
+
+/** Whether checked `inputs` carry the auto-name of their owner token (not a name the program gave). */
+export function isAutoNamed(inputs: Record<string, unknown> | undefined): boolean {
+  const token = inputs?.[OWNER_TOKEN_KEY];
+  const logical = inputs?.[LOGICAL_NAME_KEY];
+  return typeof token === "string" && typeof logical === "string" && inputs?.name === autoName(logical, undefined, token);
+}
+
 /**
  * The name a `check()` settles on: the user's, else the one generated before (kept in the
  * old inputs, so an update never renames), else a new one (from `token` when given).

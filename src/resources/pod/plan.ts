@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type { PodCreateParams, PodUpdateParams } from "../../client";
-import { type ChangeVerdicts, planWithUnknowns } from "../engine/check";
-import { baseOf, OWNER_TOKEN_KEY } from "../lifecycle/owner";
+import { type ChangeVerdicts, containsUnknown, isUnknown, planWithUnknowns } from "../engine/check";
+import { recordKey } from "../lifecycle/applied";
+import { baseOf, OWNER_TOKEN_KEY, pendingName } from "../lifecycle/owner";
 import { gpuChoices, type LivePod, type PodDeclaration, type PodInputs, type PodMountsInput, type PodOutputs } from "./schema";
 import { STOPPED, statusMatches } from "./status";
 import { canonical, createBody, declarationFor, mountsBody, podOutputs } from "./wire";
@@ -89,8 +90,19 @@ function gpuChange(old: LivePod["gpu"] | undefined, next: unknown, decl: PodDecl
   if (old === undefined) return "none";
   const ids: unknown[] = gpuChoices((next as { id: unknown }).id);
   if (!ids.includes(old.id)) return "replace";
+  if (ids.some(isUnknown)) return "update";
+  if (decl.gpuIdsKey !== undefined) return decl.gpuIdsKey === recordKey(ids) ? "none" : "update";
   const declared = decl.gpuIds ?? [old.id];
   return same(declared, ids) ? "none" : "update";
+}
+
+/** Whether the declared maxHourlyCost differs from the one last applied (kept as a key; state of 0.1.x: the value). */
+function maxHourlyCostChanged(decl: PodDeclaration, next: unknown): boolean {
+  if (isUnknown(next)) return true;
+  if (decl.maxHourlyCostKey !== undefined || decl.maxHourlyCost === undefined) {
+    return (decl.maxHourlyCostKey ?? null) !== (next === undefined ? null : recordKey(next));
+  }
+  return !same(decl.maxHourlyCost, next ?? null);
 }
 
 /** A gpu or cpu block that appears, disappears, is unknown, or differs in one of `fields`. */
@@ -222,7 +234,7 @@ export function planKnownPodChange(olds: Partial<PodOutputs>, news: Partial<PodI
   }
   if (!same(olds.waitFor, news.waitFor)) updates.push("waitFor");
   if (!same(olds.waitTimeoutSeconds, news.waitTimeoutSeconds)) updates.push("waitTimeoutSeconds");
-  if (!same(decl.maxHourlyCost ?? null, news.maxHourlyCost ?? null)) updates.push("maxHourlyCost");
+  if (maxHourlyCostChanged(decl, news.maxHourlyCost)) updates.push("maxHourlyCost");
 
   return { replaces, updates };
 }
@@ -289,7 +301,8 @@ export function planUpdate(id: string, olds: PodOutputs, news: PodInputs, change
   const restart = patch.globalNetworking !== undefined && !patchRestarts(patch) && news.desiredStatus === "RUNNING";
   const refused = lockedRefusal(olds, news, patch);
   if (refused) throw new Error(`pod ${id} ${refused}`);
-  const lockLast = patch.locked === true && (needsStop || restart);
+  // The platform refuses a stop, a restart and a restarting PATCH on a locked pod: the lock comes after them all.
+  const lockLast = patch.locked === true && (needsStop || restart || patchRestarts(patch));
   if (lockLast) delete patch.locked;
   const recordOnly = change.updates.length > 0 && change.updates.every((k) => RECORDED_ONLY.includes(k));
   // The price was set at creation: the compute never changes in place.
@@ -324,6 +337,22 @@ export function lockedRefusal(olds: PodOutputs, news: PodInputs, patch: PodUpdat
   return undefined;
 }
 
+/**
+ * What `diff` refuses at preview, as up would: {@link lockedRefusal} of the known change. A
+ * value unknown at preview may end up the same, so it is not counted, except where it is
+ * certain to change: an unknown `registry` is the id of a credential being created or
+ * replaced, which no existing id equals.
+ */
+export function previewRefusal(olds: PodOutputs, news: PodInputs): string | undefined {
+  const certain: PodInputs = isUnknown(news.registry) ? { ...news, registry: NEW_ID } : news;
+  if (!containsUnknown(certain)) return lockedRefusal(olds, certain, podPatch(olds, certain));
+  if (certain.registry !== NEW_ID || isUnknown(news.locked)) return undefined;
+  return lockedRefusal(olds, { ...olds, ...certain, locked: news.locked } as PodInputs, { registry: NEW_ID });
+}
+
+/** Stands for an id not made yet: equal to no existing one. */
+const NEW_ID = "(the id of a resource being created or replaced)";
+
 /** Whether a PATCH with these fields restarts a running container on its own. */
 export function patchRestarts(body: PodUpdateParams): boolean {
   return Object.keys(body).some((k) => RESTARTING_FIELDS.includes(k));
@@ -335,7 +364,10 @@ export function patchRestarts(body: PodUpdateParams): boolean {
 /** What a create needs from the checked inputs, computed once before any request. */
 export interface CreatePlan {
   inputs: PodInputs;
-  /** The `POST /v2/pods` body, with this create's owner mark in env when there is a token (for the first GPU choice). */
+  /**
+   * The `POST /v2/pods` body (for the first GPU choice), with this create's owner mark in env
+   * and the pending name when there is a token.
+   */
   body: PodCreateParams;
   /** The GPU types to try, in order (a CPU pod: none); each try's body is `bodyFor(choice)`. */
   gpuChoices: string[];
@@ -353,11 +385,17 @@ export interface CreatePlan {
 export function planCreate(inputs: PodInputs): CreatePlan {
   const token = inputs[OWNER_TOKEN_KEY];
   const mark = token ? `${token}.${randomBytes(4).toString("hex")}` : undefined;
+  // An owned create's pod carries the pending name until the create hands it over (owner.ts).
+  const bodyFor = (gpuId: string | undefined) => {
+    const body = createBody(inputs, mark, gpuId);
+    if (token) body.name = pendingName(inputs.name);
+    return body;
+  };
   return {
     inputs,
-    body: createBody(inputs, mark),
+    body: bodyFor(undefined),
     gpuChoices: inputs.gpu ? gpuChoices(inputs.gpu.id) : [],
-    bodyFor: (gpuId) => createBody(inputs, mark, gpuId),
+    bodyFor,
     declaration: declarationFor(inputs),
     token,
     mark,

@@ -39,12 +39,13 @@ import {
 import { perHour, priceBook } from "../cost/prices";
 import { canonical, containsUnknown } from "../engine/check";
 import { platform, type ProviderOptions } from "../engine/settings";
-import { baseOf } from "../lifecycle/owner";
+import { baseOf, isPendingName } from "../lifecycle/owner";
 import { type PollerTimings, pollFromEnv } from "../lifecycle/poller";
+import { recordAfterStep } from "../lifecycle/applied";
 import { createWithRecovery, findMade, lookAgain, LOOKUPS, OwningProvider } from "../lifecycle/recovery";
 import type { SharedList } from "../lifecycle/shared-list";
 import { catalogFailures, checkPod, DEFAULT_WAIT_TIMEOUT_SECONDS, type LivePod, OWNER_ENV, type PodDeclaration, type PodInputs, type PodOutputs } from "./schema";
-import { type CreatePlan, lockedRefusal, type PodPlan, planCreate, planExisting, planPodChange, planUpdate, podPatch } from "./plan";
+import { type CreatePlan, declarationOf, type PodPlan, planCreate, planExisting, planPodChange, planUpdate, previewRefusal } from "./plan";
 import { describeFixed, inputsFromState, matchesCreate, newestOf, ownedBy, podOutputs } from "./wire";
 import { converge, lastSeen, type PodContext, PodInitError, provisioning, STOPPED } from "./status";
 
@@ -119,7 +120,7 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
       );
     }
     // What up could not do on a locked pod fails here, at preview, rather than at up.
-    const refused = plan.replaces.length === 0 && !containsUnknown(news) ? lockedRefusal(olds, news, podPatch(olds, news, plan)) : undefined;
+    const refused = plan.replaces.length === 0 ? previewRefusal(olds, news) : undefined;
     if (refused) throw new Error(`Pod ${olds.name} ${refused}`);
     return { changes: plan.replaces.length > 0 || plan.updates.length > 0, replaces: plan.replaces };
   }
@@ -195,8 +196,10 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
       return items;
     };
     const pods = await lookAgain(look, { clock: this.clock, signal: this.signal, attempts: LOOKUPS });
+    // Only unfinished creates (the pending name): a pod that was handed over is the user's, in a stack or not.
     return pods.filter(
-      (p) => ownedBy(p, token) && p.status !== "TERMINATED" && !this.handedOver.has(p.id) && !this.marks.has(p.env[OWNER_ENV]!),
+      (p) =>
+        ownedBy(p, token) && isPendingName(p.name) && p.status !== "TERMINATED" && !this.handedOver.has(p.id) && !this.marks.has(p.env[OWNER_ENV]!),
     );
   }
 
@@ -205,7 +208,7 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
     const { list } = this.lists.of(client);
     return createWithRecovery<LivePod, Created>({
       noun: "pod",
-      name: plan.body.name,
+      name: plan.inputs.name,
       token,
       findByHand: `pods whose env ${OWNER_ENV} starts with ${token}`,
       list,
@@ -239,12 +242,21 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
     }
     const declaration = { ...plan.declaration, ...(await this.price(client, pod)) };
     let last = pod;
+    // Last, in one PATCH that restarts nothing: the lock, and the name that says the create finished.
+    const finish = (p: LivePod) => ({
+      ...(inputs.locked && !p.locked ? { locked: true } : {}),
+      ...(p.name !== inputs.name ? { name: inputs.name } : {}),
+    });
     try {
       last = await converge(this.context(client), pod, inputs, { restart: false });
-      if (inputs.locked && !last.locked) last = await client.pods.update(pod.id, { locked: true }, { signal: this.signal });
+      const patch = finish(last);
+      if (Object.keys(patch).length > 0) last = await client.pods.update(pod.id, patch, { signal: this.signal });
       return { id: pod.id, outs: podOutputs(last, inputs, declaration) };
     } catch (err) {
-      throw new PodInitError(pod.id, podOutputs(lastSeen(err, last), inputs, declaration), err);
+      let seen = lastSeen(err, last);
+      // The id goes to the engine with this error: the pod is handed over, so it takes its name.
+      if (seen.name !== inputs.name) seen = await client.pods.update(pod.id, { name: inputs.name }, { signal: this.signal }).catch(() => seen);
+      throw new PodInitError(pod.id, podOutputs(seen, inputs, declaration), err);
     } finally {
       // The wait listed the pod before the lock (and the start): a read must not take that list for now.
       this.reads.of(client).wrote(pod.id);
@@ -278,7 +290,7 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
       }
     }
     throw new Error(
-      `pod "${plan.body.name}": none of the GPU types of gpu.id could be placed, and no pod was made. Tried, in order: ${tried.join("; ")}. ` +
+      `pod "${inputs.name}": none of the GPU types of gpu.id could be placed, and no pod was made. Tried, in order: ${tried.join("; ")}. ` +
         "Add GPU types to gpu.id, allow more data centers in dataCenterIds, or try again later.",
     );
   }
@@ -394,8 +406,20 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
       if (steps.lockLast) last = await client.pods.update(id, { locked: true }, { signal: this.signal });
       return podOutputs(last, news, steps.declaration);
     } catch (err) {
+      // Recorded as applied: nothing, until the platform answered the PATCH; after that, all
+      // but a globalNetworking that waits for the restart that failed (lifecycle/applied.ts).
+      const confirmed = last === undefined ? "none" : (Object.keys(steps.declaration) as (keyof PodDeclaration)[]).filter((k) => !(steps.restart && k === "globalNetworking"));
+      const record = recordAfterStep(olds.__declared, steps.declaration, confirmed) ?? declarationOf(olds, news);
       const seen = lastSeen(err, last);
-      throw new PodInitError(id, seen ? podOutputs(seen, news, steps.declaration) : { ...olds, __declared: steps.declaration }, err);
+      // The settings only this resource holds stay as last applied too.
+      const kept: PodInputs = {
+        ...news,
+        desiredStatus: olds.desiredStatus ?? news.desiredStatus,
+        waitFor: olds.waitFor ?? news.waitFor,
+        waitTimeoutSeconds: olds.waitTimeoutSeconds ?? news.waitTimeoutSeconds,
+        dataCenterIds: olds.dataCenterIds,
+      };
+      throw new PodInitError(id, seen ? podOutputs(seen, kept, record) : { ...olds, __declared: record }, err);
     } finally {
       this.reads.of(client).wrote(id);
     }

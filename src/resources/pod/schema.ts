@@ -352,9 +352,16 @@ export interface PodDeclaration {
   globalNetworking: boolean;
   /** The lock the user asked for: only a lock this resource set is lifted before delete. */
   locked?: boolean;
-  /** The GPU preference list declared, when `gpu.id` was a list (the pod got one of them: `gpu.id` of the outputs). */
+  /**
+   * The key (lifecycle/applied.ts `recordKey`) of the GPU preference list declared, when `gpu.id`
+   * was a list (the pod got one of them: `gpu.id` of the outputs). Only a key: the list may be secret.
+   */
+  gpuIdsKey?: string;
+  /** The key of the `maxHourlyCost` declared (the value may be secret). */
+  maxHourlyCostKey?: string;
+  /** @deprecated state of 0.1.x: the list itself. Read, never written. */
   gpuIds?: string[];
-  /** The `maxHourlyCost` declared. */
+  /** @deprecated state of 0.1.x: the value itself. Read, never written. */
   maxHourlyCost?: number;
   /**
    * The catalog price of the pod's compute for its cloud, USD per hour, priced at its create
@@ -362,8 +369,9 @@ export interface PodDeclaration {
    */
   hourlyCost?: number;
   /**
-   * The name last applied (the program's, or the auto-name): a refresh reports it as the
-   * input, however many times it runs, so a rename made outside Pulumi shows and is undone.
+   * The auto-name last applied: a refresh reports it as the input, however many times it runs,
+   * so a rename made outside Pulumi shows and is undone. A name the program gives is not kept
+   * here (it may be secret; the program gives it again at every check).
    */
   name?: string;
 }

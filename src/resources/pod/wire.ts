@@ -5,6 +5,8 @@
  */
 import type { PodCreateParams } from "../../client";
 import { canonical, defined } from "../engine/check";
+import { recordKey } from "../lifecycle/applied";
+import { isAutoNamed } from "../lifecycle/owner";
 import { gpuChoices, type LivePod, OWNER_ENV, type PodDeclaration, type PodInputs, type PodMountsInput, type PodOutputs } from "./schema";
 
 // The one stable text of a JSON value (keys sorted), shared with every kind that compares.
@@ -31,10 +33,11 @@ export function declarationFor(inputs: PodInputs): PodDeclaration {
     envKeys: Object.keys(inputs.env ?? {}).sort(),
     globalNetworking: inputs.globalNetworking,
     locked: inputs.locked,
-    name: inputs.name,
   };
-  if (Array.isArray(inputs.gpu?.id)) declaration.gpuIds = [...inputs.gpu.id];
-  if (inputs.maxHourlyCost !== undefined) declaration.maxHourlyCost = inputs.maxHourlyCost;
+  // Values the program may have marked secret are kept as keys, or not at all (lifecycle/applied.ts).
+  if (isAutoNamed(inputs as unknown as Record<string, unknown>)) declaration.name = inputs.name;
+  if (Array.isArray(inputs.gpu?.id)) declaration.gpuIdsKey = recordKey(inputs.gpu.id);
+  if (inputs.maxHourlyCost !== undefined) declaration.maxHourlyCostKey = recordKey(inputs.maxHourlyCost);
   return declaration;
 }
 
@@ -154,7 +157,7 @@ export function inputsFromState(outs: PodOutputs, old: Partial<PodOutputs> | und
     waitFor: outs.waitFor,
     waitTimeoutSeconds: outs.waitTimeoutSeconds,
   };
-  // A declared preference list stays the input: the pod got one of its GPU types.
+  // The GPU type the pod got (the declared preference list is kept only as a key; state of 0.1.x kept the list).
   if (outs.gpu) inputs.gpu = { id: outs.__declared.gpuIds ?? outs.gpu.id, count: outs.gpu.count };
   if (outs.cpu) inputs.cpu = { id: outs.cpu.id, vcpuCount: outs.cpu.vcpuCount };
   if (keys.has("args")) inputs.args = outs.args;

@@ -52,7 +52,7 @@ export interface ServerlessEndpointArgs {
    * Changes in place. Given a `Template`'s `id` output itself, a template whose `serverless`
    * is known to be false is refused at preview, naming it. Required with `api: "graphql"`;
    * refused with `api: "rest"`, which takes `container` instead.
-   * @default none: required with `api: "graphql"`
+   * @default none: required with `api: "graphql"` (the default), refused with `api: "rest"`
    */
   templateId?: pulumi.Input<string>;
   /**
@@ -70,7 +70,7 @@ export interface ServerlessEndpointArgs {
    * and the endpoint's delete deletes. `image` is required; a field removed once declared goes
    * back to the platform's default (`args` "", `ports` [], `env` {}, `registry` null). Changes in
    * place.
-   * @default none: required with `api: "rest"`
+   * @default none: required with `api: "rest"`, refused with `api: "graphql"`
    */
   container?: pulumi.Input<{
     image: pulumi.Input<string>;
@@ -145,6 +145,18 @@ export interface ServerlessEndpointArgs {
    */
   networkVolumeId?: pulumi.Input<string | null>;
   /**
+   * GPUs per worker, an integer >= 1: a worker costs this many times its GPU's price (the cost
+   * line and the budget count it). Changes in place; removing it once declared puts back 1.
+   * @default the platform's choice (1)
+   */
+  gpuCount?: pulumi.Input<number>;
+  /**
+   * How long one job may run, in ms, an integer >= 0; 0 for no limit. A job past it ends
+   * TIMED_OUT. Changes in place; removing it once declared puts back 300000 (5 minutes).
+   * @default the platform's choice (300000)
+   */
+  executionTimeoutMs?: pulumi.Input<number>;
+  /**
    * Whether create and update wait until `workersMin` workers are RUNNING. With `false` they
    * return as soon as the platform has accepted the endpoint. Changes in place with no request.
    * @default true
@@ -204,6 +216,10 @@ export class ServerlessEndpoint extends pulumi.dynamic.Resource {
   declare readonly workersMax: pulumi.Output<number | null>;
   /** Mounted network volume; null for none. */
   declare readonly networkVolumeId: pulumi.Output<string | null>;
+  /** GPUs per worker. */
+  declare readonly gpuCount: pulumi.Output<number | null>;
+  /** A job's limit in ms; 0 for none. */
+  declare readonly executionTimeoutMs: pulumi.Output<number | null>;
   /** The workers when last read (create, update or refresh). */
   declare readonly pods: pulumi.Output<EndpointWorkerOutput[]>;
   /** Whether create and update wait for `workersMin` RUNNING workers. */
@@ -213,9 +229,9 @@ export class ServerlessEndpoint extends pulumi.dynamic.Resource {
   /** Seconds delete may take. */
   declare readonly drainTimeoutSeconds: pulumi.Output<number>;
   /**
-   * USD per hour at `workersMin` and at `workersMax` workers: one worker at the catalog price
-   * of the first tier of `gpuIds` (the highest price among that tier's GPU types, since a
-   * worker may land on any of them). Absent when the catalog prices no GPU type of that tier.
+   * USD per hour at `workersMin` and at `workersMax` workers: one worker is `gpuCount` GPUs at
+   * the catalog price of the first tier of `gpuIds` (the highest price among that tier's GPU
+   * types, since a worker may land on any of them). Absent when the catalog prices no GPU type of that tier.
    */
   declare readonly hourlyCost: pulumi.Output<{ min: number; max: number } | undefined>;
 
@@ -241,7 +257,7 @@ export class ServerlessEndpoint extends pulumi.dynamic.Resource {
       // stack's cost reads the catalog, so the preview sends no request.
       Object.keys(undeclaredArgs(args, ENDPOINT_ARGS)).length > 0
         ? opts
-        : joinLedger("endpoint", name, { gpuIds: args.gpuIds, workersMin: args.workersMin, workersMax: args.workersMax }, opts),
+        : joinLedger("endpoint", name, { gpuIds: args.gpuIds, gpuCount: args.gpuCount, workersMin: args.workersMin, workersMax: args.workersMax }, opts),
       "computeplatform",
       "ServerlessEndpoint",
     );

@@ -6,6 +6,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { Endpoint as WireEndpoint, EndpointInput as WireEndpointInput } from "../../client";
 import { isUnknown } from "../engine/check";
+import { isAutoNamed } from "../lifecycle/owner";
 import {
   APPLIED_NAME_KEY,
   DECLARED_KEY,
@@ -92,10 +93,13 @@ export type LocalSettings = Pick<ServerlessEndpointOutputs, (typeof LOCAL_FIELDS
 
 /**
  * `from`: checked inputs (create, update), whose name is the one applied, or the old outputs
- * (read), which carry it under APPLIED_NAME_KEY (state of 0.1.0 has none: the name read).
+ * (read), which carry it under APPLIED_NAME_KEY. Only an auto-name is kept there: a name the
+ * program gives may be secret, and the program gives it again at every check (lifecycle/applied.ts).
+ * State of 0.1.0 has no record at all: the name read.
  */
 export function localSettings(from: (Partial<LocalSettings> & { name?: string }) | undefined): LocalSettings {
-  const applied = from?.[APPLIED_NAME_KEY] ?? from?.name;
+  const applied =
+    from?.[APPLIED_NAME_KEY] ?? (isAutoNamed(from as Record<string, unknown>) || (from !== undefined && from[DECLARED_KEY] === undefined) ? from?.name : undefined);
   const settings: LocalSettings = {
     ...(applied ? { [APPLIED_NAME_KEY]: applied } : {}),
     waitForWorkers: from?.waitForWorkers ?? true,
@@ -115,10 +119,14 @@ export const WORKER_PRICE_KEY = "__workerPrice";
 /** The first GPU tier of a `gpuIds` priority list. */
 export const firstTier = (gpuIds: string): string => gpuIds.split(",")[0]!.trim();
 
-/** The hourly cost range of `ep` from a worker price read for its first tier; none for another tier. */
-export function hourlyCostOf(ep: Pick<WireEndpoint, "gpuIds" | "workersMin" | "workersMax">, price: WorkerPrice | undefined) {
+/**
+ * The hourly cost range of `ep` from a GPU price read for its first tier (none for another
+ * tier): a worker is `gpuCount` GPUs (the platform's default 1 when it reports none).
+ */
+export function hourlyCostOf(ep: Pick<WireEndpoint, "gpuIds" | "gpuCount" | "workersMin" | "workersMax">, price: WorkerPrice | undefined) {
   if (!price || typeof ep.gpuIds !== "string" || firstTier(ep.gpuIds) !== price.tier) return undefined;
-  return { min: usd(price.usd * (ep.workersMin ?? 0)), max: usd(price.usd * (ep.workersMax ?? 0)) };
+  const worker = price.usd * (ep.gpuCount ?? 1);
+  return { min: usd(worker * (ep.workersMin ?? 0)), max: usd(worker * (ep.workersMax ?? 0)) };
 }
 
 /** Workers RUNNING now. */
@@ -149,7 +157,8 @@ export function endpointOutputs(ep: WireEndpoint, settings: LocalSettings, fallb
  * auto-named endpoint renamed outside Pulumi is renamed back, as a pod is, not adopted.
  */
 export function inputsFromLive(ep: WireEndpoint, settings: LocalSettings): Record<string, unknown> {
-  const { [WORKER_PRICE_KEY]: _price, ...local } = settings;
+  // The name last applied rides as `name` (of its own name), never under another key.
+  const { [WORKER_PRICE_KEY]: _price, [APPLIED_NAME_KEY]: _applied, ...local } = settings;
   const inputs: Record<string, unknown> = { type: ep.type ?? DEFAULT_TYPE, ...local };
   for (const field of SAVED_FIELDS) {
     const value = (ep as Record<string, unknown>)[field];
@@ -168,14 +177,36 @@ export function createInput(inputs: EndpointInputs): WireEndpointInput {
   return input as WireEndpointInput;
 }
 
+/** Saved fields whose null the platform reads as "none": a save may send it. */
+const NULL_MEANS_NONE: readonly SavedField[] = ["locations", "networkVolumeId"];
+
 /**
- * A save of endpoint `id`: the fields `saveEndpoint` always wants (name, gpuIds, templateId,
- * type) from `base`, then `changes`.
+ * A save of endpoint `id` that carries every field of the save input: `wanted` (the declared
+ * fields at their declared values, removed ones at the platform's defaults) over `live` (the
+ * endpoint as last read), so the endpoint ends the same whether the platform keeps the fields
+ * a save leaves out or resets them to its defaults. A field the platform reports no value for
+ * is left out (there is nothing to keep), unless its null means none.
  */
-export function saveInput(
+export function fullSaveInput(
   id: string,
-  base: Pick<WireEndpoint, "name" | "gpuIds" | "templateId"> & { type: string },
-  changes: Partial<Record<SavedField, unknown>>,
+  type: string,
+  live: Partial<Record<SavedField, unknown>>,
+  wanted: Partial<Record<SavedField, unknown>>,
 ): WireEndpointInput {
-  return { id, name: base.name, gpuIds: base.gpuIds, templateId: base.templateId, type: base.type, ...changes } as WireEndpointInput;
+  const input: Record<string, unknown> = { id, type };
+  for (const field of SAVED_FIELDS) {
+    const value = wanted[field] !== undefined ? wanted[field] : live[field];
+    if (value !== undefined && (value !== null || NULL_MEANS_NONE.includes(field))) input[field] = value;
+  }
+  return input as WireEndpointInput;
+}
+
+/** Every saved field's wanted value (see wantedValue); undefined where the platform's choice stands. */
+export function wantedValues(olds: Record<string, any>, news: Record<string, any>): Partial<Record<SavedField, unknown>> {
+  return Object.fromEntries(SAVED_FIELDS.map((field) => [field, wantedValue(field, olds, news)]));
+}
+
+/** The saved fields a full save would leave out for want of a live value (state written before they existed). */
+export function missingLive(live: Record<string, unknown>, wanted: Partial<Record<SavedField, unknown>>): SavedField[] {
+  return SAVED_FIELDS.filter((f) => wanted[f] === undefined && live[f] === undefined);
 }

@@ -18,10 +18,13 @@
  *   read    myself { endpoints } (by id); reads that come together (a refresh) share one
  *           (lifecycle/shared-reads.ts); an endpoint missing from it is looked for in a later
  *           myself, which every read that missed shares. Gone -> gone.
- *   update  saveEndpoint(input: {id, name, gpuIds, templateId, type, ...changed fields}),
- *           nothing sent when only the wait settings changed; then the same wait as create.
- *   delete  myself { endpoints } (shared), saveEndpoint(input: {id, ..., workersMin: 0,
- *           workersMax: 0}) unless already 0/0, then deleteEndpoint(id): the platform requires
+ *   update  saveEndpoint(input: {id, type, every saved field}): the declared ones at their
+ *           declared values, the others at their last-read values (read first when state
+ *           lacks one), so the result is the same whether the platform keeps or resets
+ *           left-out fields; nothing sent when only the wait settings changed; then the same
+ *           wait as create.
+ *   delete  myself { endpoints } (shared), saveEndpoint(input: {id, every saved field at its
+ *           live value, workersMin: 0, workersMax: 0}) unless already 0/0, then deleteEndpoint(id): the platform requires
  *           0/0 saved and nothing more (draining workers may stay listed a while). A refused
  *           delete (FAILED_PRECONDITION: someone scaled it up again) starts over from the
  *           scale-down, with backoff, within drainTimeoutSeconds.
@@ -41,7 +44,7 @@ import {
   unreadableRecord,
 } from "../../client";
 import { platform, type ProviderOptions } from "../engine/settings";
-import { baseOf, OWNER_TOKEN_KEY } from "../lifecycle/owner";
+import { baseOf, OWNER_TOKEN_KEY, pendingName } from "../lifecycle/owner";
 import { pollFromEnv, WaitTimeoutError } from "../lifecycle/poller";
 import { createWithRecovery, findMade, lookAgain, LOOKUPS, OwningProvider } from "../lifecycle/recovery";
 import {
@@ -54,8 +57,10 @@ import {
   localSettings,
   planEndpointDiff,
   runningWorkers,
-  saveInput,
-  wantedValue,
+  fullSaveInput,
+  missingLive,
+  type SavedField,
+  wantedValues,
   WORKER_PRICE_KEY,
 } from "./plan";
 import { priceBook, tierPrice } from "../cost/prices";
@@ -214,14 +219,15 @@ export class ServerlessEndpointProvider
       findByHand: `endpoints named "${inputs.name}"`,
       list,
       lookFirst: true,
+      // Only unfinished creates carry the pending name: an endpoint that was handed over is the user's (owner.ts).
       earlierTries: async () => {
         const all = await lookAgain(() => list.get(token), { clock: this.clock, signal: this.signal, attempts: LOOKUPS });
-        named = all.filter((e) => e.name === inputs.name);
+        named = all.filter((e) => e.name === pendingName(inputs.name));
         return named.filter((e) => !this.handedOver.has(e.id));
       },
       fit: (earlier) => (token !== baseOf(ENDPOINT_KIND, inputs) ? earlier.filter((e) => (e.type ?? inputs.type) === inputs.type).at(-1) : undefined),
       takeOver: async (ep) => ({ id: ep.id, ...(await this.update(ep.id, endpointOutputs(ep, settings, inputs.type), inputs)) }),
-      createNew: () => this.createNew(inputs, settings, new Set([...named.map((e) => e.id), ...(old ? [old] : [])])),
+      createNew: () => this.createNew(inputs, settings, new Set([...named.map((e) => e.id), ...(old ? [old] : [])]), pendingName(inputs.name)),
       keptId: (failure) => (failure instanceof EndpointNotReadyError ? failure.id : undefined),
       remove: (ep) => this.delete(ep.id, { name: ep.name, type: ep.type ?? inputs.type, drainTimeoutSeconds: inputs.drainTimeoutSeconds }),
       partial: (id, result, reason) => new EndpointNotReadyError(id, result.outs!, [reason]),
@@ -264,9 +270,13 @@ export class ServerlessEndpointProvider
     const changed = changedSavedFields(olds, news);
     let ep: WireEndpoint | undefined;
     if (changed.length > 0) {
-      const changes = Object.fromEntries(changed.map((field) => [field, wantedValue(field, olds, news)]));
+      const wanted = wantedValues(olds, news);
+      // The fields the program leaves to the platform go at their last-read values; state of an
+      // earlier release may lack some: read them first.
+      const live = missingLive(olds as unknown as Record<string, unknown>, wanted).length > 0 ? await this.find(id) : olds;
+      if (!live) throw goneError(olds.name, id);
       try {
-        ep = await this.client().endpoints.save(saveInput(id, { ...news, templateId: news.templateId!, type: olds.type ?? news.type }, changes), this.opts());
+        ep = await this.client().endpoints.save(fullSaveInput(id, olds.type ?? news.type, live as Partial<Record<SavedField, unknown>>, wanted), this.opts());
       } catch (err) {
         if (err instanceof NotFoundError) throw goneError(olds.name, id);
         throw err;
@@ -314,9 +324,13 @@ export class ServerlessEndpointProvider
 
   // ---- steps ----
 
-  /** saveEndpoint (finding it after an ambiguous answer), then wait for the workers. `excluded`: endpoints that cannot be the one made. */
-  private async createNew(inputs: EndpointInputs, settings: LocalSettings, excluded: Set<string>): Promise<Created> {
-    const input = createInput(inputs);
+  /**
+   * saveEndpoint (finding it after an ambiguous answer), then wait for the workers.
+   * `excluded`: endpoints that cannot be the one made. `pending`: the name it carries until
+   * the create finishes (an owned create, owner.ts), then it takes its own.
+   */
+  private async createNew(inputs: EndpointInputs, settings: LocalSettings, excluded: Set<string>, pending?: string): Promise<Created> {
+    const input = { ...createInput(inputs), ...(pending ? { name: pending } : {}) };
     const find = (cause?: AmbiguousRequestError) =>
       findMade<WireEndpoint>({
         noun: "endpoint",
@@ -339,7 +353,39 @@ export class ServerlessEndpointProvider
     }
     // The client's own look-up took an endpoint that was there before (same name): look again without it.
     if (excluded.has(saved.id)) saved = await find();
-    return { id: saved.id, outs: await this.settle(saved, settings, inputs.type) };
+    if (!pending) return { id: saved.id, outs: await this.settle(saved, settings, inputs.type) };
+    let outs: ServerlessEndpointOutputs;
+    try {
+      outs = await this.settle(saved, settings, inputs.type);
+    } catch (err) {
+      // Its id goes to the engine with this error: handed over, so it takes its name.
+      if (err instanceof EndpointNotReadyError) {
+        const named = await this.rename(saved, inputs).catch(() => undefined);
+        if (named) throw new EndpointNotReadyError(err.id, { ...err.properties, name: named.name }, err.reasons);
+      }
+      throw err;
+    }
+    try {
+      const named = await this.rename(saved, inputs);
+      return { id: saved.id, outs: { ...outs, name: named.name } };
+    } catch (err) {
+      // Kept in state with the name it has: the next up's diff shows the rename and makes it.
+      throw new EndpointNotReadyError(saved.id, outs, [`endpoint ${saved.id} was made, but giving it its name failed: ${err instanceof Error ? err.message : String(err)}`]);
+    }
+  }
+
+  /**
+   * The save that gives a finished create's endpoint its own name: only the name changes. Every
+   * other field goes along as the platform just answered it, since a save may reset a field it
+   * leaves out to its default.
+   */
+  private async rename(saved: WireEndpoint, inputs: EndpointInputs): Promise<WireEndpoint> {
+    try {
+      const input = fullSaveInput(saved.id, saved.type ?? inputs.type, saved as Partial<Record<SavedField, unknown>>, { name: inputs.name });
+      return await this.client().endpoints.save(input, this.opts());
+    } finally {
+      this.reads.of(this.client()).wrote(saved.id);
+    }
   }
 
   /** One worker's catalog price for the endpoint's first tier (the catalog read once per process); none if it cannot tell. */
@@ -368,7 +414,8 @@ export class ServerlessEndpointProvider
     if (!ep) return "gone";
     if (ep.workersMin === 0 && ep.workersMax === 0) return "saved";
     try {
-      await this.client().endpoints.save(saveInput(id, { ...ep, type: ep.type ?? knownType ?? DEFAULT_TYPE }, { workersMin: 0, workersMax: 0 }), this.opts());
+      // Every field at its live value but the two: the same endpoint whether the platform keeps or resets left-out fields.
+      await this.client().endpoints.save(fullSaveInput(id, ep.type ?? knownType ?? DEFAULT_TYPE, ep, { workersMin: 0, workersMax: 0 }), this.opts());
       return "saved";
     } catch (err) {
       if (err instanceof NotFoundError) return "gone";

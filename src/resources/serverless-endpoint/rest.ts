@@ -118,6 +118,16 @@ export class RestEndpointSteps {
    */
   private async ownContainer(id: string, olds: ServerlessEndpointOutputs & Record<string, any>, news: EndpointInputs): Promise<void> {
     const client = this.o.client();
+    // A move that bound its own template and then failed later left it bound: take it up again.
+    const bound = await client.endpoints.get(id, this.opts()).catch((err) => {
+      if (err instanceof NotFoundError) throw gone(olds.name, id);
+      throw err;
+    });
+    const current = await client.templates.get(bound.templateId, this.opts()).catch(() => undefined);
+    if (current?.name.endsWith(`__template__${id}`)) {
+      await client.templates.update(current.id, { ...news.container! }, this.opts());
+      return;
+    }
     const own = await client.templates.create({ name: `${news.name}__template__${id}`, ...news.container!, serverless: true }, this.opts());
     const fields = Object.fromEntries(SAVED_FIELDS.filter((f) => olds[f] !== null && olds[f] !== undefined).map((f) => [f, olds[f]]));
     try {

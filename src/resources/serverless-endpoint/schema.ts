@@ -38,11 +38,20 @@ export const APPLIED_NAME_KEY = "__appliedName";
 /**
  * Where a saved field goes when a program that declared it stops declaring it: the platform's
  * defaults (workersMin 0 is scale-to-zero, an empty locations any region,
- * networkVolumeId null none; FLASHBOOT is the option, OFF its absence). workersMax goes to 0
+ * networkVolumeId null none; FLASHBOOT is the option, OFF its absence; one GPU per worker; a job
+ * limit of 300000 ms). workersMax goes to 0
  * too: workers declared away must stop running and billing. idleTimeout, scalerType and
  * scalerValue have no platform default: removing one is refused at check.
  */
-export const FIELD_DEFAULTS = { workersMin: 0, workersMax: 0, networkVolumeId: null, locations: null, flashBootType: "OFF" } as const;
+export const FIELD_DEFAULTS = {
+  workersMin: 0,
+  workersMax: 0,
+  networkVolumeId: null,
+  locations: null,
+  flashBootType: "OFF",
+  gpuCount: 1,
+  executionTimeoutMs: 300_000,
+} as const;
 export const DEFAULT_READY_TIMEOUT_SECONDS = 600;
 export const DEFAULT_DRAIN_TIMEOUT_SECONDS = 600;
 /** A day: a wait longer than this is a typo, and every wait must have a bound. */
@@ -170,6 +179,8 @@ export const endpointInputsSchema = z
     api: oneOf("api", API_KINDS).optional(),
     container: containerSchema.optional(),
     dataCenterIds: z.array(nonEmpty("dataCenterIds[]")).optional(),
+    gpuCount: positiveInt("gpuCount", "GPUs per worker").optional(),
+    executionTimeoutMs: nonNegativeInt("executionTimeoutMs", "ms a job may run; 0 for no limit").optional(),
     waitForWorkers: z.boolean({ error: "waitForWorkers must be true or false" }),
     readyTimeoutSeconds: timeoutSeconds("readyTimeoutSeconds"),
     drainTimeoutSeconds: timeoutSeconds("drainTimeoutSeconds"),
@@ -349,6 +360,10 @@ export interface ServerlessEndpointOutputs {
   workersMax: number | null;
   /** Mounted network volume; null for none. */
   networkVolumeId: string | null;
+  /** GPUs per worker; null when the platform reports none. */
+  gpuCount: number | null;
+  /** A job's limit in ms (0: none); null when the platform reports none. */
+  executionTimeoutMs: number | null;
   /** The workers when last read. */
   pods: EndpointWorkerOutput[];
   /** `rest` for an endpoint managed over REST v2; absent over GraphQL. */
@@ -377,7 +392,8 @@ export interface ServerlessEndpointOutputs {
 }
 
 /**
- * One worker's price: the tier it was read for, USD per hour.
+ * One GPU's price in the tier (a worker of gpuCount GPUs costs that many): the tier it was read
+ * for, USD per hour.
  *
  * @group Resource outputs
  */

@@ -4,7 +4,8 @@
  * Removed fields, as the platform and the provider treat them (FIELD_DEFAULTS):
  * - `name`: the name last applied is kept; a new endpoint gets `<logical>-<7 hex>`.
  * - `workersMin` 0, `workersMax` 0, `networkVolumeId` null, `locations` null (any region),
- *   `flashBootType` OFF: back to the platform's default, in place.
+ *   `flashBootType` OFF, `gpuCount` 1, `executionTimeoutMs` 300000: back to the platform's
+ *   default, in place.
  * - `idleTimeout`, `scalerType`, `scalerValue`: no default to return to, so check refuses the
  *   removal, naming the field (counted as refused draws).
  * - `type`: fixed at creation: a new endpoint, QB.
@@ -22,7 +23,7 @@ import { maybe } from "./pod";
 import type { Decl, KindModel, OutsideChange, World } from "./runner";
 
 /** The emulator's values for an endpoint saved without them (src/emulator/serverless/endpoints.ts). */
-const PLATFORM_DEFAULTS: Record<string, unknown> = { idleTimeout: 5, locations: null, flashBootType: "OFF", scalerType: "QUEUE_DELAY", scalerValue: 4, workersMin: 0, workersMax: 3, networkVolumeId: null };
+const PLATFORM_DEFAULTS: Record<string, unknown> = { idleTimeout: 5, locations: null, flashBootType: "OFF", scalerType: "QUEUE_DELAY", scalerValue: 4, workersMin: 0, workersMax: 3, networkVolumeId: null, gpuCount: 1, executionTimeoutMs: 300000 };
 
 const gpuIds = fc.oneof(fc.constantFrom(...GPU_IDS), fc.shuffledSubarray([...GPU_IDS], { minLength: 2, maxLength: 3 }).map((l) => l.join(",")));
 const locations = fc.oneof(fc.constant(null), fc.constant(""), fc.shuffledSubarray([...LOCATIONS], { minLength: 1, maxLength: 2 }).map((l) => l.join(",")));
@@ -32,6 +33,8 @@ const seconds = fc.integer({ min: 0, max: 600 });
 const scalerValue = fc.integer({ min: 1, max: 10 });
 const workersMin = fc.integer({ min: 0, max: 2 });
 const workersMax = fc.integer({ min: 0, max: 3 });
+const gpuCount = fc.integer({ min: 1, max: 4 });
+const executionTimeoutMs = fc.constantFrom(0, 1000, 300000, 600000);
 const volumeRef = (world: World) => fc.oneof(fc.constant(null), fc.constantFrom(...world.fixtures.volumes!));
 
 const values = (world: World): Record<string, fc.Arbitrary<unknown>> => ({
@@ -47,6 +50,8 @@ const values = (world: World): Record<string, fc.Arbitrary<unknown>> => ({
   workersMin: maybe(workersMin),
   workersMax: maybe(workersMax),
   networkVolumeId: maybe(volumeRef(world)),
+  gpuCount: maybe(gpuCount),
+  executionTimeoutMs: maybe(executionTimeoutMs),
   waitForWorkers: maybe(fc.boolean()),
   readyTimeoutSeconds: maybe(fc.integer({ min: 1, max: 600 })),
   drainTimeoutSeconds: maybe(fc.integer({ min: 1, max: 600 })),
@@ -80,7 +85,8 @@ function save(field: string, value: (world: World) => fc.Arbitrary<unknown>, wor
 
 export const serverlessEndpointModel: KindModel = {
   name: "ServerlessEndpoint",
-  properties: Object.keys(serverlessEndpointSchema.shape),
+  // `api`, `container` and `dataCenterIds` are REST's: serverless-endpoint-rest.ts walks them.
+  properties: Object.keys(serverlessEndpointSchema.shape).filter((p) => !["api", "container", "dataCenterIds"].includes(p)),
   values,
   initial: (w) => fc.record(values(w)).map((d) => repair(defined(d))),
   repair,

@@ -46,10 +46,28 @@ describe("the computeplatform-emulator command (dist/emulator/cli.js; `npm test`
     for (const flag of [
       "--port", "--host", "--key", "--state-file", "--quota-minute", "--quota-hour", "--quota-day", "--provisioning-ms",
       "--starting-ms", "--drain-ms", "--time-scale", "--seed", "--rate-429", "--rate-5xx", "--drop-rate", "--slow-ms",
-      "--error-image", "--no-capacity",
+      "--error-image", "--no-capacity", "--graphql-save-resets",
     ]) {
       expect(output()).toContain(flag);
     }
+  });
+
+  test("--graphql-save-resets: a GraphQL save of an endpoint resets the fields it leaves out", async () => {
+    const { child, output } = run(["--port", "0", "--key", "cp_cli_reset", "--graphql-save-resets"]);
+    try {
+      await until(() => /COMPUTEPLATFORM_API_KEY=/.test(output()));
+      const url = /export COMPUTEPLATFORM_API_URL=(\S+)/.exec(output())![1];
+      const h = { authorization: "Bearer cp_cli_reset", "content-type": "application/json" };
+      const tpl = (await (await fetch(`${url}/v2/templates`, { method: "POST", headers: h, body: JSON.stringify({ name: "w", image: "w:1", serverless: true }) })).json()) as any;
+      const gql = async (query: string) =>
+        ((await (await fetch(`${url}/graphql`, { method: "POST", headers: h, body: JSON.stringify({ query }) })).json()) as any).data.saveEndpoint;
+      const made = await gql(`mutation { saveEndpoint(input: { name: "e", gpuIds: "ADA_24", templateId: "${tpl.id}", workersMax: 7, idleTimeout: 60 }) { id } }`);
+      const saved = await gql(`mutation { saveEndpoint(input: { id: "${made.id}", name: "e", gpuIds: "ADA_24", templateId: "${tpl.id}" }) { workersMax idleTimeout } }`);
+      expect(saved).toEqual({ workersMax: 3, idleTimeout: 5 });
+    } finally {
+      child.kill("SIGTERM");
+    }
+    expect(await exited(child)).toBe(0);
   });
 
   test("an unknown flag exits 2 with a message", async () => {

@@ -153,3 +153,82 @@ describe("gpuCount and executionTimeoutMs on endpoints", () => {
     }
   });
 });
+
+describe("graphqlSaveResets: a GraphQL save puts left-out fields back to their defaults", () => {
+  const FULL_FIELDS = "id workersMin workersMax idleTimeout scalerType scalerValue flashBootType locations networkVolumeId gpuCount executionTimeoutMs type";
+
+  async function withEmulator(graphqlSaveResets: boolean, body: (base: string, tpl: string) => Promise<void>) {
+    const e = await startEmulator({ port: 0, keys: KEYS, quotas: QUOTAS, graphqlSaveResets });
+    try {
+      await body(e.url, await createServerlessTemplate(e.url, FULL));
+    } finally {
+      await e.close();
+    }
+  }
+  const save = async (base: string, input: string) => {
+    const r = await post(`mutation { saveEndpoint(input: { ${input} }) { ${FULL_FIELDS} } }`, { bearer: FULL }, undefined, base);
+    expect(r.body.errors).toBeUndefined();
+    return r.body.data.saveEndpoint;
+  };
+  const CUSTOM = `workersMax: 7, idleTimeout: 60, scalerType: "REQUEST_COUNT", scalerValue: 9, flashBootType: FLASHBOOT, locations: "US", gpuCount: 2, executionTimeoutMs: 1000, type: "LB"`;
+
+  test("a save of id, name, gpuIds and templateId resets the rest (type, fixed at creation, stays)", async () => {
+    await withEmulator(true, async (base, tpl) => {
+      const made = await save(base, `name: "r", gpuIds: "ADA_24", templateId: "${tpl}", ${CUSTOM}`);
+      const after = await save(base, `id: "${made.id}", name: "r", gpuIds: "ADA_24", templateId: "${tpl}"`);
+      expect(after).toEqual({
+        id: made.id,
+        workersMin: 0,
+        workersMax: 3,
+        idleTimeout: 5,
+        scalerType: "QUEUE_DELAY",
+        scalerValue: 4,
+        flashBootType: "OFF",
+        locations: null,
+        networkVolumeId: null,
+        gpuCount: 1,
+        executionTimeoutMs: 300000,
+        type: "LB",
+      });
+    });
+  });
+
+  test("off (the default), the same save keeps them", async () => {
+    await withEmulator(false, async (base, tpl) => {
+      const made = await save(base, `name: "k", gpuIds: "ADA_24", templateId: "${tpl}", ${CUSTOM}`);
+      const after = await save(base, `id: "${made.id}", name: "k", gpuIds: "ADA_24", templateId: "${tpl}"`);
+      expect(after).toEqual(made);
+    });
+  });
+
+  test("a save naming every field ends the same either way", async () => {
+    const results: unknown[] = [];
+    for (const resets of [false, true]) {
+      await withEmulator(resets, async (base, tpl) => {
+        const made = await save(base, `name: "f", gpuIds: "ADA_24", templateId: "${tpl}", ${CUSTOM}`);
+        const { id: _id, ...after } = await save(
+          base,
+          `id: "${made.id}", name: "f", gpuIds: "ADA_24", templateId: "${tpl}", ${CUSTOM}, workersMax: 8`.replace("workersMax: 7, ", ""),
+        );
+        results.push(after);
+      });
+    }
+    expect(results[0]).toEqual(results[1]);
+    expect(results[0]).toMatchObject({ workersMax: 8, idleTimeout: 60, gpuCount: 2 });
+  });
+
+  test("REST's PATCH stays sparse under it: fields it leaves out keep their values", async () => {
+    await withEmulator(true, async (base, tpl) => {
+      const made = await save(base, `name: "p", gpuIds: "ADA_24", templateId: "${tpl}", workersMax: 7, idleTimeout: 60, gpuCount: 2`);
+      const res = await fetch(`${base}/v2/serverless/${made.id}`, {
+        method: "PATCH",
+        headers: { authorization: `Bearer ${FULL}`, "content-type": "application/json" },
+        body: JSON.stringify({ name: "p2" }),
+      });
+      expect(res.status).toBe(200);
+      const listed = (await post(`{ myself { endpoints { id name workersMax idleTimeout gpuCount } } }`, { bearer: FULL }, undefined, base)).body.data.myself
+        .endpoints;
+      expect(listed).toEqual([{ id: made.id, name: "p2", workersMax: 7, idleTimeout: 60, gpuCount: 2 }]);
+    });
+  });
+});

@@ -121,6 +121,21 @@ describe("the repository refers to nothing outside itself", () => {
     expect(found).toEqual([]);
   });
 
+  test("CI runs in a fresh clone placed in an empty folder, and runs the README's test command there", () => {
+    const ci = text(".ci/run")!;
+    const readme = text("README.md")!;
+    const command = /## Run the tests\n+```sh\n([^\n]+)\n```/.exec(readme)?.[1];
+    expect(command).toBe("npm test");
+    // The clone goes into a new temporary folder, and the rest of the script runs inside it.
+    expect(ci).toMatch(/place="\$\(mktemp -d\)"/);
+    expect(ci).toMatch(/git clone -q "\$checkout" "\$place\/repo"/);
+    expect(ci).toMatch(/cd "\$place\/repo" && COMPUTEPLATFORM_CI_IN_CLONE=1 bash \.ci\/run/);
+    const inClone = ci.slice(ci.indexOf("\nfi\n"));
+    for (const step of ["npm ci ", "npm run typecheck", "npm run lint", "npm run docs", `${command} -- --json`, "npm run test:package"]) {
+      expect(inClone).toContain(step);
+    }
+  });
+
   test("the checks find what they look for", () => {
     for (const cited of [`(${["open", "parts"].join("-")} "Rate limits")`, `the Pod object of ${"spec"} 2.2`, `(${"spec"} 2.4 rule 4)`, `${"Spec"} section 2`, `(${"section"} 2.9)`, `see ${"platform-api"}.md`]) {
       expect(citations("src/x.ts", `// ${cited}`)).toHaveLength(1);

@@ -56,20 +56,34 @@
     await refresh();
   }
 
+  /** One control: the button is disabled while its call runs; the page refreshes after it. */
+  async function press(button, method, url, body) {
+    button.disabled = true;
+    try {
+      if (await call(method, url, body)) await afterChange(`${button.textContent}: done`);
+    } finally {
+      button.disabled = false;
+    }
+  }
+
   document.addEventListener("click", async (event) => {
-    const button = event.target instanceof Element ? event.target.closest("button[data-call]") : null;
+    const target = event.target instanceof Element ? event.target : null;
+    const button = target && target.closest("button[data-call]");
     if (button) {
       const [method, url] = button.dataset.call.split(" ");
-      const body = button.dataset.body ? JSON.parse(button.dataset.body) : undefined;
-      button.disabled = true;
-      try {
-        if (await call(method, url, body)) await afterChange(`${button.textContent}: done`);
-      } finally {
-        button.disabled = false;
-      }
+      await press(button, method, url, button.dataset.body ? JSON.parse(button.dataset.body) : undefined);
       return;
     }
-    if (event.target instanceof Element && event.target.closest("button[data-sign-out]")) {
+    // Outside events take the id from their row (data-pod-id or data-endpoint-id).
+    const outside = target && target.closest("button[data-event]");
+    if (outside) {
+      const row = outside.closest("tr");
+      const type = outside.dataset.event;
+      const body = type === "deleteEndpoint" ? { type, endpointId: row.dataset.endpointId } : { type, podId: row.dataset.podId };
+      await press(outside, "POST", "/emulator/events", body);
+      return;
+    }
+    if (target && target.closest("button[data-sign-out]")) {
       const answer = await call("POST", "/console/sign-out");
       if (answer) location.assign(answer.location || "/console/sign-in");
     }

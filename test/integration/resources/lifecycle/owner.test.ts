@@ -7,7 +7,7 @@
 import { ComputePlatform } from "../../../../src/client";
 import { type Clock, systemClock } from "../../../../src/client/core/clock";
 import { type Emulator, startEmulator } from "../../../../src/emulator";
-import { baseOwnerToken, replacementToken } from "../../../../src/resources/lifecycle/owner";
+import { baseOwnerToken, pendingName, replacementToken } from "../../../../src/resources/lifecycle/owner";
 import { PodProvider } from "../../../../src/resources/pod";
 import { OWNER_ENV } from "../../../../src/resources/pod/schema";
 import { ServerlessEndpointProvider } from "../../../../src/resources/serverless-endpoint";
@@ -51,8 +51,9 @@ const scope = (stack: string, logical: string) => ({ __organization: "o", __proj
 const livePods = () => emu.state().pods.filter((p) => p.status !== "TERMINATED");
 
 /** A pod an interrupted create left: made with the token, never handed to any engine. */
+/** A killed create's pod: the owner mark, and the pending name it had not yet traded for its own. */
 const leftover = (name: string, token: string, env: Record<string, string> = {}) =>
-  client.pods.create({ name, image: "img/app:1", gpu: { id: gpuId }, env: { ...env, [OWNER_ENV]: `${token}.deadbeef` } });
+  client.pods.create({ name: pendingName(name), image: "img/app:1", gpu: { id: gpuId }, env: { ...env, [OWNER_ENV]: `${token}.deadbeef` } });
 
 test("a fleet's creates cost no extra list: the owner look-ups read the poller's lists", async () => {
   const n = 8;
@@ -86,9 +87,14 @@ test("a new resource's earlier try is terminated once its pod exists; pods of ot
   const base = baseOwnerToken("Pod", mine.inputs as any, "solo");
   const earlier = await leftover("solo", base);
   const prods = await leftover("solo", baseOwnerToken("Pod", { ...scope("prod", "solo") }, "solo"));
+  // A pod of this token whose create finished (it has its own name): handed to a stack once, it
+  // left it (retainOnDelete): the user's, never an earlier try.
+  const kept = await client.pods.create({ name: "solo", image: "img/app:1", gpu: { id: gpuId }, env: { [OWNER_ENV]: `${base}.0ddba11` } });
   const made = await p.create(mine.inputs!);
   expect(made.id).not.toBe(earlier.id);
-  expect(livePods().map((x) => x.id).sort()).toEqual([made.id, prods.id].sort());
+  expect(made.outs!.name).toBe("solo");
+  expect(livePods().map((x) => x.id).sort()).toEqual([made.id, prods.id, kept.id].sort());
+  await client.pods.delete(kept.id);
   // The same declaration created again in this process (a test, not a stack): the first is
   // in the engine's state, so it is no earlier try.
   const again = await p.create((await p.check({}, { ...scope("dev", "solo"), name: "solo", image: "img/app:1", gpu: { id: gpuId } })).inputs!);
@@ -111,7 +117,7 @@ test("a replacement's earlier try is taken over (PATCHed to the declaration), ne
   expect(second.__ownerToken).toBe(token);
   // The earlier try: made for this replacement, with an env value since changed.
   const earlier = await client.pods.create({
-    name: second.name, image: "img/app:1", gpu: { id: gpuId, count: 2 }, env: { MODEL: "small", [OWNER_ENV]: `${token}.deadbeef` },
+    name: pendingName(second.name), image: "img/app:1", gpu: { id: gpuId, count: 2 }, env: { MODEL: "small", [OWNER_ENV]: `${token}.deadbeef` },
   });
   const posts = emu.counts().createPod;
   clock.skip(5000);
@@ -133,7 +139,7 @@ test("endpoints: an auto-named earlier try of a replacement is taken over; of a 
 
   // New resource: an endpoint with the token's name exists already (a killed create's).
   const fresh = (await p.check({}, decl)).inputs!;
-  const stray = await client.endpoints.save({ name: fresh.name, gpuIds: "AMPERE_24", templateId: TPL, type: "QB", workersMin: 0, workersMax: 1 });
+  const stray = await client.endpoints.save({ name: pendingName(fresh.name), gpuIds: "AMPERE_24", templateId: TPL, type: "QB", workersMin: 0, workersMax: 1 });
   const other = await client.endpoints.save({ name: "shared-name", gpuIds: "AMPERE_24", templateId: TPL, type: "QB", workersMin: 0, workersMax: 1 });
   clock.skip(5000);
   const made = await p.create(fresh);
@@ -146,7 +152,7 @@ test("endpoints: an auto-named earlier try of a replacement is taken over; of a 
   expect((await p.diff(made.id, made.outs!, first)).replaces).toEqual(["type"]);
   const second = (await p.check({}, lb)).inputs!;
   expect(second.name).not.toBe(fresh.name);
-  const earlier = await client.endpoints.save({ name: second.name, gpuIds: "AMPERE_24", templateId: TPL, type: "LB", workersMin: 0, workersMax: 1 });
+  const earlier = await client.endpoints.save({ name: pendingName(second.name), gpuIds: "AMPERE_24", templateId: TPL, type: "LB", workersMin: 0, workersMax: 1 });
   const saves = emu.counts().saveEndpoint;
   clock.skip(5000);
   const replacement = await p.create(second);

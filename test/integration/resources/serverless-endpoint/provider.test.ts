@@ -21,16 +21,7 @@ let client: ComputePlatform;
 /** The serverless template the endpoints name (the platform checks that it exists). */
 let TPL: string;
 
-beforeAll(async () => {
-  emu = await startEmulator({ port: 0, quotas: QUOTAS, timings: { provisioningMs: 10, startingMs: STARTING_MS, drainMs: DRAIN_MS } });
-  TPL = await createServerlessTemplate(emu.url, emu.apiKey);
-  client = new ComputePlatform({ apiKey: emu.apiKey, apiUrl: emu.url, serverlessUrl: emu.url, pacing: false, maxRetries: 1 });
-});
 
-afterAll(async () => {
-  await client?.close();
-  await emu?.close();
-});
 
 function provider(over: Partial<ConstructorParameters<typeof ServerlessEndpointProvider>[0]> = {}) {
   return new ServerlessEndpointProvider({ client: () => client, pollIntervalMs: 5, maxPollIntervalMs: 20, ...over });
@@ -56,180 +47,275 @@ function opsSince(from: number): { op: string; at: number }[] {
     .map((e) => ({ op: e.op, at: Date.parse(e.at) }));
 }
 
-test("lifecycle: create waits for workers, updates in place, type change plans replace, delete scales to zero", async () => {
-  const p = provider();
-  const created = await p.create(await inputs(p, { name: "life", workersMin: 2, workersMax: 3, idleTimeout: 7 }));
-  const id = created.id;
-  expect(created.outs).toMatchObject({ name: "life", type: "QB", workersMin: 2, workersMax: 3, idleTimeout: 7 });
-  // The wait returned only once both workers run.
-  expect(created.outs!.pods).toEqual([{ desiredStatus: "RUNNING" }, { desiredStatus: "RUNNING" }]);
-  // Platform-filled values are in the outputs, never undefined.
-  expect(created.outs!.scalerType).toBe("QUEUE_DELAY");
-  expect(Object.values(created.outs!).includes(undefined as any)).toBe(false);
+// Every update (and the scale-to-zero before each delete) runs against both readings of a
+// GraphQL save: the emulator keeping the fields a save leaves out, and resetting them to their
+// defaults as a client of the live platform reports it doing. The resource sends every field, so
+// both give the same endpoint.
+describe.each([
+  ["a platform that keeps left-out fields on a save", false],
+  ["a platform that resets left-out fields on a save (graphqlSaveResets)", true],
+])("%s", (_reading, graphqlSaveResets) => {
+  beforeAll(async () => {
+    emu = await startEmulator({ port: 0, quotas: QUOTAS, graphqlSaveResets, recordExchanges: 10_000, timings: { provisioningMs: 10, startingMs: STARTING_MS, drainMs: DRAIN_MS } });
+    TPL = await createServerlessTemplate(emu.url, emu.apiKey);
+    client = new ComputePlatform({ apiKey: emu.apiKey, apiUrl: emu.url, serverlessUrl: emu.url, pacing: false, maxRetries: 1 });
+  });
 
-  // Same program again: no diff, even for what the platform filled in.
-  const olds = created.outs as ServerlessEndpointOutputs;
-  const same = await inputs(p, { name: "life", workersMin: 2, workersMax: 3, idleTimeout: 7 });
-  expect(await p.diff(id, olds, same)).toMatchObject({ changes: false, replaces: [] });
+  afterAll(async () => {
+    await client?.close();
+    await emu?.close();
+  });
 
-  // In place: rename, fewer workers, another idle timeout.
-  const news = await inputs(p, { name: "life-2", workersMin: 1, workersMax: 3, idleTimeout: 30, flashBootType: "FLASHBOOT" });
-  expect(await p.diff(id, olds, news)).toMatchObject({ changes: true, replaces: [] });
-  const saves = emu.counts().saveEndpoint ?? 0;
-  const updated = await p.update(id, olds, news);
-  expect(emu.counts().saveEndpoint).toBe(saves + 1);
-  expect(updated.outs).toMatchObject({ name: "life-2", workersMin: 1, idleTimeout: 30, flashBootType: "FLASHBOOT", type: "QB" });
-  expect(live(id)).toMatchObject({ id, name: "life-2", workersMin: 1, idleTimeout: 30, flashBootType: "FLASHBOOT" });
+  test("lifecycle: create waits for workers, updates in place, type change plans replace, delete scales to zero", async () => {
+    const p = provider();
+    const created = await p.create(await inputs(p, { name: "life", workersMin: 2, workersMax: 3, idleTimeout: 7 }));
+    const id = created.id;
+    expect(created.outs).toMatchObject({ name: "life", type: "QB", workersMin: 2, workersMax: 3, idleTimeout: 7 });
+    // The wait returned only once both workers run.
+    expect(created.outs!.pods).toEqual([{ desiredStatus: "RUNNING" }, { desiredStatus: "RUNNING" }]);
+    // Platform-filled values are in the outputs, never undefined.
+    expect(created.outs!.scalerType).toBe("QUEUE_DELAY");
+    expect(Object.values(created.outs!).includes(undefined as any)).toBe(false);
 
-  // Only a wait setting changed: nothing is sent to the platform.
-  const waitOnly = await inputs(p, { name: "life-2", workersMin: 1, workersMax: 3, idleTimeout: 30, flashBootType: "FLASHBOOT", readyTimeoutSeconds: 60 });
-  expect(await p.diff(id, updated.outs!, waitOnly)).toMatchObject({ changes: true, replaces: [] });
-  const afterWaitOnly = await p.update(id, updated.outs!, waitOnly);
-  expect(emu.counts().saveEndpoint).toBe(saves + 1);
-  expect(afterWaitOnly.outs!.readyTimeoutSeconds).toBe(60);
+    // Same program again: no diff, even for what the platform filled in.
+    const olds = created.outs as ServerlessEndpointOutputs;
+    const same = await inputs(p, { name: "life", workersMin: 2, workersMax: 3, idleTimeout: 7 });
+    expect(await p.diff(id, olds, same)).toMatchObject({ changes: false, replaces: [] });
 
-  // type is fixed at creation.
-  const lb = await inputs(p, { name: "life-2", type: "LB", workersMin: 1, workersMax: 3 });
-  expect(await p.diff(id, afterWaitOnly.outs!, lb)).toEqual({ changes: true, replaces: ["type"], deleteBeforeReplace: false });
+    // In place: rename, fewer workers, another idle timeout.
+    const news = await inputs(p, { name: "life-2", workersMin: 1, workersMax: 3, idleTimeout: 30, flashBootType: "FLASHBOOT" });
+    expect(await p.diff(id, olds, news)).toMatchObject({ changes: true, replaces: [] });
+    const saves = emu.counts().saveEndpoint ?? 0;
+    const updated = await p.update(id, olds, news);
+    expect(emu.counts().saveEndpoint).toBe(saves + 1);
+    expect(updated.outs).toMatchObject({ name: "life-2", workersMin: 1, idleTimeout: 30, flashBootType: "FLASHBOOT", type: "QB" });
+    expect(live(id)).toMatchObject({ id, name: "life-2", workersMin: 1, idleTimeout: 30, flashBootType: "FLASHBOOT" });
 
-  // What the engine does for that replace: create the new one, then delete the old one.
-  const replacement = await p.create(lb);
-  expect(replacement.id).not.toBe(id);
-  expect(live(replacement.id)).toMatchObject({ type: "LB" });
-  await p.delete(id, afterWaitOnly.outs!);
-  expect(live(id)).toBeUndefined();
-  expect(await p.read(id, afterWaitOnly.outs!)).toEqual({});
+    // Only a wait setting changed: nothing is sent to the platform.
+    const waitOnly = await inputs(p, { name: "life-2", workersMin: 1, workersMax: 3, idleTimeout: 30, flashBootType: "FLASHBOOT", readyTimeoutSeconds: 60 });
+    expect(await p.diff(id, updated.outs!, waitOnly)).toMatchObject({ changes: true, replaces: [] });
+    const afterWaitOnly = await p.update(id, updated.outs!, waitOnly);
+    expect(emu.counts().saveEndpoint).toBe(saves + 1);
+    expect(afterWaitOnly.outs!.readyTimeoutSeconds).toBe(60);
 
-  await p.delete(replacement.id, replacement.outs!);
-  expect(live(replacement.id)).toBeUndefined();
-});
+    // type is fixed at creation.
+    const lb = await inputs(p, { name: "life-2", type: "LB", workersMin: 1, workersMax: 3 });
+    expect(await p.diff(id, afterWaitOnly.outs!, lb)).toEqual({ changes: true, replaces: ["type"], deleteBeforeReplace: false });
 
-test("delete saves workersMin = workersMax = 0, then deletes: it does not wait for the workers to leave the list", async () => {
-  const p = provider();
-  const { id, outs } = await p.create(await inputs(p, { name: "drain-me", workersMin: 2, workersMax: 2 }));
-  expect(live(id).pods.filter((w: any) => w.desiredStatus === "RUNNING")).toHaveLength(2);
+    // What the engine does for that replace: create the new one, then delete the old one.
+    const replacement = await p.create(lb);
+    expect(replacement.id).not.toBe(id);
+    expect(live(replacement.id)).toMatchObject({ type: "LB" });
+    await p.delete(id, afterWaitOnly.outs!);
+    expect(live(id)).toBeUndefined();
+    expect(await p.read(id, afterWaitOnly.outs!)).toEqual({});
 
-  // What the platform held at the moment the provider sent deleteEndpoint.
-  const seenAtDelete: any[] = [];
-  const watching = {
-    endpoints: Object.assign(Object.create(client.endpoints), {
-      delete: (target: string, opts?: any) => {
-        seenAtDelete.push(structuredClone(live(target)));
-        return client.endpoints.delete(target, opts);
-      },
-    }),
-  };
-  const from = emu.requestLog().length;
-  await provider({ client: () => watching as any }).delete(id, outs!);
+    await p.delete(replacement.id, replacement.outs!);
+    expect(live(replacement.id)).toBeUndefined();
+  });
 
-  // One read, the scale-down, the delete: what the platform requires and no more.
-  expect(opsSince(from).map((o) => o.op)).toEqual(["myself", "saveEndpoint", "deleteEndpoint"]);
-  expect(seenAtDelete).toEqual([expect.objectContaining({ id, workersMin: 0, workersMax: 0 })]);
-  expect(live(id)).toBeUndefined();
-});
+  test("delete saves workersMin = workersMax = 0, then deletes: it does not wait for the workers to leave the list", async () => {
+    const p = provider();
+    const { id, outs } = await p.create(await inputs(p, { name: "drain-me", workersMin: 2, workersMax: 2 }));
+    expect(live(id).pods.filter((w: any) => w.desiredStatus === "RUNNING")).toHaveLength(2);
 
-test("a platform that keeps listing EXITED workers does not hold destroy up", async () => {
-  const p = provider();
-  const { id, outs } = await p.create(await inputs(p, { name: "lingering", workersMin: 1, workersMax: 1 }));
-  const lingering = (ep: any) => (ep ? { ...ep, pods: [...(ep.pods ?? []), { desiredStatus: "EXITED" }] } : ep);
-  const sticky = {
-    endpoints: Object.assign(Object.create(client.endpoints), {
-      list: async (opts?: any) => (await client.endpoints.list(opts)).map(lingering),
-      get: async (target: string, opts?: any) => lingering(await client.endpoints.get(target, opts)),
-    }),
-  };
-  const started = Date.now();
-  await provider({ client: () => sticky as any }).delete(id, { ...outs!, drainTimeoutSeconds: 2 });
-  expect(live(id)).toBeUndefined();
-  expect(Date.now() - started).toBeLessThan(2000);
-});
+    // What the platform held at the moment the provider sent deleteEndpoint.
+    const seenAtDelete: any[] = [];
+    const watching = {
+      endpoints: Object.assign(Object.create(client.endpoints), {
+        delete: (target: string, opts?: any) => {
+          seenAtDelete.push(structuredClone(live(target)));
+          return client.endpoints.delete(target, opts);
+        },
+      }),
+    };
+    const from = emu.requestLog().length;
+    await provider({ client: () => watching as any }).delete(id, outs!);
 
-test("a refused delete (workers raised again meanwhile) starts over from the scale-down", async () => {
-  const p = provider();
-  const { id, outs } = await p.create(await inputs(p, { name: "racer", workersMin: 1, workersMax: 1 }));
-  let raced = false;
-  const racing = {
-    endpoints: Object.assign(Object.create(client.endpoints), {
-      delete: async (target: string, opts?: any) => {
-        if (!raced) {
-          raced = true;
-          // Someone else scales it up between our scale-down and our delete.
-          await client.endpoints.save({ id: target, name: "racer", gpuIds: "AMPERE_24", templateId: TPL, workersMin: 1, workersMax: 1 });
-          // The platform's own refusal is what the provider gets.
-          const refusal = await client.endpoints.delete(target, opts).catch((e) => e);
-          expect(refusal).toBeInstanceOf(ConflictError);
-          throw refusal;
-        }
-        return client.endpoints.delete(target, opts);
-      },
-    }),
-  };
-  const deletesBefore = emu.counts().deleteEndpoint ?? 0;
-  const savesBefore = emu.counts().saveEndpoint ?? 0;
-  await provider({ client: () => racing as any }).delete(id, outs!);
-  expect(raced).toBe(true);
-  // Our scale-down, the racer's scale-up, our second scale-down.
-  expect(emu.counts().saveEndpoint).toBe(savesBefore + 3);
-  // The refused one (sent by the racer's check) and the one that succeeded.
-  expect(emu.counts().deleteEndpoint).toBe(deletesBefore + 2);
-  expect(live(id)).toBeUndefined();
-});
+    // One read, the scale-down, the delete: what the platform requires and no more.
+    expect(opsSince(from).map((o) => o.op)).toEqual(["myself", "saveEndpoint", "deleteEndpoint"]);
+    expect(seenAtDelete).toEqual([expect.objectContaining({ id, workersMin: 0, workersMax: 0 })]);
+    expect(live(id)).toBeUndefined();
+  });
 
-test("a name with quotes, braces, backslashes and newlines survives create and read", async () => {
-  const p = provider();
-  const name = 'say "hi" {json: [1, {"a": 2}]} back\\slash\\\\ $var\nsecond line\r\n\ttab }) { mutation';
-  const { id, outs } = await p.create(await inputs(p, { name, waitForWorkers: false }));
-  expect(outs!.name).toBe(name);
-  expect(live(id).name).toBe(name);
-  const read = await p.read(id, outs!);
-  expect(read.props!.name).toBe(name);
-  expect((read.inputs as any).name).toBe(name);
-  await p.delete(id, outs!);
-});
+  test("a platform that keeps listing EXITED workers does not hold destroy up", async () => {
+    const p = provider();
+    const { id, outs } = await p.create(await inputs(p, { name: "lingering", workersMin: 1, workersMax: 1 }));
+    const lingering = (ep: any) => (ep ? { ...ep, pods: [...(ep.pods ?? []), { desiredStatus: "EXITED" }] } : ep);
+    const sticky = {
+      endpoints: Object.assign(Object.create(client.endpoints), {
+        list: async (opts?: any) => (await client.endpoints.list(opts)).map(lingering),
+        get: async (target: string, opts?: any) => lingering(await client.endpoints.get(target, opts)),
+      }),
+    };
+    const started = Date.now();
+    await provider({ client: () => sticky as any }).delete(id, { ...outs!, drainTimeoutSeconds: 2 });
+    expect(live(id)).toBeUndefined();
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
 
-test("an endpoint renamed outside the stack: refresh (once or more) keeps the name last applied in the inputs, so the next preview renames it back (as a pod's)", async () => {
-  const p = provider();
-  const declared = { __logicalName: "api", waitForWorkers: false };
-  const created = await inputs(p, declared);
-  const { id, outs } = await p.create(created);
-  await client.endpoints.save({ id, name: "renamed-in-console", gpuIds: "AMPERE_24", templateId: TPL });
-  // Refreshed twice: the second read starts from the first one's outputs, which hold the new name.
-  const first = await p.read(id, outs!);
-  const read = await p.read(id, first.props!);
-  expect(read.props!.name).toBe("renamed-in-console");
-  expect((first.inputs as any).name).toBe(created.name);
-  expect((read.inputs as any).name).toBe(created.name);
-  // The program, still without a name, keeps the auto-name: the rename shows and up puts it back.
-  const next = await inputs(p, declared, read.inputs as any);
-  expect(next.name).toBe(created.name);
-  expect(await p.diff(id, read.props!, next)).toMatchObject({ changes: true, replaces: [] });
-  await p.delete(id, outs!);
-});
+  test("a refused delete (workers raised again meanwhile) starts over from the scale-down", async () => {
+    const p = provider();
+    const { id, outs } = await p.create(await inputs(p, { name: "racer", workersMin: 1, workersMax: 1 }));
+    let raced = false;
+    const racing = {
+      endpoints: Object.assign(Object.create(client.endpoints), {
+        delete: async (target: string, opts?: any) => {
+          if (!raced) {
+            raced = true;
+            // Someone else scales it up between our scale-down and our delete.
+            await client.endpoints.save({ id: target, name: "racer", gpuIds: "AMPERE_24", templateId: TPL, workersMin: 1, workersMax: 1 });
+            // The platform's own refusal is what the provider gets.
+            const refusal = await client.endpoints.delete(target, opts).catch((e) => e);
+            expect(refusal).toBeInstanceOf(ConflictError);
+            throw refusal;
+          }
+          return client.endpoints.delete(target, opts);
+        },
+      }),
+    };
+    const deletesBefore = emu.counts().deleteEndpoint ?? 0;
+    const savesBefore = emu.counts().saveEndpoint ?? 0;
+    await provider({ client: () => racing as any }).delete(id, outs!);
+    expect(raced).toBe(true);
+    // Our scale-down, the racer's scale-up, our second scale-down.
+    expect(emu.counts().saveEndpoint).toBe(savesBefore + 3);
+    // The refused one (sent by the racer's check) and the one that succeeded.
+    expect(emu.counts().deleteEndpoint).toBe(deletesBefore + 2);
+    expect(live(id)).toBeUndefined();
+  });
 
-test("read shows drift in props and inputs; a gone endpoint reads as gone and deletes as success", async () => {
-  const p = provider();
-  const { id, outs } = await p.create(await inputs(p, { name: "drifty", waitForWorkers: false, workersMax: 2 }));
-  // Changed behind Pulumi's back.
-  await client.endpoints.save({ id, name: "drifty", gpuIds: "ADA_24", templateId: TPL, idleTimeout: 99 });
-  const read = await p.read(id, outs!);
-  expect(read.id).toBe(id);
-  expect(read.props).toMatchObject({ gpuIds: "ADA_24", idleTimeout: 99, waitForWorkers: false });
-  expect(read.inputs).toMatchObject({ name: "drifty", gpuIds: "ADA_24", idleTimeout: 99, type: "QB" });
-  // The program still says AMPERE_24: the next diff shows it.
-  const back = await inputs(p, { name: "drifty", waitForWorkers: false, workersMax: 2 });
-  expect(await p.diff(id, read.props!, back)).toMatchObject({ changes: true, replaces: [] });
+  test("a name with quotes, braces, backslashes and newlines survives create and read", async () => {
+    const p = provider();
+    const name = 'say "hi" {json: [1, {"a": 2}]} back\\slash\\\\ $var\nsecond line\r\n\ttab }) { mutation';
+    const { id, outs } = await p.create(await inputs(p, { name, waitForWorkers: false }));
+    expect(outs!.name).toBe(name);
+    expect(live(id).name).toBe(name);
+    const read = await p.read(id, outs!);
+    expect(read.props!.name).toBe(name);
+    expect((read.inputs as any).name).toBe(name);
+    await p.delete(id, outs!);
+  });
 
-  // Removed behind Pulumi's back.
-  await client.endpoints.save({ id, name: "drifty", gpuIds: "ADA_24", templateId: TPL, workersMin: 0, workersMax: 0 });
-  await client.endpoints.delete(id);
-  expect(await p.read(id, outs!)).toEqual({});
-  const before = emu.counts().deleteEndpoint;
-  await expect(p.delete(id, outs!)).resolves.toBeUndefined();
-  expect(emu.counts().deleteEndpoint).toBe(before);
-  // An update of a gone endpoint says what to do, with or without fields to send.
-  const gone = /no longer exists on the platform; run `pulumi refresh`/;
-  await expect(p.update(id, outs!, await inputs(p, { name: "drifty", waitForWorkers: false, workersMax: 2 }))).rejects.toThrow(gone);
-  await expect(p.update(id, outs!, await inputs(p, { name: "drifty-2", waitForWorkers: false }))).rejects.toThrow(gone);
+  test("an endpoint renamed outside the stack: refresh (once or more) keeps the name last applied in the inputs, so the next preview renames it back (as a pod's)", async () => {
+    const p = provider();
+    const declared = { __logicalName: "api", waitForWorkers: false };
+    const created = await inputs(p, declared);
+    const { id, outs } = await p.create(created);
+    await client.endpoints.save({ id, name: "renamed-in-console", gpuIds: "AMPERE_24", templateId: TPL });
+    // Refreshed twice: the second read starts from the first one's outputs, which hold the new name.
+    const first = await p.read(id, outs!);
+    const read = await p.read(id, first.props!);
+    expect(read.props!.name).toBe("renamed-in-console");
+    expect((first.inputs as any).name).toBe(created.name);
+    expect((read.inputs as any).name).toBe(created.name);
+    // The program, still without a name, keeps the auto-name: the rename shows and up puts it back.
+    const next = await inputs(p, declared, read.inputs as any);
+    expect(next.name).toBe(created.name);
+    expect(await p.diff(id, read.props!, next)).toMatchObject({ changes: true, replaces: [] });
+    await p.delete(id, outs!);
+  });
+
+  test("read shows drift in props and inputs; a gone endpoint reads as gone and deletes as success", async () => {
+    const p = provider();
+    const { id, outs } = await p.create(await inputs(p, { name: "drifty", waitForWorkers: false, workersMax: 2 }));
+    // Changed behind Pulumi's back.
+    await client.endpoints.save({ id, name: "drifty", gpuIds: "ADA_24", templateId: TPL, idleTimeout: 99 });
+    const read = await p.read(id, outs!);
+    expect(read.id).toBe(id);
+    expect(read.props).toMatchObject({ gpuIds: "ADA_24", idleTimeout: 99, waitForWorkers: false });
+    expect(read.inputs).toMatchObject({ name: "drifty", gpuIds: "ADA_24", idleTimeout: 99, type: "QB" });
+    // The program still says AMPERE_24: the next diff shows it.
+    const back = await inputs(p, { name: "drifty", waitForWorkers: false, workersMax: 2 });
+    expect(await p.diff(id, read.props!, back)).toMatchObject({ changes: true, replaces: [] });
+
+    // Removed behind Pulumi's back.
+    await client.endpoints.save({ id, name: "drifty", gpuIds: "ADA_24", templateId: TPL, workersMin: 0, workersMax: 0 });
+    await client.endpoints.delete(id);
+    expect(await p.read(id, outs!)).toEqual({});
+    const before = emu.counts().deleteEndpoint;
+    await expect(p.delete(id, outs!)).resolves.toBeUndefined();
+    expect(emu.counts().deleteEndpoint).toBe(before);
+    // An update of a gone endpoint says what to do, with or without fields to send.
+    const gone = /no longer exists on the platform; run `pulumi refresh`/;
+    await expect(p.update(id, outs!, await inputs(p, { name: "drifty", waitForWorkers: false, workersMax: 2 }))).rejects.toThrow(gone);
+    await expect(p.update(id, outs!, await inputs(p, { name: "drifty-2", waitForWorkers: false }))).rejects.toThrow(gone);
+  });
+
+
+  test("a declared field removed from the program shows as a change and up puts the platform back to its default", async () => {
+    const p = provider();
+    const dc = (await client.catalog.dataCenters())[0]!.id;
+    const volume = await client.networkVolumes.create({ name: "ep-vol", size: 10, dataCenter: dc });
+    const declared = { name: "declared-away", workersMin: 1, workersMax: 2, networkVolumeId: volume.id, locations: "US", flashBootType: "FLASHBOOT" };
+    const first = await inputs(p, declared);
+    const { id, outs } = await p.create(first);
+    expect(live(id)).toMatchObject({ workersMin: 1, workersMax: 2, networkVolumeId: volume.id });
+
+    const removed = await inputs(p, { name: "declared-away" }, first);
+    expect(await p.diff(id, outs!, removed)).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
+    const after = (await p.update(id, outs!, removed)).outs!;
+    expect(live(id)).toMatchObject({ workersMin: 0, workersMax: 0, networkVolumeId: null, locations: null, flashBootType: "OFF" });
+    // A second preview shows nothing: the platform is where the program says.
+    expect(await p.diff(id, after, removed)).toEqual({ changes: false, replaces: [], deleteBeforeReplace: false });
+    await p.delete(id, after);
+    await client.networkVolumes.delete(volume.id);
+  });
+
+  test("gpuCount and executionTimeoutMs change in place; fields left to the platform keep their live values through an update and the scale-to-zero", async () => {
+    const p = provider();
+    const first = await inputs(p, { name: "full-save", workersMin: 1, workersMax: 2, gpuCount: 2, executionTimeoutMs: 60_000 });
+    const { id, outs } = await p.create(first);
+    expect(live(id)).toMatchObject({ gpuCount: 2, executionTimeoutMs: 60_000 });
+    expect(outs).toMatchObject({ gpuCount: 2, executionTimeoutMs: 60_000 });
+    // Fields the program does not declare, set outside the stack, then read back (a refresh).
+    const kept = { idleTimeout: 60, scalerType: "REQUEST_COUNT", scalerValue: 9, flashBootType: "FLASHBOOT", locations: "US" } as const;
+    await client.endpoints.save({ id, name: "full-save", gpuIds: "AMPERE_24", templateId: TPL, workersMin: 1, workersMax: 2, gpuCount: 2, executionTimeoutMs: 60_000, ...kept });
+    const olds = (await p.read(id, outs)).props as ServerlessEndpointOutputs;
+    expect(olds).toMatchObject(kept);
+
+    const news = await inputs(p, { name: "full-save", workersMin: 1, workersMax: 3, gpuCount: 4, executionTimeoutMs: 0 }, first);
+    expect(await p.diff(id, olds, news)).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
+    const updated = (await p.update(id, olds, news)).outs!;
+    expect(live(id)).toMatchObject({ workersMax: 3, gpuCount: 4, executionTimeoutMs: 0, ...kept });
+    expect(updated).toMatchObject({ workersMax: 3, gpuCount: 4, executionTimeoutMs: 0, ...kept });
+    expect(await p.diff(id, updated, news)).toEqual({ changes: false, replaces: [], deleteBeforeReplace: false });
+
+    // The scale-to-zero before the delete sends them all too, at their live values.
+    const from = emu.exchanges().length;
+    await p.delete(id, updated);
+    const saves = emu
+      .exchanges()
+      .slice(from)
+      .map((x) => (x.requestBody as { query?: string } | undefined)?.query ?? "")
+      .filter((q) => q.includes("saveEndpoint"));
+    expect(saves).toHaveLength(1);
+    for (const piece of ["idleTimeout: 60", 'scalerType: "REQUEST_COUNT"', "scalerValue: 9", "flashBootType: FLASHBOOT", 'locations: "US"', "gpuCount: 4", "executionTimeoutMs: 0", "workersMin: 0", "workersMax: 0"]) {
+      expect(saves[0]).toContain(piece);
+    }
+  });
+
+  test("removing gpuCount and executionTimeoutMs once declared puts back the platform's defaults (1, 300000)", async () => {
+    const p = provider();
+    const first = await inputs(p, { name: "count-away", gpuCount: 3, executionTimeoutMs: 5_000 });
+    const { id, outs } = await p.create(first);
+    const removed = await inputs(p, { name: "count-away" }, first);
+    expect(await p.diff(id, outs!, removed)).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
+    const after = (await p.update(id, outs!, removed)).outs!;
+    expect(live(id)).toMatchObject({ gpuCount: 1, executionTimeoutMs: 300_000 });
+    expect(await p.diff(id, after, removed)).toEqual({ changes: false, replaces: [], deleteBeforeReplace: false });
+    await p.delete(id, after);
+  });
+
+  test("removing a field the platform has no default for is refused at preview, saying the platform keeps the value", async () => {
+    const p = provider();
+    const first = await inputs(p, { name: "kept", idleTimeout: 60, scalerType: "REQUEST_COUNT", scalerValue: 3 });
+    const r = await p.check(first, { gpuIds: "AMPERE_24", templateId: TPL, name: "kept", scalerValue: 3 });
+    expect(r.failures).toEqual([
+      { property: "idleTimeout", reason: expect.stringMatching(/platform keeps its idleTimeout \(60\).*declare the value you want/) },
+      { property: "scalerType", reason: expect.stringMatching(/platform keeps its scalerType \("REQUEST_COUNT"\)/) },
+    ]);
+  });
 });
 
 describe("bounded waits (fake clock: the deadline passes without real waiting)", () => {
@@ -321,33 +407,4 @@ describe("bounded waits (fake clock: the deadline passes without real waiting)",
     expect(err.reasons[0]).toMatch(/cancelled by test/);
     expect(slow.state().endpoints.map((e: any) => e.id)).toContain(err.id);
   });
-});
-
-test("a declared field removed from the program shows as a change and up puts the platform back to its default", async () => {
-  const p = provider();
-  const dc = (await client.catalog.dataCenters())[0]!.id;
-  const volume = await client.networkVolumes.create({ name: "ep-vol", size: 10, dataCenter: dc });
-  const declared = { name: "declared-away", workersMin: 1, workersMax: 2, networkVolumeId: volume.id, locations: "US", flashBootType: "FLASHBOOT" };
-  const first = await inputs(p, declared);
-  const { id, outs } = await p.create(first);
-  expect(live(id)).toMatchObject({ workersMin: 1, workersMax: 2, networkVolumeId: volume.id });
-
-  const removed = await inputs(p, { name: "declared-away" }, first);
-  expect(await p.diff(id, outs!, removed)).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
-  const after = (await p.update(id, outs!, removed)).outs!;
-  expect(live(id)).toMatchObject({ workersMin: 0, workersMax: 0, networkVolumeId: null, locations: null, flashBootType: "OFF" });
-  // A second preview shows nothing: the platform is where the program says.
-  expect(await p.diff(id, after, removed)).toEqual({ changes: false, replaces: [], deleteBeforeReplace: false });
-  await p.delete(id, after);
-  await client.networkVolumes.delete(volume.id);
-});
-
-test("removing a field the platform has no default for is refused at preview, saying the platform keeps the value", async () => {
-  const p = provider();
-  const first = await inputs(p, { name: "kept", idleTimeout: 60, scalerType: "REQUEST_COUNT", scalerValue: 3 });
-  const r = await p.check(first, { gpuIds: "AMPERE_24", templateId: TPL, name: "kept", scalerValue: 3 });
-  expect(r.failures).toEqual([
-    { property: "idleTimeout", reason: expect.stringMatching(/platform keeps its idleTimeout \(60\).*declare the value you want/) },
-    { property: "scalerType", reason: expect.stringMatching(/platform keeps its scalerType \("REQUEST_COUNT"\)/) },
-  ]);
 });

@@ -665,7 +665,8 @@ describe("workers", () => {
     const { svc, create, list, advance } = setup();
     await create("workersMin: 1");
     advance(STARTING_MS);
-    expect(svc.endpoints()).toEqual(await list());
+    // Beside GraphQL's fields, the introspection carries REST's own dataCenterIds (none here).
+    expect(svc.endpoints().map(({ dataCenterIds, ...graphql }) => (expect(dataCenterIds).toEqual([]), graphql))).toEqual(await list());
     expect(Object.isFrozen(svc.endpoints())).toBe(true);
   });
 });

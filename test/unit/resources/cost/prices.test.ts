@@ -21,6 +21,15 @@ test("an endpoint: workersMin..workersMax at the first tier's highest price", ()
   expect(endpointPrice(GPUS, { gpuIds: "AMPERE_16", workersMin: 0, workersMax: 3 })).toBeUndefined();
 });
 
+test("an endpoint whose workers have gpuCount GPUs: each worker costs that many", () => {
+  expect(endpointPrice(GPUS, { gpuIds: "AMPERE_80", gpuCount: 2, workersMin: 1, workersMax: 3 })).toEqual({ min: 3.78, max: 11.34 });
+  expect(endpointPrice(GPUS, { gpuIds: "AMPERE_80", gpuCount: 1, workersMin: 1, workersMax: 3 })).toEqual(endpointPrice(GPUS, { gpuIds: "AMPERE_80", workersMin: 1, workersMax: 3 }));
+  const settings = localSettings({ [WORKER_PRICE_KEY]: { tier: "AMPERE_80", usd: 1.89 } } as never);
+  expect(hourlyCostOf({ gpuIds: "AMPERE_80", gpuCount: 4, workersMin: 1, workersMax: 2 }, settings[WORKER_PRICE_KEY])).toEqual({ min: 7.56, max: 15.12 });
+  // The platform reporting none is its default, one GPU.
+  expect(hourlyCostOf({ gpuIds: "AMPERE_80", gpuCount: null, workersMin: 1, workersMax: 2 }, settings[WORKER_PRICE_KEY])).toEqual({ min: 1.89, max: 3.78 });
+});
+
 test("the catalog is read once per book, however many ask at once; a failed read is tried again", async () => {
   let calls = 0;
   let fail = true;

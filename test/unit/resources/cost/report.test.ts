@@ -85,6 +85,20 @@ describe("the cost line and the budget", () => {
   });
 });
 
+test("an endpoint's gpuCount: 1 written or left out is the same entry (as state written before it); more GPUs per worker cost more, in the line and the budget", async () => {
+  expect(endpoint({ gpuCount: 1 })).toEqual(endpoint());
+  expect(endpoint({ gpuCount: null })).toEqual(endpoint());
+  expect(endpoint({ gpuCount: 4 })).toEqual({ kind: "endpoint", name: "api", gpuIds: "ADA_48_PRO", gpuCount: 4, workersMin: 0, workersMax: 2 });
+  const perGpu = async (e: CostEntry) => {
+    const worker = e.kind === "endpoint" ? 0.86 * (e.gpuCount ?? 1) : 0;
+    return e.kind === "endpoint" ? { min: worker * e.workersMin, max: worker * e.workersMax } : undefined;
+  };
+  const olds = await priceEntries({}, { "endpoint api": endpoint() }, perGpu);
+  const more = await priceEntries(olds, { "endpoint api": endpoint({ gpuCount: 2 }) }, perGpu);
+  expect(costLine(costReport(olds, more))).toBe("cost: $0.00-$1.72/h -> $0.00-$3.44/h (+$0.00-$1.72/h): endpoint api gpuCount 1 -> 2");
+  expect(overBudget(costReport(olds, more), more, 2, "computeplatform:maxHourlyCost")).toMatch(/^the stack would cost \$0\.00-\$3\.44\/h, over its budget \$2\.00\/h/);
+});
+
 test("the budget: stack config first, else the environment; anything but a positive number is an error naming where it came from", () => {
   expect(budget({})).toBeUndefined();
   expect(budget({ [BUDGET_ENV]: "3.5" })).toEqual({ usd: 3.5, source: "COMPUTEPLATFORM_MAX_HOURLY_COST" });

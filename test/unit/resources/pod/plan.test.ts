@@ -1,6 +1,6 @@
 import type { Pod as WirePod } from "../../../../src/client/schemas";
 import { UNKNOWN } from "../../../../src/resources/engine/check";
-import { nextEnv, planPodChange, planUpdate, podPatch } from "../../../../src/resources/pod/plan";
+import { nextEnv, planKnownPodChange, planPodChange, planUpdate, podPatch } from "../../../../src/resources/pod/plan";
 import { createBody, inputsFromState, podOutputs } from "../../../../src/resources/pod/wire";
 import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
 import { checkPod, type PodInputs, type PodOutputs } from "../../../../src/resources/pod/schema";
@@ -274,17 +274,28 @@ describe("docs/pod.md's update-or-replace table says what the plan does", () => 
 describe("a GPU preference list", () => {
   const listed = { ...gpuPod, gpu: { id: ["NVIDIA_A100", "NVIDIA_L40S"], count: 1 } };
 
-  test("the same list again is no change; a refresh keeps the list as the input", () => {
+  test("the same list again is no change; state keeps only a key of the list (it may be secret), a refresh the type the pod got", () => {
     const p = plan(listed, {});
     expect([p.replaces, p.updates]).toEqual([[], []]);
     expect(p.olds.gpu).toEqual({ id: "NVIDIA_A100", count: 1 });
-    expect(inputsFromState(p.olds, p.olds).gpu).toEqual({ id: ["NVIDIA_A100", "NVIDIA_L40S"], count: 1 });
+    expect(JSON.stringify(p.olds.__declared)).not.toContain("NVIDIA_L40S");
+    expect(p.olds.__declared.gpuIdsKey).toMatch(/^[0-9a-f]{16}$/);
+    expect(inputsFromState(p.olds, p.olds).gpu).toEqual({ id: "NVIDIA_A100", count: 1 });
+  });
+
+  test("state of 0.1.x, which kept the list itself, still compares and refreshes", () => {
+    const p = plan(listed, {});
+    const { gpuIdsKey: _key, ...legacy } = p.olds.__declared;
+    const olds = { ...p.olds, __declared: { ...legacy, gpuIds: ["NVIDIA_A100", "NVIDIA_L40S"] } };
+    expect(planKnownPodChange(olds, p.news)).toEqual({ replaces: [], updates: [] });
+    expect(inputsFromState(olds, olds).gpu).toEqual({ id: ["NVIDIA_A100", "NVIDIA_L40S"], count: 1 });
   });
 
   test("a new list that keeps the type the pod got is recorded without a request", () => {
     const p = plan(listed, { gpu: { id: ["NVIDIA_H100", "NVIDIA_A100"], count: 1 } });
     const steps = planUpdate("pod-1", p.olds, p.news);
-    expect(steps).toMatchObject({ recordOnly: true, patch: {}, declaration: { gpuIds: ["NVIDIA_H100", "NVIDIA_A100"] } });
+    expect(steps).toMatchObject({ recordOnly: true, patch: {}, declaration: { gpuIdsKey: expect.stringMatching(/^[0-9a-f]{16}$/) } });
+    expect(planKnownPodChange(podOutputs(p.olds as any, p.news, steps.declaration), p.news)).toEqual({ replaces: [], updates: [] });
   });
 
   test("the create body asks for the choice being tried, the first by default", () => {

@@ -1,5 +1,5 @@
 import { UNKNOWN } from "../../../../src/resources/engine/check";
-import { changedSavedFields, planEndpointDiff } from "../../../../src/resources/serverless-endpoint/plan";
+import { changedSavedFields, fullSaveInput, missingLive, planEndpointDiff, wantedValues } from "../../../../src/resources/serverless-endpoint/plan";
 import { planRestDiff } from "../../../../src/resources/serverless-endpoint/rest-plan";
 import { checkEndpointInputs, DEFAULT_READY_TIMEOUT_SECONDS, GPU_IDS, LOCATIONS } from "../../../../src/resources/serverless-endpoint/schema";
 
@@ -28,6 +28,9 @@ describe("ServerlessEndpoint check", () => {
     ["empty networkVolumeId", { networkVolumeId: "" }, "networkVolumeId", /network volume id/],
     ["zero ready timeout", { readyTimeoutSeconds: 0 }, "readyTimeoutSeconds", /from 1 to 86400/],
     ["waitForWorkers not a boolean", { waitForWorkers: "yes" }, "waitForWorkers", /true or false/],
+    ["gpuCount 0", { gpuCount: 0 }, "gpuCount", /^gpuCount must be an integer >= 1 \(GPUs per worker\)/],
+    ["fractional gpuCount", { gpuCount: 1.5 }, "gpuCount", /^gpuCount must be an integer >= 1/],
+    ["negative executionTimeoutMs", { executionTimeoutMs: -1 }, "executionTimeoutMs", /^executionTimeoutMs must be a non-negative integer \(ms a job may run; 0 for no limit\)/],
   ])("%s fails on the property, with the rule", (_what, patch, property, reason) => {
     const result = checkEndpointInputs(undefined, { ...base, ...patch });
     expect(result.failures).toEqual([{ property, reason: expect.stringMatching(reason) }]);
@@ -44,6 +47,7 @@ describe("ServerlessEndpoint check", () => {
     ["several regions", { locations: "US,RO,CZ" }],
     ["any region as null, no volume as null", { locations: null, networkVolumeId: null }],
     ["scale to zero", { workersMin: 0, workersMax: 0 }],
+    ["several GPUs per worker, no job limit", { gpuCount: 4, executionTimeoutMs: 0 }],
   ])("%s passes", (_what, patch) => {
     for (const gpuIds of GPU_IDS) {
       expect(checkEndpointInputs(undefined, { ...base, gpuIds, ...patch }).failures).toBeUndefined();
@@ -95,7 +99,8 @@ describe("ServerlessEndpoint diff", () => {
   const olds = {
     name: "api", gpuIds: "AMPERE_24", templateId: "tpl-1", type: "QB", idleTimeout: 5, locations: null,
     flashBootType: "OFF", scalerType: "QUEUE_DELAY", scalerValue: 4, workersMin: 0, workersMax: 3,
-    networkVolumeId: null, pods: [], waitForWorkers: true, readyTimeoutSeconds: 600, drainTimeoutSeconds: 600,
+    networkVolumeId: null, gpuCount: 1, executionTimeoutMs: 300000, pods: [], waitForWorkers: true, readyTimeoutSeconds: 600,
+    drainTimeoutSeconds: 600,
   };
   const news = (patch: Record<string, unknown> = {}) => checkEndpointInputs(undefined, { ...base, ...patch }).inputs;
 
@@ -115,6 +120,9 @@ describe("ServerlessEndpoint diff", () => {
     ["unknown workersMax updates in place", { workersMax: UNKNOWN }, { changes: true, replaces: [] }],
     ["a wait setting alone updates in place", { readyTimeoutSeconds: 60 }, { changes: true, replaces: [] }],
     ["type and workers together replace", { type: "LB", workersMin: 2 }, { changes: true, replaces: ["type"] }],
+    ["gpuCount and executionTimeoutMs at what the platform filled in", { gpuCount: 1, executionTimeoutMs: 300000 }, { changes: false, replaces: [] }],
+    ["gpuCount change updates in place", { gpuCount: 2 }, { changes: true, replaces: [] }],
+    ["executionTimeoutMs change updates in place", { executionTimeoutMs: 0 }, { changes: true, replaces: [] }],
   ])("%s", (_what, patch, want) => {
     expect(planEndpointDiff(olds, news(patch))).toEqual({ ...want, deleteBeforeReplace: false });
   });
@@ -122,6 +130,36 @@ describe("ServerlessEndpoint diff", () => {
   test("changedSavedFields lists only the fields the update must send", () => {
     expect(changedSavedFields(olds, news({ workersMin: 1, idleTimeout: 5, templateId: "tpl-2" }))).toEqual(["templateId", "workersMin"]);
     expect(changedSavedFields(olds, news())).toEqual([]);
+  });
+});
+
+describe("every GraphQL save carries every field of the save input", () => {
+  const live = {
+    name: "api", gpuIds: "AMPERE_24", templateId: "tpl-1", idleTimeout: 60, locations: "US", flashBootType: "FLASHBOOT",
+    scalerType: "REQUEST_COUNT", scalerValue: 9, workersMin: 1, workersMax: 3, networkVolumeId: null, gpuCount: 2, executionTimeoutMs: 1000,
+  };
+
+  test("declared values over live ones; the others at their live values, a null that means none included", () => {
+    const news = checkEndpointInputs(undefined, { ...base, workersMax: 5 }).inputs!;
+    expect(fullSaveInput("ep-1", "QB", live, wantedValues(live, news))).toEqual({ id: "ep-1", type: "QB", ...live, workersMax: 5 });
+  });
+
+  test("the scale-to-zero: 0/0 over the endpoint as just read", () => {
+    expect(fullSaveInput("ep-1", "LB", live, { workersMin: 0, workersMax: 0 })).toEqual({ id: "ep-1", type: "LB", ...live, workersMin: 0, workersMax: 0 });
+  });
+
+  test("a field the platform reports no value for is left out (nothing to keep), unless its null means none", () => {
+    const sparse = { ...live, idleTimeout: null, scalerValue: undefined, locations: null };
+    const input = fullSaveInput("ep-1", "QB", sparse, {}) as Record<string, unknown>;
+    expect(input).not.toHaveProperty("idleTimeout");
+    expect(input).not.toHaveProperty("scalerValue");
+    expect(input).toMatchObject({ locations: null, networkVolumeId: null });
+  });
+
+  test("state written before gpuCount existed: the fields without a live value are named, so the update reads them first", () => {
+    const { gpuCount: _g, executionTimeoutMs: _e, ...old } = live;
+    expect(missingLive(old, wantedValues(old, checkEndpointInputs(undefined, base).inputs!))).toEqual(["gpuCount", "executionTimeoutMs"]);
+    expect(missingLive(old, { gpuCount: 2, executionTimeoutMs: 0 })).toEqual([]);
   });
 });
 
