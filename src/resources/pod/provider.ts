@@ -31,20 +31,18 @@ import {
   AmbiguousRequestError,
   BadRequestError,
   type ComputePlatform,
-  ConfigurationError,
   ConflictError,
   NotFoundError,
   type PodCreateParams,
 } from "../../client";
 import { perHour, priceBook } from "../cost/prices";
-import { canonical, containsUnknown } from "../engine/check";
 import { platform, type ProviderOptions } from "../engine/settings";
 import { baseOf, isPendingName } from "../lifecycle/owner";
 import { type PollerTimings, pollFromEnv } from "../lifecycle/poller";
 import { recordAfterStep } from "../lifecycle/applied";
 import { createWithRecovery, findMade, lookAgain, LOOKUPS, OwningProvider } from "../lifecycle/recovery";
 import type { SharedList } from "../lifecycle/shared-list";
-import { catalogFailures, checkPod, DEFAULT_WAIT_TIMEOUT_SECONDS, type LivePod, OWNER_ENV, type PodDeclaration, type PodInputs, type PodOutputs } from "./schema";
+import { catalogFailures, checkPod, computeChanged, DEFAULT_WAIT_TIMEOUT_SECONDS, type LivePod, OWNER_ENV, type PodDeclaration, type PodInputs, type PodOutputs } from "./schema";
 import { type CreatePlan, declarationOf, type PodPlan, planCreate, planExisting, planPodChange, planUpdate, previewRefusal } from "./plan";
 import { describeFixed, inputsFromState, matchesCreate, newestOf, ownedBy, podOutputs } from "./wire";
 import { converge, lastSeen, type PodContext, PodInitError, provisioning, STOPPED } from "./status";
@@ -87,24 +85,16 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
   }
 
   /**
-   * The rules of the inputs (no request), then, for a new or changed compute, the catalog's
-   * (catalogFailures): read through the deployment's one price book, the read the stack's
-   * cost line made already, so a preview sends no request per pod. A catalog that cannot be
-   * read leaves it to up; a missing key or address fails here.
+   * The rules of the inputs (no request), then, for a new or changed compute, the catalog's:
+   * read through the deployment's one price book (the read the stack's cost line made), so a
+   * preview sends no request per pod.
    */
   async check(olds: any, news: any): Promise<pulumi.dynamic.CheckResult<PodInputs>> {
     const result = checkPod(olds, news, (base) => this.predecessors.get(base));
     const inputs = result.inputs as PodInputs;
-    const compute = (v: any) => canonical({ gpu: v?.gpu, cpu: v?.cpu, cloud: v?.cloud });
-    if ((result.failures ?? []).length > 0 || containsUnknown([inputs.gpu, inputs.cpu, inputs.cloud]) || compute(olds) === compute(inputs)) return result;
-    const book = priceBook(this.client);
-    try {
-      const [gpus, cpus] = await Promise.all([inputs.gpu ? book.gpus() : undefined, inputs.cpu ? book.cpus() : undefined]);
-      return { ...result, failures: catalogFailures(inputs, gpus, cpus) };
-    } catch (err) {
-      if (err instanceof ConfigurationError) throw err;
-      return result;
-    }
+    if ((result.failures ?? []).length > 0 || !computeChanged(olds, inputs)) return result;
+    const lists = await priceBook(this.client).lists(inputs);
+    return lists ? { ...result, failures: catalogFailures(inputs, lists.gpus, lists.cpus) } : result;
   }
 
   async diff(id: string, olds: PodOutputs, news: PodInputs): Promise<pulumi.dynamic.DiffResult> {

@@ -2,7 +2,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type { CpuType, GpuType, MountsParams, Pod as WirePod } from "../../client";
 import { splitUnknownArgs } from "../engine/arguments";
-import { checkFailures, containsUnknown, isUnknown } from "../engine/check";
+import { canonical, checkFailures, containsUnknown, isUnknown } from "../engine/check";
 import { containerRules, nonEmpty, onlyKeys, PERSISTENT_MIN_GB, persistentMountRule } from "../engine/container";
 import { LOGICAL_NAME_KEY, OWNER_INPUT_KEYS, OWNER_TOKEN_KEY, ownerToken, resolveName } from "../lifecycle/owner";
 
@@ -291,6 +291,12 @@ export function crossFieldFailures(inputs: Record<string, unknown>): pulumi.dyna
     });
   }
   return failures;
+}
+
+/** Whether the compute (gpu, cpu, cloud) is new or changed and known: only then is it checked against the catalog. */
+export function computeChanged(olds: Record<string, unknown> | undefined, inputs: Pick<PodInputs, "gpu" | "cpu" | "cloud">): boolean {
+  const compute = (v: any) => canonical({ gpu: v?.gpu, cpu: v?.cpu, cloud: v?.cloud });
+  return !containsUnknown([inputs.gpu, inputs.cpu, inputs.cloud]) && compute(olds) !== compute(inputs);
 }
 
 /**
