@@ -58,7 +58,13 @@ export const validPodArgs: fc.Arbitrary<Record<string, unknown>> = fc
     if ("gpu" in compute) {
       args.gpu = compute.gpu;
       if (compute.persistent) args.mounts = { persistent: compute.persistent };
-      const nvidia = GPU_TYPES.find((g) => g.id === compute.gpu.id)!.manufacturer === "NVIDIA";
+      const type = GPU_TYPES.find((g) => g.id === compute.gpu.id)!;
+      // The platform's limits: a type is offered on COMMUNITY only where its maxCount there is
+      // above 0, and a pod holds at most maxCount GPUs of it on its cloud.
+      if (rest.cloud === "COMMUNITY" && type.maxCount.community === 0) args.cloud = "SECURE";
+      const max = args.cloud === "COMMUNITY" ? type.maxCount.community : type.maxCount.secure;
+      if (compute.gpu.count !== undefined && compute.gpu.count > max) args.gpu = { ...compute.gpu, count: max };
+      const nvidia = type.manufacturer === "NVIDIA";
       // Global networking needs an NVIDIA GPU and an eligible data center among the allowed ones.
       const eligible = !rest.dataCenterIds || rest.dataCenterIds.some((id) => DATA_CENTERS.find((d) => d.id === id)!.globalNetwork);
       if (compute.globalNetworking && nvidia && eligible) args.globalNetworking = true;

@@ -23,7 +23,7 @@ import type { Decl, KindModel, OutsideChange, World } from "./runner";
 const NOT_OVER_REST = ["templateId", "locations"];
 const REST_SAVED = SAVED_FIELDS.filter((f) => !NOT_OVER_REST.includes(f));
 /** The emulator's values for an endpoint created without them. */
-const PLATFORM_DEFAULTS: Record<string, unknown> = { idleTimeout: 5, flashBootType: "OFF", scalerType: "QUEUE_DELAY", scalerValue: 4, workersMin: 0, workersMax: 3, networkVolumeId: null };
+const PLATFORM_DEFAULTS: Record<string, unknown> = { idleTimeout: 5, flashBootType: "OFF", scalerType: "QUEUE_DELAY", scalerValue: 4, workersMin: 0, workersMax: 3, networkVolumeId: null, gpuCount: 1, executionTimeoutMs: 300000 };
 const CONTAINER_DEFAULTS: Record<string, unknown> = { args: "", ports: [], env: {}, registry: null };
 
 const gpuIds = fc.oneof(fc.constantFrom(...GPU_IDS), fc.shuffledSubarray([...GPU_IDS], { minLength: 2, maxLength: 3 }).map((l) => l.join(",")));
@@ -53,6 +53,8 @@ const values = (world: World): Record<string, fc.Arbitrary<unknown>> => ({
   workersMin: maybe(fc.integer({ min: 0, max: 2 })),
   workersMax: maybe(fc.integer({ min: 0, max: 3 })),
   networkVolumeId: maybe(volumeRef(world)),
+  gpuCount: maybe(fc.integer({ min: 1, max: 4 })),
+  executionTimeoutMs: maybe(fc.constantFrom(0, 1000, 300000, 600000)),
   waitForWorkers: maybe(fc.boolean()),
   readyTimeoutSeconds: maybe(fc.integer({ min: 1, max: 600 })),
   drainTimeoutSeconds: maybe(fc.integer({ min: 1, max: 600 })),
@@ -85,6 +87,10 @@ function restBody(field: string, v: unknown, live: any): Record<string, unknown>
       return { scaling: { value: v } };
     case "flashBootType":
       return { flashboot: v };
+    case "gpuCount":
+      return { gpu: { pools: String(live.gpuIds).split(","), count: v } };
+    case "executionTimeoutMs":
+      return { timeout: v };
     case "networkVolumeId":
       return { networkVolumes: v ? [v] : [] };
     case "dataCenterIds":

@@ -70,13 +70,14 @@ describe("diff over REST", () => {
 
 describe("the contract's bodies", () => {
   test("create: the container inline, the pools in order, the fields given", () => {
-    const inputs = check({ ...rest, container: { image: "w:1", env: { A: "1" } }, workersMax: 2, scalerValue: 3, networkVolumeId: "nv-1", dataCenterIds: ["US-KS-2"], flashBootType: "FLASHBOOT" }).inputs as EndpointInputs;
+    const inputs = check({ ...rest, container: { image: "w:1", env: { A: "1" } }, workersMax: 2, scalerValue: 3, networkVolumeId: "nv-1", dataCenterIds: ["US-KS-2"], flashBootType: "FLASHBOOT", gpuCount: 2, executionTimeoutMs: 0 }).inputs as EndpointInputs;
     expect(restCreateBody(inputs)).toEqual({
       name: "api",
       image: "w:1",
       env: { A: "1" },
-      gpu: { pools: ["ADA_24", "AMPERE_24"] },
+      gpu: { pools: ["ADA_24", "AMPERE_24"], count: 2 },
       workers: { max: 2 },
+      timeout: 0,
       scaling: { value: 3 },
       dataCenterIds: ["US-KS-2"],
       networkVolumes: ["nv-1"],
@@ -85,14 +86,24 @@ describe("the contract's bodies", () => {
   });
 
   test("patch: only what changed, workers with both bounds, gpu with its pools, a removed env back to {}", () => {
-    const olds = { name: "api", gpuIds: "ADA_24", workersMin: 0, workersMax: 3, container: { image: "w:1", env: { A: "1" } } };
+    const olds = { name: "api", gpuIds: "ADA_24", workersMin: 0, workersMax: 3, container: { image: "w:1", args: "", disk: 20, ports: [], env: { A: "1" }, registry: null } };
     const news = { name: "api", gpuIds: "ADA_24,AMPERE_24", workersMin: 2, workersMax: 3, container: { image: "w:1" } };
     const changed = restChanges(olds, news);
-    expect(changed).toEqual(["gpuIds", "workersMin", "container.args", "container.ports", "container.env", "container.registry", "dataCenterIds"].filter((f) => changed.includes(f)));
+    expect(changed).toEqual(["gpuIds", "workersMin", "container.env"]);
     expect(restPatchBody(["gpuIds", "workersMin", "container.env"], olds, news, (f) => wantedValue(f, olds, news))).toEqual({
       gpu: { pools: ["ADA_24", "AMPERE_24"] },
       workers: { min: 2, max: 3 },
       env: {},
+    });
+  });
+
+  test("patch: gpuCount goes with the current pools, executionTimeoutMs as timeout", () => {
+    const olds = { name: "api", gpuIds: "ADA_24,AMPERE_24", gpuCount: 1, executionTimeoutMs: 300000, container: { image: "w:1" } };
+    const news = { ...olds, gpuCount: 2, executionTimeoutMs: 0 };
+    expect(restChanges(olds, news).filter((f) => !f.startsWith("container."))).toEqual(["gpuCount", "executionTimeoutMs"]);
+    expect(restPatchBody(["gpuCount", "executionTimeoutMs"], olds, news, (f) => wantedValue(f, olds, news))).toEqual({
+      gpu: { pools: ["ADA_24", "AMPERE_24"], count: 2 },
+      timeout: 0,
     });
   });
 
