@@ -52,6 +52,7 @@ export interface ServerlessEndpointArgs {
    * Changes in place. Given a `Template`'s `id` output itself, a template whose `serverless`
    * is known to be false is refused at preview, naming it. Required with `api: "graphql"`;
    * refused with `api: "rest"`, which takes `container` instead.
+   * @default none: required with `api: "graphql"` (the default), refused with `api: "rest"`
    */
   templateId?: pulumi.Input<string>;
   /**
@@ -69,6 +70,7 @@ export interface ServerlessEndpointArgs {
    * and the endpoint's delete deletes. `image` is required; a field removed once declared goes
    * back to the platform's default (`args` "", `ports` [], `env` {}, `registry` null). Changes in
    * place.
+   * @default none: required with `api: "rest"`, refused with `api: "graphql"`
    */
   container?: pulumi.Input<{
     image: pulumi.Input<string>;
