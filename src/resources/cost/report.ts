@@ -45,6 +45,8 @@ export interface EndpointEntry {
   declaredName?: string;
   /** Pricing fields the program hides with ignoreChanges: up leaves them as they are. */
   ignore?: string[];
+  /** `rest` for an endpoint managed over REST v2: its live object is read there (GraphQL is retiring). */
+  api?: "rest";
 }
 
 /** @group Providers and checks */
@@ -108,6 +110,7 @@ export function normalizeEntry(raw: unknown): CostEntry | string {
       ...(typeof raw.owner === "string" ? { owner: raw.owner } : {}),
       ...(typeof raw.declaredName === "string" ? { declaredName: raw.declaredName } : {}),
       ...(Array.isArray(raw.ignore) && raw.ignore.length > 0 ? { ignore: raw.ignore as string[] } : {}),
+      ...(raw.api === "rest" ? { api: "rest" as const } : {}),
     };
   }
   return `a ledger entry's kind must be pod or endpoint (got ${JSON.stringify(raw.kind)})`;
