@@ -16,6 +16,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { BUDGET_ENV, CONFIG_KEYS } from "../engine/settings";
 import { shimProvider } from "../engine/shim";
+import { baseOwnerToken } from "../lifecycle/owner";
 
 /**
  * The name of the one StackCost resource of a stack.
@@ -71,6 +72,16 @@ function openLedger(): Ledger {
 function budgetSet(): boolean {
   const fromConfig = new pulumi.Config("computeplatform").get(CONFIG_KEYS.maxHourlyCost.split(":")[1]!);
   return Boolean(fromConfig || process.env[BUDGET_ENV]);
+}
+
+/**
+ * What the ledger needs to find a resource's live object and to know what up leaves alone:
+ * its owner token (from who declares it, as its own hidden inputs say) and the pricing fields
+ * its `ignoreChanges` hides.
+ */
+export function ledgerIdentity(kind: string, logicalName: string, owner: Record<string, string>, opts: pulumi.CustomResourceOptions | undefined, pricing: readonly string[]): Record<string, unknown> {
+  const ignore = (opts?.ignoreChanges ?? []).filter((p) => pricing.some((f) => p === f || p.startsWith(`${f}.`) || f.startsWith(`${p}.`)));
+  return { owner: baseOwnerToken(kind, owner, logicalName), ...(ignore.length > 0 ? { ignore } : {}) };
 }
 
 /**

@@ -13,11 +13,13 @@
  *   delete  no request: prints the stack's cost going to nothing (every costed resource removed).
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { ComputePlatform } from "../../client";
+import { type ComputePlatform, ConfigurationError } from "../../client";
 import { canonical } from "../engine/check";
 import { budget, platform } from "../engine/settings";
 import { isFatal } from "../lifecycle/poller";
-import { perHour, priceBook } from "./prices";
+import { type HourlyRange, perHour, priceBook } from "./prices";
+import { endpointRuns, findLiveEndpoint, findLivePod, type LiveEndpointCompute, type LivePodCompute, podRuns } from "./what-runs";
+import { FIELD_DEFAULTS } from "../serverless-endpoint/schema";
 import { costLine, costReport, type CostEntry, normalizeEntry, overBudget, type PricedEntry, priceEntries, pricePod, UNPRICED } from "./report";
 
 /**
@@ -40,9 +42,30 @@ export interface StackCostProviderOptions {
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
+/**
+ * The live pods and endpoints, each listed at most once per check and only when an entry needs
+ * them; none when the client cannot list. REST-managed endpoints are listed over REST v2, in
+ * the resource's names, so a stack of them sends no GraphQL request.
+ */
+function liveLists(client: Partial<Pick<ComputePlatform, "pods" | "endpoints" | "serverless">>) {
+  let pods: Promise<LivePodCompute[]> | undefined;
+  let endpoints: Promise<LiveEndpointCompute[]> | undefined;
+  let restEndpoints: Promise<LiveEndpointCompute[]> | undefined;
+  return {
+    pods: () => (pods ??= client.pods ? (client.pods.list() as Promise<unknown> as Promise<LivePodCompute[]>) : Promise.resolve([])),
+    endpoints: () => (endpoints ??= client.endpoints ? (client.endpoints.list() as Promise<unknown> as Promise<LiveEndpointCompute[]>) : Promise.resolve([])),
+    restEndpoints: () =>
+      (restEndpoints ??= client.serverless
+        ? client.serverless.list().then((list) =>
+            list.map((e) => ({ id: e.id, name: e.name, gpuIds: (e.gpu?.pools ?? []).join(","), workersMin: e.workers.min, workersMax: e.workers.max, gpuCount: e.gpu?.count ?? 1 })),
+          )
+        : Promise.resolve([])),
+  };
+}
+
 /** @group Providers and checks */
 export class StackCostProvider implements pulumi.dynamic.ResourceProvider {
-  private readonly client: () => Pick<ComputePlatform, "catalog">;
+  private readonly client: () => Pick<ComputePlatform, "catalog"> & Partial<Pick<ComputePlatform, "pods" | "endpoints" | "serverless">>;
   private readonly print: (line: string) => void;
 
   constructor(options: StackCostProviderOptions = {}) {
@@ -62,20 +85,44 @@ export class StackCostProvider implements pulumi.dynamic.ResourceProvider {
     if (failures.length > 0) return { inputs: news, failures };
     const before: Record<string, PricedEntry> = isObject(olds?.entries) ? (olds.entries as Record<string, PricedEntry>) : {};
     const book = priceBook(this.client);
+    const live = liveLists(this.client());
+    const found = new Map<CostEntry, string>();
     let catalogError: string | undefined;
-    const priced = await priceEntries(before, entries, async (e) => {
+    // What runs (cost/what-runs.ts): an entry of a resource that exists is priced from its live
+    // object; a new one from its declaration and the platform's defaults.
+    const price = async (e: CostEntry, old: PricedEntry | undefined): Promise<HourlyRange | undefined> => {
+      if (e.kind === "pod") {
+        const pod = old ? findLivePod(await live.pods(), e.owner, old.liveId) : undefined;
+        if (pod) found.set(e, pod.id);
+        const runs = podRuns(e, pod);
+        if (!runs.running) return { min: 0, max: 0 };
+        if (runs.choices) return pricePod({ ...e, gpu: { id: runs.choices, count: runs.gpu!.count }, cloud: runs.cloud, desiredStatus: "RUNNING" }, (c) => book.pod(c));
+        const p = await book.pod({ gpu: runs.gpu, cpu: runs.cpu, cloud: runs.cloud });
+        return p === undefined ? undefined : { min: p, max: p };
+      }
+      const ep = old ? findLiveEndpoint(await (e.api === "rest" ? live.restEndpoints() : live.endpoints()), e, old.liveId) : undefined;
+      if (ep) found.set(e, ep.id);
+      return book.endpoint(endpointRuns(e, old?.kind === "endpoint" ? old : undefined, ep, FIELD_DEFAULTS));
+    };
+    // An unchanged entry keeps its price, unless what runs could differ from what it says and its object was never looked at.
+    const again = (e: CostEntry, old: PricedEntry) => !old.liveId && ((e.ignore?.length ?? 0) > 0 || (e.kind === "pod" && Array.isArray(e.gpu?.id)));
+    const priced = await priceEntries(before, entries, async (e, old) => {
       // One failed read is enough: the other entries are not asked for again.
       if (catalogError !== undefined) return UNPRICED;
       try {
-        return await (e.kind === "pod" ? pricePod(e, (c) => book.pod(c)) : book.endpoint(e));
+        return await price(e, old);
       } catch (err) {
-        // A key no retry fixes fails the deployment here, as the resources' own calls would.
-        if (isFatal(err)) throw err;
+        // A key no retry fixes, or none set, fails the deployment here, as the resources' own calls would.
+        if (isFatal(err) || err instanceof ConfigurationError) throw err;
         // Otherwise unpriced, not failed: without a budget the deployment goes on, the line says why.
         catalogError = err instanceof Error ? err.message : String(err);
         return UNPRICED;
       }
-    });
+    }, again);
+    for (const [key, entry] of Object.entries(entries)) {
+      const id = found.get(entry);
+      if (id && priced[key]) priced[key]!.liveId = id;
+    }
     const report = costReport(before, priced, catalogError);
     const line = costLine(report);
     if (line) this.print(line);

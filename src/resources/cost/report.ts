@@ -20,6 +20,10 @@ export interface PodEntry {
   cloud: "SECURE" | "COMMUNITY";
   desiredStatus: "RUNNING" | "EXITED";
   maxHourlyCost?: number;
+  /** The owner token of the program's pod (cost/what-runs.ts finds the live pod by it). */
+  owner?: string;
+  /** Pricing paths the program hides with ignoreChanges: up leaves them as they are. */
+  ignore?: string[];
 }
 
 /**
@@ -33,8 +37,16 @@ export interface EndpointEntry {
   gpuIds: string;
   /** GPUs per worker; absent means 1 (the platform's default), so state written before it prices the same. */
   gpuCount?: number;
-  workersMin: number;
-  workersMax: number;
+  /** Undefined when the program leaves it to the platform (cost/what-runs.ts: the live value, or the platform's default). */
+  workersMin?: number;
+  workersMax?: number;
+  owner?: string;
+  /** The name the program gives, if it does (else the endpoint's name is made from `owner`). */
+  declaredName?: string;
+  /** Pricing fields the program hides with ignoreChanges: up leaves them as they are. */
+  ignore?: string[];
+  /** `rest` for an endpoint managed over REST v2: its live object is read there (GraphQL is retiring). */
+  api?: "rest";
 }
 
 /** @group Providers and checks */
@@ -45,7 +57,11 @@ export type CostEntry = PodEntry | EndpointEntry;
  *
  * @group Providers and checks
  */
-export type PricedEntry = CostEntry & { hourly?: HourlyRange | null };
+export type PricedEntry = CostEntry & {
+  hourly?: HourlyRange | null;
+  /** The live object's id when the last look found it: the next look starts there. */
+  liveId?: string;
+};
 
 /** What a pricer answers when it could not ask (the catalog unreachable): the entry stays unknown, to be priced again. */
 export const UNPRICED = Symbol("unpriced");
@@ -55,7 +71,7 @@ export type Pricer = (entry: CostEntry) => Promise<HourlyRange | undefined | typ
 
 /** The fields of an entry that set its price (the price itself left out). */
 function priceKey(entry: PricedEntry): string {
-  const { hourly: _h, ...rest } = entry;
+  const { hourly: _h, liveId: _id, ...rest } = entry;
   return canonical(rest);
 }
 
@@ -72,6 +88,8 @@ export function normalizeEntry(raw: unknown): CostEntry | string {
   const name = typeof raw.name === "string" ? raw.name : "?";
   if (raw.kind === "pod") {
     const entry: Record<string, unknown> = { kind: "pod", name, cloud: raw.cloud ?? "SECURE", desiredStatus: raw.desiredStatus ?? "RUNNING" };
+    if (typeof raw.owner === "string") entry.owner = raw.owner;
+    if (Array.isArray(raw.ignore) && raw.ignore.length > 0) entry.ignore = raw.ignore;
     if (isObject(raw.gpu)) entry.gpu = { id: raw.gpu.id, count: num(raw.gpu.count, 1) };
     else if (raw.gpu !== undefined && raw.gpu !== null) entry.gpu = raw.gpu;
     if (raw.cpu !== undefined && raw.cpu !== null) entry.cpu = isObject(raw.cpu) ? { id: raw.cpu.id, vcpuCount: raw.cpu.vcpuCount } : raw.cpu;
@@ -86,16 +104,22 @@ export function normalizeEntry(raw: unknown): CostEntry | string {
       gpuIds: raw.gpuIds as string,
       // One GPU (the default) is left out, as an entry written before gpuCount existed has it.
       ...(gpuCount === 1 ? {} : { gpuCount: gpuCount as number }),
-      workersMin: num(raw.workersMin, 0) as number,
-      workersMax: num(raw.workersMax, 0) as number,
+      // A worker count left out stays out: the platform's choice (cost/what-runs.ts), not 0.
+      ...(raw.workersMin !== undefined && raw.workersMin !== null ? { workersMin: raw.workersMin as number } : {}),
+      ...(raw.workersMax !== undefined && raw.workersMax !== null ? { workersMax: raw.workersMax as number } : {}),
+      ...(typeof raw.owner === "string" ? { owner: raw.owner } : {}),
+      ...(typeof raw.declaredName === "string" ? { declaredName: raw.declaredName } : {}),
+      ...(Array.isArray(raw.ignore) && raw.ignore.length > 0 ? { ignore: raw.ignore as string[] } : {}),
+      ...(raw.api === "rest" ? { api: "rest" as const } : {}),
     };
   }
   return `a ledger entry's kind must be pod or endpoint (got ${JSON.stringify(raw.kind)})`;
 }
 
 /**
- * A pod's hourly price from the price of one GPU choice: a preference list costs what its
- * dearest choice within `maxHourlyCost` costs (the create may land on any of them), an EXITED pod nothing.
+ * A new pod's hourly price from the price of one GPU choice: a preference list costs what its
+ * first choice within `maxHourlyCost` costs (the one its create tries first, and gets while that
+ * type has capacity), an EXITED pod nothing.
  */
 export async function pricePod(entry: PodEntry, price: (compute: { gpu?: { id: string; count: number }; cpu?: { id: string; vcpuCount: number }; cloud: PodEntry["cloud"] }) => Promise<number | undefined>): Promise<HourlyRange | undefined> {
   if (entry.desiredStatus === "EXITED") return { min: 0, max: 0 };
@@ -104,29 +128,32 @@ export async function pricePod(entry: PodEntry, price: (compute: { gpu?: { id: s
     return p === undefined ? undefined : { min: p, max: p };
   }
   if (!entry.gpu) return undefined;
-  const prices: number[] = [];
   for (const id of gpuChoices(entry.gpu.id)) {
     const p = await price({ gpu: { id, count: entry.gpu.count }, cloud: entry.cloud });
-    if (p !== undefined && (entry.maxHourlyCost === undefined || p <= entry.maxHourlyCost)) prices.push(p);
+    if (p !== undefined && (entry.maxHourlyCost === undefined || p <= entry.maxHourlyCost)) return { min: p, max: p };
   }
-  if (prices.length === 0) return undefined;
-  const dearest = Math.max(...prices);
-  return { min: dearest, max: dearest };
+  return undefined;
 }
 
-/** Prices the new entries: an entry priced before with the same declaration keeps its price (no request). */
+/**
+ * Prices the new entries: an entry priced before with the same declaration keeps its price (no
+ * request) unless `again` says its live object must be looked at; the others through `pricer`,
+ * which is handed the entry of the last preview or up.
+ */
 export async function priceEntries(
   olds: Record<string, PricedEntry>,
   news: Record<string, CostEntry>,
-  pricer: Pricer,
+  pricer: (entry: CostEntry, old: PricedEntry | undefined) => ReturnType<Pricer>,
+  again: (entry: CostEntry, old: PricedEntry) => boolean = () => false,
 ): Promise<Record<string, PricedEntry>> {
   const out: Record<string, PricedEntry> = {};
   for (const [key, entry] of Object.entries(news)) {
     const old = olds[key];
     if (containsUnknown(entry)) out[key] = entry;
-    else if (old && old.hourly !== undefined && priceKey(old) === priceKey(entry)) out[key] = { ...entry, hourly: old.hourly };
-    else {
-      const hourly = await pricer(entry);
+    else if (old && old.hourly !== undefined && priceKey(old) === priceKey(entry) && !again(entry, old)) {
+      out[key] = { ...entry, hourly: old.hourly, ...(old.liveId ? { liveId: old.liveId } : {}) };
+    } else {
+      const hourly = await pricer(entry, old);
       out[key] = hourly === UNPRICED ? entry : { ...entry, hourly: hourly ?? null };
     }
   }

@@ -8,7 +8,7 @@
  * then on the resource owns it, including deletion. For read-only use, `Pod.get(name, id)`.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { joinLedger } from "../cost/ledger";
+import { joinLedger, ledgerIdentity } from "../cost/ledger";
 import { undeclaredArgs } from "../engine/arguments";
 import { shimProvider } from "../engine/shim";
 import { LOGICAL_NAME_KEY, ownerInputs } from "../lifecycle/owner";
@@ -281,6 +281,7 @@ export class Pod extends pulumi.dynamic.Resource {
     // being dropped. Such a pod stays out of the cost ledger: its check fails before the
     // stack's cost reads the catalog, so the preview sends no request.
     const undeclared = undeclaredArgs(a, POD_ARGS);
+    const owner = ownerInputs(opts?.parent, { organization: pulumi.getOrganization, project: pulumi.getProject, stack: pulumi.getStack });
     super(
       shimProvider("pod"),
       name,
@@ -316,16 +317,24 @@ export class Pod extends pulumi.dynamic.Resource {
         adopt: a.adopt,
         maxHourlyCost: a.maxHourlyCost,
         [LOGICAL_NAME_KEY]: name,
-        ...ownerInputs(opts?.parent, {
-          organization: pulumi.getOrganization,
-          project: pulumi.getProject,
-          stack: pulumi.getStack,
-        }),
+        ...owner,
       },
       // In the stack's cost ledger: registered once the stack's cost has passed (cost/ledger.ts).
       Object.keys(undeclared).length > 0
         ? opts
-        : joinLedger("pod", name, { gpu: a.gpu, cpu: a.cpu, cloud: a.cloud, desiredStatus: a.desiredStatus, maxHourlyCost: a.maxHourlyCost }, opts),
+        : joinLedger(
+            "pod",
+            name,
+            {
+              gpu: a.gpu,
+              cpu: a.cpu,
+              cloud: a.cloud,
+              desiredStatus: a.desiredStatus,
+              maxHourlyCost: a.maxHourlyCost,
+              ...ledgerIdentity("Pod", name, owner, opts, ["gpu", "cpu", "cloud", "desiredStatus"]),
+            },
+            opts,
+          ),
       "computeplatform",
       "Pod",
     );

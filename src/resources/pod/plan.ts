@@ -384,7 +384,9 @@ export interface CreatePlan {
 
 export function planCreate(inputs: PodInputs): CreatePlan {
   const token = inputs[OWNER_TOKEN_KEY];
-  const mark = token ? `${token}.${randomBytes(4).toString("hex")}` : undefined;
+  const base = baseOf("Pod", inputs as unknown as Record<string, unknown>);
+  // A replacement's mark also ends with the base token: the stack's cost finds the pod by it (cost/what-runs.ts).
+  const mark = token ? `${token}.${randomBytes(4).toString("hex")}${base && base !== token ? `.${base}` : ""}` : undefined;
   // An owned create's pod carries the pending name until the create hands it over (owner.ts).
   const bodyFor = (gpuId: string | undefined) => {
     const body = createBody(inputs, mark, gpuId);
@@ -399,7 +401,7 @@ export function planCreate(inputs: PodInputs): CreatePlan {
     declaration: declarationFor(inputs),
     token,
     mark,
-    replacement: token !== undefined && token !== baseOf("Pod", inputs as unknown as Record<string, unknown>),
+    replacement: token !== undefined && token !== base,
   };
 }
 

@@ -4,13 +4,13 @@
  * runsync smoke test in smoke.ts.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { joinLedger } from "../cost/ledger";
+import { joinLedger, ledgerIdentity } from "../cost/ledger";
 import { undeclaredArgs } from "../engine/arguments";
 import { shimProvider } from "../engine/shim";
 import { LOGICAL_NAME_KEY, ownerInputs } from "../lifecycle/owner";
 import { templateBehind } from "../template";
 import { LOCAL_FIELDS, SAVED_FIELDS } from "./plan";
-import { ENDPOINT_ARGS, type EndpointType, type EndpointWorkerOutput, type FlashBootType, type GpuId, type ScalerType, TEMPLATE_CHECK_KEY } from "./schema";
+import { ENDPOINT_ARGS, type EndpointType, type EndpointWorkerOutput, type FlashBootType, type GpuId, type ScalerType, TEMPLATE_CHECK_KEY, ENDPOINT_KIND } from "./schema";
 
 export { EndpointNotReadyError, ServerlessEndpointProvider, type ServerlessEndpointProviderOptions } from "./provider";
 export {
@@ -236,6 +236,7 @@ export class ServerlessEndpoint extends pulumi.dynamic.Resource {
   declare readonly hourlyCost: pulumi.Output<{ min: number; max: number } | undefined>;
 
   constructor(name: string, args: ServerlessEndpointArgs, opts?: pulumi.CustomResourceOptions) {
+    const owner = ownerInputs(opts?.parent, { organization: pulumi.getOrganization, project: pulumi.getProject, stack: pulumi.getStack });
     super(
       shimProvider("serverless-endpoint"),
       name,
@@ -246,18 +247,28 @@ export class ServerlessEndpoint extends pulumi.dynamic.Resource {
         ...args,
         ...templateCheckInput(args.templateId),
         [LOGICAL_NAME_KEY]: name,
-        ...ownerInputs(opts?.parent, {
-          organization: pulumi.getOrganization,
-          project: pulumi.getProject,
-          stack: pulumi.getStack,
-        }),
+        ...owner,
       },
       // In the stack's cost ledger: registered once the stack's cost has passed (cost/ledger.ts).
       // An argument it does not have keeps it out of the ledger: its check fails before the
       // stack's cost reads the catalog, so the preview sends no request.
       Object.keys(undeclaredArgs(args, ENDPOINT_ARGS)).length > 0
         ? opts
-        : joinLedger("endpoint", name, { gpuIds: args.gpuIds, gpuCount: args.gpuCount, workersMin: args.workersMin, workersMax: args.workersMax }, opts),
+        : joinLedger(
+            "endpoint",
+            name,
+            {
+              gpuIds: args.gpuIds,
+              gpuCount: args.gpuCount,
+              workersMin: args.workersMin,
+              workersMax: args.workersMax,
+              declaredName: args.name,
+              // A REST-managed endpoint is read over REST when the ledger prices what runs.
+              api: args.api,
+              ...ledgerIdentity(ENDPOINT_KIND, name, owner, opts, ["gpuIds", "gpuCount", "workersMin", "workersMax"]),
+            },
+            opts,
+          ),
       "computeplatform",
       "ServerlessEndpoint",
     );

@@ -125,8 +125,12 @@ export function isWrite(entry: { method: string; op: string }): boolean {
   return entry.method !== "GET" && !/^(myself|get|list)/.test(entry.op);
 }
 
-/** Requests a preview must not send: all but the ledger's reads of the catalog's prices (once per plugin). */
-const notCatalogRead = (entry: { method: string; path: string }) => !(entry.method === "GET" && entry.path.startsWith("/v2/catalog/"));
+/**
+ * Requests a preview must not send: all but the ledger's reads, of the catalog's prices (once
+ * per plugin) and of the live pods and endpoints it prices a changed resource from (what runs).
+ */
+const notCatalogRead = (entry: { method: string; path: string; op: string }) =>
+  !(entry.method === "GET" && (entry.path.startsWith("/v2/catalog/") || entry.path === "/v2/pods" || entry.path === "/v2/endpoints")) && entry.op !== "myself";
 
 /** Tally of one kind's walk, printed at the end. */
 export interface Tally {

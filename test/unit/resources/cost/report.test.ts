@@ -14,19 +14,20 @@ import {
 
 const PRICES: Record<string, number> = { L40S: 0.86, H100: 2.99, A100: 1.89 };
 const podPrice = async (c: { gpu?: { id: string; count: number } }) => (c.gpu && PRICES[c.gpu.id] !== undefined ? PRICES[c.gpu.id]! * c.gpu.count : undefined);
-const pricer = async (e: CostEntry) => (e.kind === "pod" ? pricePod(e, podPrice) : { min: 0.86 * e.workersMin, max: 0.86 * e.workersMax });
+const pricer = async (e: CostEntry) => (e.kind === "pod" ? pricePod(e, podPrice) : { min: 0.86 * (e.workersMin ?? 0), max: 0.86 * (e.workersMax ?? 0) });
 
 const pod = (over: Record<string, unknown> = {}) => normalizeEntry({ kind: "pod", name: "trainer", gpu: { id: "L40S" }, ...over }) as CostEntry;
 const endpoint = (over: Record<string, unknown> = {}) => normalizeEntry({ kind: "endpoint", name: "api", gpuIds: "ADA_48_PRO", workersMax: 2, ...over }) as CostEntry;
 
 test("entries get the defaults their resources fill in, so a default written and left out cost the same", () => {
   expect(pod()).toEqual({ kind: "pod", name: "trainer", gpu: { id: "L40S", count: 1 }, cloud: "SECURE", desiredStatus: "RUNNING" });
-  expect(endpoint()).toEqual({ kind: "endpoint", name: "api", gpuIds: "ADA_48_PRO", workersMin: 0, workersMax: 2 });
+  // A worker count left out is the platform's choice (priced from the live endpoint or its default), not 0.
+  expect(endpoint()).toEqual({ kind: "endpoint", name: "api", gpuIds: "ADA_48_PRO", workersMax: 2 });
   expect(normalizeEntry({ kind: "volume", name: "x" })).toMatch(/kind must be pod or endpoint/);
 });
 
-test("a pod: a preference list costs its dearest choice within maxHourlyCost; an EXITED pod nothing", async () => {
-  expect(await pricePod(pod({ gpu: { id: ["L40S", "H100"], count: 2 } }) as never, podPrice)).toEqual({ min: 5.98, max: 5.98 });
+test("a new pod: a preference list costs its first choice within maxHourlyCost (what its create tries first); an EXITED pod nothing", async () => {
+  expect(await pricePod(pod({ gpu: { id: ["L40S", "H100"], count: 2 } }) as never, podPrice)).toEqual({ min: 1.72, max: 1.72 });
   expect(await pricePod(pod({ gpu: { id: ["H100", "A100", "L40S"] }, maxHourlyCost: 2 }) as never, podPrice)).toEqual({ min: 1.89, max: 1.89 });
   expect(await pricePod(pod({ desiredStatus: "EXITED" }) as never, podPrice)).toEqual({ min: 0, max: 0 });
   expect(await pricePod(pod({ gpu: { id: "B200" } }) as never, podPrice)).toBeUndefined();
@@ -60,7 +61,7 @@ describe("the cost line and the budget", () => {
     expect(costLine(costReport(olds, count))).toBe("cost: $0.86-$2.58/h -> $1.72-$3.44/h (+$0.86/h): pod trainer gpu.count 1 -> 2");
     const several = await after({ "endpoint api": endpoint({ workersMin: 1 }), "pod big": pod({ name: "big", gpu: { id: "H100" } }) });
     expect(costLine(costReport(olds, several))).toBe(
-      "cost: $0.86-$2.58/h -> $3.85-$4.71/h (+$2.99-$2.13/h): endpoint api workersMin 0 -> 1 (+$0.86-$0.00/h), pod big added (+$2.99/h), pod trainer removed (-$0.86/h)",
+      "cost: $0.86-$2.58/h -> $3.85-$4.71/h (+$2.99-$2.13/h): endpoint api workersMin none -> 1 (+$0.86-$0.00/h), pod big added (+$2.99/h), pod trainer removed (-$0.86/h)",
     );
     const fewer = await after({ "pod trainer": pod({ gpu: { id: "L40S", count: 2 } }), "endpoint api": endpoint({ workersMax: 0 }) });
     expect(costLine(costReport(olds, fewer))).toContain("cost: $0.86-$2.58/h -> $1.72/h (+$0.86 to -$0.86/h)");
@@ -88,10 +89,10 @@ describe("the cost line and the budget", () => {
 test("an endpoint's gpuCount: 1 written or left out is the same entry (as state written before it); more GPUs per worker cost more, in the line and the budget", async () => {
   expect(endpoint({ gpuCount: 1 })).toEqual(endpoint());
   expect(endpoint({ gpuCount: null })).toEqual(endpoint());
-  expect(endpoint({ gpuCount: 4 })).toEqual({ kind: "endpoint", name: "api", gpuIds: "ADA_48_PRO", gpuCount: 4, workersMin: 0, workersMax: 2 });
+  expect(endpoint({ gpuCount: 4 })).toEqual({ kind: "endpoint", name: "api", gpuIds: "ADA_48_PRO", gpuCount: 4, workersMax: 2 });
   const perGpu = async (e: CostEntry) => {
     const worker = e.kind === "endpoint" ? 0.86 * (e.gpuCount ?? 1) : 0;
-    return e.kind === "endpoint" ? { min: worker * e.workersMin, max: worker * e.workersMax } : undefined;
+    return e.kind === "endpoint" ? { min: worker * (e.workersMin ?? 0), max: worker * (e.workersMax ?? 0) } : undefined;
   };
   const olds = await priceEntries({}, { "endpoint api": endpoint() }, perGpu);
   const more = await priceEntries(olds, { "endpoint api": endpoint({ gpuCount: 2 }) }, perGpu);
