@@ -196,7 +196,13 @@ function report(
     targets.push(["0 429s in benchmark 1 with pacing on", providers.length > 0 ? zero429 : undefined, providers.map((r) => `N=${r.pods}: ${r.rejected429}`).join(", ")]);
     for (const n of [30, 100]) {
       const p = providers.find((r) => r.pods === n);
-      targets.push([`wall time within 1.15 x the lower bound, N = ${n}`, p ? p.wallMs / p.lowerBoundMs <= 1.15 : undefined, p ? `${fmt(p.wallMs / p.lowerBoundMs, 2)} x` : "not run"]);
+      // The bound counts the calls a fleet cannot do without; when the providers send more, the
+      // quota-bound wall grows with them: the measured column says so.
+      targets.push([
+        `wall time within 1.15 x the lower bound, N = ${n}`,
+        p ? p.wallMs / p.lowerBoundMs <= 1.15 : undefined,
+        p ? `${fmt(p.wallMs / p.lowerBoundMs, 2)} x; ${p.sent} requests sent, ${p.needed} needed (the bound's)` : "not run",
+      ]);
     }
   }
 
