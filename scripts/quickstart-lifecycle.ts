@@ -7,7 +7,7 @@
  */
 import type { Emulator } from "../src/emulator";
 import { EngineStack, type OperationResult, ProviderPlugin, type Registration } from "../tools/engine";
-import { captureExample, exampleDir, projectName, resolvingIds } from "./engine-examples";
+import { captureExample, exampleDir, type ExampleName, projectName, resolvingIds } from "./engine-examples";
 
 export const QUICKSTART_IMAGE = "pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime";
 export const UPDATED_IMAGE = "pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime";
@@ -120,19 +120,38 @@ function watch(emu: Emulator, everyMs: number, seen: Map<string, string>, print:
   };
 }
 
-/** Run the quickstart's lifecycle; the plugin is started and stopped here. */
-export async function runQuickstartLifecycle(opts: LifecycleOptions): Promise<LifecycleResult> {
+/** An example's stack on a running emulator: the plugin, and phases that record what each step did. */
+export interface ExampleSession {
+  stack: EngineStack;
+  plugin: ProviderPlugin;
+  /** The stack config every phase starts from: the emulator's address and key. */
+  config: Record<string, string>;
+  phases: Phase[];
+  /** Runs `run` as one recorded phase. */
+  phase(title: string, run: () => Promise<{ result: OperationResult; changed?: Map<string, string[]> }>): Promise<Phase>;
+  /** The program run under mocks with `programConfig`, then the engine's steps of a preview or an up. */
+  programPhase(title: string, mode: "preview" | "up", programConfig: Record<string, string>): Promise<Phase>;
+  /** Stops the plugin. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the plugin in `examples/<example>` with the emulator's address and key as stack config
+ * (the key through Configure only, never the environment), for `npm run demo` and `npm run example`.
+ */
+export async function openExample(example: ExampleName, opts: LifecycleOptions & { secretKeys?: string[] }): Promise<ExampleSession> {
   const emu = opts.emulator;
   const say = opts.onEvent ?? (() => {});
-  const project = projectName("quickstart");
+  const project = projectName(example);
   const stackName = opts.stack ?? "dev";
+  const secretKeys = [...SECRET_KEYS, ...(opts.secretKeys ?? [])];
   const config: Record<string, string> = {
     "computeplatform:apiUrl": emu.url,
     "computeplatform:serverlessUrl": emu.url,
     "computeplatform:apiKey": emu.apiKey,
   };
   const plugin = await ProviderPlugin.start({
-    cwd: exampleDir("quickstart"),
+    cwd: exampleDir(example),
     project,
     config,
     // The key reaches the plugin only through Configure (stack config), never the environment.
@@ -144,66 +163,75 @@ export async function runQuickstartLifecycle(opts: LifecycleOptions): Promise<Li
   const phases: Phase[] = [];
   try {
     await plugin.configure(config, SECRET_KEYS);
-    const stack = new EngineStack(plugin, { project, stack: stackName });
-    const seen = new Map<string, string>();
-    const ids = () =>
-      Object.fromEntries([...stack.resources.values()].map((r) => [r.urn.split("::").at(-1) ?? r.urn, r.id]));
+  } catch (e) {
+    await plugin.stop();
+    throw e;
+  }
+  const stack = new EngineStack(plugin, { project, stack: stackName });
+  const seen = new Map<string, string>();
+  const ids = () => Object.fromEntries([...stack.resources.values()].map((r) => [r.urn.split("::").at(-1) ?? r.urn, r.id]));
 
-    const phase = async (
-      title: string,
-      run: () => Promise<{ result: OperationResult; changed?: Map<string, string[]> }>,
-    ): Promise<Phase> => {
-      say(`== ${title}`);
-      const before = emu.counts();
-      const firstCall = stack.calls.length;
-      const printed = plugin.transcript().length;
-      const started = Date.now();
-      const stopWatching = watch(emu, opts.watchMs ?? 0, seen, say);
-      let outcome: Awaited<ReturnType<typeof run>>;
-      try {
-        outcome = await run();
-      } finally {
-        stopWatching();
-      }
-      const { result, changed } = outcome;
-      const p: Phase = {
-        title,
-        steps: result.steps.map((s) => {
-          const [type, name] = s.urn.split("::").slice(-2);
-          const touched = s.op === "update" || s.op === "replace" ? (changed?.get(name) ?? []) : [];
-          return { name, type: shortType(type), op: s.op, changed: touched, replaces: s.diff?.replaces ?? [] };
-        }),
-        calls: stack.calls.slice(firstCall),
-        api: delta(emu.counts(), before),
-        ids: ids(),
-        ms: Date.now() - started,
-        costLines: plugin
-          .transcript()
-          .slice(printed)
-          .split("\n")
-          .filter((l) => l.includes("cost: "))
-          .map((l) => l.slice(l.indexOf("cost: "))),
-      };
-      if (result.failures) {
-        p.error = `check failed for ${result.failures.urn}: ${result.failures.failures.map((f) => `${f.property}: ${f.reason}`).join("; ")}`;
-      } else if (result.error) {
-        p.error = result.error.message;
-      }
-      phases.push(p);
-      return p;
+  const phase: ExampleSession["phase"] = async (title, run) => {
+    say(`== ${title}`);
+    const before = emu.counts();
+    const firstCall = stack.calls.length;
+    const printed = plugin.transcript().length;
+    const started = Date.now();
+    const stopWatching = watch(emu, opts.watchMs ?? 0, seen, say);
+    let outcome: Awaited<ReturnType<typeof run>>;
+    try {
+      outcome = await run();
+    } finally {
+      stopWatching();
+    }
+    const { result, changed } = outcome;
+    const p: Phase = {
+      title,
+      steps: result.steps.map((s) => {
+        const [type, name] = s.urn.split("::").slice(-2);
+        const touched = s.op === "update" || s.op === "replace" ? (changed?.get(name) ?? []) : [];
+        return { name, type: shortType(type), op: s.op, changed: touched, replaces: s.diff?.replaces ?? [] };
+      }),
+      calls: stack.calls.slice(firstCall),
+      api: delta(emu.counts(), before),
+      ids: ids(),
+      ms: Date.now() - started,
+      costLines: plugin
+        .transcript()
+        .slice(printed)
+        .split("\n")
+        .filter((l) => l.includes("cost: "))
+        .map((l) => l.slice(l.indexOf("cost: "))),
     };
+    if (result.failures) {
+      p.error = `check failed for ${result.failures.urn}: ${result.failures.failures.map((f) => `${f.property}: ${f.reason}`).join("; ")}`;
+    } else if (result.error) {
+      p.error = result.error.message;
+    }
+    phases.push(p);
+    return p;
+  };
 
-    // A program run (under mocks) followed by the engine's steps, for preview or up.
-    const programPhase = (title: string, mode: "preview" | "up", programConfig: Record<string, string>) =>
-      phase(title, async () => {
-        const regs = await captureExample("quickstart", { stack: stackName, config: programConfig, preview: mode === "preview" });
-        const resolved = resolvingIds(stack, regs, { preview: mode === "preview" });
-        // What the program changed, against the state before the step runs (read now, before up applies it).
-        const changed = new Map(resolved.map((r) => [r.name, changedKeys(stack, r)]));
-        const result = mode === "preview" ? await stack.preview(resolved) : await stack.up(resolved);
-        return { result, changed };
-      });
+  // A program run (under mocks) followed by the engine's steps, for preview or up.
+  const programPhase: ExampleSession["programPhase"] = (title, mode, programConfig) =>
+    phase(title, async () => {
+      const regs = await captureExample(example, { stack: stackName, config: programConfig, preview: mode === "preview", secretKeys });
+      const resolved = resolvingIds(stack, regs, { preview: mode === "preview" });
+      // What the program changed, against the state before the step runs (read now, before up applies it).
+      const changed = new Map(resolved.map((r) => [r.name, changedKeys(stack, r)]));
+      const result = mode === "preview" ? await stack.preview(resolved) : await stack.up(resolved);
+      return { result, changed };
+    });
 
+  return { stack, plugin, config, phases, phase, programPhase, close: () => plugin.stop() };
+}
+
+/** Run the quickstart's lifecycle; the plugin is started and stopped here. */
+export async function runQuickstartLifecycle(opts: LifecycleOptions): Promise<LifecycleResult> {
+  const say = opts.onEvent ?? (() => {});
+  const session = await openExample("quickstart", opts);
+  const { stack, plugin, config, phases, phase, programPhase } = session;
+  try {
     const base = { ...config, "quickstart:image": QUICKSTART_IMAGE, "quickstart:gpuType": QUICKSTART_GPU };
     const inPlace = { ...base, "quickstart:image": UPDATED_IMAGE };
     const replacing = { ...inPlace, "quickstart:gpuType": REPLACEMENT_GPU };
@@ -238,7 +266,7 @@ export async function runQuickstartLifecycle(opts: LifecycleOptions): Promise<Li
     say(describe(destroyed));
     return { phases, transcript: plugin.transcript(), stateText, providerText };
   } finally {
-    await plugin.stop();
+    await session.close();
   }
 }
 

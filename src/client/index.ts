@@ -9,7 +9,7 @@ import { Billing } from "./billing";
 import { Catalog } from "./catalog";
 import { ClientContext } from "./context";
 import { type Clock, systemClock } from "./core/clock";
-import { ConfigurationError } from "./core/errors";
+import { ConfigurationError, MissingApiUrlError } from "./core/errors";
 import { type PacingRegistry, sharedPacing } from "./core/pacing";
 import { DEFAULT_BACKOFF } from "./core/retry";
 import { DEFAULT_URL, type Logger, Transport } from "./core/transport";
@@ -124,13 +124,17 @@ export interface ComputePlatformOptions {
    */
   apiKey?: string;
   /**
-   * Base address of REST (`/v2`) and GraphQL (`/graphql`).
-   * @default process.env.COMPUTEPLATFORM_API_URL, else "http://127.0.0.1:8787" (the local emulator)
+   * Base address of REST (`/v2`) and GraphQL (`/graphql`): the platform's API address, or the
+   * local emulator's (`http://127.0.0.1:8787` when started with its defaults). There is no
+   * built-in default: with neither this nor the environment variable set, the constructor
+   * throws a `MissingApiUrlError` naming both, so no request goes to a guessed host.
+   * @default process.env.COMPUTEPLATFORM_API_URL
    */
   apiUrl?: string;
   /**
-   * Base address of hosted-model calls (`/v2/{id}/runsync`).
-   * @default process.env.COMPUTEPLATFORM_SERVERLESS_URL, else "http://127.0.0.1:8787"
+   * Base address of hosted-model calls (`/v2/{id}/runsync`, `/run`, `/status`). Set it when the
+   * platform serves hosted models from another host than its API.
+   * @default process.env.COMPUTEPLATFORM_SERVERLESS_URL, else `apiUrl` (the emulator serves both at one address)
    */
   serverlessUrl?: string;
   /** Retries after the first attempt, per call. @default 4 */
@@ -160,6 +164,11 @@ export interface ComputePlatformOptions {
   /** Where settings fall back to. @default process.env */
   env?: Readonly<Record<string, string | undefined>>;
 }
+
+/** Why a client without an address refuses to start, and what to set: the platform's address, or the emulator's to try offline. */
+export const MISSING_API_URL =
+  "No Compute Platform API address: set COMPUTEPLATFORM_API_URL, or pass apiUrl to new ComputePlatform(), to the platform's " +
+  `API address; to try it offline, start the local emulator (\`npx computeplatform-emulator\`) and use ${DEFAULT_URL}`;
 
 function baseUrl(value: string, setting: string, env: string): string {
   let u: URL;
@@ -209,9 +218,11 @@ export class ComputePlatform {
 
   constructor(options: ComputePlatformOptions = {}) {
     const env = options.env ?? process.env;
-    this.apiUrl = baseUrl(options.apiUrl || env.COMPUTEPLATFORM_API_URL || DEFAULT_URL, "apiUrl", "COMPUTEPLATFORM_API_URL");
+    const apiUrl = options.apiUrl || env.COMPUTEPLATFORM_API_URL;
+    if (!apiUrl) throw new MissingApiUrlError(MISSING_API_URL);
+    this.apiUrl = baseUrl(apiUrl, "apiUrl", "COMPUTEPLATFORM_API_URL");
     this.serverlessUrl = baseUrl(
-      options.serverlessUrl || env.COMPUTEPLATFORM_SERVERLESS_URL || DEFAULT_URL,
+      options.serverlessUrl || env.COMPUTEPLATFORM_SERVERLESS_URL || this.apiUrl,
       "serverlessUrl",
       "COMPUTEPLATFORM_SERVERLESS_URL",
     );

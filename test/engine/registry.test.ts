@@ -79,6 +79,7 @@ test("a partial failure keeps __provider in the properties Pulumi stores as outp
 test("missing methods behave as Pulumi's plugin treats them", async () => {
   provider = engineProvider({ create: async () => ({ id: "x", outs: {} }) });
   const p = provider;
+  setPlatformSettings({ apiKey: "k", apiUrl: "http://127.0.0.1:9" });
   await expect(p.check!({}, { a: 1 })).resolves.toEqual({ inputs: { a: 1 } });
   await expect(p.diff!("x", {}, {})).resolves.toEqual({});
   await expect(p.read!("x", { a: 1 })).resolves.toEqual({ id: "x", props: { a: 1 } });
@@ -108,6 +109,42 @@ test("a missing API key names the stack config that sets it; the client's own me
   await expect(provider.create({})).rejects.toThrow(/pulumi config set --secret computeplatform:apiKey <key>/);
 });
 
+describe("a check that up would follow with requests refuses a missing key or address at preview, with the command that sets it", () => {
+  const env = { ...process.env };
+  beforeEach(() => {
+    delete process.env.COMPUTEPLATFORM_API_KEY;
+    delete process.env.COMPUTEPLATFORM_API_URL;
+  });
+  afterAll(() => {
+    process.env.COMPUTEPLATFORM_API_KEY = env.COMPUTEPLATFORM_API_KEY;
+    process.env.COMPUTEPLATFORM_API_URL = env.COMPUTEPLATFORM_API_URL;
+    for (const k of ["COMPUTEPLATFORM_API_KEY", "COMPUTEPLATFORM_API_URL"]) if (env[k] === undefined) delete process.env[k];
+  });
+  const echo = () => engineProvider({ check: async (_o: unknown, news: Record<string, unknown>) => ({ inputs: news }), create: async () => ({ id: "x", outs: {} }) });
+
+  test("a create without a key", async () => {
+    setPlatformSettings({ apiUrl: "http://127.0.0.1:9" });
+    await expect(echo().check!({}, { image: "i" })).rejects.toThrow(
+      /^No Compute Platform API key: set COMPUTEPLATFORM_API_KEY.*pulumi config set --secret computeplatform:apiKey <key>/,
+    );
+  });
+  test("an update without an address names the setting and the emulator's address", async () => {
+    setPlatformSettings({ apiKey: "k" });
+    const err: Error = await echo().check!({ __provider: "s", image: "i" }, { __provider: "s", image: "j" }).catch((e) => e);
+    expect(err.message).toMatch(/COMPUTEPLATFORM_API_URL.*http:\/\/127\.0\.0\.1:8787.*pulumi config set computeplatform:apiUrl <url>/);
+  });
+  test("the environment counts as set", async () => {
+    process.env.COMPUTEPLATFORM_API_KEY = "k";
+    process.env.COMPUTEPLATFORM_API_URL = "http://127.0.0.1:9";
+    await expect(echo().check!({}, { image: "i" })).resolves.toEqual({ inputs: { image: "i" } });
+  });
+  test("inputs as last applied send nothing at up, so nothing is refused; nor is a check that fails on its own", async () => {
+    await expect(echo().check!({ __provider: "old", image: "i" }, { __provider: "new", image: "i" })).resolves.toBeDefined();
+    const failing = engineProvider({ check: async (_o: unknown, news: Record<string, unknown>) => ({ inputs: news, failures: [{ property: "image", reason: "bad" }] }), create: async () => ({ id: "x", outs: {} }) });
+    await expect(failing.check!({}, { image: "" })).resolves.toMatchObject({ failures: [{ property: "image" }] });
+  });
+});
+
 test("undefined never goes back to the plugin, whose Struct conversion rejects it", async () => {
   provider = engineProvider({
     check: async (_o: unknown, news: Record<string, unknown>) => ({ inputs: { ...news, name: undefined } }),
@@ -116,6 +153,7 @@ test("undefined never goes back to the plugin, whose Struct conversion rejects i
     update: async () => ({ outs: { a: undefined } }),
   });
   const p = provider;
+  setPlatformSettings({ apiKey: "k", apiUrl: "http://127.0.0.1:9" });
   await expect(p.check!({}, { image: "i" })).resolves.toEqual({ inputs: { image: "i" } });
   const created = await p.create({});
   expect(created.outs).toEqual({ a: 1, nested: {}, list: [1, null] });

@@ -18,6 +18,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { ComputePlatform } from "../../src/client";
 import type { Clock } from "../../src/client/core/clock";
 import { type Emulator, type Faults, startEmulator } from "../../src/emulator";
+import { priceBook } from "../../src/resources/cost/prices";
 import { PodProvider } from "../../src/resources/pod";
 import { ServerlessEndpointProvider } from "../../src/resources/serverless-endpoint";
 import { PROJECT, PROJECT_DIR, ProviderPlugin, SECRET_KEYS } from "../engine";
@@ -127,10 +128,14 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
     pod: new PodProvider({ client: () => client, poll: { intervalMs: 5, maxIntervalMs: 15, backoff: 1.5 } }),
     endpoint: new ServerlessEndpointProvider({ client: () => client, pollIntervalMs: 5, maxPollIntervalMs: 15 }),
   };
-  // The catalog is read once with no faults on, so the profile under test decides what fails.
+  // The catalog is read once with no faults on, so the profile under test decides what fails:
+  // through the deployment's price book, as a stack's cost line reads it before any pod's check
+  // (which then reads nothing more).
   const saved = opts.faults ?? {};
   emu.setFaults({});
-  const nvidia = (await client.catalog.gpus()).filter((g) => g.manufacturer === "NVIDIA").map((g) => g.id);
+  const book = priceBook(() => client);
+  const nvidia = (await book.gpus()).filter((g) => g.manufacturer === "NVIDIA").map((g) => g.id);
+  await book.cpus();
   const { id: templateId } = await client.templates.create({ name: "worker", image: "worker:1", serverless: true });
   emu.setFaults(saved);
   return {

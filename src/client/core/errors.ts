@@ -18,6 +18,12 @@ export class ConfigurationError extends PlatformError {}
 /** No API key in the options or the environment: nothing can be sent. */
 export class MissingApiKeyError extends ConfigurationError {}
 
+/** What a `MissingApiKeyError` says. */
+export const MISSING_API_KEY = "No Compute Platform API key: set COMPUTEPLATFORM_API_KEY, or pass apiKey to new ComputePlatform()";
+
+/** No API address in the options or the environment: the client has no default, so nothing goes to a guessed host. */
+export class MissingApiUrlError extends ConfigurationError {}
+
 /** One request-validation failure, with the field as a dotted path. */
 export interface FieldIssue {
   /** Dotted path of the field, e.g. `mounts.network[0].path`; empty for the whole object. */

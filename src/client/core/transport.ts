@@ -3,6 +3,7 @@ import type { z } from "zod";
 import type { Clock } from "./clock";
 import {
   ApiError,
+  MISSING_API_KEY,
   MissingApiKeyError,
   ConnectionError,
   InternalServerError,
@@ -26,6 +27,10 @@ export interface Logger {
 /** Which setting an address came from, so a connection failure can name it. */
 export type AddressSetting = "apiUrl" | "serverlessUrl";
 
+/**
+ * The local emulator's address when started with its defaults (`npx computeplatform-emulator`).
+ * Not a default of the client: an address must be set (see `ComputePlatformOptions.apiUrl`).
+ */
 export const DEFAULT_URL = "http://127.0.0.1:8787";
 
 const SETTING_ENV: Record<AddressSetting, string> = {
@@ -133,7 +138,7 @@ export class Transport {
   requireKey(): string {
     const key = this.#apiKey;
     if (!key) {
-      throw new MissingApiKeyError("No Compute Platform API key: set COMPUTEPLATFORM_API_KEY, or pass apiKey to new ComputePlatform()");
+      throw new MissingApiKeyError(MISSING_API_KEY);
     }
     return key;
   }
@@ -247,7 +252,7 @@ export class Transport {
     let message = `${req.method} ${urlPath(req.url)} to ${origin} failed: ${this.redact(err instanceof Error ? err.message : String(err), req.writeOnly)}${codeStr ? ` (${codeStr})` : ""}`;
     if (codeStr === "ECONNREFUSED" && origin === DEFAULT_URL) {
       message +=
-        `. Nothing listens at ${DEFAULT_URL}, the default address (the local emulator): start it with ` +
+        `. Nothing listens at ${DEFAULT_URL}, the local emulator's address: start it with ` +
         `\`npx computeplatform-emulator\`, or point at the platform with ${env} (stack config computeplatform:${req.setting})`;
     } else if (codeStr === "ECONNREFUSED" || codeStr === "ENOTFOUND") {
       message += `. Check ${env} (stack config computeplatform:${req.setting})`;

@@ -11,7 +11,7 @@
  * `workersMax` workers of `gpuCount` GPUs each at the price of its first GPU tier, a tier's price being the highest
  * secure price among the catalog's GPU types of that pool (a worker may land on any of them).
  */
-import type { ComputePlatform, CpuType, GpuType } from "../../client";
+import { type ComputePlatform, ConfigurationError, type CpuType, type GpuType } from "../../client";
 
 /** USD per hour, rounded to a tenth of a cent as the platform's `cost` is. */
 export const usd = (n: number): number => Math.round(n * 1000) / 1000;
@@ -38,6 +38,20 @@ export class PriceBook {
     this.cpuList ??= this.client().catalog.cpus();
     this.cpuList.catch(() => (this.cpuList = undefined));
     return this.cpuList;
+  }
+
+  /**
+   * The lists a pod's compute is checked against (GPU types for `gpu`, CPU flavors for `cpu`);
+   * undefined when the catalog cannot be read (up decides then). A missing key or address throws.
+   */
+  async lists(compute: { gpu?: unknown; cpu?: unknown }): Promise<{ gpus?: GpuType[]; cpus?: CpuType[] } | undefined> {
+    try {
+      const [gpus, cpus] = await Promise.all([compute.gpu ? this.gpus() : undefined, compute.cpu ? this.cpus() : undefined]);
+      return { gpus, cpus };
+    } catch (err) {
+      if (err instanceof ConfigurationError) throw err;
+      return undefined;
+    }
   }
 
   /** The hourly price of a pod's compute; undefined for an id the catalog does not list. */

@@ -13,7 +13,7 @@
  *   delete  no request: prints the stack's cost going to nothing (every costed resource removed).
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { ComputePlatform } from "../../client";
+import { type ComputePlatform, ConfigurationError } from "../../client";
 import { canonical } from "../engine/check";
 import { budget, platform } from "../engine/settings";
 import { isFatal } from "../lifecycle/poller";
@@ -101,8 +101,8 @@ export class StackCostProvider implements pulumi.dynamic.ResourceProvider {
       try {
         return await price(e, old);
       } catch (err) {
-        // A key no retry fixes fails the deployment here, as the resources' own calls would.
-        if (isFatal(err)) throw err;
+        // A key no retry fixes, or none set, fails the deployment here, as the resources' own calls would.
+        if (isFatal(err) || err instanceof ConfigurationError) throw err;
         // Otherwise unpriced, not failed: without a budget the deployment goes on, the line says why.
         catalogError = err instanceof Error ? err.message : String(err);
         return UNPRICED;

@@ -1,7 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { MissingApiKeyError } from "../../client";
-import { defined } from "./check";
-import { CONFIG_KEYS, configureFromStack } from "./settings";
+import { MissingApiKeyError, MissingApiUrlError } from "../../client";
+import { canonical, defined } from "./check";
+import { CONFIG_KEYS, configureFromStack, requirePlatformSettings } from "./settings";
 import type { ProviderKind } from "./shim";
 
 /** Pulumi's name for the serialized provider among a dynamic resource's inputs and outputs. */
@@ -56,7 +56,9 @@ const loaded: Partial<Record<ProviderKind, Provider>> = {};
  * - `undefined` is left out of what goes back to the engine (inputs, outputs, partial
  *   properties): the plugin's `Struct.fromJavaScript` rejects it with "Unexpected struct type",
  *   which an in-process test of a provider never shows.
- * - a missing API key names the stack config that sets it (the client knows nothing of Pulumi).
+ * - a check whose inputs pass and differ from the last applied ones (a create, an update)
+ *   refuses a missing API key or address at preview, as the up's first request would;
+ * - a missing API key or address names the stack config that sets it (the client knows nothing of Pulumi).
  * Methods a provider leaves out behave as Pulumi's plugin treats them.
  */
 export function engineProvider(provider: Provider): Provider {
@@ -65,10 +67,12 @@ export function engineProvider(provider: Provider): Provider {
       configureFromStack(req.config);
       await provider.configure?.(req);
     },
-    check: async (olds, news) => {
-      const r = provider.check ? await provider.check(olds, news) : { inputs: news };
-      return { ...r, inputs: defined(r.inputs) };
-    },
+    check: async (olds, news) =>
+      hinted(async () => {
+        const r = provider.check ? await provider.check(olds, news) : { inputs: news };
+        if ((r.failures ?? []).length === 0 && changes(olds, r.inputs)) requirePlatformSettings();
+        return { ...r, inputs: defined(r.inputs) };
+      }),
     diff: async (id, olds, news) => (provider.diff ? provider.diff(id, olds, news) : {}),
     create: async (inputs) => {
       const r = await keepProviderOnPartialFailure(() => hinted(() => provider.create(inputs)), inputs);
@@ -89,13 +93,21 @@ export function engineProvider(provider: Provider): Provider {
   };
 }
 
-/** A missing API key gets the stack-config way to set it, which only this layer knows of. */
+/** Whether checked inputs differ from the last applied ones (none: a create), so that up sends requests. */
+function changes(olds: Record<string, unknown> | undefined, inputs: Record<string, unknown>): boolean {
+  const own = (v: Record<string, unknown> | undefined) => canonical(Object.fromEntries(Object.entries(v ?? {}).filter(([k]) => k !== PROVIDER_KEY)));
+  return olds === undefined || Object.keys(olds).length === 0 || own(olds) !== own(defined(inputs));
+}
+
+/** A missing API key or address gets the stack-config way to set it, which only this layer knows of. */
 async function hinted<T>(op: () => Promise<T>): Promise<T> {
   try {
     return await op();
   } catch (e) {
     if (e instanceof MissingApiKeyError) {
       e.message += `; in a Pulumi program, set stack config ${CONFIG_KEYS.apiKey} (\`pulumi config set --secret ${CONFIG_KEYS.apiKey} <key>\`)`;
+    } else if (e instanceof MissingApiUrlError) {
+      e.message += `; in a Pulumi program, set stack config ${CONFIG_KEYS.apiUrl} (\`pulumi config set ${CONFIG_KEYS.apiUrl} <url>\`)`;
     }
     throw e;
   }

@@ -1,5 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { type Clock, ComputePlatform } from "../../client";
+import { type Clock, ComputePlatform, MISSING_API_KEY, MISSING_API_URL, MissingApiKeyError, MissingApiUrlError } from "../../client";
 
 /**
  * Credentials and addresses for the providers, read at run time inside the plugin:
@@ -89,6 +89,16 @@ export function platform(): ComputePlatform {
     serverlessUrl: settings.serverlessUrl,
   });
   return client;
+}
+
+/**
+ * Refuses, before any request, when the key or the address is set neither in stack config nor
+ * in the environment: what the client would refuse at its first request, said at preview. The
+ * error is the client's; the registry (kinds.ts) adds the stack config that sets it.
+ */
+export function requirePlatformSettings(env: NodeJS.ProcessEnv = process.env): void {
+  if (!(settings.apiUrl || env.COMPUTEPLATFORM_API_URL)) throw new MissingApiUrlError(MISSING_API_URL);
+  if (!(settings.apiKey || env.COMPUTEPLATFORM_API_KEY)) throw new MissingApiKeyError(MISSING_API_KEY);
 }
 
 /** What every provider lets a caller inject (tests: a client, a fake clock, a signal). */

@@ -42,7 +42,7 @@ import { type PollerTimings, pollFromEnv } from "../lifecycle/poller";
 import { recordAfterStep } from "../lifecycle/applied";
 import { createWithRecovery, findMade, lookAgain, LOOKUPS, OwningProvider } from "../lifecycle/recovery";
 import type { SharedList } from "../lifecycle/shared-list";
-import { checkPod, DEFAULT_WAIT_TIMEOUT_SECONDS, type LivePod, OWNER_ENV, type PodDeclaration, type PodInputs, type PodOutputs } from "./schema";
+import { catalogFailures, checkPod, computeChanged, DEFAULT_WAIT_TIMEOUT_SECONDS, type LivePod, OWNER_ENV, type PodDeclaration, type PodInputs, type PodOutputs } from "./schema";
 import { type CreatePlan, declarationOf, type PodPlan, planCreate, planExisting, planPodChange, planUpdate, previewRefusal } from "./plan";
 import { describeFixed, inputsFromState, matchesCreate, newestOf, ownedBy, podOutputs } from "./wire";
 import { converge, lastSeen, type PodContext, PodInitError, provisioning, STOPPED } from "./status";
@@ -84,8 +84,17 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
     });
   }
 
+  /**
+   * The rules of the inputs (no request), then, for a new or changed compute, the catalog's:
+   * read through the deployment's one price book (the read the stack's cost line made), so a
+   * preview sends no request per pod.
+   */
   async check(olds: any, news: any): Promise<pulumi.dynamic.CheckResult<PodInputs>> {
-    return checkPod(olds, news, (base) => this.predecessors.get(base));
+    const result = checkPod(olds, news, (base) => this.predecessors.get(base));
+    const inputs = result.inputs as PodInputs;
+    if ((result.failures ?? []).length > 0 || !computeChanged(olds, inputs)) return result;
+    const lists = await priceBook(this.client).lists(inputs);
+    return lists ? { ...result, failures: catalogFailures(inputs, lists.gpus, lists.cpus) } : result;
   }
 
   async diff(id: string, olds: PodOutputs, news: PodInputs): Promise<pulumi.dynamic.DiffResult> {

@@ -93,10 +93,6 @@ function restBody(field: string, v: unknown, live: any): Record<string, unknown>
       return { timeout: v };
     case "networkVolumeId":
       return { networkVolumes: v ? [v] : [] };
-    case "gpuCount":
-      return { gpu: { pools: String(live.gpuIds).split(","), count: v } };
-    case "executionTimeoutMs":
-      return { timeout: v };
     case "dataCenterIds":
       return { dataCenterIds: v };
     case "container":

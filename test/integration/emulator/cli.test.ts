@@ -1,7 +1,10 @@
 // The computeplatform-emulator command (src/emulator/cli.ts) as a user starts it.
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
+import { ComputePlatform } from "../../../src/client";
+import { createServerlessTemplate } from "../../helpers/emulator-fixtures";
 import { RTX4090 } from "../../helpers/emulator-rest";
 
 const REPO = join(__dirname, "../../..");
@@ -101,5 +104,64 @@ describe("the computeplatform-emulator command (dist/emulator/cli.js; `npm test`
       child.kill("SIGTERM");
     }
     expect(await exited(child)).toBe(0);
+  });
+});
+
+describe("following the banner (dist/emulator/cli.js on a port of its own)", () => {
+  const cli = join(REPO, "dist/emulator/cli.js");
+
+  /** A free loopback port that is not the emulator's default. */
+  async function freePort(): Promise<number> {
+    for (;;) {
+      const port = await new Promise<number>((resolve, reject) => {
+        const s = createServer();
+        s.once("error", reject);
+        s.listen(0, "127.0.0.1", () => {
+          const { port: p } = s.address() as AddressInfo;
+          s.close(() => resolve(p));
+        });
+      });
+      if (port !== 8787) return port;
+    }
+  }
+
+  test("its exports are every setting the client needs: pods, endpoints and runSync all work with them alone", async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, [cli, "--port", String(port), "--provisioning-ms", "10", "--starting-ms", "10"], { stdio: ["ignore", "pipe", "pipe"] });
+    let text = "";
+    child.stdout!.on("data", (d) => (text += d));
+    child.stderr!.on("data", (d) => (text += d));
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    let cp: ComputePlatform | undefined;
+    try {
+      const deadline = Date.now() + 10_000;
+      while (!/COMPUTEPLATFORM_SERVERLESS_URL=/.test(text)) {
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no banner: ${text}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      // What a user's shell gets from the banner's export lines, and nothing else.
+      const env = Object.fromEntries([...text.matchAll(/^ {2}export (\w+)=(\S+)$/gm)].map((m) => [m[1]!, m[2]!]));
+      expect(Object.keys(env).sort()).toEqual(["COMPUTEPLATFORM_API_KEY", "COMPUTEPLATFORM_API_URL", "COMPUTEPLATFORM_SERVERLESS_URL"]);
+      expect(env.COMPUTEPLATFORM_API_URL).toBe(`http://127.0.0.1:${port}`);
+      // The same three settings as stack config, for a Pulumi program.
+      expect(text).toContain(`pulumi config set computeplatform:apiUrl http://127.0.0.1:${port}`);
+      expect(text).toContain(`pulumi config set computeplatform:serverlessUrl http://127.0.0.1:${port}`);
+      expect(text).toContain(`pulumi config set --secret computeplatform:apiKey ${env.COMPUTEPLATFORM_API_KEY}`);
+      cp = new ComputePlatform({ env, pacing: false });
+
+      const pod = await cp.pods.create({ name: "banner", image: "app:1", gpu: { id: "NVIDIA L40S" } });
+      expect((await cp.pods.get(pod.id)).name).toBe("banner");
+      const templateId = await createServerlessTemplate(env.COMPUTEPLATFORM_API_URL!, env.COMPUTEPLATFORM_API_KEY!);
+      const endpoint = await cp.endpoints.save({ name: "banner", gpuIds: "AMPERE_24", templateId, workersMin: 0, workersMax: 0 });
+      expect((await cp.endpoints.get(endpoint.id)).name).toBe("banner");
+      const out = await cp.models.runSync("sdxl-turbo", { prompt: "a red cube", width: 64, height: 64 });
+      expect(out.status).toBe("COMPLETED");
+      await cp.endpoints.delete(endpoint.id);
+      await cp.pods.delete(pod.id);
+    } finally {
+      await cp?.close();
+      child.kill("SIGTERM");
+      await exited;
+    }
   });
 });

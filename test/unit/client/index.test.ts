@@ -1,7 +1,7 @@
 import { inspect } from "node:util";
-import { ComputePlatform, ConfigurationError, DEFAULT_URL } from "../../../src/client";
+import { ComputePlatform, ConfigurationError, DEFAULT_URL, MissingApiUrlError } from "../../../src/client";
 
-describe("settings: option, then environment, then the emulator default", () => {
+describe("settings: option, then environment; no address is guessed", () => {
   const env = {
     COMPUTEPLATFORM_API_KEY: "env_key_123",
     COMPUTEPLATFORM_API_URL: "http://env.example:1",
@@ -15,9 +15,25 @@ describe("settings: option, then environment, then the emulator default", () => 
     const cp = new ComputePlatform({ apiKey: undefined, apiUrl: undefined, serverlessUrl: undefined, env });
     expect([cp.apiUrl, cp.serverlessUrl]).toEqual(["http://env.example:1", "http://env-sls.example:2"]);
   });
-  test("nothing set: both addresses are the local emulator", () => {
-    const cp = new ComputePlatform({ env: {} });
-    expect([cp.apiUrl, cp.serverlessUrl]).toEqual([DEFAULT_URL, DEFAULT_URL]);
+  test("no address set: the client refuses to start, naming the option, the env var and the emulator's address (no Pulumi)", () => {
+    const err = (() => {
+      try {
+        return new ComputePlatform({ apiKey: "k", env: {} });
+      } catch (e) {
+        return e as Error;
+      }
+    })();
+    expect(err).toBeInstanceOf(MissingApiUrlError);
+    expect(err).toBeInstanceOf(ConfigurationError);
+    const message = (err as Error).message;
+    for (const part of ["COMPUTEPLATFORM_API_URL", "apiUrl", "npx computeplatform-emulator", DEFAULT_URL]) expect(message).toContain(part);
+    expect(message).not.toMatch(/pulumi/i);
+  });
+  test("the hosted-model address follows the API address unless set", () => {
+    const cp = new ComputePlatform({ apiUrl: "http://platform.example:7/", env: {} });
+    expect([cp.apiUrl, cp.serverlessUrl]).toEqual(["http://platform.example:7", "http://platform.example:7"]);
+    const env = { COMPUTEPLATFORM_API_URL: "http://a.example", COMPUTEPLATFORM_SERVERLESS_URL: "http://b.example" };
+    expect(new ComputePlatform({ env }).serverlessUrl).toBe("http://b.example");
   });
   test("a missing key fails the first call, before anything is sent, naming env and the option (no Pulumi: the resources add the stack config)", async () => {
     const cp = new ComputePlatform({ env: {}, apiUrl: "http://127.0.0.1:9" });
@@ -36,7 +52,7 @@ describe("settings: option, then environment, then the emulator default", () => 
     expect(() => new ComputePlatform({ apiUrl, env: {} })).toThrow(msg);
   });
   test("the client neither serializes nor inspects to its key", () => {
-    const cp = new ComputePlatform({ apiKey: "secret_abcdef", env: {} });
+    const cp = new ComputePlatform({ apiKey: "secret_abcdef", apiUrl: DEFAULT_URL, env: {} });
     expect(JSON.stringify(cp)).not.toContain("secret_abcdef");
     expect(inspect(cp, { depth: 20, showHidden: true })).not.toContain("secret_abcdef");
   });

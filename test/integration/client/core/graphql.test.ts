@@ -237,14 +237,14 @@ describe("connection failures say how to fix them", () => {
     });
   }
 
-  test("refused at the default address: start the emulator, or point at the platform", async () => {
+  test("refused at the emulator's address: start the emulator, or point at the platform", async () => {
     if (!(await portFree(8787))) {
       // Someone runs an emulator on the default port right now; the hint cannot be provoked.
       return;
     }
-    const cp = new ComputePlatform({ apiKey: KEY, env: {}, maxRetries: 0, pacing: false });
+    const cp = new ComputePlatform({ apiKey: KEY, apiUrl: DEFAULT_URL, env: {}, maxRetries: 0, pacing: false });
     clients.push(cp);
-    expect(cp.apiUrl).toBe(DEFAULT_URL);
+    expect(cp.serverlessUrl).toBe(DEFAULT_URL);
     const err = await cp.pods.list().catch((e) => e);
     expect(err).toBeInstanceOf(ConnectionError);
     expect(err.code).toBe("ECONNREFUSED");
