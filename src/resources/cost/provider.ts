@@ -43,10 +43,18 @@ export interface StackCostProviderOptions {
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
 /** The live pods and endpoints, each listed at most once per check and only when an entry needs them; none when the client cannot list. */
-function liveLists(client: Partial<Pick<ComputePlatform, "pods" | "endpoints">>) {
+function liveLists(client: Partial<Pick<ComputePlatform, "pods" | "endpoints" | "serverless">>) {
   let pods: Promise<LivePodCompute[]> | undefined;
   let endpoints: Promise<LiveEndpointCompute[]> | undefined;
+  let rest: Promise<LiveEndpointCompute[]> | undefined;
   return {
+    /** Endpoints managed over REST, read over REST (nothing of their life goes over GraphQL). */
+    restEndpoints: () =>
+      (rest ??= client.serverless
+        ? client.serverless.list().then((list) =>
+            list.map((e) => ({ id: e.id, name: e.name, gpuIds: (e.gpu?.pools ?? []).join(","), workersMin: e.workers.min, workersMax: e.workers.max, gpuCount: e.gpu?.count ?? 1 })),
+          )
+        : Promise.resolve([])),
     pods: () => (pods ??= client.pods ? (client.pods.list() as Promise<unknown> as Promise<LivePodCompute[]>) : Promise.resolve([])),
     endpoints: () => (endpoints ??= client.endpoints ? (client.endpoints.list() as Promise<unknown> as Promise<LiveEndpointCompute[]>) : Promise.resolve([])),
   };
@@ -54,7 +62,7 @@ function liveLists(client: Partial<Pick<ComputePlatform, "pods" | "endpoints">>)
 
 /** @group Providers and checks */
 export class StackCostProvider implements pulumi.dynamic.ResourceProvider {
-  private readonly client: () => Pick<ComputePlatform, "catalog"> & Partial<Pick<ComputePlatform, "pods" | "endpoints">>;
+  private readonly client: () => Pick<ComputePlatform, "catalog"> & Partial<Pick<ComputePlatform, "pods" | "endpoints" | "serverless">>;
   private readonly print: (line: string) => void;
 
   constructor(options: StackCostProviderOptions = {}) {
@@ -89,7 +97,7 @@ export class StackCostProvider implements pulumi.dynamic.ResourceProvider {
         const p = await book.pod({ gpu: runs.gpu, cpu: runs.cpu, cloud: runs.cloud });
         return p === undefined ? undefined : { min: p, max: p };
       }
-      const ep = old ? findLiveEndpoint(await live.endpoints(), e, old.liveId) : undefined;
+      const ep = old ? findLiveEndpoint(await (e.api === "rest" ? live.restEndpoints() : live.endpoints()), e, old.liveId) : undefined;
       if (ep) found.set(e, ep.id);
       return book.endpoint(endpointRuns(e, old?.kind === "endpoint" ? old : undefined, ep, FIELD_DEFAULTS));
     };

@@ -43,6 +43,8 @@ export interface EndpointEntry {
   owner?: string;
   /** The name the program gives, if it does (else the endpoint's name is made from `owner`). */
   declaredName?: string;
+  /** `rest` when the endpoint is managed over REST (its live object is read there too). */
+  api?: string;
   /** Pricing fields the program hides with ignoreChanges: up leaves them as they are. */
   ignore?: string[];
 }
@@ -107,6 +109,7 @@ export function normalizeEntry(raw: unknown): CostEntry | string {
       ...(raw.workersMax !== undefined && raw.workersMax !== null ? { workersMax: raw.workersMax as number } : {}),
       ...(typeof raw.owner === "string" ? { owner: raw.owner } : {}),
       ...(typeof raw.declaredName === "string" ? { declaredName: raw.declaredName } : {}),
+      ...(raw.api === "rest" ? { api: "rest" } : {}),
       ...(Array.isArray(raw.ignore) && raw.ignore.length > 0 ? { ignore: raw.ignore as string[] } : {}),
     };
   }
