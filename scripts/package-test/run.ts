@@ -244,6 +244,13 @@ async function main(): Promise<void> {
       faults: { noCapacity: [{ gpuId: "NVIDIA A100-SXM4-80GB" }] },
     })) as Emulator;
     log(`emulator from the tarball at ${emu.url}`);
+    // The console's browser files ship beside the emulator's code and are served from there.
+    for (const asset of ["console.js", "console.css"]) {
+      const res = await fetch(`${emu.url}/console/assets/${asset}`);
+      assert.equal(res.status, 200, `the tarball's emulator serves /console/assets/${asset}`);
+      assert.ok((await res.text()).length > 0, `/console/assets/${asset} is not empty`);
+    }
+    log("the console's script and stylesheet are served from the tarball");
 
     await lifecycle("commonjs", projects.commonjs, emu);
     await lifecycle("module", projects.module, emu);

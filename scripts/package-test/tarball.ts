@@ -1,5 +1,5 @@
 // What `npm pack` may put in the tarball: what a user's program, its types and the emulator's
-// command need, and nothing else (no sources, tests, benchmarks or source maps).
+// command need (the console's browser script and stylesheet among them), and nothing else (no sources, tests, benchmarks or source maps).
 import { strict as assert } from "node:assert";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -13,6 +13,8 @@ export interface PackedFile {
 /** Top-level files besides dist/: npm's own (package.json, README) and the ones `files` names. */
 const TOP_LEVEL = new Set(["package.json", "README.md", "CHANGELOG.md", "LICENSE"]);
 const REQUIRED = ["package.json", "README.md", "CHANGELOG.md"];
+/** The emulator console's browser files: served as they are, so no declaration twin and no map. */
+const BROWSER_ASSETS = /^dist\/emulator\/console\/assets\/[a-z0-9-]+\.(js|css)$/;
 
 interface Manifest {
   main: string;
@@ -33,7 +35,10 @@ export function checkTarball(files: PackedFile[], root: string): void {
   const paths = new Set(files.map((f) => f.path));
   const pkg = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as Manifest;
   for (const p of paths) {
-    if (p.startsWith("dist/")) {
+    if (BROWSER_ASSETS.test(p)) {
+      const text = fs.readFileSync(path.join(root, p), "utf8");
+      assert.ok(!text.includes("sourceMappingURL"), `tarball: ${p} points at a source map that is not shipped`);
+    } else if (p.startsWith("dist/")) {
       assert.match(p, /\.(d\.ts|js)$/, `tarball: ${p} is neither JavaScript nor a declaration (a source map or a stray file)`);
       const twin = p.endsWith(".d.ts") ? p.replace(/\.d\.ts$/, ".js") : p.replace(/\.js$/, ".d.ts");
       assert.ok(paths.has(twin), `tarball: ${p} has no ${twin}`);

@@ -42,21 +42,24 @@ export interface StackCostProviderOptions {
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
-/** The live pods and endpoints, each listed at most once per check and only when an entry needs them; none when the client cannot list. */
+/**
+ * The live pods and endpoints, each listed at most once per check and only when an entry needs
+ * them; none when the client cannot list. REST-managed endpoints are listed over REST v2, in
+ * the resource's names, so a stack of them sends no GraphQL request.
+ */
 function liveLists(client: Partial<Pick<ComputePlatform, "pods" | "endpoints" | "serverless">>) {
   let pods: Promise<LivePodCompute[]> | undefined;
   let endpoints: Promise<LiveEndpointCompute[]> | undefined;
-  let rest: Promise<LiveEndpointCompute[]> | undefined;
+  let restEndpoints: Promise<LiveEndpointCompute[]> | undefined;
   return {
-    /** Endpoints managed over REST, read over REST (nothing of their life goes over GraphQL). */
+    pods: () => (pods ??= client.pods ? (client.pods.list() as Promise<unknown> as Promise<LivePodCompute[]>) : Promise.resolve([])),
+    endpoints: () => (endpoints ??= client.endpoints ? (client.endpoints.list() as Promise<unknown> as Promise<LiveEndpointCompute[]>) : Promise.resolve([])),
     restEndpoints: () =>
-      (rest ??= client.serverless
+      (restEndpoints ??= client.serverless
         ? client.serverless.list().then((list) =>
             list.map((e) => ({ id: e.id, name: e.name, gpuIds: (e.gpu?.pools ?? []).join(","), workersMin: e.workers.min, workersMax: e.workers.max, gpuCount: e.gpu?.count ?? 1 })),
           )
         : Promise.resolve([])),
-    pods: () => (pods ??= client.pods ? (client.pods.list() as Promise<unknown> as Promise<LivePodCompute[]>) : Promise.resolve([])),
-    endpoints: () => (endpoints ??= client.endpoints ? (client.endpoints.list() as Promise<unknown> as Promise<LiveEndpointCompute[]>) : Promise.resolve([])),
   };
 }
 

@@ -43,10 +43,10 @@ export interface EndpointEntry {
   owner?: string;
   /** The name the program gives, if it does (else the endpoint's name is made from `owner`). */
   declaredName?: string;
-  /** `rest` when the endpoint is managed over REST (its live object is read there too). */
-  api?: string;
   /** Pricing fields the program hides with ignoreChanges: up leaves them as they are. */
   ignore?: string[];
+  /** `rest` for an endpoint managed over REST v2: its live object is read there (GraphQL is retiring). */
+  api?: "rest";
 }
 
 /** @group Providers and checks */
@@ -109,8 +109,8 @@ export function normalizeEntry(raw: unknown): CostEntry | string {
       ...(raw.workersMax !== undefined && raw.workersMax !== null ? { workersMax: raw.workersMax as number } : {}),
       ...(typeof raw.owner === "string" ? { owner: raw.owner } : {}),
       ...(typeof raw.declaredName === "string" ? { declaredName: raw.declaredName } : {}),
-      ...(raw.api === "rest" ? { api: "rest" } : {}),
       ...(Array.isArray(raw.ignore) && raw.ignore.length > 0 ? { ignore: raw.ignore as string[] } : {}),
+      ...(raw.api === "rest" ? { api: "rest" as const } : {}),
     };
   }
   return `a ledger entry's kind must be pod or endpoint (got ${JSON.stringify(raw.kind)})`;

@@ -263,6 +263,7 @@ export class ServerlessEndpoint extends pulumi.dynamic.Resource {
               workersMin: args.workersMin,
               workersMax: args.workersMax,
               declaredName: args.name,
+              // A REST-managed endpoint is read over REST when the ledger prices what runs.
               api: args.api,
               ...ledgerIdentity(ENDPOINT_KIND, name, owner, opts, ["gpuIds", "gpuCount", "workersMin", "workersMax"]),
             },
