@@ -130,7 +130,7 @@ export function isWrite(entry: { method: string; op: string }): boolean {
  * per plugin) and of the live pods and endpoints it prices a changed resource from (what runs).
  */
 const notCatalogRead = (entry: { method: string; path: string; op: string }) =>
-  !(entry.method === "GET" && (entry.path.startsWith("/v2/catalog/") || entry.path === "/v2/pods" || entry.path === "/v2/endpoints")) && entry.op !== "myself";
+  !(entry.method === "GET" && (entry.path.startsWith("/v2/catalog/") || entry.path === "/v2/pods" || entry.path === "/v2/serverless")) && entry.op !== "myself";
 
 /** Tally of one kind's walk, printed at the end. */
 export interface Tally {
