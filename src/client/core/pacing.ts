@@ -16,8 +16,10 @@ import { type HeaderMap, parseRateLimit, parseRateLimitPolicy } from "./retry";
  * The quota is the key's, not the process's: another process (a second stack's `up`, a CI
  * matrix) may spend it at the same time, unseen. So:
  *   - Learn before bursting. Until an answer of the key says whether and how the server counts,
- *     one request goes at a time; and again at the start of every window, and after a quiet
- *     spell (no answer for STALE_MS), since what a neighbour spent meanwhile only an answer tells.
+ *     one request goes at a time; and again at the start of every window, and when the newest
+ *     count is old news (the request it answered went more than STALE_MS ago: a quiet spell, or
+ *     a process too busy to read its answers), since what a neighbour spent meanwhile only an
+ *     answer tells. (Not while more is left than a neighbour could send meanwhile: a day's quota.)
  *   - Believe the lowest count. The server's `r` only falls within a window, so the lowest `r`
  *     answered is the newest word on it, a neighbour's spending included. What is left is that,
  *     less this process's requests still out (they may have reached the server after it).
@@ -25,8 +27,8 @@ import { type HeaderMap, parseRateLimit, parseRateLimitPolicy } from "./retry";
  *     the lowest count, so a neighbour doing the same cannot, together with this process, send
  *     more than is left before either hears the new count. (One neighbour: three processes
  *     bursting on one key at once may still meet a few 429s, which the client waits out.)
- *   - Leave the window's last request to a neighbour (when the quota is more than one): two
- *     processes that both read `r=1` would otherwise both send it.
+ *   - Leave the window's last two requests to a neighbour: two processes that both read `r=1`
+ *     would otherwise both send it, and one whose count is a little old one more.
  * A request out for longer than PATIENCE_MS (a hosted-model call that takes minutes) no longer
  * holds the others back: it reached the server long ago, and the answers of later ones count it.
  *
@@ -37,8 +39,11 @@ import { type HeaderMap, parseRateLimit, parseRateLimitPolicy } from "./retry";
 /** How long a request out holds back the requests behind it, at most (ms). */
 export const PATIENCE_MS = 2000;
 
-/** A count heard longer ago than this (ms) may be old news: one request asks again before more go. */
-export const STALE_MS = 200;
+/** A count from a request sent longer ago than this (ms) may be old news: one request asks again before more go. */
+export const STALE_MS = 100;
+
+/** More left than this, a count's age does not matter: no neighbour sends that many before an answer. */
+const STALE_BELOW = 1000;
 
 /**
  * Requests out are at most the lowest count divided by this. A half would do if both
@@ -64,8 +69,8 @@ interface WindowBudget {
   since: number;
   /** An answer to a request sent in this window was read (false from a reset to the first answer). */
   fresh: boolean;
-  /** When the last answer of this window was read. */
-  heardAt: number;
+  /** When the newest request answered in this window went: its count is news of that moment or later. */
+  heardFrom: number;
 }
 
 interface KeyBudget {
@@ -95,8 +100,12 @@ export type PacingDecision =
   /** Wait for the next answer with this key (the budget depends on it), or `maxWaitMs` at most. */
   | { waitForAnswer: true; maxWaitMs: number };
 
-/** The last request of a window is left to a neighbour, unless it is the only one. */
-const reserveOf = (w: WindowBudget): number => (w.quota === 1 ? 0 : 1);
+/**
+ * The last requests of a window are left to a neighbour: two processes that both read `r=1`
+ * would both send it, and one whose count is a little old may still send one more than is left.
+ * (Fewer with a quota of one or two, which would otherwise never be spent.)
+ */
+const reserveOf = (w: WindowBudget): number => Math.max(0, Math.min(2, (w.quota ?? 3) - 1));
 
 export class PacingRegistry {
   private readonly resumeAt = new Map<string, number>();
@@ -145,7 +154,9 @@ export class PacingRegistry {
       if (out.count > 0) return { waitForAnswer: true, maxWaitMs: out.patienceMs };
     } else if (budget.mode === "tracked") {
       // A window that reset since its last answer, or not heard of lately: one request reads what is left of it.
-      const stale = [...budget.windows.values()].filter((w) => !w.fresh || nowMs - w.heardAt > STALE_MS);
+      const stale = [...budget.windows.values()].filter(
+        (w) => !w.fresh || (nowMs - w.heardFrom > STALE_MS && w.lowest - w.lost <= STALE_BELOW),
+      );
       if (stale.length > 0) {
         const out = this.recentOut(budget, Math.min(...stale.map((w) => w.since)), nowMs);
         if (out.count > 0) return { waitForAnswer: true, maxWaitMs: out.patienceMs };
@@ -204,7 +215,7 @@ export class PacingRegistry {
             windowMs: p?.windowSeconds === undefined ? undefined : p.windowSeconds * 1000,
             since: ticket.sentAt,
             fresh: true,
-            heardAt: nowMs,
+            heardFrom: ticket.sentAt,
           });
           continue;
         }
@@ -212,7 +223,7 @@ export class PacingRegistry {
         if (ticket.sentAt < known.since) continue;
         known.lowest = Math.min(known.lowest, win.remaining);
         known.fresh = true;
-        known.heardAt = nowMs;
+        known.heardFrom = Math.max(known.heardFrom, ticket.sentAt);
         if (resetAt !== undefined) known.resetAt = known.resetAt === undefined ? resetAt : Math.min(known.resetAt, resetAt);
         if (p?.quota !== undefined) known.quota = p.quota;
         if (p?.windowSeconds !== undefined) known.windowMs = p.windowSeconds * 1000;

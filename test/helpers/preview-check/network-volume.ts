@@ -46,7 +46,7 @@ export const networkVolumeModel: KindModel = {
     if (out.type !== undefined && !offered(out.dataCenter).includes(out.type as never)) delete out.type;
     return out;
   },
-  construct: (logical, decl) => new NetworkVolume(logical, decl as never),
+  construct: (logical, decl, opts) => new NetworkVolume(logical, decl as never, opts),
   live: (world, id) => world.emu.state().networkVolumes.find((v) => v.id === id),
   expectLive: (decl, live, before) => {
     expect(live).toBeDefined();

@@ -150,7 +150,7 @@ export const podModel: KindModel = {
       return repair(decl, {}, world);
     }),
   repair,
-  construct: (logical, decl) => new Pod(logical, decl as never),
+  construct: (logical, decl, opts) => new Pod(logical, decl as never, opts),
   live: (world, id) => {
     const pod = world.emu.state().pods.find((p) => p.id === id);
     return pod && pod.status !== "TERMINATED" ? pod : undefined;

@@ -26,7 +26,7 @@ export const registryCredentialModel: KindModel = {
   properties: Object.keys(registryCredentialArgsSchema.shape),
   values,
   initial: () => fc.record(values()).map(defined),
-  construct: (logical, decl) => new RegistryCredential(logical, decl as never),
+  construct: (logical, decl, opts) => new RegistryCredential(logical, decl as never, opts),
   live: (world, id) => world.emu.state().registries.find((r) => r.id === id),
   expectLive: (decl, live, before) => {
     expect(live).toEqual({ id: live?.id, name: decl.name ?? before?.name ?? expect.stringMatching(/^subject-[0-9a-f]{7}$/) });

@@ -25,7 +25,9 @@
  * the seed: `PREVIEW_CHECK_SEED` (or `FC_SEED`), printed with the counts; a failure prints the
  * seed and the shrunk chain (fast-check's report), which the same seed replays.
  */
+import type * as pulumi from "@pulumi/pulumi";
 import fc from "fast-check";
+import { newWidenedTally, WidenedWalker, widenedPlan, widenedSettings } from "./widened";
 import { ComputePlatform } from "../../../src/client";
 import type { Emulator } from "../../../src/emulator";
 import { type EngineRig, startEngineRig } from "../engine-rig";
@@ -83,8 +85,8 @@ export interface KindModel {
   initial: (world: World) => fc.Arbitrary<Decl>;
   /** Cross-field rules a one-property draw may break, put right (documented per kind). */
   repair?: (next: Decl, old: Decl, world: World) => Decl;
-  /** `new Kind(logical, decl)`. */
-  construct: (logical: string, decl: Decl) => void;
+  /** `new Kind(logical, decl, opts)`. */
+  construct: (logical: string, decl: Decl, opts?: pulumi.CustomResourceOptions) => void;
   /** The live object on the platform, from the emulator's state; undefined when it is gone. */
   live: (world: World, id: string) => any;
   /**
@@ -443,6 +445,21 @@ export function describePreviewCheck(entries: KindEntry[]): void {
         fc.asyncProperty(model.initial(world), steps, (first, chainSteps) => walker.walk(first, chainSteps)),
         { seed, numRuns: runs, endOnFailure: false, verbose: 1 },
       );
+    });
+
+    test(`several changes at once with a fault in the up, and Pulumi options (seed ${seed}; widened.ts)`, async () => {
+      const n = widenedSettings();
+      const widened = newWidenedTally();
+      const costed = model.name === "Pod" || model.name.startsWith("ServerlessEndpoint");
+      // Drawn with room to spare: a draw the provider refuses is skipped, the next one taken.
+      const plans = fc.sample(widenedPlan(model, world, { faultSteps: 3 * n.faultSteps, optionSteps: n.optionSteps }), { seed, numRuns: runs });
+      for (const [i, plan] of plans.entries()) {
+        const walker = new WidenedWalker(model, world, rig.plugin, rig.config, widened, costed);
+        await walker.walk(plan.first, plan.faults, plan.options, i + 1, n.faultSteps * (i + 1));
+      }
+      console.log(`preview-check ${model.name} widened: seed ${seed}; ${JSON.stringify(widened)}`);
+      expect(widened.faultSteps).toBeGreaterThanOrEqual(n.faultSteps * plans.length);
+      expect(Object.values(widened.optionSteps).reduce((a, b) => a + b, 0)).toBe(n.optionSteps * plans.length);
     });
   });
 }

@@ -132,7 +132,7 @@ export const serverlessEndpointRestModel: KindModel = {
   values,
   initial: (w) => fc.record(values(w)).map((d) => repair(defined(d))),
   repair,
-  construct: (logical, decl) => new ServerlessEndpoint(logical, decl as never),
+  construct: (logical, decl, opts) => new ServerlessEndpoint(logical, decl as never, opts),
   // The store's endpoint with its bound template's container, as REST shows it.
   live: (w, id) => {
     const state = w.emu.state();

@@ -90,7 +90,7 @@ export const serverlessEndpointModel: KindModel = {
   values,
   initial: (w) => fc.record(values(w)).map((d) => repair(defined(d))),
   repair,
-  construct: (logical, decl) => new ServerlessEndpoint(logical, decl as never),
+  construct: (logical, decl, opts) => new ServerlessEndpoint(logical, decl as never, opts),
   live: (w, id) => (w.emu.state().endpoints as any[]).find((e) => e.id === id),
   expectLive: (decl, live, before, _w, old) => {
     expect(live).toBeDefined();

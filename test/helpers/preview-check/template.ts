@@ -48,7 +48,7 @@ export const templateModel: KindModel = {
   properties: Object.keys(templateArgsSchema.shape),
   values,
   initial: (world) => fc.record(values(world)).map(defined),
-  construct: (logical, decl) => new Template(logical, decl as never),
+  construct: (logical, decl, opts) => new Template(logical, decl as never, opts),
   live: (world, id) => world.emu.state().templates.find((t) => t.id === id),
   expectLive: (decl, live, before) => {
     expect(live).toBeDefined();
