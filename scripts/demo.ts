@@ -6,7 +6,7 @@
  * or endpoint.
  */
 import { startEmulator } from "../src/emulator";
-import { runQuickstartLifecycle } from "./quickstart-lifecycle";
+import { runQuickstartLifecycle } from "../tools/engine/example-session";
 
 /** Emulated ms; at TIME_SCALE 20 a pod spends 100 ms provisioning and 150 ms starting. */
 const TIMINGS = { provisioningMs: 2000, startingMs: 3000, drainMs: 3000 };

@@ -10,8 +10,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { startEmulator } from "../src/emulator";
-import { EXAMPLES_DIR, type ExampleName, stackConfig } from "./engine-examples";
-import { describe, openExample } from "./quickstart-lifecycle";
+import { EXAMPLES_DIR, type ExampleName, stackConfig } from "../tools/engine/examples";
+import { describe, openExample } from "../tools/engine/example-session";
 
 /** Secret stack values an example's README has the user set (`pulumi config set --secret`); here a stand-in. */
 const SECRETS: Record<string, Record<string, string>> = {
