@@ -56,3 +56,9 @@ test.each(pages)("%s is packed, and each relative link leads to a packed file", 
     .filter((file) => !packed(file) || !fs.existsSync(path.join(ROOT, file)));
   expect(dead).toEqual([]);
 });
+
+test("the install steps name the tarball npm pack writes for this version", () => {
+  const named = pages.flatMap((page) => [...fs.readFileSync(path.join(ROOT, page), "utf8").matchAll(/pulumi-computeplatform-([\w.-]+?)\.tgz/g)].map((m) => `${page}: ${m[1]}`));
+  expect(named.length).toBeGreaterThan(0);
+  expect(named.filter((n) => !n.endsWith(`: ${pkg.version}`))).toEqual([]);
+});
