@@ -9,7 +9,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { joinLedger, ledgerIdentity } from "../cost/ledger";
-import { undeclaredArgs } from "../engine/arguments";
+import { undeclaredArgs } from "../inputs/arguments";
 import { shimProvider } from "../engine/shim";
 import { LOGICAL_NAME_KEY, ownerInputs } from "../lifecycle/owner";
 import { type Cloud, type DesiredStatus, POD_ARGS, type PodOutputs, type WaitFor } from "./schema";

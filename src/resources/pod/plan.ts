@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import type { PodCreateParams, PodUpdateParams } from "../../client";
-import { type ChangeVerdicts, containsUnknown, isUnknown, planWithUnknowns } from "../engine/check";
+import { type ChangeVerdicts, containsUnknown, gpuChoices, isUnknown, planWithUnknowns } from "../inputs/check";
 import { recordKey } from "../lifecycle/applied";
 import { baseOf, OWNER_TOKEN_KEY, pendingName } from "../lifecycle/owner";
-import { gpuChoices, type LivePod, type PodDeclaration, type PodInputs, type PodMountsInput, type PodOutputs } from "./schema";
+import { type LivePod, type PodDeclaration, type PodInputs, type PodMountsInput, type PodOutputs } from "./schema";
 import { STOPPED, statusMatches } from "./status";
 import { canonical, createBody, declarationFor, mountsBody, podOutputs } from "./wire";
 
@@ -385,7 +385,7 @@ export interface CreatePlan {
 export function planCreate(inputs: PodInputs): CreatePlan {
   const token = inputs[OWNER_TOKEN_KEY];
   const base = baseOf("Pod", inputs as unknown as Record<string, unknown>);
-  // A replacement's mark also ends with the base token: the stack's cost finds the pod by it (cost/what-runs.ts).
+  // A replacement's mark also ends with the base token: the stack's cost finds the pod by it (stack-cost/what-runs.ts).
   const mark = token ? `${token}.${randomBytes(4).toString("hex")}${base && base !== token ? `.${base}` : ""}` : undefined;
   // An owned create's pod carries the pending name until the create hands it over (owner.ts).
   const bodyFor = (gpuId: string | undefined) => {

@@ -1,9 +1,10 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type { CpuType, GpuType, MountsParams, Pod as WirePod } from "../../client";
-import { splitUnknownArgs } from "../engine/arguments";
-import { canonical, checkFailures, containsUnknown, isUnknown } from "../engine/check";
-import { containerRules, nonEmpty, onlyKeys, PERSISTENT_MIN_GB, persistentMountRule } from "../engine/container";
+import { splitUnknownArgs } from "../inputs/arguments";
+import { canonical } from "../lifecycle/applied";
+import { checkFailures, containsUnknown, gpuChoices, isUnknown } from "../inputs/check";
+import { containerRules, nonEmpty, onlyKeys, PERSISTENT_MIN_GB, persistentMountRule } from "../inputs/container";
 import { LOGICAL_NAME_KEY, OWNER_INPUT_KEYS, OWNER_TOKEN_KEY, ownerToken, resolveName } from "../lifecycle/owner";
 
 /**
@@ -182,7 +183,7 @@ export const podArgsSchema = z.strictObject(
   { error: onlyKeys("Pod", "the properties of PodArgs") },
 );
 
-/** The arguments a Pod has: any other is refused at check (engine/arguments.ts). */
+/** The arguments a Pod has: any other is refused at check (inputs/arguments.ts). */
 export const POD_ARGS: readonly string[] = Object.keys(podArgsSchema.shape);
 
 /** Properties the engine or the resource class add; not the user's. */
@@ -243,11 +244,6 @@ export function normalizePodInputs(
  */
 export function otherManufacturer(gpuId: string): string | undefined {
   return /^(AMD|Intel)\b/i.exec(gpuId)?.[1]?.toUpperCase().replace("INTEL", "Intel");
-}
-
-/** The GPU types a `gpu.id` names, in order of preference: a single id is a list of one. */
-export function gpuChoices<T>(id: T | T[]): T[] {
-  return Array.isArray(id) ? id : [id];
 }
 
 /** The rules that tie fields together, held back while a value they need is unknown. */

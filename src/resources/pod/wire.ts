@@ -4,10 +4,10 @@
  * create made.
  */
 import type { PodCreateParams } from "../../client";
-import { canonical, defined } from "../engine/check";
-import { recordKey } from "../lifecycle/applied";
+import { defined, gpuChoices } from "../inputs/check";
+import { canonical, recordKey } from "../lifecycle/applied";
 import { isAutoNamed } from "../lifecycle/owner";
-import { gpuChoices, type LivePod, OWNER_ENV, type PodDeclaration, type PodInputs, type PodMountsInput, type PodOutputs } from "./schema";
+import { type LivePod, OWNER_ENV, type PodDeclaration, type PodInputs, type PodMountsInput, type PodOutputs } from "./schema";
 
 // The one stable text of a JSON value (keys sorted), shared with every kind that compares.
 export { canonical };

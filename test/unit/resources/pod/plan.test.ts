@@ -1,5 +1,5 @@
 import type { Pod as WirePod } from "../../../../src/client/schemas";
-import { UNKNOWN } from "../../../../src/resources/engine/check";
+import { UNKNOWN } from "../../../../src/resources/inputs/check";
 import { nextEnv, planKnownPodChange, planPodChange, planUpdate, podPatch } from "../../../../src/resources/pod/plan";
 import { createBody, inputsFromState, podOutputs } from "../../../../src/resources/pod/wire";
 import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
