@@ -1,9 +1,11 @@
 import type { Pod as WirePod } from "../../../../src/client/schemas";
 import { UNKNOWN } from "../../../../src/resources/inputs/check";
-import { nextEnv, planKnownPodChange, planPodChange, planUpdate, podPatch } from "../../../../src/resources/pod/plan";
+import { nextEnv, planKnownPodChange, planPodChange } from "../../../../src/resources/pod/plan";
+import { planUpdate, podPatch } from "../../../../src/resources/pod/update-plan";
 import { createBody, inputsFromState, podOutputs } from "../../../../src/resources/pod/wire";
 import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
-import { checkPod, type PodInputs, type PodOutputs } from "../../../../src/resources/pod/schema";
+import type { PodOutputs } from "../../../../src/resources/pod/outputs";
+import { checkPod, type PodInputs } from "../../../../src/resources/pod/schema";
 import { isReady } from "../../../../src/resources/pod/status";
 import { docsTable } from "../../../helpers/docs-tables";
 
