@@ -1,4 +1,4 @@
-import { Pool } from "undici";
+import type { Pool } from "undici";
 import type { z } from "zod";
 import type { Clock } from "./clock";
 import {
@@ -67,6 +67,10 @@ export interface HttpRequest {
    * masked in every error, `cause` and log line the exchange produces.
    */
   writeOnly?: readonly string[];
+  /** A status read: it waits behind the requests of its key that wait for the rate limit (pacing.ts). */
+  yieldToWork?: boolean;
+  /** Called as each attempt leaves for the server, after any pacing wait. */
+  onSend?: () => void;
 }
 
 export interface HttpResponse {
@@ -158,6 +162,9 @@ export class Transport {
       // A bounded body too: a misbehaving server cannot make the client buffer without end.
       // undici's own header and body timeouts (300 s) are off: the per-exchange timer below
       // is the one limit, and a hosted-model call may rightly wait up to 300 s plus its answer.
+      // undici is loaded with the first exchange, not with the client: a preview that sends
+      // nothing (Check and Diff in the plugin) never pays for it.
+      const { Pool } = require("undici") as typeof import("undici");
       pool = new Pool(origin, {
         keepAliveTimeout: 10_000,
         connections: 8,
@@ -190,7 +197,8 @@ export class Transport {
       if (pending > 0) this.log(`${req.method} ${urlPath(req.url)} paced for ${pending} ms (rate-limit window exhausted)`);
     }
     // Counted against the key's budget before it goes; handed back with the answer below.
-    const ticket = await this.pacer?.acquire(req.signal, this.options.maxRetryDelayMs);
+    const ticket = await this.pacer?.acquire(req.signal, this.options.maxRetryDelayMs, req.yieldToWork);
+    req.onSend?.();
 
     const url = new URL(req.url);
     const headers: Record<string, string> = { accept: "application/json", ...req.headers };
