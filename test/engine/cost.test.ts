@@ -303,8 +303,15 @@ describe("the ledger in the program", () => {
       // Read-only: no part of the stack's cost.
       Pod.get("elsewhere", "pod-9");
     });
-    expect(regs.map((r) => r.name)).toEqual(["stack-cost", "a", "api", "b"]);
-    const [ledger, ...members] = regs;
+    // The `.get` is a read (ReadResource), sent at once, outside the ledger.
+    expect(regs.map((r) => [r.name, r.read])).toEqual([
+      ["elsewhere", "pod-9"],
+      ["stack-cost", undefined],
+      ["a", undefined],
+      ["api", undefined],
+      ["b", undefined],
+    ]);
+    const [ledger, ...members] = regs.filter((r) => r.read === undefined);
     expect(ledger!.type).toMatch(/StackCost$/);
     expect(ledger!.inputs.entries).toEqual({
       // `owner`: how the ledger finds each one's live object (stack-cost/what-runs.ts).

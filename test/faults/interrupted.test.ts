@@ -253,41 +253,31 @@ test("a replace with a changed gpu, killed mid-create: the next up takes over th
 });
 
 /**
- * A replace the engine forces with the same inputs, by its exact calls (the harness models
- * neither): `replaceOnChanges` on a property that changed in place (Check with the old inputs,
- * Diff, Check again without them, Create, Delete the old) or `pulumi up --replace` (Check
- * without old inputs, no Diff, Create, Delete the old).
+ * `pulumi up --replace <urn>` with the same inputs, as the rig plays it (Check without old
+ * inputs, no Diff, Create, Delete the old). `replaceOnChanges` forces nothing here: the engine
+ * acts on it only for changed keys a Diff names, and Pulumi's dynamic-provider plugin names none
+ * (test/engine/engine-options.test.ts shows the update it makes instead).
  */
-async function forcedReplace(stack: EngineStack, regs: Awaited<ReturnType<typeof podProgram>>, via: "replaceOnChanges" | "--replace") {
+async function forcedReplace(stack: EngineStack, regs: Awaited<ReturnType<typeof podProgram>>) {
   const [reg] = resourceRegs(regs);
   const urn = urnOf(stack.stack, stack.project, reg.type, reg.name);
-  const old = stack.resources.get(urn)!;
-  if (via === "replaceOnChanges") {
-    const first = await current.check(urn, old.inputs, reg.inputs);
-    const diff = await current.diff(urn, old.id, old.inputs, old.outputs, first.inputs);
-    expect(diff).toEqual(expect.objectContaining({ changes: "some", replaces: [] }));
-  }
-  const checked = await current.check(urn, {}, reg.inputs);
-  const made = await current.create(urn, checked.inputs);
-  stack.resources.set(urn, { ...old, id: made.id, inputs: checked.inputs, outputs: made.outputs });
-  await current.delete(urn, old.id, old.outputs, old.inputs);
-  return { old: old.id, made: made.id };
+  const old = stack.resources.get(urn)!.id;
+  const up = await stack.up(regs, { replace: [urn] });
+  expect(up.error).toBeUndefined();
+  expect(resourceSteps(up).map((s) => [s.op, s.diff?.replaces])).toEqual([["replace", ["id"]]]);
+  return { old, made: stack.resources.get(urn)!.id };
 }
 
-test("a forced replace, by replaceOnChanges or --replace, makes a new pod and deletes the old one", async () => {
+test("a forced replace (--replace), twice, makes a new pod and deletes the old one", async () => {
   const args: PodArgs = { image: "img/app:1", gpu: { id: gpuId }, env: { MODEL: "small" } };
   const stack = new EngineStack(current, { project: PROJECT, stack: "dev" });
   expect((await stack.up(await podProgram(args))).error).toBeUndefined();
-  // replaceOnChanges: ["env"] with env changed; the provider alone would update in place.
-  const a = await forcedReplace(stack, await podProgram({ ...args, env: { MODEL: "large" } }), "replaceOnChanges");
-  expect(a.made).not.toBe(a.old);
-  expect(live().pods.map((p) => [p.id, p.env.MODEL])).toEqual([[a.made, "large"]]);
-  // --replace, twice: the first replaces a pod made by a replacement, the second one made new.
-  const same = await podProgram({ ...args, env: { MODEL: "large" } });
-  const b = await forcedReplace(stack, same, "--replace");
+  // The first replaces a pod made by a create, the second one made by a replacement.
+  const same = await podProgram(args);
+  const b = await forcedReplace(stack, same);
   expect(b.made).not.toBe(b.old);
   expect(live().pods.map((p) => p.id)).toEqual([b.made]);
-  const c = await forcedReplace(stack, same, "--replace");
+  const c = await forcedReplace(stack, same);
   expect(c.made).not.toBe(c.old);
   expect(live().pods.map((p) => p.id)).toEqual([c.made]);
   expect((await stack.destroy()).error).toBeUndefined();

@@ -22,6 +22,27 @@ async function capture(program, opts = {}) {
   pulumi.runtime.setAllConfig(opts.config ?? {}, opts.secretKeys ?? []);
   const monitor = pulumi.runtime.getMonitor();
   const register = monitor.registerResource.bind(monitor);
+  const read = monitor.readResource.bind(monitor);
+  // A `.get`: the engine reads the object by id with the properties the SDK sent.
+  monitor.readResource = (req, callback) => {
+    registrations.push({
+      type: req.getType(),
+      name: req.getName(),
+      custom: true,
+      read: req.getId(),
+      inputs: req.getProperties()?.toJavaScript() ?? {},
+      options: {
+        deleteBeforeReplace: false,
+        protect: false,
+        ignoreChanges: [],
+        replaceOnChanges: [],
+        additionalSecretOutputs: req.getAdditionalsecretoutputsList?.() ?? [],
+        dependencies: req.getDependenciesList(),
+        aliases: [],
+      },
+    });
+    return read(req, callback);
+  };
   monitor.registerResource = (req, callback) => {
     registrations.push({
       type: req.getType(),
@@ -36,6 +57,7 @@ async function capture(program, opts = {}) {
         additionalSecretOutputs: req.getAdditionalsecretoutputsList(),
         dependencies: req.getDependenciesList(),
         retainOnDelete: req.getRetainondelete?.() ?? false,
+        importId: req.getImportid() || undefined,
         // Alias specs as the SDK sends them (name, type, stack, project; "" for "the same"),
         // or plain alias URNs from an SDK that sends those.
         aliases: [
@@ -55,6 +77,7 @@ async function capture(program, opts = {}) {
     await pulumi.runtime.waitForRPCs();
   } finally {
     monitor.registerResource = register;
+    monitor.readResource = read;
   }
   return registrations;
 }

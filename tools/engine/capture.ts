@@ -23,7 +23,11 @@ export interface Registration {
     retainOnDelete?: boolean;
     /** Earlier identities (alias specs or URNs): the engine takes the old state found at one of them. */
     aliases?: AliasSpec[];
+    /** The `import` option: the id of an existing object the engine reads and records instead of creating. */
+    importId?: string;
   };
+  /** Set for a `.get` (a ReadResource request): the id read; `inputs` are the properties it sent. */
+  read?: string;
 }
 
 /** One alias as the SDK registers it: a URN, or a spec whose empty parts mean "as now". */

@@ -23,24 +23,27 @@
  * ```ts
  * const regs = await captureProgram(() => { new Pod("gpu", {...}) }, { project, stack, config });
  * const regs = await captureProgramFile("examples/quickstart/index.js", { cwd, config }); // child node
- * const plugin = await ProviderPlugin.start({ cwd: EXAMPLE_DIR, project: "quickstart", config });
- * await plugin.configure(config, secretKeys);            // what the engine does once per plugin
+ * const plugin = await startPlugin(config);  // rig.ts: start, then Configure as the engine does
+ * // (ProviderPlugin.start + plugin.configure underneath; rig.ts also has startEngineRig)
  * const stack = new EngineStack(plugin, { project, stack: "dev" });
  * await stack.preview(regs)  // Check (+ Diff for existing), unknowns allowed; nothing applied
  * await stack.up(regs)       // Check; Create | Diff -> Update | replace (Check again, then
  *                            // Create, the old one deleted at the end with the removed ones,
  *                            // or Delete+Create with deleteBeforeReplace); deletes
+ * await stack.up(regs, { replace: [urn] })   // pulumi up --replace <urn>
+ * await stack.up(regs, { targets: [urn] })   // pulumi up --target <urn> (destroy too)
  * await stack.refresh()      // Read(id, old outputs, old inputs)
- * await stack.destroy()      // Delete in reverse order
- * await stack.refresh({ parallel: 16 })  // steps 16 at a time, as the engine's --parallel
- * stack.resources            // the state: urn -> { id, inputs, outputs, initErrors }
+ * await stack.destroy()      // Delete, each resource after those that depend on it
+ * await stack.up(regs, { parallel: Infinity })  // the engine's default --parallel; default 1
+ * stack.resources            // the state: urn -> { id, inputs, outputs, initErrors, external }
  * stack.calls                // every gRPC call made, in order: "Check urn", "Create urn", ...
  * plugin.transcript()        // stdout + stderr + engine Log messages, to scan for secrets
  * await plugin.stop();
  * ```
  * Each `up`/`preview`/... returns `{ steps, failures?, error? }`: a step is `{ urn, op, diff? }`;
  * `failures` are Check failures (`{ property, reason }`), which stop the operation as they stop
- * the engine; an error is a `ProviderCallError` with the plugin's message and, for a create or
+ * the engine; an error is an `EngineError` with the engine's own message (protect, --target,
+ * import), or a `ProviderCallError` with the plugin's message and, for a create or
  * update that failed after the resource came to exist, `initFailure: { id, outputs, reasons }`
  * (the engine keeps that id, with those outputs, in state; so does `EngineStack`).
  *
@@ -57,13 +60,28 @@
  * ignores; `pulumi.log` inside a provider therefore prints to the plugin's stdout, which the
  * engine relays to the user. `transcript()` holds stdout, stderr and any engine Log call.
  *
- * Not modelled: dependency-driven ordering of parallel steps (one resource at a time unless an
- * operation is given `parallel`, then that many at once, started in registration order;
- * deletes in reverse), `protect`, `replaceOnChanges`, dependency-driven ordering of deletes, resource
- * references. Preview never calls Create: the plugin does not support provider previews.
+ * Played, each cited in the code from the engine's source (pkg/resource/deploy): dependency
+ * order (a registration's steps start once what it depends on is done; deletes in the engine's
+ * rounds, a resource after all that depend on it) with `parallel` steps at once; `protect`
+ * (delete and replace refused, with the engine's messages); `replaceOnChanges` (on the changed
+ * keys a Diff names: Pulumi's dynamic-provider plugin names none, so it has no effect unless the
+ * provider answers DIFF_UNKNOWN); `ignoreChanges`; `retainOnDelete`; `aliases`;
+ * `deleteBeforeReplace`; the `import` option (a Read with no inputs and no state, which the
+ * dynamic-provider plugin cannot serve); `.get` (a read step, External); `--replace`; `--target`.
+ *
+ * Not played, and why: parents and components (the programs here register top-level custom
+ * resources only); provider resources and default-provider changes (one plugin is the provider);
+ * `deletedWith`, `replaceWith`, `replacementTrigger` (no program here uses them); --target-dependents,
+ * --exclude, --continue-on-error, pending operations and the snapshot journal (no test needs
+ * them yet); `deleteBeforeReplace: false` overriding a provider's `true` (the capture records
+ * the flag, not whether it was set); a program's wait for its dependencies' real outputs (under
+ * mocks every registration arrives at once with mock ids: see `resolvingIds`); the rig's default
+ * of one step at a time (the engine's is unbounded) keeps `calls` in one order for the tests that
+ * assert it. Preview never calls Create: the plugin does not support provider previews.
  */
 export { type CaptureOptions, captureProgram, captureProgramFile, type Registration } from "./capture";
 export { ProviderCallError } from "./errors";
+export { EngineError } from "./messages";
 export { type EngineLog, FakeEngine } from "./fake-engine";
 export { type CheckFailure, type DiffResult, type PluginOptions, ProviderPlugin } from "./plugin";
 export { capturePods, POD_PROGRAM, PROJECT, PROJECT_DIR, SECRET_KEYS } from "./project";

@@ -39,6 +39,8 @@ export interface DiffResult {
   changes: "none" | "some" | "unknown";
   replaces: string[];
   deleteBeforeReplace: boolean;
+  /** The keys the provider says changed (DiffResponse `diffs`, the engine's ChangedKeys). */
+  diffs: string[];
 }
 
 export interface CheckFailure {
@@ -228,7 +230,7 @@ export class ProviderPlugin {
     const resp = await this.call("diff", req);
     const C = provproto.DiffResponse.DiffChanges;
     const changes = resp.getChanges() === C.DIFF_SOME ? "some" : resp.getChanges() === C.DIFF_NONE ? "none" : "unknown";
-    return { changes, replaces: resp.getReplacesList(), deleteBeforeReplace: resp.getDeletebeforereplace() };
+    return { changes, replaces: resp.getReplacesList(), deleteBeforeReplace: resp.getDeletebeforereplace(), diffs: resp.getDiffsList() };
   }
 
   async create(urn: string, props: Record<string, unknown>): Promise<{ id: string; outputs: Record<string, unknown> }> {

@@ -1,11 +1,16 @@
 // The engine's call sequences: a stack's state, and the order of provider calls that
-// preview, up, refresh and destroy make.
-import { isDeepStrictEqual } from "node:util";
+// preview, up, refresh and destroy make (pkg/resource/deploy: step_generator.go decides the
+// steps, step_executor.go and deployment_executor.go run them, step.go applies each one).
 import type { Registration } from "./capture";
 import { ProviderCallError } from "./errors";
+import * as say from "./messages";
+import { EngineError } from "./messages";
+import { applyReplaceOnChanges, ignoreChanges, settleUnknownDiff } from "./options";
 import type { CheckFailure, DiffResult, ProviderPlugin } from "./plugin";
-import { nameOf, urnOf } from "./urn";
-import { reveal } from "./wire";
+import { deleteRounds, runGraph, runRounds } from "./schedule";
+import { nameOf, typeOf, urnOf } from "./urn";
+
+export { ignoreChanges } from "./options";
 
 export interface StateResource {
   urn: string;
@@ -17,9 +22,13 @@ export interface StateResource {
   options: Registration["options"];
   /** Set when a create or update failed after the resource existed. */
   initErrors?: string[];
+  /** Read with `.get` (a ReadResource): the stack never updates or deletes it (the engine's `External`). */
+  external?: boolean;
+  /** The id the program's `import` option took it over by (the engine's `ImportID`). */
+  importId?: string;
 }
 
-export type StepOp = "create" | "same" | "update" | "replace" | "delete" | "refresh" | "read-gone";
+export type StepOp = "create" | "same" | "update" | "replace" | "delete" | "refresh" | "read-gone" | "read" | "import" | "discard";
 
 export interface Step {
   urn: string;
@@ -32,71 +41,26 @@ export interface OperationResult {
   steps: Step[];
   /** Check failures stop an operation as they stop the engine. */
   failures?: { urn: string; failures: CheckFailure[] };
+  /** A provider call's failure, or the engine's own ({@link EngineError}, with the engine's message). */
   error?: ProviderCallError | Error;
 }
 
 /**
- * How an operation runs its resource steps: `parallel` at once at most, like the engine's
- * `--parallel` (unbounded by default in Pulumi 3, 16 in older CLIs; `Infinity` here). Steps
- * still start in registration order (deletes in reverse); nothing orders them by dependency,
- * so use more than 1 only for resources that do not depend on each other. Default 1: one step
- * at a time, as before.
+ * The flags of a `pulumi` command that the rig plays. Steps run as soon as what they depend on
+ * is done, `parallel` at once at most, like the engine's `--parallel`.
  */
 export interface RunOptions {
+  /**
+   * Steps at once at most. The engine's default is unbounded (`--parallel` unset); the rig's
+   * default of one at a time keeps `calls` in a fixed order, which most tests assert.
+   * `Infinity` plays the engine's default.
+   * @default 1
+   */
   parallel?: number;
-}
-
-/**
- * `fn` over `items` with at most `parallel` running at once, started in order. After a throw
- * or a `true` (stop) no new one starts; the ones running are waited for, then the first throw
- * is passed on.
- */
-async function pooled<T>(items: readonly T[], parallel: number, fn: (item: T, index: number) => Promise<boolean | void>): Promise<void> {
-  let next = 0;
-  let stop = false;
-  let failure: { error: unknown } | undefined;
-  const worker = async () => {
-    while (!stop && next < items.length) {
-      const i = next++;
-      try {
-        if (await fn(items[i], i)) stop = true;
-      } catch (error) {
-        stop = true;
-        failure ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(parallel, items.length)) }, worker));
-  if (failure) throw failure.error;
-}
-
-/**
- * The engine's processIgnoreChanges: each listed property path (`a` or `a.b`) keeps its old
- * input value, or stays absent if it had none.
- */
-export function ignoreChanges(
-  news: Record<string, unknown>,
-  olds: Record<string, unknown>,
-  paths: string[],
-): Record<string, unknown> {
-  const result = structuredClone(news);
-  for (const p of paths) {
-    const keys = p.split(".");
-    let from: unknown = olds;
-    let to: Record<string, unknown> | undefined = result;
-    for (const [i, k] of keys.entries()) {
-      from = typeof from === "object" && from !== null ? (from as Record<string, unknown>)[k] : undefined;
-      if (i === keys.length - 1) {
-        if (from === undefined) delete to[k];
-        else to[k] = structuredClone(from);
-      } else {
-        const next: unknown = to[k];
-        if (typeof next !== "object" || next === null) break;
-        to = next as Record<string, unknown>;
-      }
-    }
-  }
-  return result;
+  /** `--target <urn>`: only these resources are created, updated or deleted. */
+  targets?: string[];
+  /** `--replace <urn>`: these resources are replaced whatever their diff says. */
+  replace?: string[];
 }
 
 /** A stack's state and the engine logic that drives one plugin through an operation. */
@@ -141,7 +105,7 @@ export class EngineStack {
     this.calls.push(`${method} ${nameOf(urn)}`);
   }
 
-  /** `pulumi preview`: Check (and Diff for existing resources) with unknowns allowed. */
+  /** `pulumi preview`: Check (and Diff for existing resources) with unknowns allowed; `.get`s are read. */
   async preview(regs: Registration[], opts: RunOptions = {}): Promise<OperationResult> {
     return this.run(regs, true, opts);
   }
@@ -152,23 +116,43 @@ export class EngineStack {
   }
 
   private async run(regs: Registration[], preview: boolean, opts: RunOptions): Promise<OperationResult> {
+    const urns = regs.map((r) => this.urn(r));
+    const at = new Map(urns.map((u, i) => [u, i]));
+    const targets = opts.targets && new Set(opts.targets);
+    const replaceTargets = new Set(opts.replace ?? []);
+    // deployment_executor.go, checkTargets: every target names a resource of the program or the state.
+    for (const t of [...(targets ?? []), ...replaceTargets]) {
+      if (!at.has(t) && !this.resources.has(t)) return { steps: [], error: new EngineError(say.targetNotFound(t)) };
+    }
     // Steps of each registration, in registration order whatever order they ran in.
     const stepsOf: Step[][] = regs.map(() => []);
     const collected = () => stepsOf.flat();
     let stopped: OperationResult["failures"];
+    // A preview reports the error of a step it would refuse, and goes on (step_generator.go: "In Preview, we mark
+    // the deployment as Error but continue to next steps").
+    let refused: EngineError | undefined;
+    const refuse = (message: string) => {
+      if (!preview) throw new EngineError(message);
+      refused ??= new EngineError(message);
+    };
     // Once every registration is done: their steps, then the deletes.
     let steps: Step[] | undefined;
     const p = this.plugin;
-    // The old side of each create-before-delete replacement, by URN: like the engine, the
-    // harness deletes it at the end, after the resources that depend on it were updated to
-    // the new one (a pod moved to a new credential before the old credential goes).
+    // The old side of each create-before-delete replacement: deleted with the removed resources,
+    // after the resources that depend on it were updated to the new one.
     const replaced = new Map<string, StateResource>();
     // Old URNs a registration took through an alias: never deleted as "left the program".
     const aliased = new Set<string>();
+    // New resources --target left out (the engine's skipped creates).
+    const skipped = new Set<string>();
     try {
-      await pooled(regs, opts.parallel ?? 1, async (reg, index) => {
+      // A registration reaches the engine once what it depends on is done: the SDK waits for
+      // the outputs it uses (and for `dependsOn`) before it sends RegisterResource.
+      const depsOf = (i: number) => regs[i].options.dependencies.map((d) => at.get(d)).filter((d): d is number => d !== undefined && d !== i);
+      await runGraph(regs.length, depsOf, opts.parallel ?? 1, async (index) => {
+        const reg = regs[index];
         const steps = stepsOf[index];
-        const urn = this.urn(reg);
+        const urn = urns[index];
         const found = this.oldOf(urn, reg);
         let old = found.old;
         if (found.oldUrn !== urn) {
@@ -180,10 +164,36 @@ export class EngineStack {
             this.resources.set(urn, old);
           }
         }
+        if (reg.read !== undefined) {
+          await this.readStep(urn, reg, preview);
+          steps.push({ urn, op: "read" });
+          return false;
+        }
+        // step_generator.go, isIncludedInOperation: outside --target, an existing resource is a
+        // SameStep on its old state (no Check, no Diff) and a new one is not created.
+        if (targets && !targets.has(urn)) {
+          steps.push({ urn, op: "same" });
+          if (!old) skipped.add(urn);
+          return false;
+        }
+        // A targeted step needs what it depends on to exist (diag 2013).
+        const missing = targets ? reg.options.dependencies.find((d) => skipped.has(d)) : undefined;
+        if (missing) refuse(say.dependsOnUntargeted(urn, missing));
+        // The `import` option: an import step when no old state has that id (step_generator.go,
+        // `isImport := goal.Custom && goal.ID != "" && (old == nil || old.External || oldImportID != goal.ID)`).
+        const importId = reg.options.importId;
+        const imported = !!importId && (!old || !!old.external || (old.importId || old.id) !== importId);
+        if (imported) {
+          steps.push({ urn, op: "import" });
+          old = await this.importStep(urn, reg, importId, preview);
+        }
+        // step_generator.go, isTargetedReplace: a --replace target is checked without its old
+        // inputs and replaced without a Diff, the replacement blaming its id.
+        const forced = !!old && replaceTargets.has(urn);
         // The engine applies ignoreChanges to the program's inputs before anything else.
-        const goal = old ? ignoreChanges(reg.inputs, old.inputs, reg.options.ignoreChanges) : reg.inputs;
+        const goal = old && !forced ? ignoreChanges(reg.inputs, old.inputs, reg.options.ignoreChanges) : reg.inputs;
         this.note("Check", urn);
-        let checked = await p.check(urn, old?.inputs ?? {}, goal, { preview });
+        let checked = await p.check(urn, old && !forced ? old.inputs : {}, goal, { preview });
         if (checked.failures.length > 0) {
           stopped ??= { urn, failures: checked.failures };
           return true;
@@ -193,33 +203,36 @@ export class EngineStack {
           if (!preview) await this.create(urn, reg, checked.inputs);
           return false;
         }
-        this.note("Diff", urn);
-        const diff = await p.diff(urn, old.id, old.inputs, old.outputs, checked.inputs, {
-          preview,
-          ignoreChanges: reg.options.ignoreChanges,
-        });
-        if (diff.replaces.length > 0) {
+        let diff: DiffResult = { changes: "some", replaces: ["id"], deleteBeforeReplace: false, diffs: [] };
+        if (!forced) {
+          this.note("Diff", urn);
+          const answer = await p.diff(urn, old.id, old.inputs, old.outputs, checked.inputs, { preview, ignoreChanges: reg.options.ignoreChanges });
+          diff = applyReplaceOnChanges(settleUnknownDiff(answer, old.inputs, checked.inputs), reg.options.replaceOnChanges, (old.initErrors?.length ?? 0) > 0);
+        }
+        if (diff.changes === "some" && diff.replaces.length > 0) {
+          // Protected before and now: no replacement, before any provider call that would make one.
+          if (reg.options.protect && old.options?.protect) refuse(say.replaceProtected(urn));
+          if (importId) refuse(say.replaceImported(diff.replaces));
           steps.push({ urn, op: "replace", diff });
           if (preview) return false;
-          // A replacement gets fresh defaults: the engine checks again without the old inputs.
-          this.note("Check", urn);
-          checked = await p.check(urn, {}, goal);
-          if (checked.failures.length > 0) {
-            stopped ??= { urn, failures: checked.failures };
-            return true;
+          // A replacement gets fresh defaults: the engine checks again without the old inputs
+          // (not for a --replace target, already checked so).
+          if (!forced) {
+            this.note("Check", urn);
+            checked = await p.check(urn, {}, reg.inputs);
+            if (checked.failures.length > 0) {
+              stopped ??= { urn, failures: checked.failures };
+              return true;
+            }
           }
           if (diff.deleteBeforeReplace || reg.options.deleteBeforeReplace) {
-            await this.delete(old);
+            await this.delete(old, true);
             await this.create(urn, reg, checked.inputs);
           } else {
             replaced.set(urn, { ...old });
             await this.create(urn, reg, checked.inputs);
           }
-        } else if (
-          diff.changes === "some" ||
-          // A provider that does not say (DIFF_UNKNOWN): the engine compares old and new inputs.
-          (diff.changes === "unknown" && !isDeepStrictEqual(reveal(old.inputs), reveal(checked.inputs)))
-        ) {
+        } else if (diff.changes === "some") {
           steps.push({ urn, op: "update", diff });
           if (preview) return false;
           this.note("Update", urn);
@@ -233,34 +246,61 @@ export class EngineStack {
             throw e;
           }
         } else {
-          steps.push({ urn, op: "same", diff });
+          // An import with nothing to change ends at its import step (the engine elides the SameStep).
+          if (!imported) steps.push({ urn, op: "same", diff });
           if (!preview) this.resources.set(urn, { ...old, inputs: checked.inputs, options: reg.options });
         }
         return false;
       });
       if (stopped) return { steps: collected(), failures: stopped };
       steps = collected();
-      // Resources no longer in the program and the old sides of replacements go, last
-      // registered first (the order of the state stands in for the engine's dependency graph).
-      const wanted = new Set(regs.map((r) => this.urn(r)));
-      for (const res of [...this.resources.values()].reverse()) {
-        const old = replaced.get(res.urn);
-        if (old) await this.delete(old, false);
-        if (wanted.has(res.urn) || aliased.has(res.urn)) continue;
-        steps.push({ urn: res.urn, op: "delete" });
-        if (!preview) await this.delete(res);
-      }
+      // Resources no longer in the program (only targeted ones under --target) and the old
+      // sides of replacements go, in the engine's delete order.
+      const wanted = new Set(urns);
+      const gone = [...this.resources.values()].filter((r) => !wanted.has(r.urn) && !aliased.has(r.urn) && (!targets || targets.has(r.urn)));
+      for (const res of gone.reverse()) steps.push({ urn: res.urn, op: res.external ? "discard" : "delete" });
+      const condemned = [...[...replaced.values()].map((res) => ({ res, replacing: true })), ...gone.map((res) => ({ res, replacing: false }))];
+      await this.deleteAll(condemned, opts, preview);
+      if (refused) return { steps, error: refused };
       return { steps };
     } catch (error) {
       return { steps: steps ?? collected(), error: error as Error };
     }
   }
 
+  /**
+   * step.go, ReadStep.Apply (a `.get`): Read with the program's properties as both inputs and
+   * state, in a preview too; the result is recorded as External.
+   */
+  private async readStep(urn: string, reg: Registration, preview: boolean): Promise<void> {
+    const id = reg.read as string;
+    this.note("Read", urn);
+    const r = await this.plugin.read(urn, id, reg.inputs, reg.inputs);
+    if (!r.id) throw new EngineError(say.doesNotExist(id));
+    if (!preview) this.resources.set(urn, { urn, type: reg.type, id: r.id, inputs: reg.inputs, outputs: r.outputs, options: reg.options, external: true });
+  }
+
+  /**
+   * step.go, ImportStep.Apply for the `import` option: Read by id with no inputs and no state,
+   * then the object is the old state the rest of the step generation diffs against (since
+   * pulumi/pulumi#19339 an import whose inputs differ is updated in the same deployment).
+   */
+  private async importStep(urn: string, reg: Registration, id: string, preview: boolean): Promise<StateResource> {
+    this.note("Read", urn);
+    const r = await this.plugin.read(urn, id, {}, {});
+    if (!r.id) throw new EngineError(say.doesNotExist(id));
+    if (!r.inputs) throw new EngineError(say.importUnsupported(typeOf(urn).split(":")[0]));
+    const old: StateResource = { urn, type: reg.type, id: r.id, inputs: r.inputs, outputs: r.outputs, options: reg.options, importId: id };
+    if (!preview) this.resources.set(urn, old);
+    return old;
+  }
+
   private async create(urn: string, reg: Registration, inputs: Record<string, unknown>): Promise<void> {
     this.note("Create", urn);
+    const importId = this.resources.get(urn)?.importId;
     try {
       const { id, outputs } = await this.plugin.create(urn, inputs);
-      this.resources.set(urn, { urn, type: reg.type, id, inputs, outputs, options: reg.options });
+      this.resources.set(urn, { urn, type: reg.type, id, inputs, outputs, options: reg.options, ...(importId ? { importId } : {}) });
     } catch (e) {
       // The engine keeps a resource that exists but failed to initialize, so the next
       // operation updates or deletes it instead of creating a second one.
@@ -273,18 +313,35 @@ export class EngineStack {
   }
 
   /**
-   * The engine's DeleteStep: a resource registered with `retainOnDelete` leaves the state and
-   * the provider is not called (pkg/resource/deploy/step.go: `else if s.old.RetainOnDelete {
-   * // Deleting a "drop on delete" is a no-op ...}`), also for the old side of a replacement.
+   * The engine's DeleteStep (step.go): a protected resource's delete fails, in a preview too,
+   * unless it is the old side of a replacement (`!s.replacing && s.old.Protect`); an External
+   * one (`.get`) and a `retainOnDelete` one leave the state with no provider call
+   * (`// Deleting a "drop on delete" is a no-op ...`).
    */
-  private async delete(res: StateResource, forget = true): Promise<void> {
-    if (res.options?.retainOnDelete) {
+  private async delete(res: StateResource, replacing = false, preview = false): Promise<void> {
+    if (!replacing && res.options?.protect) throw new EngineError(say.deleteProtected(res.urn));
+    if (preview) return;
+    if (res.external) {
+      this.note("Discard", res.urn);
+    } else if (res.options?.retainOnDelete) {
       this.note("Retain", res.urn);
     } else {
       this.note("Delete", res.urn);
       await this.plugin.delete(res.urn, res.id, res.outputs, res.inputs);
     }
-    if (forget && this.resources.get(res.urn)?.id === res.id) this.resources.delete(res.urn);
+    if (this.resources.get(res.urn)?.id === res.id) this.resources.delete(res.urn);
+  }
+
+  /**
+   * Deletes in the engine's order (deployment_executor.go: `ScheduleDeletes`, then each
+   * antichain with `ExecuteParallel`): a resource after every condemned resource that depends
+   * on it; independent ones at once, up to `parallel`. `condemned` comes last-made first.
+   */
+  private async deleteAll(condemned: { res: StateResource; replacing: boolean }[], opts: RunOptions, preview = false): Promise<void> {
+    const dependsOn = (i: number) =>
+      condemned.flatMap((c, j) => (j !== i && (condemned[i].res.options?.dependencies ?? []).includes(c.res.urn) ? [j] : []));
+    const rounds = deleteRounds(condemned.length, dependsOn);
+    await runRounds(rounds, opts.parallel ?? 1, (i) => this.delete(condemned[i].res, condemned[i].replacing, preview));
   }
 
   /** `pulumi refresh`: Read each resource with its old outputs and inputs. */
@@ -293,7 +350,8 @@ export class EngineStack {
     const stepOf: (Step | undefined)[] = all.map(() => undefined);
     const steps = () => stepOf.filter((s): s is Step => s !== undefined);
     try {
-      await pooled(all, opts.parallel ?? 1, async (res, i) => {
+      await runGraph(all.length, () => [], opts.parallel ?? 1, async (i) => {
+        const res = all[i];
         this.note("Read", res.urn);
         const r = await this.plugin.read(res.urn, res.id, res.outputs, res.inputs);
         if (!r.id) {
@@ -310,19 +368,30 @@ export class EngineStack {
     }
   }
 
-  /** `pulumi destroy`: Delete every resource, last created first. */
+  /**
+   * `pulumi destroy` (with `targets`, `--target`): every resource deleted in the engine's order.
+   * A target that a resource outside the targets depends on stops it before any delete
+   * (diag 2014: the engine's --target-dependents is not played).
+   */
   async destroy(opts: RunOptions = {}): Promise<OperationResult> {
-    const all = [...this.resources.values()].reverse();
-    const stepOf: (Step | undefined)[] = all.map(() => undefined);
-    const steps = () => stepOf.filter((s): s is Step => s !== undefined);
+    const targets = opts.targets && new Set(opts.targets);
+    for (const t of targets ?? []) if (!this.resources.has(t)) return { steps: [], error: new EngineError(say.targetNotFound(t)) };
+    const all = [...this.resources.values()].reverse().filter((r) => !targets || targets.has(r.urn));
+    if (targets) {
+      const dependent = [...this.resources.values()].find((r) => !targets.has(r.urn) && (r.options?.dependencies ?? []).some((d) => targets.has(d)));
+      if (dependent) return { steps: [], error: new EngineError(say.destroyedUntargeted(dependent.urn)) };
+    }
+    const done: Step[] = [];
     try {
-      await pooled(all, opts.parallel ?? 1, async (res, i) => {
-        await this.delete(res);
-        stepOf[i] = { urn: res.urn, op: "delete" };
-      });
-      return { steps: steps() };
+      await this.deleteAll(
+        all.map((res) => ({ res, replacing: false })),
+        opts,
+      );
+      for (const res of all) done.push({ urn: res.urn, op: res.external ? "discard" : "delete" });
+      return { steps: done };
     } catch (error) {
-      return { steps: steps(), error: error as Error };
+      for (const res of all) if (!this.resources.has(res.urn)) done.push({ urn: res.urn, op: res.external ? "discard" : "delete" });
+      return { steps: done, error: error as Error };
     }
   }
 

@@ -235,6 +235,17 @@ export class ServerlessEndpoint extends pulumi.dynamic.Resource {
    */
   declare readonly hourlyCost: pulumi.Output<{ min: number; max: number } | undefined>;
 
+  /**
+   * Read an existing endpoint by its ID without managing it: the stack records what the platform
+   * holds, never changes it, and destroying the stack leaves it alone. `state.api` names the
+   * interface it is read through, as `api` does for a managed endpoint.
+   * @param state.api `graphql` (the default) or `rest`; over REST the outputs carry `container`
+   *   and `dataCenterIds` and no `templateId`
+   */
+  static get(name: string, id: pulumi.Input<pulumi.ID>, state?: { api?: "graphql" | "rest" }, opts?: pulumi.CustomResourceOptions): ServerlessEndpoint {
+    return new ServerlessEndpoint(name, { api: state?.api } as ServerlessEndpointArgs, { ...opts, id });
+  }
+
   constructor(name: string, args: ServerlessEndpointArgs, opts?: pulumi.CustomResourceOptions) {
     const owner = ownerInputs(opts?.parent, { organization: pulumi.getOrganization, project: pulumi.getProject, stack: pulumi.getStack });
     super(

@@ -100,7 +100,7 @@ test("a change that updates: Check, Diff, Update, same id", async () => {
   const id = only(stack).id;
   const res = await stack.up(await capture({ u: { zone: "z1", size: 3 } }));
   expect(res.steps.map((s) => s.op)).toEqual(["update"]);
-  expect(res.steps[0].diff).toEqual({ changes: "some", replaces: [], deleteBeforeReplace: false });
+  expect(res.steps[0].diff).toEqual({ changes: "some", replaces: [], deleteBeforeReplace: false, diffs: [] });
   expect(stack.calls.slice(2)).toEqual(["Check u", "Diff u", "Update u"]);
   expect(only(stack).id).toBe(id);
   expect(stored(id).size).toBe(3);
@@ -112,9 +112,9 @@ test("a diff that leaves changes out: the engine compares the inputs itself", as
   const stack = newStack();
   await stack.up(await capture({ v: { zone: "z1", size: 2, vague: true } }));
   const same = await stack.up(await capture({ v: { zone: "z1", size: 2, vague: true } }));
-  expect(same.steps.map((s) => [s.op, s.diff?.changes])).toEqual([["same", "unknown"]]);
+  expect(same.steps.map((s) => [s.op, s.diff?.changes, s.diff?.diffs])).toEqual([["same", "none", []]]);
   const changed = await stack.up(await capture({ v: { zone: "z1", size: 4, vague: true } }));
-  expect(changed.steps.map((s) => [s.op, s.diff?.changes])).toEqual([["update", "unknown"]]);
+  expect(changed.steps.map((s) => [s.op, s.diff?.changes, s.diff?.diffs])).toEqual([["update", "some", ["size"]]]);
   expect(stored(only(stack).id).size).toBe(4);
 });
 
