@@ -24,3 +24,10 @@ describe("the record after a step", () => {
     expect(recordKey(7.25)).not.toContain("7.25");
   });
 });
+
+test("a confirmed field the step cleared is gone from the record, not kept from before", () => {
+  const previous = { keys: ["env"], envKeys: ["A"], globalNetworking: false };
+  const after = recordAfterStep<Record<string, unknown>>(previous, { keys: ["env"], globalNetworking: false }, ["envKeys"]);
+  expect(after).not.toHaveProperty("envKeys");
+  expect(after).toEqual({ keys: ["env"], globalNetworking: false });
+});
