@@ -26,3 +26,16 @@ test("the score is Stryker's: a timeout is caught, an uncovered mutant is not, a
   });
   expect(score([]).percent).toBe(100);
 });
+
+test("recorded results are current only while the module's source and tests are the ones recorded", () => {
+  const { staleness } = require("../../tools/mutation/run.js");
+  const module = "src/client/core/retry.ts";
+  const test_ = "test/unit/client/core/retry.test.ts";
+  const read = (f: string) => fs.readFileSync(path.join(ROOT, f), "utf8");
+  const report = { files: { [module]: { source: read(module) } }, testFiles: { [test_]: { source: read(test_) } } };
+  expect(staleness(module, report)).toBeUndefined();
+  expect(staleness(module, { ...report, files: { [module]: { source: "changed" } } })).toBe(`${module} changed`);
+  expect(staleness(module, { ...report, testFiles: { [test_]: { source: "changed" } } })).toBe(`${test_} changed`);
+  expect(staleness(module, { ...report, testFiles: {} })).toBe(`${test_} is new`);
+  expect(staleness(module, undefined)).toBe("no recorded results");
+});

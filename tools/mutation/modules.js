@@ -13,6 +13,9 @@ const MODULES = [
   // the lifecycle's applied state and owner tokens
   "src/resources/lifecycle/applied.ts",
   "src/resources/lifecycle/owner.ts",
+  // the pod's plans: an update's requests, a create's
+  "src/resources/pod/update-plan.ts",
+  "src/resources/pod/create-plan.ts",
 ];
 
 /** The folder of unit tests a module is mutated against. */

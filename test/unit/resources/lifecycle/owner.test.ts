@@ -214,6 +214,9 @@ describe("names", () => {
     expect(isAutoNamed({ ...inputs, __ownerToken: undefined })).toBe(false);
     expect(isAutoNamed({ ...inputs, __logicalName: undefined })).toBe(false);
     expect(isAutoNamed(undefined)).toBe(false);
+    // Only strings count: a logical name or a token of another type never makes an auto-name.
+    expect(isAutoNamed({ __ownerToken: token, __logicalName: undefined, name: "undefined-0123456" })).toBe(false);
+    expect(isAutoNamed({ __ownerToken: 1234567890, __logicalName: "web", name: "web-1234567" })).toBe(false);
   });
 
   test("the name check settles on: the given one, else the one made before, else a new one from the token", () => {
@@ -245,6 +248,7 @@ describe("owner token edge cases", () => {
     const program = { organization: () => "", project: () => "infra", stack: () => "dev" };
     const untyped = { __name: "x", __parentResource: { __pulumiType: "my:A", __name: "a" } };
     expect(ownerInputs(untyped, program)).toEqual({ __project: "infra", __stack: "dev", __parents: "my:A::a" });
+    expect(ownerInputs(undefined, { ...program, stack: () => 7 as unknown as string })).toEqual({ __project: "infra" });
     const loop: Record<string, unknown> = { __pulumiType: "my:Loop", __name: "l" };
     loop.__parentResource = loop;
     expect(ownerInputs(loop, program).__parents!.split("$")).toHaveLength(64);
