@@ -227,6 +227,7 @@ export class EngineStack {
           }
           if (diff.deleteBeforeReplace || reg.options.deleteBeforeReplace) {
             await this.delete(old, true);
+            this.resources.delete(urn);
             await this.create(urn, reg, checked.inputs);
           } else {
             replaced.set(urn, { ...old });
@@ -329,7 +330,8 @@ export class EngineStack {
       this.note("Delete", res.urn);
       await this.plugin.delete(res.urn, res.id, res.outputs, res.inputs);
     }
-    if (this.resources.get(res.urn)?.id === res.id) this.resources.delete(res.urn);
+    // The old side of a replacement leaves no entry of its own: the URN is the new one's.
+    if (!replacing && this.resources.get(res.urn)?.id === res.id) this.resources.delete(res.urn);
   }
 
   /**
