@@ -7,21 +7,13 @@
 // The plugin loads the package from dist/: run `npm run build` before this file alone.
 import { Pod, type PodArgs } from "../../src/resources/pod";
 import { NetworkVolume } from "../../src/resources/network-volume";
-import { captureProgram, EngineStack, PROJECT, PROJECT_DIR, ProviderPlugin, SECRET_KEYS } from "../../tools/engine";
-import { type EngineRig, startEngineRig } from "../helpers/engine-rig";
+import { captureProgram, EngineStack, PROJECT, ProviderPlugin, SECRET_KEYS } from "../../tools/engine";
+import { engineRigForFile, startPlugin } from "../../tools/engine/rig";
 
 const KEY = "cp_sentinel_refusal_0c7e5a92b4";
 const L40S = "NVIDIA L40S";
 
-let rig: EngineRig;
-
-beforeAll(async () => {
-  rig = await startEngineRig(KEY);
-}, 60_000);
-
-afterAll(async () => {
-  await rig?.close();
-});
+const rig = engineRigForFile(KEY);
 
 const requests = (from: number) => rig.emu.requestLog().slice(from).map((e) => `${e.method} ${e.path}`);
 
@@ -66,14 +58,8 @@ test.each([
   ["no address", { "computeplatform:apiKey": KEY }, /No Compute Platform API address: set COMPUTEPLATFORM_API_URL.*http:\/\/127\.0\.0\.1:8787.*pulumi config set computeplatform:apiUrl <url>/],
 ])("%s: preview fails before any request, saying what sets it (pods, and kinds without a cost line too)", async (_label, given, message) => {
   const config = Object.fromEntries(Object.entries(given).map(([k, v]) => [k, v === "URL" ? rig.emu.url : v]));
-  const plugin = await ProviderPlugin.start({
-    cwd: PROJECT_DIR,
-    project: PROJECT,
-    config,
-    env: { COMPUTEPLATFORM_API_KEY: undefined, COMPUTEPLATFORM_API_URL: undefined, COMPUTEPLATFORM_SERVERLESS_URL: undefined },
-  });
+  const plugin = await startPlugin(config, { env: { COMPUTEPLATFORM_API_URL: undefined, COMPUTEPLATFORM_SERVERLESS_URL: undefined } });
   try {
-    await plugin.configure(config, SECRET_KEYS);
     const from = rig.emu.requestLog().length;
     const pod = await preview(plugin, config, { trainer: { gpu: { id: L40S } } });
     expect(String(pod.error?.message)).toMatch(message);
