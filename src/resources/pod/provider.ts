@@ -28,7 +28,6 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import {
-  AmbiguousRequestError,
   BadRequestError,
   type ComputePlatform,
   ConflictError,
@@ -40,8 +39,8 @@ import { platform, type ProviderOptions } from "../engine/settings";
 import { baseOf, isPendingName } from "../lifecycle/owner";
 import { type PollerTimings, pollFromEnv } from "../lifecycle/poller";
 import { recordAfterStep } from "../lifecycle/applied";
-import { createWithRecovery, findMade, lookAgain, LOOKUPS, OwningProvider } from "../lifecycle/recovery";
-import type { SharedList } from "../lifecycle/shared-list";
+import { createFoundAgain, idsOf, listBefore } from "../lifecycle/find-again";
+import { createWithRecovery, OwningProvider } from "../lifecycle/recovery";
 import { catalogFailures, checkPod, computeChanged, DEFAULT_WAIT_TIMEOUT_SECONDS, type LivePod, OWNER_ENV, type PodDeclaration, type PodInputs, type PodOutputs } from "./schema";
 import { type CreatePlan, declarationOf, type PodPlan, planCreate, planExisting, planPodChange, planUpdate, previewRefusal } from "./plan";
 import { describeFixed, inputsFromState, matchesCreate, newestOf, ownedBy, podOutputs } from "./wire";
@@ -176,16 +175,8 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
     return { client, poller: this.lists.of(client).poller, clock: this.clock, signal: this.signal };
   }
 
-  /** Live pods an earlier create with `token` made. A few looks, since a failed one proves nothing. */
-  private async earlierTries(list: SharedList<LivePod>, token: string, afterList?: number): Promise<LivePod[]> {
-    // After a create, the wait's own last list (sent after the POST) answers; a failed look asks for a fresh one.
-    let first = afterList !== undefined;
-    const look = () => {
-      const items = first ? list.since(afterList!) : list.get(token);
-      first = false;
-      return items;
-    };
-    const pods = await lookAgain(look, { clock: this.clock, signal: this.signal, attempts: LOOKUPS });
+  /** Live pods an earlier create with `token` made, among those listed before this one. */
+  private earlierTries(pods: LivePod[], token: string): LivePod[] {
     // Only unfinished creates (the pending name): a pod that was handed over is the user's, in a stack or not.
     return pods.filter(
       (p) =>
@@ -202,15 +193,16 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
       token,
       findByHand: `pods whose env ${OWNER_ENV} starts with ${token}`,
       list,
-      // For a new resource nothing is taken over, so the look-up waits until the pod exists.
-      lookFirst: plan.replacement,
-      earlierTries: (afterList) => this.earlierTries(list, token, afterList),
-      fit: (earlier) => newestOf(earlier.filter((p) => planExisting(p, plan).change.replaces.length === 0)),
+      clock: this.clock,
+      signal: this.signal,
+      earlierTries: (pods) => this.earlierTries(pods, token),
+      // Only a replacement diffed in this process takes an earlier try over (owner.ts).
+      fit: (earlier) => (plan.replacement ? newestOf(earlier.filter((p) => planExisting(p, plan).change.replaces.length === 0)) : undefined),
       takeOver: async (pod) => {
         const existing = planExisting(pod, plan);
         return { id: pod.id, outs: await this.apply(client, pod.id, existing.baseline, plan.inputs, existing.change) };
       },
-      createNew: () => this.createNew(client, plan),
+      createNew: (seenBefore) => this.createNew(client, plan, seenBefore),
       keptId: (failure) => (failure instanceof PodInitError ? failure.id : undefined),
       remove: async (pod) => void (await this.terminate(client, pod)),
       partial: (id, result, reason) => new PodInitError(id, result.outs!, new Error(reason)),
@@ -219,12 +211,12 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
   }
 
   /** POST the pod (finding it after an ambiguous answer), then bring it to `desiredStatus`. */
-  private async createNew(client: ComputePlatform, plan: CreatePlan): Promise<Created> {
+  private async createNew(client: ComputePlatform, plan: CreatePlan, seenBefore?: ReadonlySet<string>): Promise<Created> {
     const { inputs, mark } = plan;
     if (mark) this.marks.add(mark);
     let pod: LivePod;
     try {
-      pod = await this.place(client, plan);
+      pod = await this.place(client, plan, seenBefore ?? (await this.listedBefore(client, inputs.name)));
     } catch (err) {
       // Given up without an id: a pod it may have made is an earlier try for the next create.
       if (mark) this.marks.delete(mark);
@@ -258,9 +250,9 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
    * "no capacity" answer (a 400 that made nothing) moves on to the next; any other failure
    * ends the create as it is. A type whose price is over `maxHourlyCost` is not tried.
    */
-  private async place(client: ComputePlatform, plan: CreatePlan): Promise<LivePod> {
+  private async place(client: ComputePlatform, plan: CreatePlan, seenBefore: ReadonlySet<string>): Promise<LivePod> {
     const { inputs } = plan;
-    if (!inputs.gpu) return this.post(client, plan.body);
+    if (!inputs.gpu) return this.post(client, plan.body, seenBefore);
     const where = inputs.dataCenterIds?.length ? `data centers ${inputs.dataCenterIds.join(", ")}` : "any data center";
     const tried: string[] = [];
     for (const gpuId of plan.gpuChoices) {
@@ -273,7 +265,7 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
         }
       }
       try {
-        return await this.post(client, plan.bodyFor(gpuId));
+        return await this.post(client, plan.bodyFor(gpuId), seenBefore);
       } catch (err) {
         if (!isNoCapacity(err)) throw err;
         tried.push(`"${gpuId}" x${inputs.gpu.count} in ${where}: ${err.status} ${err.detail}`);
@@ -296,39 +288,36 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
     }
   }
 
-  /**
-   * The pod a POST of `body` made. When the client could not settle the outcome, or its
-   * look-up by name found another pod of that name (the one being replaced), `findMade` looks again.
-   */
-  private async post(client: ComputePlatform, body: PodCreateParams): Promise<LivePod> {
-    const isOurs = (p: LivePod) => matchesCreate(p, body) && (body.env?.[OWNER_ENV] === undefined || p.env?.[OWNER_ENV] === body.env[OWNER_ENV]);
-    const find = (excluded: Set<string>, cause?: AmbiguousRequestError) =>
-      findMade<LivePod>({
-        noun: "pod",
-        name: body.name,
-        list: () => client.pods.list({ signal: this.signal }),
-        isOurs,
-        excluded,
-        cause,
-        unknownHint: "delete it or declare it with adopt",
-        newest: newestOf,
-        clock: this.clock,
-        signal: this.signal,
-      });
-    let pod: LivePod;
-    try {
-      pod = await client.pods.create(body, { signal: this.signal });
-    } catch (err) {
-      if (!(err instanceof AmbiguousRequestError)) throw err;
-      pod = await find(new Set(), err);
-    }
-    return isOurs(pod) ? pod : find(new Set([pod.id]));
+  /** The ids of the pods there before a create with no owner token (a provider driven directly): the shared list. */
+  private async listedBefore(client: ComputePlatform, name: string): Promise<ReadonlySet<string>> {
+    return idsOf(await listBefore(this.lists.of(client).list, `create:pod:${name}`, { noun: "pod", name, clock: this.clock, signal: this.signal }));
   }
 
-  /** Unlock if asked, DELETE. True when it was gone already (404, or TERMINATED after a 409). */
+  /** The pod a POST of `body` made: after an ambiguous answer, only one not seen before it (lifecycle/find-again.ts). */
+  private post(client: ComputePlatform, body: PodCreateParams, seenBefore: ReadonlySet<string>): Promise<LivePod> {
+    return createFoundAgain<LivePod>({
+      noun: "pod",
+      name: body.name,
+      create: (opts) => client.pods.create(body, opts),
+      list: () => client.pods.list({ signal: this.signal }),
+      isOurs: (p) => matchesCreate(p, body) && (body.env?.[OWNER_ENV] === undefined || p.env?.[OWNER_ENV] === body.env[OWNER_ENV]),
+      excluded: seenBefore,
+      claimed: this.handedOver,
+      unknownHint: "delete it or declare it with adopt",
+      newest: newestOf,
+      clock: this.clock,
+      signal: this.signal,
+    });
+  }
+
+  /**
+   * Unlock if asked, DELETE. True when it was gone already (404, or TERMINATED after a 409). A
+   * DELETE that fails after the unlock locks the pod again: state, which keeps it, says locked.
+   */
   private async terminate(client: ComputePlatform, pod: { id: string; locked: boolean }): Promise<boolean> {
+    let unlocked = false;
     try {
-      if (pod.locked) await client.pods.update(pod.id, { locked: false }, { signal: this.signal });
+      if (pod.locked) unlocked = !!(await client.pods.update(pod.id, { locked: false }, { signal: this.signal }));
       await client.pods.delete(pod.id, { signal: this.signal });
       return false;
     } catch (err) {
@@ -338,6 +327,7 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
         const now = await this.find(client, pod.id);
         if (now === undefined || now.status === "TERMINATED") return true;
       }
+      if (unlocked) await client.pods.update(pod.id, { locked: true }, { signal: this.signal }).catch(() => undefined);
       throw err;
     } finally {
       this.reads.of(client).wrote(pod.id);
