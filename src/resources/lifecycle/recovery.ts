@@ -3,7 +3,7 @@ import type { ProviderOptions } from "../engine/settings";
 import { idsOf, listBefore } from "./find-again";
 import { type Looking, RETIRE_ATTEMPTS } from "./look";
 import { Predecessors } from "./owner";
-import type { Polled, PollerOptions } from "./poller";
+import type { Polled, PollerOptions, StatusRead } from "./poller";
 import { ClientLists, type SharedList } from "./shared-list";
 import { ClientReads } from "./shared-reads";
 
@@ -121,13 +121,13 @@ export abstract class OwningProvider<C extends object, T extends Polled> {
   constructor(
     options: ProviderOptions<C>,
     defaultClient: () => C,
-    list: (client: C, signal: AbortSignal | undefined) => Promise<T[]>,
+    list: (client: C, signal: AbortSignal | undefined, how?: StatusRead) => Promise<T[]>,
     poller: PollerOptions<T>,
   ) {
     this.client = options.client ?? defaultClient;
     this.clock = options.clock ?? systemClock;
     this.signal = options.signal;
-    this.lists = new ClientLists((client) => list(client, this.signal), this.clock, poller);
+    this.lists = new ClientLists((client, how) => list(client, this.signal, how), this.clock, poller);
     this.reads = new ClientReads((client) => this.lists.of(client).list, this.clock);
   }
 }
