@@ -58,7 +58,7 @@ const livePods = () => (emu.state().pods as { id: string; status: string; gpu?: 
 
 /**
  * Requests since `from` other than the stack cost's reads of the live pods and endpoints (it
- * prices a changed entry of an existing resource from what runs: cost/what-runs.ts).
+ * prices a changed entry of an existing resource from what runs: stack-cost/what-runs.ts).
  */
 const sinceBeyondLedger = (from: number) =>
   emu
@@ -310,7 +310,7 @@ describe("the ledger in the program", () => {
     const [ledger, ...members] = regs;
     expect(ledger!.type).toMatch(/StackCost$/);
     expect(ledger!.inputs.entries).toEqual({
-      // `owner`: how the ledger finds each one's live object (cost/what-runs.ts).
+      // `owner`: how the ledger finds each one's live object (stack-cost/what-runs.ts).
       "pod a": { kind: "pod", name: "a", gpu: { id: ["NVIDIA L40S", "NVIDIA RTX A6000"], count: 2 }, cloud: "COMMUNITY", owner: expect.stringMatching(/^[0-9a-f]{16}$/) },
       "endpoint api": { kind: "endpoint", name: "api", gpuIds: "ADA_24", workersMax: 3, owner: expect.stringMatching(/^[0-9a-f]{16}$/) },
       "pod b": { kind: "pod", name: "b", gpu: { id: ["NVIDIA L40S", "NVIDIA RTX A6000"], count: 2 }, cloud: "COMMUNITY", owner: expect.stringMatching(/^[0-9a-f]{16}$/) },

@@ -5,8 +5,8 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { ENDPOINT_FIELDS, type EndpointField, schemas, validateGpuIds, validateLocations } from "../../client";
-import { splitUnknownArgs } from "../engine/arguments";
-import { checkFailures } from "../engine/check";
+import { splitUnknownArgs } from "../inputs/arguments";
+import { checkFailures } from "../inputs/check";
 import { autoName, LOGICAL_NAME_KEY, OWNER_INPUT_KEYS, OWNER_TOKEN_KEY, ownerToken, resolveName } from "../lifecycle/owner";
 
 const { GPU_TIERS, LOCATIONS } = schemas;
@@ -231,7 +231,7 @@ export type EndpointInputs = z.infer<typeof endpointInputsSchema> & {
   [OWNER_TOKEN_KEY]?: string;
 };
 
-/** The arguments a ServerlessEndpoint has: any other is refused at check (engine/arguments.ts). */
+/** The arguments a ServerlessEndpoint has: any other is refused at check (inputs/arguments.ts). */
 export const ENDPOINT_ARGS: readonly string[] = Object.keys(endpointInputsSchema.shape);
 
 /** Properties the engine or the resource class add; not the user's. */

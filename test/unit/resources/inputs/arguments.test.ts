@@ -1,7 +1,7 @@
 // The one rule for arguments a kind does not have: each kind's check() refuses a misspelled
 // argument by name with the nearest one it has, through the same shared code.
-import { editDistance, nearestName, undeclaredArgs, unknownArgReason } from "../../../../src/resources/engine/arguments";
-import { UNKNOWN } from "../../../../src/resources/engine/check";
+import { editDistance, nearestName, undeclaredArgs, unknownArgReason } from "../../../../src/resources/inputs/arguments";
+import { UNKNOWN } from "../../../../src/resources/inputs/check";
 import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
 import { checkNetworkVolume } from "../../../../src/resources/network-volume/schema";
 import { checkPod } from "../../../../src/resources/pod/schema";
