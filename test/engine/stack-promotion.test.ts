@@ -27,7 +27,8 @@ let r: EngineRig;
 let tpl: string;
 let gpuId: string;
 beforeAll(async () => {
-  r = await startEngineRig(KEY);
+  // Lists in a new order every time: finding a create again rests on no order.
+  r = await startEngineRig(KEY, { listOrder: "shuffled" });
   tpl = await createServerlessTemplate(r.emu.url, KEY);
   gpuId = (await r.client.catalog.gpus()).find((g) => g.manufacturer === "NVIDIA")!.id;
 });
