@@ -8,7 +8,7 @@
  */
 import { startEmulator } from "../src/emulator";
 import * as path from "node:path";
-import { runQuickstartLifecycle } from "./quickstart-lifecycle";
+import { runQuickstartLifecycle } from "../tools/engine/example-session";
 import { settleTranscript } from "./transcripts";
 
 /** Emulated ms; at TIME_SCALE 20 a pod spends 100 ms provisioning and 150 ms starting. */

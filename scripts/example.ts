@@ -12,9 +12,9 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { startEmulator } from "../src/emulator";
-import { EXAMPLES_DIR, type ExampleName, projectName, stackConfig } from "./engine-examples";
-import { describe, type ExampleSession, openExample } from "./quickstart-lifecycle";
-import { formatOutputs, stackOutputs } from "./stack-outputs";
+import { EXAMPLES_DIR, type ExampleName, projectName, stackConfig } from "../tools/engine/examples";
+import { describe, type ExampleSession, openExample } from "../tools/engine/example-session";
+import { formatOutputs, stackOutputs } from "../tools/engine/stack-outputs";
 import { settleTranscript } from "./transcripts";
 
 /** Secret stack values an example's README has the user set (`pulumi config set --secret`); here a stand-in. */

@@ -6,18 +6,19 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { ComputePlatform } from "../../src/client";
 import { type Emulator, startEmulator } from "../../src/emulator";
-import { captureExample, type ExampleName, exampleDir, projectName, resolvingIds, stackConfig } from "../../scripts/engine-examples";
+import { captureExample, type ExampleName, exampleDir, projectName, resolvingIds, stackConfig } from "../../tools/engine/examples";
 import {
   type LifecycleResult,
   QUICKSTART_GPU,
   REPLACEMENT_GPU,
   runQuickstartLifecycle,
   UPDATED_IMAGE,
-} from "../../scripts/quickstart-lifecycle";
+} from "../../tools/engine/example-session";
 import { PROMOTED_WORKERS_MAX } from "../../scripts/example";
-import { formatOutputs, stackOutputs } from "../../scripts/stack-outputs";
-import { captureProgram, EngineStack, ProviderPlugin } from "../../tools/engine";
+import { formatOutputs, stackOutputs } from "../../tools/engine/stack-outputs";
+import { captureProgram, EngineStack } from "../../tools/engine";
 import { resourcesOf } from "../helpers/ledger";
+import { startPlugin } from "../../tools/engine/rig";
 
 let emu: Emulator;
 
@@ -31,20 +32,9 @@ afterAll(async () => {
 });
 
 /** A plugin for an example's project, configured as the engine does, and an empty stack on it. */
-async function startPlugin(example: ExampleName, config: Record<string, string>, stack: string) {
+async function startExample(example: ExampleName, config: Record<string, string>, stack: string) {
   const project = projectName(example);
-  const plugin = await ProviderPlugin.start({
-    cwd: exampleDir(example),
-    project,
-    config,
-    env: { COMPUTEPLATFORM_POLL_INTERVAL_MS: "20" },
-  });
-  try {
-    await plugin.configure(config, ["computeplatform:apiKey"]);
-  } catch (e) {
-    await plugin.stop();
-    throw e;
-  }
+  const plugin = await startPlugin(config, { cwd: exampleDir(example), project, env: { COMPUTEPLATFORM_POLL_INTERVAL_MS: "20" } });
   return { plugin, stack: new EngineStack(plugin, { project, stack }) };
 }
 
@@ -166,7 +156,7 @@ test("promotion: against a prod stack, the dev tag is an in-place update, the pr
   };
   const prodConfig: Record<string, string> = { ...platform, ...stackConfig("promotion", "prod") };
   const devConfig: Record<string, string> = { ...platform, ...stackConfig("promotion", "dev") };
-  const { plugin, stack: prod } = await startPlugin("promotion", prodConfig, "prod");
+  const { plugin, stack: prod } = await startExample("promotion", prodConfig, "prod");
   try {
     const ops = (steps: { urn: string; op: string }[]) => Object.fromEntries(steps.map((s) => [s.urn.split("::").at(-1), s.op]));
     // The three program runs are independent of the stack's state; run them side by side.
@@ -242,7 +232,7 @@ test("README: a pod made outside the stack is taken over with adopt (no second p
     },
     { cwd: exampleDir("quickstart"), project, stack: "adopt", config },
   );
-  const { plugin, stack } = await startPlugin("quickstart", config, "adopt");
+  const { plugin, stack } = await startExample("quickstart", config, "adopt");
   try {
     const before = emu.counts();
     const up = await stack.up(regs);
@@ -260,7 +250,7 @@ test("README: a pod made outside the stack is taken over with adopt (no second p
 
 test("cpu-pod: up makes a CPU pod on the stack's volume in the volume's data center; destroy leaves nothing", async () => {
   const config = { "computeplatform:apiUrl": emu.url, "computeplatform:apiKey": emu.apiKey };
-  const { plugin, stack } = await startPlugin("cpu-pod", config, "dev");
+  const { plugin, stack } = await startExample("cpu-pod", config, "dev");
   try {
     const regs = await captureExample("cpu-pod", { stack: "dev", config });
     const up = await stack.up(resolvingIds(stack, regs, { preview: false }));

@@ -5,7 +5,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { ENDPOINT_FIELDS, type EndpointField, schemas, validateGpuIds, validateLocations } from "../../client";
-import { splitUnknownArgs } from "../inputs/arguments";
+import { didYouMean, splitUnknownArgs } from "../inputs/arguments";
 import { checkFailures } from "../inputs/check";
 import { autoName, LOGICAL_NAME_KEY, OWNER_INPUT_KEYS, OWNER_TOKEN_KEY, ownerToken, resolveName } from "../lifecycle/owner";
 
@@ -99,7 +99,15 @@ function priorityList(field: string, allowed: readonly string[], example: string
     .string({ error: (iss) => (iss.input === undefined ? `${field} is required: ${rule.slice(field.length + 1)}` : rule) })
     .superRefine((value, ctx) => {
       const problem = validate(value);
-      if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+      if (problem === undefined) return;
+      // Each entry not in the list, with the one it was probably meant to be ("ADA24": ADA_24).
+      const near = value
+        .split(",")
+        .filter((v) => v !== "" && !allowed.includes(v))
+        .map((v) => [v, didYouMean(v, allowed)] as const)
+        .filter(([, d]) => d !== undefined)
+        .map(([v, d]) => `for "${v}", ${d}`);
+      ctx.addIssue({ code: "custom", message: near.length > 0 ? `${problem} (${near.join("; ")})` : problem });
     });
 }
 

@@ -6,7 +6,7 @@
  * `[secret]`, as the CLI prints them.
  */
 import * as path from "node:path";
-import type { EngineStack } from "../tools/engine";
+import type { EngineStack } from ".";
 
 export interface OutputsOptions {
   project: string;
