@@ -17,7 +17,7 @@ import { ServerlessEndpoint, type ServerlessEndpointArgs } from "../../src/resou
 import { Template } from "../../src/resources/template";
 import { captureProgram, EngineStack, PROJECT, type Registration, SECRET_KEYS } from "../../tools/engine";
 import { createServerlessTemplate } from "../helpers/emulator-fixtures";
-import { type EngineRig, startEngineRig } from "../helpers/engine-rig";
+import { type EngineRig, startEngineRig } from "../../tools/engine/rig";
 import { resourcesOf, resourceSteps } from "../helpers/ledger";
 
 const KEY = "cp_sentinel_found_again_51d2e0";
