@@ -13,6 +13,7 @@
 //   /emulator/faults, /emulator/events   ../console/controls.ts (the control plane)
 //   /console...                 ../console (pages for a browser, outside the pipeline)
 
+import { type ListOrder, ListOrdering } from "./list-order";
 import * as http from "node:http";
 import type { Socket } from "node:net";
 import { MODEL_CALL_PRICE, volumePricePerHour } from "../catalog";
@@ -81,6 +82,8 @@ export interface ServerConfig {
   exchangeCapacity: number;
   /** A GraphQL save resets the optional fields it leaves out (see EmulatorOptions). */
   graphqlSaveResets?: boolean;
+  /** The order of list answers (see EmulatorOptions). */
+  listOrder?: ListOrder;
 }
 
 export class EmulatorServer {
@@ -236,6 +239,7 @@ export class EmulatorServer {
         return png ? { status: 200, raw: { data: png, contentType: "image/png" } } : undefined;
       },
       closing: () => this.closed,
+      listOrder: new ListOrdering(config.listOrder ?? "created", config.faults.seed ?? 1),
     });
     this.server = http.createServer((req, res) => {
       const path = (req.url ?? "/").split("?")[0];
