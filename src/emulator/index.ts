@@ -10,16 +10,16 @@
 // every integration test. It reads the platform's API independently of src/client and src/resources.
 
 import { randomBytes } from "node:crypto";
-import type { AimedFault, Faults } from "./faults";
-import type { Exchange } from "./http/exchanges";
-import type { NetworkVolume } from "./network-volumes";
-import type { Registry } from "./registries";
-import type { Template } from "./templates";
-import type { PodAction, PodStatus, PodView } from "./pods";
-import type { RequestLogEntry } from "./request-log";
-import type { ApiKey, Scope } from "./http/types";
-import { DEFAULT_QUOTAS, type Quotas } from "./rate-limit";
-import { EmulatorServer, type EmulatorState, type Timings } from "./http/server";
+import type { AimedFault, Faults } from "./core/faults";
+import type { Exchange } from "./core/http/exchanges";
+import type { NetworkVolume } from "./network-volumes/store";
+import type { Registry } from "./registries/store";
+import type { Template } from "./templates/store";
+import type { PodAction, PodStatus, PodView } from "./pods/store";
+import type { RequestLogEntry } from "./core/request-log";
+import type { ApiKey, Scope } from "./core/http/types";
+import { DEFAULT_QUOTAS, type Quotas } from "./core/rate-limit";
+import { EmulatorServer, type EmulatorState, type Timings } from "./server";
 
 export type {
   ApiKey,

@@ -2,7 +2,7 @@
 // what has been billed so far, and an SVG chart of cumulative spend over the emulator's clock. The
 // chart is drawn by hand (a polyline and a few ticks): no script, no inline style.
 
-import type { Segment } from "../meter";
+import type { Segment } from "../core/meter";
 import { html, raw, type Raw, table, usd } from "./html";
 import type { ConsoleSource } from "./source";
 

@@ -3,9 +3,9 @@
 // ./html.ts puts the frame around it. Rows carry data-* attributes so a script (or a test)
 // can find an item without parsing text.
 
-import { GPU_TYPES, volumePricePerHour } from "../catalog";
-import type { PodView } from "../pods";
-import type { EndpointView } from "../serverless";
+import { GPU_TYPES, volumePricePerHour } from "../catalog/data";
+import type { PodView } from "../pods/store";
+import type { EndpointView } from "../serverless/service";
 import { eventButton, html, jsonLink, type Raw, table, usd } from "./html";
 import type { ConsoleSource } from "./source";
 

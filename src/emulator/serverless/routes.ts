@@ -1,8 +1,8 @@
 // The serverless side's paths: GraphQL endpoint management and hosted-model calls (runsync;
 // run, status and status-sync follow the same job); its state part is the whole service's snapshot.
 
-import { type Group, ok, type Route } from "../http/types";
-import type { ServerlessService } from "./index";
+import { type Group, ok, type Route } from "../core/http/types";
+import type { ServerlessService } from "./service";
 
 /**
  * Every hosted-model route: bearer auth and problem+json failures, and the scopes of a paid job

@@ -1,7 +1,7 @@
 // Hosted models: runSync and the PNGs it points at,
 // against the ServerlessService class directly.
 import { inflateSync } from "node:zlib";
-import { IMAGE_MODELS, MAX_PIXELS_PER_SIDE, ServerlessService } from "../../../../src/emulator/serverless";
+import { IMAGE_MODELS, MAX_PIXELS_PER_SIDE, ServerlessService } from "../../../../src/emulator/serverless/service";
 
 const BASE = "http://127.0.0.1:4321";
 
