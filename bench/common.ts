@@ -61,6 +61,12 @@ export async function startBench(shape: Shape, extra: Partial<EmulatorOptions> =
   };
 }
 
+/** Throws when a pod the emulator holds is not TERMINATED: a destroy left it behind. */
+export function noPodLeft(emu: Emulator): void {
+  const alive = emu.state().pods.filter((p) => p.status !== "TERMINATED").length;
+  if (alive > 0) throw new Error(`${alive} pods left alive`);
+}
+
 /** Requests that reached the emulator since entry `fromIndex` of its log, by operation; 429s apart. */
 export function calls(emu: Emulator, fromIndex = 0): { byOp: Record<string, number>; total: number; rejected429: number } {
   const byOp: Record<string, number> = {};

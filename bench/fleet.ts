@@ -36,13 +36,15 @@ export interface FleetResult {
 }
 
 /**
- * The fewest calls the fleet needs: one create and one delete per pod; per endpoint a save,
+ * The calls the fleet's design needs: per pod its create, the rename that ends a create (the
+ * pending name says "unfinished" until the pod is RUNNING: one request traded for safety) and
+ * its delete; per endpoint a save,
  * a save to 0/0 workers and a delete; and the status reads no provider can skip: one pod list
  * that sees every pod RUNNING, one that sees them gone, one endpoint read that sees the
  * workers up and one that sees them drained.
  */
 export function callsNeeded(pods: number, endpoints: number): number {
-  return 2 * pods + 3 * endpoints + 2 + (endpoints > 0 ? 2 : 0);
+  return 3 * pods + 3 * endpoints + 2 + (endpoints > 0 ? 2 : 0);
 }
 
 /**

@@ -7,11 +7,14 @@
 //   --time-scale=10                 emulated ms per real ms (fleet and readiness)
 //   --stack-n=30,100,300            stack sizes (benchmarks 5 to 8; memory at the largest)
 //   --stack-time-scale=20           emulated ms per real ms of the stack benchmarks
+//   --quota-n=60,300                pods per up and destroy at the quota (benchmark 9, --only=quota)
+//   --quota-time-scale=10           emulated ms per real ms of benchmark 9 (the poll tick scales with it)
 import { bounded, DEFAULT_SHAPE, fmt, type Shape, table } from "./common";
 import { callsNeeded, type FleetResult, runFleet } from "./fleet";
 import { type FloorResult, runFloor } from "./floor";
 import { overhead, type PluginResult, runPlugin } from "./plugin";
 import { type ReadinessResult, runReadiness, summarize } from "./readiness";
+import { type QuotaResult, quotaReport, runQuota } from "./quota";
 import { runStack, type StackResult } from "./stack";
 import { stackReport, type Target } from "./stack-report";
 
@@ -37,7 +40,7 @@ const READINESS_CASES: { label: string; poll: { intervalMs: number; maxIntervalM
 ];
 
 export async function main(argv: string[]): Promise<number> {
-  const only = new Set((option(argv, "only") ?? "fleet,readiness,plugin,stack").split(","));
+  const only = new Set((option(argv, "only") ?? "fleet,readiness,plugin,quota,stack").split(","));
   const ns = (option(argv, "n") ?? "10,30,100").split(",").map(Number);
   const shape: Shape = { ...DEFAULT_SHAPE, timeScale: Number(option(argv, "time-scale") ?? DEFAULT_SHAPE.timeScale) };
   // The readiness runs measure the poller, not the quota (benchmark 1 does): a quota 10 times
@@ -77,6 +80,18 @@ export async function main(argv: string[]): Promise<number> {
     plugin = await runPlugin(12);
     say(`plugin overhead: ${plugin.error ?? "done"}`);
   }
+  const quota: QuotaResult[] = [];
+  const quotaShape: Shape = { ...shape, timeScale: Number(option(argv, "quota-time-scale") ?? 10) };
+  if (only.has("quota")) {
+    for (const n of (option(argv, "quota-n") ?? "60,300").split(",").map(Number)) {
+      const r = await bounded(`quota N=${n}`, STACK_LIMIT_MS, (signal) => runQuota(quotaShape, n, signal)).catch(
+        (err: Error): QuotaResult => ({ pods: n, error: err.message }),
+      );
+      quota.push(r);
+      const line = (p: QuotaResult["up"]) => (p ? `${fmt(p.wallMs / 1000)} s, ${p.sent} requests, ${p.rejected429} x 429` : "-");
+      say(`quota N=${n}: ${r.error ? `FAILED: ${r.error}; ` : ""}up ${line(r.up)}; destroy ${line(r.destroy)}`);
+    }
+  }
   const stackShape: Shape = { ...shape, timeScale: Number(option(argv, "stack-time-scale") ?? 20) };
   const stacks: StackResult[] = [];
   if (only.has("stack")) {
@@ -104,10 +119,14 @@ export async function main(argv: string[]): Promise<number> {
   }
 
   const stack = stacks.length > 0 ? stackReport(stackShape, stacks, floor) : undefined;
-  console.log(report(shape, fleet, readiness, plugin, stack));
+  const atQuota = quota.length > 0 ? quotaReport(quotaShape, quota) : undefined;
+  console.log(report(shape, fleet, readiness, plugin, [stack, atQuota]));
   // Any benchmark or any phase of one that failed (a baseline included) fails the run.
   const phases = stacks.flatMap((r) => (r.error ? [] : [r.up, r.preview, r.refresh, r.refreshBaseline, r.destroy, r.destroyBaseline]));
-  const failed = [...fleet, ...readiness, ...(plugin ? [plugin] : []), ...stacks, ...phases, ...(floor ? [floor] : [])].filter((r) => r?.error);
+  const quotaPhases = quota.flatMap((r) => [r.up, r.destroy].filter((p) => p !== undefined));
+  const failed = [...fleet, ...readiness, ...(plugin ? [plugin] : []), ...stacks, ...phases, ...(floor ? [floor] : []), ...quota, ...quotaPhases].filter(
+    (r) => r?.error,
+  );
   say(failed.length > 0 ? `all benchmarks done; ${failed.length} FAILED (exit code 1)` : "all benchmarks done");
   return failed.length > 0 ? 1 : 0;
 }
@@ -117,7 +136,7 @@ function report(
   fleet: FleetResult[],
   readiness: ReadinessResult[],
   plugin: PluginResult | undefined,
-  stack: { text: string; targets: Target[] } | undefined,
+  sections: ({ text: string; targets: Target[] } | undefined)[],
 ): string {
   const out: string[] = [];
   const emuMin = (realMs: number) => (realMs * shape.timeScale) / 60_000;
@@ -128,7 +147,7 @@ function report(
     out.push("\n1. Fleet up and down: N pods + N/5 endpoints created at once, then destroyed (times real; emulated = x" + shape.timeScale + ")");
     out.push(
       table(
-        ["variant", "N", "wall s", "emu min", "up s", "down s", "podCreate", "podStatus", "list gap", "podDelete", "epSave", "epRead", "epDelete", "requests", "429s", "needed", "LB s", "wall/LB"],
+        ["variant", "N", "wall s", "emu min", "up s", "down s", "podCreate", "rename", "podStatus", "status %", "list gap", "podDelete", "epSave", "epRead", "epDelete", "requests", "429s", "needed", "LB s", "wall/LB"],
         fleet.map((r) => [
           r.variant,
           r.pods,
@@ -137,7 +156,9 @@ function report(
           fmt(r.upMs / 1000),
           fmt(r.downMs / 1000),
           op(r, "createPod"),
+          op(r, "updatePod"),
           `${op(r, "listPods", "getPod")} ${r.byOp.getPod ? "get" : "list"}`,
+          `${fmt((100 * op(r, "listPods", "getPod", "myself", "getEndpoint")) / Math.max(1, r.sent - r.rejected429), 1)}%`,
           r.minListGapS === undefined ? "-" : fmt(r.minListGapS),
           op(r, "deletePod"),
           op(r, "saveEndpoint"),
@@ -152,7 +173,9 @@ function report(
       ),
     );
     out.push(
-      "   needed = 2 per pod + 3 per endpoint + 4 status reads; LB = max(start time, needed / quota), where start time = " +
+      "   needed = what the design needs: 3 per pod (its create, the rename that ends a create, its delete) + 3 per endpoint\n" +
+        "   (save, save to 0/0 workers, delete) + 4 status reads; status % = pod lists and GETs, endpoint reads, of the requests answered.\n" +
+        "   LB = max(start time, needed / quota), where start time = " +
         `PROVISIONING + STARTING + drain = ${(shape.provisioningMs + shape.startingMs + shape.drainMs) / 1000} emulated s.\n` +
         "   needed / quota is a fluid bound: the emulator's windows are fixed and start at a key's first request, so a whole\n" +
         "   window's quota may go at once and a run can end up to one window before it (wall/LB below 1).",
@@ -278,9 +301,10 @@ function report(
     }
   }
 
-  if (stack) {
-    out.push(stack.text);
-    targets.push(...stack.targets);
+  for (const section of sections) {
+    if (!section) continue;
+    out.push(section.text);
+    targets.push(...section.targets);
   }
 
   out.push("\nTargets");

@@ -17,7 +17,7 @@ import { NetworkVolume } from "../src/resources/network-volume";
 import { Pod } from "../src/resources/pod";
 import { ServerlessEndpoint } from "../src/resources/serverless-endpoint";
 import { captureProgram, EngineStack, PROJECT, PROJECT_DIR, ProviderPlugin, type Registration, SECRET_KEYS } from "../tools/engine";
-import { type Bench, calls, median, type Shape, setupServerlessTemplate, SETUP_KEY, startBench } from "./common";
+import { type Bench, calls, median, noPodLeft, type Shape, setupServerlessTemplate, SETUP_KEY, startBench } from "./common";
 import { NaiveFleet } from "./naive";
 
 /** The engine's default `--parallel`: unbounded. */
@@ -123,7 +123,7 @@ async function sampled<T>(b: Bench, plugin: ProviderPlugin, into: MemorySample[]
 }
 
 /** Run `fn` as one measured phase: wall time and the requests it sent. */
-async function phase(b: Bench, fn: () => Promise<unknown>): Promise<PhaseResult> {
+export async function phase(b: Bench, fn: () => Promise<unknown>): Promise<PhaseResult> {
   const from = b.emu.requestLog().length;
   const t0 = performance.now();
   let error: string | undefined;
@@ -166,7 +166,7 @@ async function settledAll(work: Promise<unknown>[]): Promise<void> {
   if (failed) throw failed.reason;
 }
 
-async function startPlugin(b: Bench, apiKey: string, probe: boolean): Promise<{ plugin: ProviderPlugin; config: Record<string, string> }> {
+export async function startPlugin(b: Bench, apiKey: string, probe: boolean): Promise<{ plugin: ProviderPlugin; config: Record<string, string> }> {
   const config = { "computeplatform:apiKey": apiKey, "computeplatform:apiUrl": b.emu.url };
   const plugin = await ProviderPlugin.start({
     cwd: PROJECT_DIR,
@@ -328,8 +328,7 @@ export async function runStack(shape: Shape, n: number, opts: { memory: boolean;
     const down = new NaiveFleet(naiveDown, systemClock, 2000 / shape.timeScale, opts.signal);
     result.destroyBaseline = await phase(b, () => settledAll(others.map((p) => down.deletePod(p.id))));
 
-    const alive = b.emu.state().pods.filter((p) => p.status !== "TERMINATED").length;
-    if (alive > 0) throw new Error(`${alive} pods left alive`);
+    noPodLeft(b.emu);
   } catch (err) {
     result.error = err instanceof Error ? err.message : String(err);
   } finally {

@@ -1,5 +1,6 @@
 /**
- * `npm run test:package`: the package as a user installs it. Packs it with `npm pack`, checks
+ * `npm run test:package`: the package as a user installs it. Packs it with `npm pack` (which
+ * builds first: dist/ is deleted before, so the tarball's code is the pack's own build), checks
  * what the tarball holds, installs it with `@pulumi/pulumi` into a fresh project outside the
  * repository, type-checks `program/index.ts` there (once as CommonJS, once as an ES module),
  * and runs each through Pulumi's own dynamic-provider plugin, started in that project, against
@@ -214,8 +215,11 @@ async function main(): Promise<void> {
   const keep = process.argv.includes("--keep");
   let emu: Emulator | undefined;
   try {
-    await run("npm", ["run", "-s", "build"], ROOT);
+    // From a clone nothing is built: `npm pack` must build (prepack). dist/ removed first, so a
+    // tarball with code in it proves the pack built it.
+    fs.rmSync(path.join(ROOT, "dist"), { recursive: true, force: true });
     const packed = await pack(dir);
+    assert.ok(packed.files.some((f) => f.path === "dist/index.js"), "npm pack built dist/ (prepack)");
     checkTarball(packed.files, ROOT);
     log(`packed ${path.basename(packed.tarball)}: ${packed.files.length} files, ${packed.size} bytes (${packed.unpackedSize} unpacked)`);
 

@@ -8,6 +8,16 @@ import { fieldIssues } from "./core/validate";
 export interface RequestOptions {
   /** Cancels the call, including any retry or pacing wait. */
   signal?: AbortSignal;
+  /**
+   * A status read that yields to work: while other requests with this API key wait for the
+   * rate limit (or are out after waiting), this one waits behind them, so a binding quota is
+   * spent on changes first and this answer sees what they did. Where nothing waits, it goes at
+   * once. Read calls only (a list, a get).
+   * @default false
+   */
+  yieldToWork?: boolean;
+  /** Called as the request leaves for the server, after any pacing wait (once per attempt). */
+  onSend?: () => void;
 }
 
 /** What every API class shares: one transport and the two base addresses. */
@@ -47,6 +57,8 @@ export class ClientContext {
         signal: opts.signal,
         writeOnly: opts.writeOnly,
         timeoutMs: opts.timeoutMs,
+        yieldToWork: opts.yieldToWork,
+        onSend: opts.onSend,
       },
       schema,
       what,

@@ -32,6 +32,12 @@ import { type HeaderMap, parseRateLimit, parseRateLimitPolicy } from "./retry";
  * A request out for longer than PATIENCE_MS (a hosted-model call that takes minutes) no longer
  * holds the others back: it reached the server long ago, and the answers of later ones count it.
  *
+ * Status reads yield to work. A request that only looks (a poller's list: `yields`) waits while
+ * any other request of the key waits for the budget, and while the ones the budget held back
+ * are out: it goes after them, so its one answer sees what they did, and a binding quota is
+ * spent on the changes first. Where nothing waits for the budget, a status read goes as any
+ * other request does.
+ *
  * A server that sends no `RateLimit` is not gated after its first answer. The registry is
  * keyed by a hash of the key, so the key itself is never held here as a visible value.
  */
@@ -81,8 +87,12 @@ interface KeyBudget {
   /** Requests let go and not settled yet: number to when it went. */
   out: Map<number, number>;
   windows: Map<string, WindowBudget>;
-  /** Wake-ups for requests waiting on an answer rather than on a time. */
+  /** Wake-ups for requests waiting on an answer (or, for a status read, on the work ahead of it) rather than on a time. */
   onAnswer: Set<() => void>;
+  /** Requests that change something (not status reads) waiting for the budget now. */
+  working: number;
+  /** Of the requests out, those the budget held back before they went: number to when it went. */
+  heldBack: Map<number, number>;
 }
 
 /** A request let go by the budget; handed back with its answer. */
@@ -91,6 +101,14 @@ export interface PacingTicket {
   readonly sentAt: number;
   /** Its number among the key's requests. */
   readonly seq: number;
+}
+
+/** How a request asks the budget. */
+export interface ReserveOptions {
+  /** A status read: it goes only when no other request waits for the budget, nor is out after waiting. */
+  yields?: boolean;
+  /** It waited for the budget before (a status read waits for it to be answered). */
+  waited?: boolean;
 }
 
 /** What a request must do before it may go. */
@@ -144,10 +162,16 @@ export class PacingRegistry {
   }
 
   /** Whether a request with `keyId` may go now; if so, it is counted as out. */
-  reserve(keyId: string, nowMs: number): PacingDecision {
+  reserve(keyId: string, nowMs: number, how: ReserveOptions = {}): PacingDecision {
     const held = this.waitMs(keyId, nowMs);
     if (held > 0) return { waitMs: held };
     const budget = this.budget(keyId);
+    if (how.yields) {
+      // Work waits for the budget, or is out after waiting: this read goes after it.
+      const behind = this.heldBackOut(budget, nowMs);
+      if (budget.working > 0) return { waitForAnswer: true, maxWaitMs: PATIENCE_MS };
+      if (behind.count > 0) return { waitForAnswer: true, maxWaitMs: behind.patienceMs };
+    }
     if (budget.mode === "unknown") {
       // Nothing known yet: one request finds out.
       const out = this.recentOut(budget, Number.NEGATIVE_INFINITY, nowMs);
@@ -179,7 +203,18 @@ export class PacingRegistry {
     }
     const seq = ++budget.sent;
     budget.out.set(seq, nowMs);
+    if (how.waited && !how.yields) budget.heldBack.set(seq, nowMs);
     return { go: { keyId, sentAt: nowMs, seq } };
+  }
+
+  /**
+   * A request that changes something starts (`+1`) or stops (`-1`) waiting for the budget of
+   * `keyId`. When none waits any more, the status reads behind them look again.
+   */
+  waiting(keyId: string, delta: 1 | -1): void {
+    const budget = this.budget(keyId);
+    budget.working = Math.max(0, budget.working + delta);
+    if (budget.working === 0) this.wake(budget);
   }
 
   /**
@@ -189,6 +224,7 @@ export class PacingRegistry {
   settle(ticket: PacingTicket, headers: HeaderMap | undefined, nowMs: number): void {
     const budget = this.budget(ticket.keyId);
     budget.out.delete(ticket.seq);
+    budget.heldBack.delete(ticket.seq);
     const windows = headers ? parseRateLimit(headers.ratelimit) : undefined;
     // No answer: the request may have reached the server and been counted.
     if (!headers) for (const w of budget.windows.values()) if (ticket.sentAt >= w.since) w.lost++;
@@ -229,12 +265,16 @@ export class PacingRegistry {
         if (p?.windowSeconds !== undefined) known.windowMs = p.windowSeconds * 1000;
       }
     }
+    this.wake(budget);
+  }
+
+  private wake(budget: KeyBudget): void {
     const wake = [...budget.onAnswer];
     budget.onAnswer.clear();
     for (const w of wake) w();
   }
 
-  /** Resolves at the next `settle` with `keyId`, or rejects when `signal` aborts. */
+  /** Resolves at the next `settle` with `keyId` (or when no work waits any more), or rejects when `signal` aborts. */
   nextAnswer(keyId: string, signal?: AbortSignal): Promise<void> {
     const budget = this.budget(keyId);
     return new Promise<void>((resolve, reject) => {
@@ -264,7 +304,7 @@ export class PacingRegistry {
   private budget(keyId: string): KeyBudget {
     let b = this.budgets.get(keyId);
     if (!b) {
-      b = { mode: "unknown", sent: 0, out: new Map(), windows: new Map(), onAnswer: new Set() };
+      b = { mode: "unknown", sent: 0, out: new Map(), windows: new Map(), onAnswer: new Set(), working: 0, heldBack: new Map() };
       this.budgets.set(keyId, b);
     }
     return b;
@@ -275,14 +315,23 @@ export class PacingRegistry {
     return w.lowest - w.lost - this.recentOut(budget, w.since, nowMs).count;
   }
 
+  /** Requests out that the budget held back before they went, within the patience (a status read waits for them). */
+  private heldBackOut(budget: KeyBudget, nowMs: number): { count: number; patienceMs: number } {
+    return this.within(budget.heldBack, Number.NEGATIVE_INFINITY, nowMs);
+  }
+
   /**
    * Requests out that went at or after `since`, within the patience: how many, and in how long
    * the first of them stops holding back.
    */
   private recentOut(budget: KeyBudget, since: number, nowMs: number): { count: number; patienceMs: number } {
+    return this.within(budget.out, since, nowMs);
+  }
+
+  private within(sent: Map<number, number>, since: number, nowMs: number): { count: number; patienceMs: number } {
     let count = 0;
     let first = Number.POSITIVE_INFINITY;
-    for (const at of budget.out.values()) {
+    for (const at of sent.values()) {
       if (at < since || nowMs - at >= PATIENCE_MS) continue;
       count++;
       first = Math.min(first, at);
@@ -347,16 +396,27 @@ export class Pacer {
 
   /**
    * Wait until the budget lets one request go, and count it (cancellable). Every ticket must be
-   * handed back to {@link settle}, answered or not.
+   * handed back to {@link settle}, answered or not. A status read (`yields`) goes after the
+   * work that waits for the budget (see the top of the file).
    */
-  async acquire(signal: AbortSignal | undefined, maxWaitMs: number): Promise<PacingTicket> {
-    for (let pass = 0; pass < MAX_PASSES; pass++) {
-      const d = this.registry.reserve(this.keyId, this.clock.now());
-      if ("go" in d) return d.go;
-      if ("waitMs" in d) await this.clock.sleep(Math.min(d.waitMs, maxWaitMs), signal);
-      else await this.answerOrTime(d.maxWaitMs, signal);
+  async acquire(signal: AbortSignal | undefined, maxWaitMs: number, yields = false): Promise<PacingTicket> {
+    let waited = false;
+    try {
+      for (let pass = 0; pass < MAX_PASSES; pass++) {
+        const d = this.registry.reserve(this.keyId, this.clock.now(), { yields, waited });
+        if ("go" in d) return d.go;
+        if (!waited && !yields) this.registry.waiting(this.keyId, 1);
+        waited = true;
+        if ("waitMs" in d) await this.clock.sleep(Math.min(d.waitMs, maxWaitMs), signal);
+        else await this.answerOrTime(d.maxWaitMs, signal);
+        // A status read woken by an answer looks again once the code awaiting that answer has
+        // run (a DELETE's caller starts its wait): the read then serves it too.
+        if (yields) await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+      throw new Error(`rate-limit pacing gave up after ${MAX_PASSES} waits`);
+    } finally {
+      if (waited && !yields) this.registry.waiting(this.keyId, -1);
     }
-    throw new Error(`rate-limit pacing gave up after ${MAX_PASSES} waits`);
   }
 
   /** Until the next answer with this key, or `ms` (a request out that long holds nothing back), or an abort. */

@@ -67,6 +67,10 @@ export interface HttpRequest {
    * masked in every error, `cause` and log line the exchange produces.
    */
   writeOnly?: readonly string[];
+  /** A status read: it waits behind the requests of its key that wait for the rate limit (pacing.ts). */
+  yieldToWork?: boolean;
+  /** Called as each attempt leaves for the server, after any pacing wait. */
+  onSend?: () => void;
 }
 
 export interface HttpResponse {
@@ -190,7 +194,8 @@ export class Transport {
       if (pending > 0) this.log(`${req.method} ${urlPath(req.url)} paced for ${pending} ms (rate-limit window exhausted)`);
     }
     // Counted against the key's budget before it goes; handed back with the answer below.
-    const ticket = await this.pacer?.acquire(req.signal, this.options.maxRetryDelayMs);
+    const ticket = await this.pacer?.acquire(req.signal, this.options.maxRetryDelayMs, req.yieldToWork);
+    req.onSend?.();
 
     const url = new URL(req.url);
     const headers: Record<string, string> = { accept: "application/json", ...req.headers };

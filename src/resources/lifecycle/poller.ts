@@ -14,7 +14,19 @@ import { type Clock, unreadableRecord } from "../../client";
  * waiter that joins between ticks is looked at by the next one, one interval after it joined
  * at the latest, as on its own; one that joins while a list is out, one interval after that
  * list's answer (the list may predate its object).
+ *
+ * Its lists yield to work (`StatusRead`): while the creates, updates and deletes of the key wait
+ * for the rate limit, the tick's list waits behind them, then answers every waiter at once. A
+ * waiter is answered by a list that left for the server after it joined (a list that waited
+ * behind its own DELETE sees the DELETE), however long ago the tick began.
  */
+
+/** How the poller sends its lists: a status read that yields to work, and tells when it leaves. */
+export interface StatusRead {
+  yieldToWork: true;
+  /** Called as the list leaves for the server (after any wait for the rate limit). */
+  onSend: () => void;
+}
 
 /** What the poller needs of an object: its id, and a status for the timeout message. */
 export interface Polled {
@@ -93,7 +105,7 @@ interface Waiter<P extends Polled> {
   deadline: number;
   delay: number;
   nextAt: number;
-  /** Tick sequence number when the waiter joined: a list started earlier says nothing about it. */
+  /** The poller's event number when the waiter joined: a list sent earlier says nothing about it. */
   joinedAt: number;
   last: P | undefined;
   settle: (outcome: { pod: P | undefined } | { error: unknown }) => void;
@@ -114,14 +126,15 @@ export class Poller<P extends Polled> {
   private readonly noun: string;
   private readonly slow: (item: P | undefined) => boolean;
   private running = false;
-  private ticks = 0;
+  /** Numbers the joins and the sends of lists, in the order they happened. */
+  private events = 0;
   private wake: AbortController | undefined;
   private sleepingUntil = Number.POSITIVE_INFINITY;
   /** When the last list was answered (or failed): the next tick is one interval later at the earliest. */
   private listedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
-    private readonly list: () => Promise<P[]>,
+    private readonly list: (how: StatusRead) => Promise<P[]>,
     private readonly clock: Clock,
     options: PollerOptions<P>,
   ) {
@@ -159,7 +172,7 @@ export class Poller<P extends Polled> {
         deadline: now + Math.max(0, options.timeoutMs),
         delay: this.intervalMs,
         nextAt: now + this.intervalMs,
-        joinedAt: this.ticks,
+        joinedAt: ++this.events,
         last: undefined,
         settle: (outcome) => {
           if (!this.waiters.delete(waiter)) return;
@@ -213,11 +226,12 @@ export class Poller<P extends Polled> {
   }
 
   private async tick(): Promise<void> {
-    const seq = ++this.ticks;
+    // When the list left (a list that does not say so: when it was asked for).
+    let sentAt = ++this.events;
     let pods: P[] | undefined;
     let failure: unknown;
     try {
-      pods = await this.list();
+      pods = await this.list({ yieldToWork: true, onSend: () => (sentAt = ++this.events) });
     } catch (err) {
       failure = err;
     }
@@ -226,7 +240,7 @@ export class Poller<P extends Polled> {
     const byId = new Map((pods ?? []).map((p) => [p.id, p] as const));
     for (const w of [...this.waiters]) {
       // Joined after this list was sent: the list may predate its pod.
-      if (w.joinedAt >= seq) continue;
+      if (w.joinedAt > sentAt) continue;
       if (failure !== undefined && isFatal(failure)) {
         w.settle({ error: failure });
         continue;

@@ -1,7 +1,7 @@
 import { type AmbiguousRequestError, backoffMs, type Clock, systemClock, unreadableOf } from "../../client";
 import type { ProviderOptions } from "../engine/settings";
 import { Predecessors } from "./owner";
-import { isFatal, type Polled, type PollerOptions } from "./poller";
+import { isFatal, type Polled, type PollerOptions, type StatusRead } from "./poller";
 import { ClientLists, type SharedList } from "./shared-list";
 import { ClientReads } from "./shared-reads";
 
@@ -217,13 +217,13 @@ export abstract class OwningProvider<C extends object, T extends Polled> {
   constructor(
     options: ProviderOptions<C>,
     defaultClient: () => C,
-    list: (client: C, signal: AbortSignal | undefined) => Promise<T[]>,
+    list: (client: C, signal: AbortSignal | undefined, how?: StatusRead) => Promise<T[]>,
     poller: PollerOptions<T>,
   ) {
     this.client = options.client ?? defaultClient;
     this.clock = options.clock ?? systemClock;
     this.signal = options.signal;
-    this.lists = new ClientLists((client) => list(client, this.signal), this.clock, poller);
+    this.lists = new ClientLists((client, how) => list(client, this.signal, how), this.clock, poller);
     this.reads = new ClientReads((client) => this.lists.of(client).list, this.clock);
   }
 }

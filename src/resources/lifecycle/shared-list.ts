@@ -1,5 +1,5 @@
 import type { Clock } from "../../client";
-import { type Polled, Poller, type PollerOptions } from "./poller";
+import { type Polled, Poller, type PollerOptions, type StatusRead } from "./poller";
 
 /**
  * One list call shared by every owner look-up that can use it: the creates of a fleet start
@@ -14,7 +14,7 @@ export class SharedList<T> {
   private readonly fences = new Map<string, number>();
 
   constructor(
-    private readonly list: () => Promise<T[]>,
+    private readonly list: (how?: StatusRead) => Promise<T[]>,
     private readonly clock: Pick<Clock, "now">,
     private readonly maxAgeMs = 2000,
   ) {}
@@ -51,9 +51,9 @@ export class SharedList<T> {
     return this.fresh();
   }
 
-  /** A new list call, which later look-ups may share. */
-  fresh(): Promise<T[]> {
-    const entry = { seq: ++this.seq, at: this.clock.now(), items: this.list() };
+  /** A new list call, which later look-ups may share (`how`: the poller's, a status read). */
+  fresh(how?: StatusRead): Promise<T[]> {
+    const entry = { seq: ++this.seq, at: this.clock.now(), items: this.list(how) };
     // A failed list is not shared with later callers.
     entry.items.catch(() => {
       if (this.current === entry) this.current = undefined;
@@ -78,7 +78,7 @@ export class ClientLists<C extends object, T extends Polled> {
   private readonly byClient = new WeakMap<C, { list: SharedList<T>; poller: Poller<T> }>();
 
   constructor(
-    private readonly list: (client: C) => Promise<T[]>,
+    private readonly list: (client: C, how?: StatusRead) => Promise<T[]>,
     private readonly clock: Clock,
     private readonly poller: PollerOptions<T>,
   ) {}
@@ -86,8 +86,8 @@ export class ClientLists<C extends object, T extends Polled> {
   of(client: C): { list: SharedList<T>; poller: Poller<T> } {
     let s = this.byClient.get(client);
     if (!s) {
-      const list = new SharedList<T>(() => this.list(client), this.clock);
-      s = { list, poller: new Poller<T>(() => list.fresh(), this.clock, this.poller) };
+      const list = new SharedList<T>((how) => this.list(client, how), this.clock);
+      s = { list, poller: new Poller<T>((how) => list.fresh(how), this.clock, this.poller) };
       this.byClient.set(client, s);
     }
     return s;

@@ -77,7 +77,7 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
   private readonly marks = new Set<string>();
 
   constructor(options: PodProviderOptions = {}) {
-    super(options, platform, (client, signal) => client.pods.list({ signal }), {
+    super(options, platform, (client, signal, how) => client.pods.list({ signal, ...how }), {
       ...(options.poll ?? pollFromEnv(process.env)),
       noun: "pod",
       slow: provisioning,

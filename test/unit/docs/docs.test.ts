@@ -1,7 +1,9 @@
-// The user documentation stays true to what runs: every TypeScript example in README.md and
-// docs/*.md is an excerpt, line for line, of a program that a test runs (the packed-package
-// program, which `npm run test:package` runs through Pulumi's plugin, or an example, which the
-// engine tests run), and every relative link points at a file and heading that exist.
+// The user documentation stays true to what runs: every TypeScript excerpt in README.md and
+// docs/*.md (a block with no `import`: whole programs are type-checked and run as copied by
+// test/integration/docs/doc-blocks.test.ts) is an excerpt, line for line, of a program that a
+// test runs (the packed-package program, which `npm run test:package` runs through Pulumi's
+// plugin, or an example, which the engine tests run), and every relative link points at a file
+// and heading that exist.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 
@@ -44,7 +46,7 @@ const slug = (heading: string) =>
     .replace(/[^\w\s-]/g, "")
     .replace(/\s/g, "-");
 
-const blocks = PAGES.flatMap((page) => tsBlocks(read(page)).map((b) => ({ page, ...b })));
+const blocks = PAGES.flatMap((page) => tsBlocks(read(page)).map((b) => ({ page, ...b }))).filter((b) => !/^import /m.test(b.code));
 const programs = PROGRAMS.map((f) => ({ file: f, lines: lines(read(f)) }));
 
 test("the pages hold TypeScript examples", () => {

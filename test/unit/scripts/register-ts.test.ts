@@ -54,3 +54,44 @@ test("a thrown error's stack names the .ts lines, caught or not", async () => {
   expect(failed!.stderr).toContain(`at boom (${file}:10:9)`);
   expect(failed!.stderr).toContain(`${file}:17:1`);
 }, 60_000);
+
+/** Runs `source` saved as a .ts file, from the temporary folder (not the repository), through the hook. */
+async function runTs(name: string, source: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  fs.writeFileSync(path.join(dir, name), source);
+  return run(process.execPath, ["--require", REGISTER, name], { cwd: dir, timeout: 60_000 }).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
+  );
+}
+
+// A doc's example saved as a file awaits at its top. Node, handed CommonJS with such an await,
+// loaded nothing and exited 0: an example "passed" without running.
+test("a top-level await runs, with imports and exports, from any folder", async () => {
+  const r = await runTs(
+    "awaits.ts",
+    [
+      'import * as os from "node:os";',
+      "const wait = (ms: number) => new Promise<number>((r) => setTimeout(() => r(ms), ms));",
+      "const waited: number = await wait(20);",
+      "for await (const n of [1, 2]) console.log(`n ${n}`);",
+      "console.log(`waited ${waited}`, typeof os.tmpdir);",
+      "export const done = true;",
+      "",
+    ].join("\n"),
+  );
+  expect(r).toEqual({ code: 0, stdout: "n 1\nn 2\nwaited 20 function\n", stderr: "" });
+}, 60_000);
+
+test("a rejected top-level await fails with the error and the .ts line", async () => {
+  const r = await runTs("rejects.ts", ["type N = number;", "const n: N = 3;", "await Promise.resolve(n);", "throw new Error(`boom ${n}`);", ""].join("\n"));
+  expect(r.code).toBe(1);
+  expect(r.stderr).toContain("Error: boom 3");
+  expect(r.stderr).toContain(`${path.join(dir, "rejects.ts")}:4:7`);
+}, 60_000);
+
+test("a top-level await that never settles fails loudly, as Node does for an ES module", async () => {
+  const r = await runTs("hangs.ts", ['await new Promise(() => {});', 'console.log("unreachable");', ""].join("\n"));
+  expect(r.code).toBe(13);
+  expect(r.stdout).toBe("");
+  expect(r.stderr).toContain(`top-level await never settled in ${path.join(dir, "hangs.ts")}`);
+}, 60_000);

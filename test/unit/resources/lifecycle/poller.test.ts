@@ -1,5 +1,5 @@
 import type { Clock } from "../../../../src/client/core/clock";
-import { Poller, WaitTimeoutError } from "../../../../src/resources/lifecycle/poller";
+import { Poller, type StatusRead, WaitTimeoutError } from "../../../../src/resources/lifecycle/poller";
 
 /**
  * A clock whose time moves only when every pending promise has settled: it then jumps to the
@@ -179,6 +179,31 @@ describe("the shared pod poller", () => {
     await expect(a).resolves.toEqual({ id: "a", status: "RUNNING" });
     await expect(b).resolves.toEqual({ id: "b", status: "RUNNING" });
     expect(calls).toBe(2);
+  });
+
+  test("a list that waits behind work (the quota) answers every waiter that joined before it left, in one call", async () => {
+    const clock = new FakeClock();
+    const sent: number[] = [];
+    const asked: boolean[] = [];
+    // The list waits 5 s for the rate limit (behind the DELETEs), then leaves and says so.
+    const list = async (how?: StatusRead): Promise<P[]> => {
+      asked.push(how?.yieldToWork === true);
+      await clock.sleep(5000);
+      how?.onSend();
+      sent.push(clock.now());
+      return [];
+    };
+    const poller = new Poller(list, clock, timings);
+    const gone = (p: P | undefined) => (p === undefined ? "done" : "pending") as "done" | "pending";
+    // Pods deleted one by one while the first tick's list waits: all joined before it left.
+    const waits: Promise<unknown>[] = [];
+    for (let i = 0; i < 10; i++) {
+      waits.push(poller.wait(`p${i}`, { until: gone, timeoutMs: 60_000, description: "TERMINATED" }));
+      await clock.sleep(400);
+    }
+    await Promise.all(waits);
+    expect(sent).toEqual([6000]);
+    expect(asked).toEqual([true]);
   });
 
   test("waiters that join one by one (a destroy's DELETEs answered as the quota lets them) share one list per tick", async () => {
