@@ -20,11 +20,14 @@ import type { RequestLogEntry } from "./core/request-log";
 import type { ApiKey, Scope } from "./core/http/types";
 import { DEFAULT_QUOTAS, type Quotas } from "./core/rate-limit";
 import { EmulatorServer, type EmulatorState, type Timings } from "./server";
+import type { HandlerJob, JobHandler } from "./serverless/jobs/queue";
 
 export type {
   ApiKey,
   EmulatorState,
   Exchange,
+  HandlerJob,
+  JobHandler,
   AimedFault,
   Faults,
   NetworkVolume,
@@ -79,6 +82,14 @@ export interface EmulatorOptions {
    * a test passes a manual clock to step through transitions without sleeping. @default Date
    */
   clock?: { now(): number };
+  /**
+   * The worker of every account endpoint's jobs, in place of the test worker (which echoes its
+   * input, sleeps `sleep_ms`, fails with `fail` and streams `stream`): it receives
+   * `{ id, endpointId, input }` and returns the job's output (or a promise of it), or throws to
+   * end the job FAILED with the error's message. The endpoint's execution timeout still applies.
+   * @default undefined (the test worker)
+   */
+  handler?: JobHandler;
 }
 
 export interface Emulator {
@@ -98,6 +109,14 @@ export interface Emulator {
   setFaults(faults: Faults): void;
   /** Stops serving, cuts keep-alive connections, and writes the state file a last time. */
   close(): Promise<void>;
+  /**
+   * Moves the emulator's clock forward by `ms` (as if that much time passed: every timer, which
+   * runs `timeScale` times faster, sees `ms × timeScale` emulated ms; billing sees `ms`): idle
+   * workers leave, jobs time out, worker time is billed. Also `POST /emulator/clock { advanceMs }`.
+   */
+  advanceClock(ms: number): void;
+  /** The emulator's clock now (epoch ms), moves included. */
+  now(): number;
 }
 
 export const DEFAULT_TIMINGS: Timings = { provisioningMs: 2000, startingMs: 3000, drainMs: 3000, restartDelayMs: 1000 };
@@ -146,6 +165,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     exchangeCapacity,
     graphqlSaveResets: options.graphqlSaveResets ?? false,
     clock: options.clock ?? Date,
+    handler: options.handler,
   });
   const url = await server.listen(options.port ?? DEFAULT_PORT, options.host ?? DEFAULT_HOST);
   const full = keys.find((k) => k.scopes.includes("read") && k.scopes.includes("write")) ?? keys[0];
@@ -158,5 +178,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     state: () => server.state(),
     setFaults: (f) => server.setFaults(f),
     close: () => server.close(),
+    advanceClock: (ms) => {
+      server.clock.advance(ms);
+      server.serverless.endpointJobs.sync(server.clock.now());
+    },
+    now: () => server.clock.now(),
   };
 }

@@ -17,12 +17,15 @@
 
 import * as http from "node:http";
 import type { Socket } from "node:net";
-import { MODEL_CALL_PRICE, volumePricePerHour } from "./catalog/data";
+import { MODEL_CALL_PRICE, serverlessTierPrice, volumePricePerHour } from "./catalog/data";
+import type { JobHandler } from "./serverless/jobs/queue";
 import { Meter } from "./core/meter";
 import { computePrice } from "./pods/view";
 import { billingRoutes } from "./billing/routes";
 import { Console, isConsolePath, Sessions } from "./console";
+import { clockRoutes } from "./control/clock";
 import { controlRoutes } from "./control/routes";
+import { AdjustableClock } from "./core/clock";
 import { FaultState, type Faults, seededRandom } from "./core/faults";
 import { Ids } from "./core/ids";
 import { type NetworkVolume, NetworkVolumes } from "./network-volumes/store";
@@ -84,6 +87,8 @@ export interface ServerConfig {
   exchangeCapacity: number;
   /** A GraphQL save resets the optional fields it leaves out (see EmulatorOptions). */
   graphqlSaveResets?: boolean;
+  /** The worker of the account endpoints' jobs (see EmulatorOptions.handler). */
+  handler?: JobHandler;
 }
 
 export class EmulatorServer {
@@ -103,8 +108,13 @@ export class EmulatorServer {
   private baseUrl = "";
   private closed = false;
 
+  /** The emulator's clock: the given time source plus what the user moved it forward. */
+  readonly clock: AdjustableClock;
+
   constructor(config: ServerConfig) {
-    const now = () => config.clock.now();
+    this.clock = new AdjustableClock(config.clock);
+    const clock = this.clock;
+    const now = () => clock.now();
     const ids = new Ids();
     const meter = new Meter();
     this.faults = new FaultState(config.faults);
@@ -157,6 +167,12 @@ export class EmulatorServer {
       modelJob: (prompt) => this.faults.modelJob(prompt),
       timeScale: config.timeScale,
       graphqlSaveResets: config.graphqlSaveResets,
+      handler: config.handler,
+      // A worker bills from its start until it leaves: gpuCount x its tier's price.
+      onWorker: (ep, w, event, at) => {
+        if (event === "start") meter.open("serverless", w.id, "serverlessGpu", ep.gpuCount * serverlessTierPrice(ep.gpuIds.split(",")[0]), at);
+        else meter.close("serverless", w.id, at);
+      },
       references: {
         isServerlessTemplate: (id) => this.templates.isServerless(id),
         volumeExists: (id) => this.volumes.has(id),
@@ -170,7 +186,7 @@ export class EmulatorServer {
       registryRoutes(this.registries),
       catalogRoutes((gpuId, dc) => this.faults.hasCapacity(gpuId, dc)),
       billingRoutes(meter, now),
-      serverlessRoutes(this.serverless, (model) => meter.charge("endpoint", model, "endpoint", MODEL_CALL_PRICE, now())),
+      serverlessRoutes(this.serverless, (model) => meter.charge("endpoint", model, "endpoint", MODEL_CALL_PRICE, now()), now),
       restServerlessRoutes(
         new RestEndpoints({
           store: this.serverless.endpointStore,
@@ -184,6 +200,7 @@ export class EmulatorServer {
         }),
       ),
       controlRoutes({ faults: this.faults, pods: this.pods, removeEndpoint: (id) => this.serverless.removeFromOutside(id) }),
+      clockRoutes(clock, config.timeScale, () => this.serverless.endpointJobs.sync(now())),
     ];
     const router = new Router();
     this.persistence = new Persistence(config.stateFile);
@@ -204,7 +221,7 @@ export class EmulatorServer {
       sessions,
       keys,
       log: this.log,
-      clock: config.clock,
+      clock,
       source: {
         pods: () => this.pods.all().map((p) => this.pods.view(p)),
         endpoints: () => this.serverless.endpoints(),
@@ -232,7 +249,7 @@ export class EmulatorServer {
       ),
       faults: this.faults,
       log: this.log,
-      clock: config.clock,
+      clock,
       persist: () => this.persistence.save(),
       fallback: (method, path) => {
         const png = method === "GET" ? this.serverless.image(path) : undefined;

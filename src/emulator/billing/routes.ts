@@ -1,12 +1,12 @@
-// REST group Billing: listBilling, listPodBilling, listNetworkVolumeBilling and
-// listEndpointBilling (hosted-model calls), from what the meter recorded.
+// REST group Billing: listBilling, listPodBilling, listNetworkVolumeBilling,
+// listServerlessBilling (the account's endpoints' workers) and listEndpointBilling (hosted-model
+// calls), from what the meter recorded.
 
 import { bucketize, query, range, resolveWindow, round, sum, totals } from "./queries";
 import { type Group, ok } from "../core/http/types";
 import type { Meter } from "../core/meter";
 
 const ZERO_AGGREGATE = {
-  serverlessGpuAmount: 0,
   serverlessCpuAmount: 0,
   serverlessDiskAmount: 0,
   serverlessFeeAmount: 0,
@@ -32,12 +32,14 @@ export function billingRoutes(meter: Meter, now: () => number): Group {
             const storageStandardAmount = sum(all, "storageStandard");
             const storageHighPerformanceAmount = sum(all, "storageHighPerformance");
             const endpointAmount = sum(all, "endpoint");
+            const serverlessGpuAmount = sum(all, "serverlessGpu");
             return {
               ...range(b),
-              totalAmount: round(podGpuAmount + podCpuAmount + storageStandardAmount + storageHighPerformanceAmount + endpointAmount),
+              totalAmount: round(podGpuAmount + podCpuAmount + storageStandardAmount + storageHighPerformanceAmount + endpointAmount + serverlessGpuAmount),
               podGpuAmount,
               podCpuAmount,
               podDiskAmount: 0,
+              serverlessGpuAmount,
               ...ZERO_AGGREGATE,
               storageStandardAmount,
               storageHighPerformanceAmount,
@@ -109,6 +111,33 @@ export function billingRoutes(meter: Meter, now: () => number): Group {
               uniqueNetworkVolumeCount,
               totals: sums,
             },
+          });
+        },
+      },
+      {
+        method: "GET",
+        path: "/v2/billing/serverless",
+        op: "listServerlessBilling",
+        run: ({ query: q }) => {
+          const t = now();
+          const w = resolveWindow(q, t);
+          const serverlessId = q.get("serverlessId");
+          // Segments are per worker (`<endpoint id>-w<n>`); records are per endpoint.
+          const endpointOf = (workerId: string) => workerId.slice(0, workerId.lastIndexOf("-w"));
+          const buckets = bucketize(meter, w, t, (s) => s.resource === "serverless" && (serverlessId === null || endpointOf(s.id) === serverlessId));
+          const records = buckets.flatMap((b) => {
+            const byEndpoint = new Map<string, number>();
+            for (const [id, a] of b.byId) byEndpoint.set(endpointOf(id), (byEndpoint.get(endpointOf(id)) ?? 0) + (a.serverlessGpu ?? 0));
+            return [...byEndpoint].map(([id, usd]) => {
+              const gpuAmount = round(usd);
+              return { ...range(b), serverlessId: id, totalAmount: gpuAmount, gpuAmount, cpuAmount: 0, diskAmount: 0, feeAmount: 0 };
+            });
+          });
+          const sums = totals(records, ["totalAmount", "gpuAmount", "cpuAmount", "diskAmount", "feeAmount"]);
+          const uniqueServerlessCount = new Set(records.map((r) => r.serverlessId)).size;
+          return ok(200, {
+            records,
+            metadata: { query: query(w, { serverlessId }), recordCount: records.length, uniqueServerlessCount, totals: sums },
           });
         },
       },

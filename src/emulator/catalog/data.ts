@@ -131,6 +131,15 @@ export const VOLUME_PRICE_PER_GB_MONTH = { STANDARD: 0.07, HIGH_PERFORMANCE: 0.1
 /** USD per hosted-model call (runsync), what GET /v2/billing/endpoints bills. */
 export const MODEL_CALL_PRICE = 0.002;
 
+/**
+ * USD per hour one GPU of a serverless worker on `tier` costs: the highest secure price among the
+ * tier's GPU types (what the stack's cost ledger prices an endpoint at); 0 for a tier no type is in.
+ */
+export function serverlessTierPrice(tier: string): number {
+  const prices = GPU_TYPES.filter((g) => g.pool === tier).map((g) => g.price.secure);
+  return prices.length > 0 ? Math.max(...prices) : 0;
+}
+
 /** USD per hour a volume of `size` GB in tier `type` costs. */
 export function volumePricePerHour(size: number, type: VolumeTier): number {
   return (size * VOLUME_PRICE_PER_GB_MONTH[type]) / (30 * 24);

@@ -1,14 +1,15 @@
 // The meter: what the platform actually ran, as usage segments (a rate in USD per hour from
 // one instant to another, or still open) and one-off charges (a hosted-model call). Pods open
 // a segment when they start costing and close it when they stop (EXITED, TERMINATED);
-// volumes meter their storage from creation to deletion. Billing reads nothing else.
+// volumes meter their storage from creation to deletion; a serverless worker (segment id: the
+// worker's id, `<endpoint id>-w<n>`) from its start until it leaves. Billing reads nothing else.
 
 import type { StatePart } from "./persistence";
 
-export type Resource = "pod" | "networkVolume" | "endpoint";
+export type Resource = "pod" | "networkVolume" | "endpoint" | "serverless";
 
 /** The cost components of the contract's billing records this emulator fills. */
-export type Component = "podGpu" | "podCpu" | "storageStandard" | "storageHighPerformance" | "endpoint";
+export type Component = "podGpu" | "podCpu" | "storageStandard" | "storageHighPerformance" | "endpoint" | "serverlessGpu";
 
 export interface Segment {
   resource: Resource;

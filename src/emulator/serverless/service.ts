@@ -11,6 +11,9 @@ import { z } from "zod";
 import { EndpointStore, type EndpointInput, type EndpointRecord, gqlError, type Timings, type WorkerView } from "./endpoints/store";
 import { type RequestContext, runGraphql } from "./graphql/execute";
 import { ModelJobs } from "./hosted-models/jobs";
+import { JobCalls } from "./jobs/calls";
+import { EndpointJobs, type JobHandler } from "./jobs/queue";
+import type { WorkerHooks } from "./endpoints/store";
 import { renderImage } from "./hosted-models/models";
 import { type ServerlessDiscount, type ServerlessSnapshot, snapshotSchema } from "./snapshot";
 
@@ -57,6 +60,14 @@ export interface ServerlessServiceOptions {
   graphqlSaveResets?: boolean;
   /** Emulated ms per real ms: a runsync call waits `min(job, wait) / timeScale` real ms. @default 1 */
   timeScale?: number;
+  /**
+   * The worker of every account endpoint's jobs, in place of the test worker: it receives the
+   * job and returns its output (or a promise of it), or throws to fail it.
+   * @default undefined (the test worker: echo, sleep_ms, fail, stream)
+   */
+  handler?: JobHandler;
+  /** Told when a worker starts and when it leaves (billing meters it in between). */
+  onWorker?: WorkerHooks["onWorker"];
 }
 
 /** An endpoint as a reader sees it: the platform's endpoint fields with `pods` at the current time. */
@@ -70,11 +81,25 @@ export type ModelReply = { status: number; body: unknown; headers?: Record<strin
 export class ServerlessService {
   private readonly store: EndpointStore;
   private readonly jobs: ModelJobs;
+  /** Jobs on the account's own endpoints (their queues and workers). */
+  readonly endpointJobs: EndpointJobs;
+  /** The job routes of an account's endpoint. */
+  readonly jobCalls: JobCalls;
   private discount: ServerlessDiscount | null;
 
   constructor(private readonly opts: ServerlessServiceOptions) {
     this.store = new EndpointStore(opts.timings, opts.random);
     this.jobs = new ModelJobs(opts);
+    this.endpointJobs = new EndpointJobs({
+      store: this.store,
+      clock: opts.clock,
+      random: opts.random,
+      timeScale: opts.timeScale ?? 1,
+      startMs: (ep) => this.store.startMs(ep),
+      handler: opts.handler,
+    });
+    this.store.hooks = { onWorker: opts.onWorker, sync: (now) => this.endpointJobs.sync(now) };
+    this.jobCalls = new JobCalls(this.endpointJobs);
     this.discount = opts.serverlessDiscount ?? null;
   }
 
@@ -146,14 +171,16 @@ export class ServerlessService {
 
   /** Deletes an endpoint from outside the account's requests (the emulator's outside event); false when there is none. */
   removeFromOutside(id: string): boolean {
-    return this.store.remove(id);
+    return this.store.remove(id, this.opts.clock.now());
   }
 
   /**
-   * Part of the seam for symmetry with the rest of the emulator. There is nothing to stop:
-   * workers are computed from timestamps, and images are rendered on request.
+   * Stops the job queue's timer (armed only while a job with a webhook is unfinished) and
+   * releases waiting calls. Workers are computed from timestamps, images rendered on request.
    */
-  close(): void {}
+  close(): void {
+    this.endpointJobs.close();
+  }
 
   /** The endpoint that names `id` as its template or network volume, if any. */
   endpointUsing(field: "templateId" | "networkVolumeId", id: string): string | undefined {

@@ -15,6 +15,9 @@ const workerSchema = z.object({
   id: z.string(),
   createdAt: z.number(),
   drainingSince: z.number().nullable(),
+  // Absent before workers took jobs; a held job (`jobId`) is not kept: jobs live in memory only.
+  readyAt: z.number().optional(),
+  idleSince: z.number().optional(),
 });
 const endpointSchemaZ = z.object({
   id: z.string().min(1),

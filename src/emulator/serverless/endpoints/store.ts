@@ -52,7 +52,24 @@ export interface WorkerRecord {
   createdAt: number;
   /** clock.now() when a scale-down picked it; EXITED until drainingSince + drainMs, then gone. */
   drainingSince: number | null;
+  /** When it is started (INITIALIZING before): createdAt + the starting time, shorter with FlashBoot. */
+  readyAt?: number;
+  /** The job it holds (../jobs/queue.ts); null or absent when idle. Not kept across restarts. */
+  jobId?: string | null;
+  /** When it last finished a job (its idle timeout counts from then, or from readyAt). */
+  idleSince?: number;
 }
+
+/** What the store tells about its workers: billing meters a worker from start to leave. */
+export interface WorkerHooks {
+  /** A worker started (`start`) or began to drain (`leave`) at clock time `at`. */
+  onWorker?: (ep: EndpointRecord, w: WorkerRecord, event: "start" | "leave", at: number) => void;
+  /** Called before workers are read, so jobs and scaling are replayed up to `now` first. */
+  sync?: (now: number) => void;
+}
+
+/** FlashBoot starts a worker this many times faster than a cold start. */
+export const FLASHBOOT_SPEEDUP = 10;
 
 export interface EndpointRecord {
   id: string;
@@ -179,6 +196,7 @@ export class EndpointStore {
   private readonly byId = new Map<string, EndpointRecord>();
   idCounter = 0;
   workerCounter = 0;
+  hooks: WorkerHooks = {};
 
   constructor(
     private readonly timings: Timings,
@@ -204,6 +222,8 @@ export class EndpointStore {
     refViolations?: (next: EndpointRecord) => string[],
     { resetLeftOut = false }: { resetLeftOut?: boolean } = {},
   ): EndpointRecord {
+    // Jobs and scaling replayed up to now first: the copy below then starts from current workers.
+    this.hooks.sync?.(now);
     const id = input.id;
     const existing = typeof id === "string" ? this.byId.get(id) : undefined;
     if (typeof id === "string" && !existing)
@@ -259,12 +279,37 @@ export class EndpointStore {
   }
 
   /** Deleted by the platform (an outside event): workers or not, the endpoint is gone. */
-  remove(id: string): boolean {
+  remove(id: string, now: number): boolean {
+    const ep = this.byId.get(id);
+    // Its workers stop billing when it goes.
+    if (ep) for (const w of ep.workers) if (w.drainingSince === null) this.drainWorker(ep, w, now);
     return this.byId.delete(id);
+  }
+
+  /** Clock ms a new worker of `ep` is starting: the starting time, a tenth of it with FlashBoot. */
+  startMs(ep: EndpointRecord): number {
+    return ep.flashBootType === "OFF" ? this.timings.startingMs : this.timings.startingMs / FLASHBOOT_SPEEDUP;
+  }
+
+  /** Starts one more worker of `ep` at `at` (the job queue's scaler, and the workersMin rule). */
+  addWorker(ep: EndpointRecord, at: number): WorkerRecord {
+    this.workerCounter += 1;
+    const w: WorkerRecord = { id: `${ep.id}-w${this.workerCounter}`, createdAt: at, drainingSince: null, readyAt: at + this.startMs(ep), jobId: null };
+    ep.workers.push(w);
+    this.hooks.onWorker?.(ep, w, "start", at);
+    return w;
+  }
+
+  /** The worker leaves at `at`: EXITED for drainMs, then gone; it stops billing. */
+  drainWorker(ep: EndpointRecord, w: WorkerRecord, at: number): void {
+    w.drainingSince = at;
+    w.jobId = null;
+    this.hooks.onWorker?.(ep, w, "leave", at);
   }
 
   /** What a reader sees of the workers at `now`: drained workers are gone. */
   workersAt(ep: EndpointRecord, now: number): WorkerView[] {
+    this.hooks.sync?.(now);
     const out: WorkerView[] = [];
     for (const w of ep.workers) {
       if (w.drainingSince !== null) {
@@ -273,35 +318,32 @@ export class EndpointStore {
       } else {
         out.push({
           id: w.id,
-          desiredStatus: now < w.createdAt + this.timings.startingMs ? "STARTING" : "RUNNING",
+          desiredStatus: now < (w.readyAt ?? w.createdAt + this.timings.startingMs) ? "STARTING" : "RUNNING",
         });
       }
     }
     return out;
   }
 
-  /** Bring the live worker count to workersMin: start missing ones, drain the newest surplus. */
+  /**
+   * Bring the live worker count to workersMin: start missing ones; the newest surplus without a
+   * job drain at once, and workers holding a job stay as long as workersMax allows (the job
+   * queue's idle timeout sends them away once they are done).
+   */
   private reconcile(ep: EndpointRecord, now: number): void {
     ep.workers = ep.workers.filter(
       (w) => w.drainingSince === null || now < w.drainingSince + this.timings.drainMs,
     );
     const live = ep.workers.filter((w) => w.drainingSince === null);
-    for (let i = live.length; i < ep.workersMin; i++) {
-      this.workerCounter += 1;
-      ep.workers.push({
-        id: `${ep.id}-w${this.workerCounter}`,
-        createdAt: now,
-        drainingSince: null,
-      });
-    }
+    for (let i = live.length; i < ep.workersMin; i++) this.addWorker(ep, now);
     // Newest first (the last added among equals): they are the least likely to be started.
-    const surplus = live
-      .reverse()
-      .sort((a, b) => b.createdAt - a.createdAt)
-      .slice(0, Math.max(0, live.length - ep.workersMin));
-    ep.workers = ep.workers.map((w) =>
-      surplus.includes(w) ? { ...w, drainingSince: now } : w,
-    );
+    const newestFirst = live.reverse().sort((a, b) => b.createdAt - a.createdAt);
+    let count = live.length;
+    for (const w of [...newestFirst.filter((x) => !x.jobId), ...newestFirst.filter((x) => x.jobId)]) {
+      if (count <= ep.workersMin || (w.jobId && count <= ep.workersMax)) break;
+      this.drainWorker(ep, w, now);
+      count--;
+    }
   }
 
   private freshId(): string {

@@ -4,6 +4,7 @@
 // prompt, and the pixel size), so images are rendered on request and never stored: memory
 // stays flat however many calls are made, and a URL survives an emulator restart.
 import { createHash } from "node:crypto";
+import { checkEnvelope, isObject } from "../jobs/envelope";
 import { encodePng } from "./png";
 
 /** The hosted models the emulator serves; both are image models with the same input. */
@@ -50,8 +51,6 @@ export function parseWait(raw: string | null): { ok: true; value: number } | { o
   };
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Parse a runsync body: 400 when it is not a JSON object, 422 listing every contract failure. */
 export function parseImageRequest(
@@ -68,15 +67,10 @@ export function parseImageRequest(
       },
     };
   const errors: string[] = [];
-  const extra = (where: string, obj: Record<string, unknown>, allowed: string[]) => {
-    for (const k of Object.keys(obj))
-      if (!allowed.includes(k)) errors.push(`${where}: additional properties '${k}' not allowed`);
-  };
-  extra("$", body, ["input"]);
+  // The job envelope (webhook, policy, s3Config) is accepted as on an account's endpoint.
+  checkEnvelope(body, errors);
   const input = body.input;
-  if (input === undefined) errors.push("$: missing property 'input'");
-  else if (!isObject(input)) errors.push("$.input: must be an object");
-  else {
+  if (isObject(input)) {
     // An image model requires `prompt`; every other input is accepted.
     if (input.prompt === undefined) errors.push("$.input: missing property 'prompt'");
     else if (typeof input.prompt !== "string") errors.push("$.input.prompt: must be a string");

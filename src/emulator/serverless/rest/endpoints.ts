@@ -116,33 +116,36 @@ export class RestEndpoints {
   workers(id: string): unknown {
     const ep = this.mustGet(id);
     const now = this.env.now();
-    const created = new Map(ep.workers.map((w) => [w.id, w.createdAt]));
+    const records = new Map(ep.workers.map((w) => [w.id, w]));
     const image = this.templateOf(ep)?.image ?? null;
     const placed = this.placement(ep);
     const workers = this.env.store
       .workersAt(ep, now)
       .filter((w) => w.desiredStatus !== "EXITED") // a draining worker is no longer listed
       .map((w) => {
-        const startedAt = (created.get(w.id) ?? now) + this.env.startingMs;
-        const idle = w.desiredStatus === "RUNNING";
+        const rec = records.get(w.id);
+        const startedAt = rec?.readyAt ?? (rec?.createdAt ?? now) + this.env.startingMs;
+        const started = w.desiredStatus === "RUNNING";
+        // The job queue's view: a started worker holding a job is RUNNING, else IDLE.
+        const status = !started ? "INITIALIZING" : rec?.jobId ? "RUNNING" : "IDLE";
         return {
           id: w.id,
-          status: idle ? "IDLE" : "INITIALIZING",
+          status,
           isStale: false,
           version: null,
           gpuCount: ep.gpuCount,
           image,
-          uptimeSeconds: idle ? Math.floor((now - startedAt) / 1000) : null,
+          uptimeSeconds: started ? Math.floor((now - startedAt) / 1000) : null,
           gpuTypeId: placed.gpuTypeId,
           dataCenterId: placed.dataCenterId,
-          startedAt: idle ? iso(startedAt) : null,
+          startedAt: started ? iso(startedAt) : null,
         };
       });
     const count = (s: string) => workers.filter((w) => w.status === s).length;
     return {
       endpointVersion: null,
       summary: {
-        running: 0,
+        running: count("RUNNING"),
         idle: count("IDLE"),
         initializing: count("INITIALIZING"),
         throttled: 0,
