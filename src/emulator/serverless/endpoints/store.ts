@@ -363,7 +363,8 @@ export class EndpointStore {
     return {
       idCounter: this.idCounter,
       workerCounter: this.workerCounter,
-      endpoints: structuredClone(this.list()),
+      // A held job is not kept (jobs live in memory only): its worker restores idle.
+      endpoints: structuredClone(this.list()).map((ep) => ({ ...ep, workers: ep.workers.map(({ jobId: _job, ...w }) => w) })),
     };
   }
 
