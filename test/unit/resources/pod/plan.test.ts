@@ -1,21 +1,12 @@
 import type { Pod as WirePod } from "../../../../src/client/schemas";
-import { UNKNOWN } from "../../../../src/resources/engine/check";
-import {
-  lockedRefusal,
-  nextEnv,
-  patchRestarts,
-  planCreate,
-  planExisting,
-  planKnownPodChange,
-  planPodChange,
-  planUpdate,
-  podPatch,
-  previewRefusal,
-  RESTARTING_FIELDS,
-} from "../../../../src/resources/pod/plan";
+import { UNKNOWN } from "../../../../src/resources/inputs/check";
+import { planCreate, planExisting } from "../../../../src/resources/pod/create-plan";
+import { nextEnv, planKnownPodChange, planPodChange } from "../../../../src/resources/pod/plan";
+import { lockedRefusal, patchRestarts, planUpdate, podPatch, previewRefusal, RESTARTING_FIELDS } from "../../../../src/resources/pod/update-plan";
 import { createBody, inputsFromState, podOutputs } from "../../../../src/resources/pod/wire";
 import { baseOf, LOGICAL_NAME_KEY, pendingName, replacementToken } from "../../../../src/resources/lifecycle/owner";
-import { checkPod, OWNER_ENV, type PodInputs, type PodOutputs } from "../../../../src/resources/pod/schema";
+import type { PodOutputs } from "../../../../src/resources/pod/outputs";
+import { checkPod, OWNER_ENV, type PodInputs } from "../../../../src/resources/pod/schema";
 import { isReady } from "../../../../src/resources/pod/status";
 import { docsTable } from "../../../helpers/docs-tables";
 

@@ -1,4 +1,4 @@
-import { UNKNOWN } from "../../../../src/resources/engine/check";
+import { UNKNOWN } from "../../../../src/resources/inputs/check";
 import { BUDGET_ENV, budget, configureFromStack } from "../../../../src/resources/engine/settings";
 import {
   type CostEntry,
@@ -11,7 +11,7 @@ import {
   priceEntries,
   pricePod,
   UNPRICED,
-} from "../../../../src/resources/cost/report";
+} from "../../../../src/resources/stack-cost/report";
 
 const PRICES: Record<string, number> = { L40S: 0.86, H100: 2.99, A100: 1.89 };
 const podPrice = async (c: { gpu?: { id: string; count: number } }) => (c.gpu && PRICES[c.gpu.id] !== undefined ? PRICES[c.gpu.id]! * c.gpu.count : undefined);
