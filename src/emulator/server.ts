@@ -225,6 +225,7 @@ export class EmulatorServer {
       source: {
         pods: () => this.pods.all().map((p) => this.pods.view(p)),
         endpoints: () => this.serverless.endpoints(),
+        endpointJobs: (id) => ({ health: this.serverless.endpointJobs.health(id), recent: this.serverless.endpointJobs.recent(id, 10) }),
         volumes: () => this.volumes.list(),
         templates: () => this.templates.list(),
         registries: () => this.registries.list(),

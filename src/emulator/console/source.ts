@@ -8,6 +8,7 @@ import type { NetworkVolume } from "../network-volumes/store";
 import type { PodView } from "../pods/store";
 import type { Registry } from "../registries/store";
 import type { RequestLogEntry } from "../core/request-log";
+import type { EndpointHealth, JobAnswer } from "../serverless/jobs/queue";
 import type { EndpointView } from "../serverless/service";
 import type { Template } from "../templates/store";
 
@@ -15,6 +16,8 @@ export interface ConsoleSource {
   /** Every pod, TERMINATED ones included, as GET /v2/pods/{id} answers it. */
   pods(): PodView[];
   endpoints(): readonly EndpointView[];
+  /** An endpoint's queue and workers by state (its `health`) and its most recent jobs, newest first. */
+  endpointJobs(id: string): { health: EndpointHealth; recent: { answer: JobAnswer; submittedAt: number }[] };
   volumes(): NetworkVolume[];
   templates(): Template[];
   /** Ids and names only: the emulator keeps no credential. */

@@ -363,3 +363,31 @@ describe("the handler option", () => {
     }
   });
 });
+
+describe("the console", () => {
+  test("the endpoints page shows each endpoint's queue, workers by state, spend and recent jobs, each answer one click away; the money page lists the workers", async () => {
+    const id = await endpoint({ name: "console-ep", workers: { min: 1, max: 1 } });
+    await advance(3000);
+    const done = await call("POST", `/v2/${id}/runsync`, { input: { shown: "in the console" } });
+    await call("POST", `/v2/${id}/run`, { input: { sleep_ms: 60000 } });
+    await call("POST", `/v2/${id}/run`, { input: {} });
+    await advance(3_600_000 / 2);
+    const signIn = await fetch(`${emu.url}/console/sign-in`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ key: KEY }).toString(),
+      redirect: "manual",
+    });
+    const cookie = signIn.headers.get("set-cookie")!.split(";")[0];
+    const page = await (await fetch(`${emu.url}/console/endpoints`, { headers: { cookie } })).text();
+    const section = page.slice(page.indexOf(`<section class="endpoint-jobs" data-endpoint-id="${id}"`));
+    expect(section).toMatch(/Queue: 0 waiting, 0 running; 3 completed/);
+    expect(section).toMatch(/Workers: 0 initializing, 1 idle, 0 running/);
+    // Half an hour and a bit of one ADA_24 worker (0.69 USD/h).
+    expect(section).toMatch(/data-figure="spent">\$0\.3\d+/);
+    expect(section).toContain(`<summary>${done.body.id}</summary>`);
+    expect(section).toContain("&quot;shown&quot;: &quot;in the console&quot;");
+    const money = await (await fetch(`${emu.url}/console/money`, { headers: { cookie } })).text();
+    expect(money).toContain(`<td>serverless</td><td>${id}-w`);
+  });
+});

@@ -77,6 +77,12 @@ export interface QueueOptions {
   handler?: JobHandler;
 }
 
+/** `GET health`: job counts and workers by state. */
+export interface EndpointHealth {
+  jobs: { completed: number; failed: number; inProgress: number; inQueue: number; retried: number };
+  workers: { idle: number; initializing: number; ready: number; running: number; throttled: number; unhealthy: number };
+}
+
 /** A finished job stays readable this long (emulated ms): at least the 10 minutes the platform promises. */
 export const JOB_RETENTION_MS = 15 * 60_000;
 /** An emulator limit: jobs kept per endpoint (the oldest finished go first past it). */
@@ -221,7 +227,7 @@ export class EndpointJobs {
     return { removed, status: "completed" };
   }
 
-  health(endpointId: string): unknown {
+  health(endpointId: string): EndpointHealth {
     const now = this.opts.clock.now();
     this.sync(now);
     const ep = this.opts.store.get(endpointId)!;
