@@ -1,4 +1,4 @@
-// Jobs on the account's own endpoints over real HTTP (open-parts "Jobs on the account's own
+// Jobs on the account's own endpoints over real HTTP (docs/emulator.md, "Jobs on the account's own
 // endpoints"): every route and rule, scaling and billing, on a manual clock moved forward by the
 // control plane (POST /emulator/clock), so idle timeouts, ttl and an hour of billing take no wait.
 import * as http from "node:http";

@@ -1,4 +1,4 @@
-// The body of a job (open-parts "Jobs on the account's own endpoints"): `{ input, webhook?,
+// The body of a job on an account's endpoint (docs/emulator.md, "Jobs on the account's own endpoints"): `{ input, webhook?,
 // policy?: { executionTimeout?, ttl?, lowPriority? }, s3Config? }`, the same on an account's
 // endpoint and on a hosted model. Each failure is named with its `$`-path and its rule.
 

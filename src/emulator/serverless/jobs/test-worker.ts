@@ -1,4 +1,4 @@
-// The test worker that stands in for an endpoint's container (open-parts "Jobs on the
+// The test worker that stands in for an endpoint's container (docs/emulator.md, "Jobs on the
 // account's own endpoints"): the job's output is its input unchanged, unless the input asks
 // otherwise: `sleep_ms: n` holds the job n emulated ms, `fail: "message"` ends it FAILED with
 // that error, `stream: [a, b, ...]` yields each item as a stream chunk, then COMPLETED with the
