@@ -19,7 +19,7 @@ const REQUIRED = ["package.json", "README.md", "CHANGELOG.md", "docs/pod.md", "e
 /** The guides: docs/ pages and their images, and the examples (programs a user copies, with their READMEs). */
 const GUIDES = /^(docs\/[a-z0-9-]+\.md|docs\/images\/[a-z0-9-]+\.png|examples\/[a-z0-9-]+\/([A-Za-z0-9.-]+))$/;
 /** The emulator console's browser files: served as they are, so no declaration twin and no map. */
-const BROWSER_ASSETS = /^dist\/emulator\/console\/assets\/[a-z0-9-]+\.(js|css)$/;
+const BROWSER_ASSETS = /^dist\/emulator\/console\/assets\/[a-z0-9-]+\.(js|css|svg)$/;
 
 interface Manifest {
   main: string;

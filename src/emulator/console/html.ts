@@ -79,6 +79,7 @@ export function frame(f: Frame): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="csrf-token" content="${esc(f.csrf)}">
 <title>${esc(title)} · Compute Platform emulator</title>
+<link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/console/assets/console.css">
 <script src="/console/assets/console.js" defer></script>
 </head>
@@ -102,7 +103,8 @@ ${f.live.html}
 /** A table with a header row; `rows` are already HTML rows. */
 export function table(headers: string[], rows: Raw[], empty: string): Raw {
   if (rows.length === 0) return html`<p class="empty">${empty}</p>`;
-  return html`<table><thead><tr>${headers.map((h) => html`<th>${h}</th>`)}</tr></thead><tbody>${rows}</tbody></table>`;
+  // In a box of its own that scrolls sideways, so a wide table never widens the page.
+  return html`<div class="table-wrap"><table><thead><tr>${headers.map((h) => html`<th>${h}</th>`)}</tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
 /** USD with the precision that shows a small rate. */
@@ -135,6 +137,7 @@ export function signInPage(message?: string): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Sign in · Compute Platform emulator</title>
+<link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/console/assets/console.css">
 </head>
 <body class="sign-in">

@@ -8,7 +8,7 @@
 //   POST /console/sign-out             (CSRF token)
 //   GET  /console/{page}               pods, endpoints, volumes, templates, registries, money, log, faults
 //   GET  /console/json/{kind}/{id}     the item as the API answers it
-//   GET  /console/assets/console.js, console.css
+//   GET  /console/assets/console.js, console.css, favicon.svg (also as /favicon.ico)
 
 import { readFileSync } from "node:fs";
 import type * as http from "node:http";
@@ -33,6 +33,7 @@ const REFRESH_HEADER = "x-console-refresh";
 const ASSETS: Record<string, string> = {
   "console.js": "text/javascript; charset=utf-8",
   "console.css": "text/css; charset=utf-8",
+  "favicon.svg": "image/svg+xml",
 };
 
 export interface ConsoleDeps {
@@ -65,8 +66,12 @@ const jsonAnswer = (status: number, body: unknown, headers: Record<string, strin
 const redirect = (to: string, headers: Record<string, string> = {}): Answer => ({ status: 303, headers: { location: to, ...headers } });
 
 export function isConsolePath(pathname: string): boolean {
-  return pathname === "/console" || pathname.startsWith("/console/");
+  // A browser asks for /favicon.ico on its own: the console's icon, served here like its
+  // other assets, so it is neither a 404 nor a line in the request log.
+  return pathname === "/console" || pathname.startsWith("/console/") || pathname === FAVICON;
 }
+
+const FAVICON = "/favicon.ico";
 
 export class Console {
   private readonly assets = new Map<string, Buffer>();
@@ -91,10 +96,11 @@ export class Console {
     const path = url.pathname.replace(/\/+$/, "") || "/console";
     const parts = path.split("/").slice(2);
     const get = method === "GET" || method === "HEAD";
-    if (parts.length === 0) return get ? redirect("/console/pods") : notAllowed("GET");
-    if (parts[0] === "assets" && parts.length === 2 && ASSETS[parts[1]]) {
-      return get ? { status: 200, type: ASSETS[parts[1]], body: this.assets.get(parts[1])!, headers: { "cache-control": "no-cache" } } : notAllowed("GET");
+    const asset = path === FAVICON ? "favicon.svg" : parts[0] === "assets" && parts.length === 2 ? parts[1] : undefined;
+    if (asset !== undefined && ASSETS[asset]) {
+      return get ? { status: 200, type: ASSETS[asset], body: this.assets.get(asset)!, headers: { "cache-control": "no-cache" } } : notAllowed("GET");
     }
+    if (parts.length === 0) return get ? redirect("/console/pods") : notAllowed("GET");
     if (path === "/console/sign-in") {
       if (get) return htmlAnswer(200, signInPage());
       return method === "POST" ? this.signIn(req, form) : notAllowed("GET, POST");
@@ -194,6 +200,7 @@ function notAllowed(allow: string): Answer {
 
 function notFound(path: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Not found · Compute Platform emulator</title>
+<link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/console/assets/console.css"></head>
 <body class="sign-in"><h1>Not found</h1><p>No console page at <code>${esc(path)}</code>. <a href="/console/pods">Pods</a></p></body></html>`;
 }

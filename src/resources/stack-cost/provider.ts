@@ -8,10 +8,16 @@
  *           process, shared with the pods' creates). Prints the cost line when a resource's
  *           cost changes, and fails when the stack after the change costs more than its
  *           budget and more than before, so no Pod or endpoint registers (they depend on it).
- *   diff    no request: a change when any entry or price changed.
- *   create, update, read   no request: the checked entries are the outputs.
+ *   diff    no request: a change when any entry or price changed (the checked entries against
+ *           the digest of the last ones, which the outputs keep).
+ *   create, update, read   no request: the outputs are the total, each entry's price and a
+ *           digest of the checked entries: what diff and delete need, not a second copy of the
+ *           entries (those stay in the checked inputs, where the next check reads them).
  *   delete  no request: prints the stack's cost going to nothing (every costed resource removed).
+ * State written before the outputs were made small (outputs holding the entries) keeps loading:
+ * diff and delete read the entries there.
  */
+import { createHash } from "node:crypto";
 import * as pulumi from "@pulumi/pulumi";
 import { type ComputePlatform, ConfigurationError } from "../../client";
 import { canonical } from "../lifecycle/applied";
@@ -30,6 +36,20 @@ import { costLine, costReport, type CostEntry, normalizeEntry, overBudget, type 
 export interface StackCostState {
   entries: Record<string, PricedEntry>;
   total: { min: number; max: number };
+}
+
+/**
+ * The StackCost's outputs: the total, each priced entry's price (for the cost line of a delete)
+ * and a digest of the checked entries (for diff). State written by 0.2.0 and earlier holds the
+ * entries themselves here instead of `prices` and `digest`.
+ *
+ * @group Providers and checks
+ */
+export interface StackCostOutputs {
+  total: { min: number; max: number };
+  prices?: Record<string, HourlyRange>;
+  digest?: string;
+  entries?: Record<string, PricedEntry>;
 }
 
 /** @group Providers and checks */
@@ -135,28 +155,47 @@ export class StackCostProvider implements pulumi.dynamic.ResourceProvider {
     return { inputs: { ...news, entries: priced, total: report.after } };
   }
 
-  async diff(_id: string, olds: StackCostState, news: StackCostState): Promise<pulumi.dynamic.DiffResult> {
-    return { changes: canonical(olds.entries ?? {}) !== canonical(news.entries ?? {}), replaces: [] };
+  /** `olds` are the outputs of the last up: their digest (or, in older state, their entries) against the checked entries. */
+  async diff(_id: string, olds: StackCostOutputs, news: StackCostState): Promise<pulumi.dynamic.DiffResult> {
+    const before = typeof olds?.digest === "string" ? olds.digest : digest(olds?.entries ?? {});
+    return { changes: before !== digest(news.entries ?? {}), replaces: [] };
   }
 
   async create(inputs: StackCostState): Promise<pulumi.dynamic.CreateResult> {
     return { id: "stack-cost", outs: outputs(inputs) };
   }
 
-  async update(_id: string, _olds: StackCostState, news: StackCostState): Promise<pulumi.dynamic.UpdateResult> {
+  async update(_id: string, _olds: StackCostOutputs, news: StackCostState): Promise<pulumi.dynamic.UpdateResult> {
     return { outs: outputs(news) };
   }
 
-  async read(id: string, props?: StackCostState): Promise<pulumi.dynamic.ReadResult> {
+  async read(id: string, props?: StackCostOutputs): Promise<pulumi.dynamic.ReadResult> {
     return { id, props: props ?? {} };
   }
 
-  async delete(_id: string, props: StackCostState): Promise<void> {
-    const line = costLine(costReport(props?.entries ?? {}, {}));
+  async delete(_id: string, props: StackCostOutputs): Promise<void> {
+    const line = costLine(costReport(props?.entries ?? fromPrices(props?.prices ?? {}), {}));
     if (line) this.print(line);
   }
 }
 
-function outputs(s: StackCostState): StackCostState {
-  return { entries: s.entries, total: s.total };
+/** The checked entries, prices included, in 16 hex digits: equal digests, equal entries. */
+function digest(entries: Record<string, PricedEntry>): string {
+  return createHash("sha256").update(canonical(entries)).digest("hex").slice(0, 16);
+}
+
+function outputs(s: StackCostState): StackCostOutputs {
+  const prices: Record<string, HourlyRange> = {};
+  for (const [key, e] of Object.entries(s.entries ?? {})) if (e.hourly) prices[key] = e.hourly;
+  return { total: s.total, prices, digest: digest(s.entries ?? {}) };
+}
+
+/** Entries enough for the cost line of a delete, from the outputs' prices: the key is the ledger's slot, `<kind> <name>[ #n]`. */
+function fromPrices(prices: Record<string, HourlyRange>): Record<string, PricedEntry> {
+  const entries: Record<string, PricedEntry> = {};
+  for (const [key, hourly] of Object.entries(prices)) {
+    const [kind, ...rest] = key.split(" ");
+    entries[key] = { kind, name: rest.join(" ").replace(/ #\d+$/, ""), hourly } as PricedEntry;
+  }
+  return entries;
 }
