@@ -62,6 +62,8 @@ interface Job {
 
 interface Queue {
   jobs: Map<string, Job>;
+  /** The jobs not ended yet (IN_QUEUE, IN_PROGRESS): what the event replay looks at, so it costs no more with many finished jobs kept. */
+  active: Set<Job>;
   lastTick: number;
   counters: { completed: number; failed: number; retried: number };
 }
@@ -147,6 +149,7 @@ export class EndpointJobs {
       streamRead: 0,
     };
     q.jobs.set(job.id, job);
+    q.active.add(job);
     this.sync(now);
     return { job };
   }
@@ -207,6 +210,7 @@ export class EndpointJobs {
     const now = this.opts.clock.now();
     const q = this.queue(job.endpointId, now);
     q.counters.retried += 1;
+    q.active.add(job);
     Object.assign(job, { status: "IN_QUEUE", submittedAt: now, ttlEnd: now + (job.policy.ttl ?? POLICY_LIMITS.ttl.default) / this.scale, chunkTimes: [], streamRead: 0 });
     for (const k of ["workerId", "startedAt", "endsAt", "deadline", "plan", "finishedAt", "outcome", "webhookResult"] as const) delete job[k];
     // The answer is the retry taken; a free worker may take the job at once after it.
@@ -219,9 +223,10 @@ export class EndpointJobs {
     this.sync(now);
     const q = this.queue(endpointId, now);
     let removed = 0;
-    for (const [id, j] of q.jobs)
+    for (const j of q.active)
       if (j.status === "IN_QUEUE") {
-        q.jobs.delete(id);
+        q.jobs.delete(j.id);
+        q.active.delete(j);
         removed++;
       }
     return { removed, status: "completed" };
@@ -232,7 +237,7 @@ export class EndpointJobs {
     this.sync(now);
     const ep = this.opts.store.get(endpointId)!;
     const q = this.queue(endpointId, now);
-    const jobs = [...q.jobs.values()];
+    const jobs = [...q.active];
     const w = this.workerStates(ep, now);
     const count = (s: string) => w.filter((x) => x.state === s).length;
     return {
@@ -295,7 +300,7 @@ export class EndpointJobs {
   private queue(endpointId: string, now: number): Queue {
     let q = this.queues.get(endpointId);
     if (!q) {
-      q = { jobs: new Map(), lastTick: now, counters: { completed: 0, failed: 0, retried: 0 } };
+      q = { jobs: new Map(), active: new Set(), lastTick: now, counters: { completed: 0, failed: 0, retried: 0 } };
       this.queues.set(endpointId, q);
     }
     return q;
@@ -310,7 +315,7 @@ export class EndpointJobs {
     for (let round = 0; round < 10_000; round++) {
       let changed = false;
       const live = new Map(ep.workers.filter((w) => w.drainingSince === null).map((w) => [w.id, w]));
-      const jobs = [...q.jobs.values()];
+      const jobs = [...q.active];
       for (const j of jobs) {
         if (j.status === "IN_PROGRESS") {
           const w = j.workerId ? live.get(j.workerId) : undefined;
@@ -389,6 +394,7 @@ export class EndpointJobs {
     }
     job.status = status;
     job.finishedAt = at;
+    q?.active.delete(job);
     if (outcome) job.outcome = outcome;
     if (q && (status === "COMPLETED")) q.counters.completed += 1;
     if (q && (status === "FAILED" || status === "TIMED_OUT")) q.counters.failed += 1;
@@ -420,8 +426,8 @@ export class EndpointJobs {
   private scaleUp(ep: EndpointRecord, q: Queue, t: number): boolean {
     const live = ep.workers.filter((w) => w.drainingSince === null);
     if (live.length >= ep.workersMax) return false;
-    const queued = [...q.jobs.values()].filter((j) => j.status === "IN_QUEUE");
-    const inProgress = [...q.jobs.values()].filter((j) => j.status === "IN_PROGRESS").length;
+    const queued = [...q.active].filter((j) => j.status === "IN_QUEUE");
+    const inProgress = q.active.size - queued.length;
     if (queued.length === 0) return false;
     let want = live.length;
     if (live.length === 0) want = 1; // a queued job on an endpoint with no worker wakes one
@@ -472,7 +478,7 @@ export class EndpointJobs {
       if (!w.jobId && live.length > ep.workersMin) at(this.leaveAt(ep, w));
     }
     let oldest = Infinity;
-    for (const j of q.jobs.values()) {
+    for (const j of q.active) {
       if (j.status === "IN_PROGRESS") {
         at(j.endsAt);
         at(j.deadline);
@@ -499,7 +505,7 @@ export class EndpointJobs {
     let next = Infinity;
     let pending = false;
     for (const [id, q] of this.queues) {
-      if (![...q.jobs.values()].some((j) => j.webhook && !FINAL.includes(j.status))) continue;
+      if (![...q.active].some((j) => j.webhook)) continue;
       pending = true;
       const ep = this.opts.store.get(id);
       const n = ep ? this.nextEvent(ep, q, now) : undefined;
@@ -529,6 +535,8 @@ export class EndpointJobs {
   }
 
   private prune(q: Queue, now: number): void {
+    // A full pass every 64 submissions (or at the cap): retention is a floor, not an exact time.
+    if (this.counter % 64 !== 0 && q.jobs.size < MAX_JOBS_PER_ENDPOINT) return;
     const keep = JOB_RETENTION_MS / this.scale;
     for (const [id, j] of q.jobs) if (j.finishedAt !== undefined && now >= j.finishedAt + keep) q.jobs.delete(id);
     if (q.jobs.size < MAX_JOBS_PER_ENDPOINT) return;
