@@ -5,8 +5,9 @@
 // and Diff timed exactly as benchmark 7 times this project's (heap probe off in both). The
 // difference between the two is the project's own: its schemas, its plan, its state's size.
 import * as pulumi from "@pulumi/pulumi";
-import { captureProgram, EngineStack, PROJECT, PROJECT_DIR, ProviderPlugin } from "../tools/engine";
+import { captureProgram, EngineStack, PROJECT, ProviderPlugin } from "../tools/engine";
 import { timeCheckAndDiff } from "./stack";
+import { startPlugin } from "../tools/engine/rig";
 
 export interface FloorResult {
   resources: number;
@@ -36,9 +37,7 @@ class Noop extends pulumi.dynamic.Resource {
 }
 
 async function plugin(): Promise<ProviderPlugin> {
-  const p = await ProviderPlugin.start({ cwd: PROJECT_DIR, project: PROJECT, config: {} });
-  await p.configure({}, []);
-  return p;
+  return startPlugin({}, { secretKeys: [] });
 }
 
 /** Up `count` no-op resources (the same inputs as benchmark 5's pods), then preview them in a new plugin. */

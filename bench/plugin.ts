@@ -9,10 +9,10 @@
 import { ComputePlatform } from "../src/client";
 import { startEmulator } from "../src/emulator";
 import { PodProvider } from "../src/resources/pod";
-import { captureProgramFile, POD_PROGRAM, PROJECT, PROJECT_DIR, ProviderPlugin, SECRET_KEYS, urnOf } from "../tools/engine";
+import { capturePods, PROJECT, ProviderPlugin, urnOf } from "../tools/engine";
 import { median } from "./common";
+import { startPlugin } from "../tools/engine/rig";
 
-const PROGRAM = POD_PROGRAM;
 const KEY = "cp_bench_plugin_000000000000000";
 const POLL_MS = 5;
 
@@ -53,26 +53,14 @@ export async function runPlugin(rounds: number): Promise<PluginResult> {
     const gpuId = (await client.catalog.gpus()).find((g) => g.manufacturer === "NVIDIA")!.id;
     const args = { image: "bench/plugin:1", gpu: { id: gpuId } };
     const pods = Object.fromEntries(Array.from({ length: rounds }, (_, i) => [`b${i}`, args]));
-    const regs = await captureProgramFile(PROGRAM, {
-      cwd: PROJECT_DIR,
-      project: PROJECT,
-      stack: "dev",
-      config: { ...config, "test:pods": JSON.stringify(pods) },
-      secretKeys: SECRET_KEYS,
-    });
+    const regs = await capturePods(pods, config);
     // The program also registers its StackCost: only the Pods are measured.
     const podRegs = regs.filter((r) => r.type.endsWith(":Pod"));
     if (podRegs.length !== rounds) throw new Error(`the program registered ${podRegs.length} Pods, not ${rounds}`);
     const provider = podRegs[0].inputs.__provider;
     result.providerBytes = Buffer.byteLength(typeof provider === "string" ? provider : JSON.stringify(provider));
 
-    plugin = await ProviderPlugin.start({
-      cwd: PROJECT_DIR,
-      project: PROJECT,
-      config,
-      env: { COMPUTEPLATFORM_API_KEY: undefined, COMPUTEPLATFORM_POLL_INTERVAL_MS: String(POLL_MS) },
-    });
-    await plugin.configure(config, SECRET_KEYS);
+    plugin = await startPlugin(config, { env: { COMPUTEPLATFORM_POLL_INTERVAL_MS: String(POLL_MS) } });
     const direct = new PodProvider({ client: () => client, poll: { intervalMs: POLL_MS, maxIntervalMs: 5 * POLL_MS } });
 
     for (const reg of podRegs) {

@@ -16,9 +16,10 @@ import type { ApiKey } from "../src/emulator";
 import { NetworkVolume } from "../src/resources/network-volume";
 import { Pod } from "../src/resources/pod";
 import { ServerlessEndpoint } from "../src/resources/serverless-endpoint";
-import { captureProgram, EngineStack, PROJECT, PROJECT_DIR, ProviderPlugin, type Registration, SECRET_KEYS } from "../tools/engine";
+import { captureProgram, EngineStack, PROJECT, ProviderPlugin, type Registration, SECRET_KEYS } from "../tools/engine";
 import { type Bench, calls, median, noPodLeft, type Shape, setupServerlessTemplate, SETUP_KEY, startBench } from "./common";
 import { NaiveFleet } from "./naive";
+import { startPlugin as startConfiguredPlugin } from "../tools/engine/rig";
 
 /** The engine's default `--parallel`: unbounded. */
 const UNBOUNDED = Number.POSITIVE_INFINITY;
@@ -168,18 +169,13 @@ async function settledAll(work: Promise<unknown>[]): Promise<void> {
 
 export async function startPlugin(b: Bench, apiKey: string, probe: boolean): Promise<{ plugin: ProviderPlugin; config: Record<string, string> }> {
   const config = { "computeplatform:apiKey": apiKey, "computeplatform:apiUrl": b.emu.url };
-  const plugin = await ProviderPlugin.start({
-    cwd: PROJECT_DIR,
-    project: PROJECT,
-    config,
+  const plugin = await startConfiguredPlugin(config, {
     env: {
-      COMPUTEPLATFORM_API_KEY: undefined,
       // The providers' default pace in emulated time, as COMPUTEPLATFORM_POLL_INTERVAL_MS sets it.
       COMPUTEPLATFORM_POLL_INTERVAL_MS: String(pollMs(b.shape)),
       ...(probe ? { NODE_OPTIONS: `--require ${join(__dirname, "heap-probe.js")}` } : {}),
     },
   });
-  await plugin.configure(config, SECRET_KEYS);
   return { plugin, config };
 }
 

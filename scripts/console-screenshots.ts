@@ -12,7 +12,8 @@ import { RegistryCredential } from "../src/resources/registry-credential";
 import { ServerlessEndpoint } from "../src/resources/serverless-endpoint";
 import { Template } from "../src/resources/template";
 import { launchChromium, signIn } from "../tools/browser";
-import { captureProgram, EngineStack, PROJECT, PROJECT_DIR, ProviderPlugin, SECRET_KEYS } from "../tools/engine";
+import { captureProgram, EngineStack, PROJECT, SECRET_KEYS } from "../tools/engine";
+import { startPlugin } from "../tools/engine/rig";
 
 const OUT = join(__dirname, "..", "docs", "images");
 const KEY = `cp_emu_screenshots_${process.pid}`;
@@ -26,12 +27,7 @@ async function main(): Promise<void> {
     timings: { provisioningMs: 200, startingMs: 300, drainMs: 300, restartDelayMs: 100 },
   });
   const config = { "computeplatform:apiKey": KEY, "computeplatform:apiUrl": emu.url };
-  const plugin = await ProviderPlugin.start({
-    cwd: PROJECT_DIR,
-    project: PROJECT,
-    config,
-    env: { COMPUTEPLATFORM_API_KEY: undefined, COMPUTEPLATFORM_POLL_INTERVAL_MS: "50" },
-  });
+  const plugin = await startPlugin(config, { env: { COMPUTEPLATFORM_POLL_INTERVAL_MS: "50" } });
   const api = (method: string, path: string, body?: unknown) =>
     fetch(`${emu.url}${path}`, {
       method,

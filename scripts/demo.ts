@@ -3,17 +3,24 @@
  * engine harness (tools/engine). The harness plays the Pulumi engine's side around
  * Pulumi's own dynamic-provider plugin; it is a test tool and not a substitute for `pulumi up`.
  * Exits non-zero unless every phase succeeded and the emulator is left with no pod, volume
- * or endpoint.
+ * or endpoint, or when the README's transcript of it is stale (`npm run demo -- --write`
+ * rewrites it from the run).
  */
 import { startEmulator } from "../src/emulator";
-import { runQuickstartLifecycle } from "./quickstart-lifecycle";
+import * as path from "node:path";
+import { runQuickstartLifecycle } from "../tools/engine/example-session";
+import { settleTranscript } from "./transcripts";
 
 /** Emulated ms; at TIME_SCALE 20 a pod spends 100 ms provisioning and 150 ms starting. */
 const TIMINGS = { provisioningMs: 2000, startingMs: 3000, drainMs: 3000 };
 const TIME_SCALE = 20;
 
 async function main(): Promise<number> {
-  const print = (line: string) => process.stdout.write(`${line}\n`);
+  const printed: string[] = [];
+  const print = (line: string) => {
+    printed.push(line);
+    process.stdout.write(`${line}\n`);
+  };
   print("Engine harness demo: NOT `pulumi up`.");
   print("The quickstart program (examples/quickstart) runs under Pulumi's mocks; its resources go through");
   print("Pulumi's own dynamic-provider plugin, called over gRPC in the order the Pulumi engine calls it,");
@@ -47,8 +54,12 @@ async function main(): Promise<number> {
     print(`  API key in plugin output or state: ${keySeen ? "FOUND" : "no"}`);
     print(`  left in the emulator: ${leaked.length === 0 ? "nothing (0 pods running, 0 volumes, 0 endpoints, 0 templates)" : leaked.join("; ")}`);
     const ok = failed.length === 0 && leaked.length === 0 && !keySeen && result.phases.at(-1)?.title === "destroy";
-    print(ok ? "OK" : "FAILED");
-    return ok ? 0 : 1;
+    // The README shows this output (OK included): written with --write, else compared with this run.
+    const page = ok ? settleTranscript(path.join(__dirname, "../README.md"), "npm run demo", [...printed, "OK"].join("\n"), process.argv.includes("--write")) : undefined;
+    if (page?.line) process.stdout.write(`${page.line}\n`);
+    const passed = ok && page?.ok === true;
+    print(passed ? "OK" : "FAILED");
+    return passed ? 0 : 1;
   } finally {
     await emu.close();
   }

@@ -2,7 +2,9 @@
  * `npm run example -- <name> [stack]`: one example's life against an embedded emulator, driven
  * by the engine harness (tools/engine) as `npm run demo` drives the quickstart's: preview and up
  * of a new stack with the example's stack config (`examples/<name>/Pulumi.<stack>.yaml`, when
- * there is one), the same program again (nothing to do), refresh and destroy. The harness plays
+ * there is one), the stack's outputs as `pulumi up` prints them, the same program again
+ * (nothing to do), refresh and destroy. `promotion` without a stack runs dev, then prod, then
+ * promotes dev's image tag to prod: prod's preview (an update in place, the cost line) and up. The harness plays
  * the Pulumi engine's side around Pulumi's own dynamic-provider plugin; it is a test tool and not
  * a substitute for `pulumi up`. Exits non-zero unless every phase succeeded, the second up
  * changed nothing, and the emulator is left with nothing the stack made.
@@ -10,8 +12,10 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { startEmulator } from "../src/emulator";
-import { EXAMPLES_DIR, type ExampleName, stackConfig } from "./engine-examples";
-import { describe, openExample } from "./quickstart-lifecycle";
+import { EXAMPLES_DIR, type ExampleName, projectName, stackConfig } from "../tools/engine/examples";
+import { describe, type ExampleSession, openExample } from "../tools/engine/example-session";
+import { formatOutputs, stackOutputs } from "../tools/engine/stack-outputs";
+import { settleTranscript } from "./transcripts";
 
 /** Secret stack values an example's README has the user set (`pulumi config set --secret`); here a stand-in. */
 const SECRETS: Record<string, Record<string, string>> = {
@@ -26,66 +30,132 @@ export function exampleNames(): string[] {
     .sort();
 }
 
+type Print = (line: string) => void;
+
+/** Preview and up of a new stack, its outputs as `pulumi up` prints them, then the same program again (nothing to do). */
+async function firstUp(name: ExampleName, session: ExampleSession, config: Record<string, string>, secretKeys: string[], print: Print): Promise<boolean> {
+  for (const [title, mode] of [["preview (new stack)", "preview"], ["up (new stack)", "up"], ["up again (nothing to do)", "up"]] as const) {
+    const p = await session.programPhase(`${title}, stack ${session.stack.stack}`, mode, config);
+    print(describe(p));
+    if (p.error || (title.startsWith("up again") && p.steps.some((s) => s.op !== "same"))) return false;
+    if (title === "up (new stack)") await printOutputs(name, session, config, secretKeys, print);
+  }
+  return true;
+}
+
+async function printOutputs(name: ExampleName, session: ExampleSession, config: Record<string, string>, secretKeys: string[], print: Print): Promise<void> {
+  const outputs = await stackOutputs(path.join(EXAMPLES_DIR, name, "index.ts"), { project: projectName(name), stack: session.stack, config, secretKeys });
+  print(formatOutputs(outputs).replace(/^/gm, "  "));
+}
+
+/** What the promotion's pull request changes in Pulumi.prod.yaml besides the tag: room for the launch's load. */
+export const PROMOTED_WORKERS_MAX = "10";
+
+/**
+ * The promotion example's point: dev runs the release candidate; prod runs the last release;
+ * then a pull request promotes the candidate's tag to prod's stack config (and raises prod's
+ * workersMax for the launch), and prod's preview shows what its reviewer reads: the pod and the
+ * template updated in place, the endpoint updated in place, and the cost line; prod's up applies it.
+ */
+async function promote(session: ExampleSession, prod: Record<string, string>, dev: Record<string, string>, secretKeys: string[], print: Print): Promise<boolean> {
+  const [tag, max] = ["promotion:imageTag", "promotion:workersMax"];
+  const promoted = { ...prod, [tag]: dev[tag]!, [max]: PROMOTED_WORKERS_MAX };
+  const change = `${tag} ${prod[tag]} -> ${dev[tag]}, ${max} ${prod[max]} -> ${PROMOTED_WORKERS_MAX}`;
+  print("");
+  print(`Promote, in Pulumi.prod.yaml (the pull request's change): ${change}`);
+  const preview = await session.programPhase(`preview, stack prod: ${change}`, "preview", promoted);
+  print(describe(preview));
+  if (preview.error) return false;
+  const up = await session.programPhase(`up, stack prod: ${change}`, "up", promoted);
+  print(describe(up));
+  if (up.error) return false;
+  await printOutputs("promotion", session, promoted, secretKeys, print);
+  return true;
+}
+
+/** Refresh (after a success) and destroy (always), then what is left; true when all went well. */
+async function finish(session: ExampleSession, ok: boolean, print: Print): Promise<boolean> {
+  if (ok) {
+    const refreshed = await session.phase(`refresh, stack ${session.stack.stack}`, async () => ({ result: await session.stack.refresh() }));
+    print(describe(refreshed));
+    ok = !refreshed.error;
+  }
+  // Also after a failure: whatever the stack holds is deleted, so nothing is left behind.
+  const destroyed = await session.phase(`destroy, stack ${session.stack.stack}`, async () => ({ result: await session.stack.destroy() }));
+  print(describe(destroyed));
+  return ok && !destroyed.error;
+}
+
 async function main(): Promise<number> {
-  const [name, stackName = "dev"] = process.argv.slice(2);
+  const write = process.argv.includes("--write");
+  const [name, stackArg] = process.argv.slice(2).filter((a) => a !== "--write");
   const names = exampleNames();
   if (!name || !names.includes(name)) {
     process.stderr.write(`usage: npm run example -- <name> [stack]\n  name: one of ${names.join(", ")}\n`);
     return 2;
   }
-  const print = (line: string) => process.stdout.write(`${line}\n`);
-  const stackFile = path.join(EXAMPLES_DIR, name, `Pulumi.${stackName}.yaml`);
-  const fromStack = fs.existsSync(stackFile) ? stackConfig(name as ExampleName, stackName) : {};
+  const example = name as ExampleName;
+  // The promotion example without a stack runs its story: dev, prod, then the promotion.
+  const promotion = example === "promotion" && stackArg === undefined;
+  const stacks = promotion ? ["dev", "prod"] : [stackArg ?? "dev"];
+  const printed: string[] = [];
+  const print: Print = (line) => {
+    printed.push(line);
+    process.stdout.write(`${line}\n`);
+  };
+  const fromStack = (stack: string) => (fs.existsSync(path.join(EXAMPLES_DIR, name, `Pulumi.${stack}.yaml`)) ? stackConfig(example, stack) : {});
   const secrets = SECRETS[name] ?? {};
-  print(`Engine harness run of examples/${name}, stack ${stackName}: NOT \`pulumi up\`.`);
-  print(`Stack config: ${fs.existsSync(stackFile) ? `examples/${name}/Pulumi.${stackName}.yaml` : "none (the program's defaults)"}` +
-    `${Object.keys(secrets).length > 0 ? `, and stand-in secrets for ${Object.keys(secrets).join(", ")}` : ""}.`);
+  const secretKeys = ["computeplatform:apiKey", ...Object.keys(secrets)];
+  print(`Engine harness run of examples/${name}, stack${stacks.length > 1 ? "s" : ""} ${stacks.join(" then ")}: NOT \`pulumi up\`.`);
+  for (const stack of stacks) {
+    const file = path.join(EXAMPLES_DIR, name, `Pulumi.${stack}.yaml`);
+    print(`Stack ${stack} config: ${fs.existsSync(file) ? `examples/${name}/Pulumi.${stack}.yaml` : "none (the program's defaults)"}` +
+      `${Object.keys(secrets).length > 0 ? `, and stand-in secrets for ${Object.keys(secrets).join(", ")}` : ""}.`);
+  }
   const emu = await startEmulator({ port: 0, timings: { provisioningMs: 2000, startingMs: 3000, drainMs: 3000 }, timeScale: 20 });
+  const sessions: ExampleSession[] = [];
   try {
     print(`emulator: ${emu.url}`);
-    const session = await openExample(name as ExampleName, { emulator: emu, stack: stackName, secretKeys: Object.keys(secrets), podPollMs: 50, onEvent: print });
     let ok = true;
-    try {
-      const config = { ...session.config, ...fromStack, ...secrets };
-      for (const [title, mode] of [["preview (new stack)", "preview"], ["up (new stack)", "up"], ["up again (nothing to do)", "up"]] as const) {
-        const p = await session.programPhase(title, mode, config);
-        print(describe(p));
-        if (p.error || (title.startsWith("up again") && p.steps.some((s) => s.op !== "same"))) {
-          ok = false;
-          break;
-        }
-      }
-      if (ok) {
-        const refreshed = await session.phase("refresh", async () => ({ result: await session.stack.refresh() }));
-        print(describe(refreshed));
-        ok = !refreshed.error;
-      }
-      // Also after a failure: whatever the stack holds is deleted, so nothing is left behind.
-      const destroyed = await session.phase("destroy", async () => ({ result: await session.stack.destroy() }));
-      print(describe(destroyed));
-      ok &&= !destroyed.error;
-      const keySeen = [session.plugin.transcript(), session.stack.stateText()].some((t) => t.includes(emu.apiKey));
-      const secretSeen = Object.values(secrets).some((v) => session.plugin.transcript().includes(v));
-      const left = emu.state();
-      const leftover = [
-        ...left.pods.filter((p) => p.status !== "TERMINATED").map((p) => `pod ${p.id}`),
-        ...left.networkVolumes.map((v) => `volume ${v.id}`),
-        ...left.endpoints.map((e) => `endpoint ${(e as { id: string }).id}`),
-        ...left.templates.map((t) => `template ${(t as { id: string }).id}`),
-      ];
-      print("");
-      print("== summary");
-      print(`  phases: ${session.phases.length}, failed: ${session.phases.filter((p) => p.error).length}`);
-      print(`  API key in plugin output or state: ${keySeen ? "FOUND" : "no"}`);
-      if (Object.keys(secrets).length > 0) print(`  secret stack values in plugin output: ${secretSeen ? "FOUND" : "no"}`);
-      print(`  left in the emulator: ${leftover.length === 0 ? "nothing" : leftover.join(", ")}`);
-      ok &&= !keySeen && !secretSeen && leftover.length === 0;
-    } finally {
-      await session.close();
+    const configs: Record<string, Record<string, string>> = {};
+    for (const stack of stacks) {
+      const session = await openExample(example, { emulator: emu, stack, secretKeys: Object.keys(secrets), podPollMs: 50, onEvent: print });
+      sessions.push(session);
+      configs[stack] = { ...session.config, ...fromStack(stack), ...secrets };
+      ok = await firstUp(example, session, configs[stack]!, secretKeys, print);
+      if (!ok) break;
+    }
+    if (ok && promotion) ok = await promote(sessions[1]!, configs.prod!, configs.dev!, secretKeys, print);
+    for (const session of sessions) ok = (await finish(session, ok, print)) && ok;
+    const transcripts = sessions.map((s) => s.plugin.transcript());
+    const keySeen = [...transcripts, ...sessions.map((s) => s.stack.stateText())].some((t) => t.includes(emu.apiKey));
+    const secretSeen = Object.values(secrets).some((v) => transcripts.some((t) => t.includes(v)));
+    const left = emu.state();
+    const leftover = [
+      ...left.pods.filter((p) => p.status !== "TERMINATED").map((p) => `pod ${p.id}`),
+      ...left.networkVolumes.map((v) => `volume ${v.id}`),
+      ...left.endpoints.map((e) => `endpoint ${(e as { id: string }).id}`),
+      ...left.templates.map((t) => `template ${(t as { id: string }).id}`),
+    ];
+    const phases = sessions.flatMap((s) => s.phases);
+    print("");
+    print("== summary");
+    print(`  phases: ${phases.length}, failed: ${phases.filter((p) => p.error).length}`);
+    print(`  API key in plugin output or state: ${keySeen ? "FOUND" : "no"}`);
+    if (Object.keys(secrets).length > 0) print(`  secret stack values in plugin output: ${secretSeen ? "FOUND" : "no"}`);
+    print(`  left in the emulator: ${leftover.length === 0 ? "nothing" : leftover.join(", ")}`);
+    ok &&= !keySeen && !secretSeen && leftover.length === 0;
+    // The example's README shows this command's output (OK included): written with --write, else compared.
+    if (ok) {
+      const command = `npm run example -- ${[name, stackArg].filter(Boolean).join(" ")}`;
+      const page = settleTranscript(path.join(EXAMPLES_DIR, name, "README.md"), command, [...printed, "OK"].join("\n"), write);
+      if (page.line) process.stdout.write(`${page.line}\n`);
+      ok = page.ok;
     }
     print(ok ? "OK" : "FAILED");
     return ok ? 0 : 1;
   } finally {
+    for (const session of sessions) await session.close();
     await emu.close();
   }
 }

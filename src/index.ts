@@ -7,7 +7,7 @@
  *
  * @module pulumi-computeplatform
  */
-export { dynamicProviders } from "./resources/engine/kinds";
+export { dynamicProviders } from "./resources/kinds";
 export { shimProvider, type ProviderKind } from "./resources/engine/shim";
 export * as client from "./client";
 export { ComputePlatform } from "./client";
@@ -24,7 +24,6 @@ export type { EndpointInputs, EndpointWorkerOutput, WorkerPrice } from "./resour
 export type { NetworkVolumeInputs } from "./resources/network-volume/schema";
 export type { RegistryCredentialInputs } from "./resources/registry-credential/schema";
 export type { TemplateMountsInput } from "./resources/template/schema";
-export { StackCost, STACK_COST_NAME } from "./resources/cost/ledger";
-export { StackCostProvider, type StackCostProviderOptions, type StackCostState } from "./resources/cost/provider";
-export type { CostEntry, EndpointEntry, PodEntry, PricedEntry } from "./resources/cost/report";
+export { StackCost, STACK_COST_NAME, StackCostProvider, type StackCostProviderOptions, type StackCostState } from "./resources/stack-cost";
+export type { CostEntry, EndpointEntry, PodEntry, PricedEntry } from "./resources/stack-cost";
 export type { HourlyRange } from "./resources/cost/prices";

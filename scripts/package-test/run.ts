@@ -14,9 +14,10 @@ import { execFile, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { captureProgramFile, EngineStack, ProviderPlugin, type Registration } from "../../tools/engine";
-import { resolvingIds } from "../engine-examples";
+import { captureProgramFile, EngineStack, type Registration } from "../../tools/engine";
+import { resolvingIds } from "../../tools/engine/examples";
 import { checkTarball, type PackedFile } from "./tarball";
+import { startPlugin } from "../../tools/engine/rig";
 
 const ROOT = path.resolve(__dirname, "../..");
 const PROGRAM_DIR = path.join(__dirname, "program");
@@ -123,9 +124,8 @@ async function lifecycle(flavor: Flavor, project: string, emu: Emulator): Promis
       secretKeys: SECRET_KEYS,
       env: { COMPUTEPLATFORM_API_KEY: undefined },
     });
-  const plugin = await ProviderPlugin.start({ cwd: project, project: name, config: base, env: { COMPUTEPLATFORM_API_KEY: undefined, COMPUTEPLATFORM_POLL_INTERVAL_MS: "10" } });
+  const plugin = await startPlugin(base, { cwd: project, project: name, secretKeys: SECRET_KEYS });
   try {
-    await plugin.configure(base, SECRET_KEYS);
     const stack = new EngineStack(plugin, { project: name, stack: "dev" });
     const ops = (r: { steps: { urn: string; op: string }[] }) => Object.fromEntries(r.steps.map((s) => [s.urn.split("::").at(-1), s.op]));
     const writes = () => emu.requestLog().filter((e) => e.method !== "GET" && e.op !== "myself" && !e.op.startsWith("catalog")).length;

@@ -7,9 +7,9 @@
 // pod from outside and sees it EXITED, checks that a read-only key changes nothing, and that
 // no response body, header (Set-Cookie included), URL or log entry holds a key's bytes.
 import type { Page, Response } from "playwright-core";
-import { captureProgramFile, EngineStack, POD_PROGRAM, PROJECT, PROJECT_DIR, SECRET_KEYS } from "../../tools/engine";
+import { capturePods, EngineStack, PROJECT } from "../../tools/engine";
 import { type Chromium, launchChromium, signIn } from "../../tools/browser";
-import { type EngineRig, startEngineRig } from "../helpers/engine-rig";
+import { type EngineRig, startEngineRig } from "../../tools/engine/rig";
 
 const KEY = "cp_sentinel_console_rw_6b1f0c2d9e";
 const READ_ONLY = "cp_sentinel_console_ro_a47e5d13c8";
@@ -41,13 +41,7 @@ function watch(page: Page): void {
 }
 
 async function up(pods: Record<string, Record<string, unknown>>) {
-  const regs = await captureProgramFile(POD_PROGRAM, {
-    cwd: PROJECT_DIR,
-    project: PROJECT,
-    stack: "console",
-    config: { ...rig.config, "test:pods": JSON.stringify(pods) },
-    secretKeys: SECRET_KEYS,
-  });
+  const regs = await capturePods(pods, rig.config, "console");
   const res = await stack.up(regs);
   expect(res.error).toBeUndefined();
   return res;

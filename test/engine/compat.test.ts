@@ -10,6 +10,7 @@ import { type Emulator, startEmulator } from "../../src/emulator";
 import { COMPAT } from "./fixtures/compat";
 import { captureProgramFile, EngineStack, PROJECT, PROJECT_DIR, ProviderPlugin, SECRET_KEYS, type StateResource } from "../../tools/engine";
 import { resourcesOf, resourceSteps } from "../helpers/ledger";
+import { startPlugin } from "../../tools/engine/rig";
 
 const stored: { engine: StateResource[]; emulator: unknown } = JSON.parse(fs.readFileSync(COMPAT.file, "utf8"));
 /** The templateIds of the stored endpoints, as the engine's state has them. */
@@ -31,8 +32,7 @@ beforeAll(async () => {
   fs.writeFileSync(stateFile, JSON.stringify({ ...(stored.emulator as object), templates }));
   emu = await startEmulator({ port: 0, keys: [{ key: COMPAT.key, scopes: ["read", "write"] }], timings: COMPAT.timings, stateFile });
   config = { "computeplatform:apiKey": COMPAT.key, "computeplatform:apiUrl": emu.url };
-  plugin = await ProviderPlugin.start({ cwd: PROJECT_DIR, project: PROJECT, config, env: COMPAT.env });
-  await plugin.configure(config, SECRET_KEYS);
+  plugin = await startPlugin(config);
 }, 120_000);
 
 afterAll(async () => {

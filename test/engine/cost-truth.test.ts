@@ -9,7 +9,7 @@ import { Pod, type PodArgs } from "../../src/resources/pod";
 import { ServerlessEndpoint } from "../../src/resources/serverless-endpoint";
 import { captureProgram, EngineStack, PROJECT, type ProviderPlugin, type Registration, SECRET_KEYS } from "../../tools/engine";
 import { createServerlessTemplate } from "../helpers/emulator-fixtures";
-import { type EngineRig, nextCommand, startEngineRig } from "../helpers/engine-rig";
+import { type EngineRig, nextCommand, startEngineRig } from "../../tools/engine/rig";
 import { liveCost, ledgerTotal } from "../helpers/live-cost";
 
 const KEY = "cp_sentinel_cost_truth_2d7f41a9";

@@ -12,7 +12,8 @@ import { type Emulator, startEmulator } from "../../src/emulator";
 import { Pod, type PodArgs } from "../../src/resources/pod";
 import { ServerlessEndpoint } from "../../src/resources/serverless-endpoint";
 import { createServerlessTemplate } from "../helpers/emulator-fixtures";
-import { captureProgram, EngineStack, PROJECT, PROJECT_DIR, ProviderPlugin, type Registration, SECRET_KEYS } from "../../tools/engine";
+import { captureProgram, EngineStack, PROJECT, ProviderPlugin, type Registration, SECRET_KEYS } from "../../tools/engine";
+import { startPlugin } from "../../tools/engine/rig";
 
 const KEY = "cp_sentinel_cost_7b2e4c91d0";
 const QUOTAS = { minute: 100_000, hour: 1_000_000, day: 10_000_000 };
@@ -34,8 +35,7 @@ beforeAll(async () => {
     faults: { noCapacity: [{ gpuId: H100 }, { gpuId: A100 }] },
   });
   config = { "computeplatform:apiKey": KEY, "computeplatform:apiUrl": emu.url };
-  plugin = await ProviderPlugin.start({ cwd: PROJECT_DIR, project: PROJECT, config, env: { COMPUTEPLATFORM_API_KEY: undefined, COMPUTEPLATFORM_POLL_INTERVAL_MS: "10" } });
-  await plugin.configure(config, SECRET_KEYS);
+  plugin = await startPlugin(config);
 }, 60_000);
 
 afterAll(async () => {
@@ -58,7 +58,7 @@ const livePods = () => (emu.state().pods as { id: string; status: string; gpu?: 
 
 /**
  * Requests since `from` other than the stack cost's reads of the live pods and endpoints (it
- * prices a changed entry of an existing resource from what runs: cost/what-runs.ts).
+ * prices a changed entry of an existing resource from what runs: stack-cost/what-runs.ts).
  */
 const sinceBeyondLedger = (from: number) =>
   emu
@@ -134,8 +134,7 @@ test("maxHourlyCost on a pod refuses a fallback choice that costs more", async (
 
 test("a preview of a fleet of 30 pods reads the catalog once per kind, however many resources it prices", async () => {
   // A fresh plugin process, as each `pulumi preview` is: it has read nothing yet.
-  const fresh = await ProviderPlugin.start({ cwd: PROJECT_DIR, project: PROJECT, config, env: { COMPUTEPLATFORM_API_KEY: undefined } });
-  await fresh.configure(config, SECRET_KEYS);
+  const fresh = await startPlugin(config);
   const stack = new EngineStack(fresh, { project: PROJECT, stack: "fleet" });
   const gpus = [L40S, RTX4090, "NVIDIA RTX A6000"];
   const regs = await captureProgram(
@@ -250,10 +249,8 @@ describe("the stack's cost in preview and up, and its budget", () => {
 
     const withBudget = async (usd: string) => {
       const cfg = { ...config, "computeplatform:maxHourlyCost": usd };
-      const p = await ProviderPlugin.start({ cwd: PROJECT_DIR, project: PROJECT, config: cfg, env: { COMPUTEPLATFORM_API_KEY: undefined, COMPUTEPLATFORM_POLL_INTERVAL_MS: "10" } });
-      await p.configure(cfg, SECRET_KEYS);
-      const s = new EngineStack(p, { project: PROJECT, stack: "budget" });
-      for (const [urn, r] of stack.resources) s.resources.set(urn, structuredClone(r));
+      const p = await startPlugin(cfg);
+      const s = stack.carriedTo(p);
       return { p, s, cfg };
     };
     const bigger: Shape = { ...ALL, pod: { ...ALL.pod, gpu: { id: L40S, count: 3 } } };
@@ -310,7 +307,7 @@ describe("the ledger in the program", () => {
     const [ledger, ...members] = regs;
     expect(ledger!.type).toMatch(/StackCost$/);
     expect(ledger!.inputs.entries).toEqual({
-      // `owner`: how the ledger finds each one's live object (cost/what-runs.ts).
+      // `owner`: how the ledger finds each one's live object (stack-cost/what-runs.ts).
       "pod a": { kind: "pod", name: "a", gpu: { id: ["NVIDIA L40S", "NVIDIA RTX A6000"], count: 2 }, cloud: "COMMUNITY", owner: expect.stringMatching(/^[0-9a-f]{16}$/) },
       "endpoint api": { kind: "endpoint", name: "api", gpuIds: "ADA_24", workersMax: 3, owner: expect.stringMatching(/^[0-9a-f]{16}$/) },
       "pod b": { kind: "pod", name: "b", gpu: { id: ["NVIDIA L40S", "NVIDIA RTX A6000"], count: 2 }, cloud: "COMMUNITY", owner: expect.stringMatching(/^[0-9a-f]{16}$/) },

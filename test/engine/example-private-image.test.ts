@@ -6,10 +6,11 @@
 import { execFile } from "node:child_process";
 import * as path from "node:path";
 import { type Emulator, startEmulator } from "../../src/emulator";
-import { captureExample, exampleDir, projectName, resolvingIds, ROOT } from "../../scripts/engine-examples";
-import { EngineStack, isSecret, ProviderPlugin, type Registration, reveal } from "../../tools/engine";
+import { captureExample, exampleDir, projectName, resolvingIds, ROOT } from "../../tools/engine/examples";
+import { EngineStack, isSecret, type Registration, reveal } from "../../tools/engine";
 import { resourceSteps } from "../helpers/ledger";
 import { placesWith } from "../../tools/faults";
+import { startPlugin } from "../../tools/engine/rig";
 
 const TOKENS = ["ghp_sentinel_first_0c8e2a7f51", "ghp_sentinel_second_93b1d64e0a"];
 const SECRET_KEYS = ["computeplatform:apiKey", "private-image:registryPassword"];
@@ -63,14 +64,8 @@ test("registers a credential with the secret token and a pod that names it; prev
 
 test("up, a new token (replace, the pod follows in place), destroy; the token only ever in secret state", async () => {
   const project = projectName("private-image");
-  const plugin = await ProviderPlugin.start({
-    cwd: exampleDir("private-image"),
-    project,
-    config: config(TOKENS[0]),
-    env: { COMPUTEPLATFORM_POLL_INTERVAL_MS: "20" },
-  });
+  const plugin = await startPlugin(config(TOKENS[0]), { cwd: exampleDir("private-image"), project, env: { COMPUTEPLATFORM_POLL_INTERVAL_MS: "20" } });
   try {
-    await plugin.configure(config(TOKENS[0]), ["computeplatform:apiKey"]);
     const stack = new EngineStack(plugin, { project, stack: "dev" });
     const run = async (token: string) =>
       stack.up(

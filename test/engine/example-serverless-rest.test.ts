@@ -5,9 +5,10 @@
 import { execFile } from "node:child_process";
 import * as path from "node:path";
 import { type Emulator, startEmulator } from "../../src/emulator";
-import { captureExample, exampleDir, projectName, ROOT } from "../../scripts/engine-examples";
-import { EngineStack, ProviderPlugin } from "../../tools/engine";
+import { captureExample, exampleDir, projectName, ROOT } from "../../tools/engine/examples";
+import { EngineStack } from "../../tools/engine";
 import { resourcesOf, resourceSteps } from "../helpers/ledger";
+import { startPlugin } from "../../tools/engine/rig";
 
 let emu: Emulator;
 
@@ -44,9 +45,8 @@ test("up over REST v2, warm workers raised in place, destroy; no GraphQL call", 
   ]);
 
   const project = projectName("serverless-rest");
-  const plugin = await ProviderPlugin.start({ cwd: exampleDir("serverless-rest"), project, config: config(), env: { COMPUTEPLATFORM_POLL_INTERVAL_MS: "20" } });
+  const plugin = await startPlugin(config(), { cwd: exampleDir("serverless-rest"), project, env: { COMPUTEPLATFORM_POLL_INTERVAL_MS: "20" } });
   try {
-    await plugin.configure(config(), ["computeplatform:apiKey"]);
     const stack = new EngineStack(plugin, { project, stack: "dev" });
     const up = await stack.up(await captureExample("serverless-rest", { stack: "dev", config: config() }));
     expect(up.error).toBeUndefined();

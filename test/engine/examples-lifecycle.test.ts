@@ -6,16 +6,19 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { ComputePlatform } from "../../src/client";
 import { type Emulator, startEmulator } from "../../src/emulator";
-import { captureExample, type ExampleName, exampleDir, projectName, resolvingIds, stackConfig } from "../../scripts/engine-examples";
+import { captureExample, type ExampleName, exampleDir, projectName, resolvingIds, stackConfig } from "../../tools/engine/examples";
 import {
   type LifecycleResult,
   QUICKSTART_GPU,
   REPLACEMENT_GPU,
   runQuickstartLifecycle,
   UPDATED_IMAGE,
-} from "../../scripts/quickstart-lifecycle";
-import { captureProgram, EngineStack, ProviderPlugin } from "../../tools/engine";
+} from "../../tools/engine/example-session";
+import { PROMOTED_WORKERS_MAX } from "../../scripts/example";
+import { formatOutputs, stackOutputs } from "../../tools/engine/stack-outputs";
+import { captureProgram, EngineStack } from "../../tools/engine";
 import { resourcesOf } from "../helpers/ledger";
+import { startPlugin } from "../../tools/engine/rig";
 
 let emu: Emulator;
 
@@ -29,20 +32,9 @@ afterAll(async () => {
 });
 
 /** A plugin for an example's project, configured as the engine does, and an empty stack on it. */
-async function startPlugin(example: ExampleName, config: Record<string, string>, stack: string) {
+async function startExample(example: ExampleName, config: Record<string, string>, stack: string) {
   const project = projectName(example);
-  const plugin = await ProviderPlugin.start({
-    cwd: exampleDir(example),
-    project,
-    config,
-    env: { COMPUTEPLATFORM_POLL_INTERVAL_MS: "20" },
-  });
-  try {
-    await plugin.configure(config, ["computeplatform:apiKey"]);
-  } catch (e) {
-    await plugin.stop();
-    throw e;
-  }
+  const plugin = await startPlugin(config, { cwd: exampleDir(example), project, env: { COMPUTEPLATFORM_POLL_INTERVAL_MS: "20" } });
   return { plugin, stack: new EngineStack(plugin, { project, stack }) };
 }
 
@@ -157,29 +149,38 @@ describe("quickstart lifecycle", () => {
   });
 });
 
-test("promotion: against a prod stack, the dev tag is an in-place update; the whole dev config replaces the pod", async () => {
+test("promotion: against a prod stack, the dev tag is an in-place update, the promotion's change shows its cost line; the whole dev config replaces the pod", async () => {
   const platform = {
     "computeplatform:apiUrl": emu.url,
     "computeplatform:apiKey": emu.apiKey,
   };
   const prodConfig: Record<string, string> = { ...platform, ...stackConfig("promotion", "prod") };
   const devConfig: Record<string, string> = { ...platform, ...stackConfig("promotion", "dev") };
-  const { plugin, stack: prod } = await startPlugin("promotion", prodConfig, "prod");
+  const { plugin, stack: prod } = await startExample("promotion", prodConfig, "prod");
   try {
     const ops = (steps: { urn: string; op: string }[]) => Object.fromEntries(steps.map((s) => [s.urn.split("::").at(-1), s.op]));
     // The three program runs are independent of the stack's state; run them side by side.
-    const [currentRegs, tagOnlyRegs, devAllRegs] = await Promise.all([
+    const promotion = { ...prodConfig, "promotion:imageTag": devConfig["promotion:imageTag"]!, "promotion:workersMax": PROMOTED_WORKERS_MAX };
+    const [currentRegs, tagOnlyRegs, devAllRegs, promotionRegs] = await Promise.all([
       captureExample("promotion", { stack: "prod", config: prodConfig }),
       // Review step 1: the release candidate's tag promoted to prod.
       captureExample("promotion", { stack: "prod", config: { ...prodConfig, "promotion:imageTag": devConfig["promotion:imageTag"] }, preview: true }),
       // Every difference between the two stack files, as a preview of prod would show it.
       captureExample("promotion", { stack: "prod", config: devConfig, preview: true }),
+      // What `npm run example -- promotion` promotes: the tag, and room for the launch's load.
+      captureExample("promotion", { stack: "prod", config: promotion, preview: true }),
     ]);
 
     // The engine hands the endpoint its template's real id (an unknown while previewing one not made yet).
     const up = await prod.up(resolvingIds(prod, currentRegs, { preview: false }));
     expect(up.error ?? up.failures).toBeUndefined();
     expect(ops(up.steps)).toEqual({ "stack-cost": "create", batch: "create", "inference-worker": "create", inference: "create" });
+    // The stack's outputs as `pulumi up` prints them (the example prints them after each up).
+    const outputs = await stackOutputs(path.join(exampleDir("promotion"), "index.ts"), { project: projectName("promotion"), stack: prod, config: prodConfig, secretKeys: [] });
+    const batchId = [...prod.resources.values()].find((r) => r.urn.endsWith("::batch"))!.id;
+    expect(outputs.release).toEqual({ value: "1.4.2", secret: false });
+    expect(outputs.batchPodId).toEqual({ value: batchId, secret: false });
+    expect(formatOutputs(outputs)).toContain(`\n    batchPodId : "${batchId}"\n`);
 
     const before = emu.counts();
     const tagOnly = await prod.preview(resolvingIds(prod, tagOnlyRegs, { preview: true }));
@@ -187,14 +188,21 @@ test("promotion: against a prod stack, the dev tag is an in-place update; the wh
     // The tag is the pod's image and the workers' template image: both PATCHed, the endpoint untouched.
     expect(ops(tagOnly.steps)).toEqual({ "stack-cost": "same", batch: "update", "inference-worker": "update", inference: "same" });
 
+    const printed = plugin.transcript().length;
+    const promoted = await prod.preview(resolvingIds(prod, promotionRegs, { preview: true }));
+    expect(promoted.error ?? promoted.failures).toBeUndefined();
+    expect(ops(promoted.steps)).toEqual({ "stack-cost": "update", batch: "update", "inference-worker": "update", inference: "update" });
+    expect(plugin.transcript().slice(printed)).toMatch(/cost: \$[\d.]+-\$[\d.]+\/h -> \$[\d.]+-\$[\d.]+\/h \(\+\$0\.00-\$[\d.]+\/h\): endpoint inference workersMax 8 -> 10\n/);
+
     const devAll = await prod.preview(resolvingIds(prod, devAllRegs, { preview: true }));
     expect(devAll.error ?? devAll.failures).toBeUndefined();
     expect(ops(devAll.steps)).toEqual({ "stack-cost": "update", batch: "replace", "inference-worker": "update", inference: "update" });
     expect(devAll.steps.find((s) => s.urn.endsWith("::batch"))?.diff?.replaces).toEqual(["gpu"]);
-    // No write; reads only: the stack's cost looks once at the live pods and endpoints it prices from.
+    // No write; reads only: the stack's cost looks once at the live objects whose cost changes
+    // (the promotion's, the endpoint; the whole dev config's, the pod and the endpoint).
     const after = emu.counts();
     expect({ ...after, listPods: before.listPods, myself: before.myself }).toEqual(before);
-    expect([after.listPods! - before.listPods!, after.myself! - before.myself!]).toEqual([1, 1]);
+    expect([after.listPods! - before.listPods!, after.myself! - before.myself!]).toEqual([1, 2]);
 
     const down = await prod.destroy();
     expect(down.error).toBeUndefined();
@@ -203,7 +211,7 @@ test("promotion: against a prod stack, the dev tag is an in-place update; the wh
   } finally {
     await plugin.stop();
   }
-}, 60_000);
+}, 120_000);
 
 test("README: a pod made outside the stack is taken over with adopt (no second pod), then owned by destroy", async () => {
   const cp = new ComputePlatform({ apiUrl: emu.url, apiKey: emu.apiKey });
@@ -224,7 +232,7 @@ test("README: a pod made outside the stack is taken over with adopt (no second p
     },
     { cwd: exampleDir("quickstart"), project, stack: "adopt", config },
   );
-  const { plugin, stack } = await startPlugin("quickstart", config, "adopt");
+  const { plugin, stack } = await startExample("quickstart", config, "adopt");
   try {
     const before = emu.counts();
     const up = await stack.up(regs);
@@ -242,7 +250,7 @@ test("README: a pod made outside the stack is taken over with adopt (no second p
 
 test("cpu-pod: up makes a CPU pod on the stack's volume in the volume's data center; destroy leaves nothing", async () => {
   const config = { "computeplatform:apiUrl": emu.url, "computeplatform:apiKey": emu.apiKey };
-  const { plugin, stack } = await startPlugin("cpu-pod", config, "dev");
+  const { plugin, stack } = await startExample("cpu-pod", config, "dev");
   try {
     const regs = await captureExample("cpu-pod", { stack: "dev", config });
     const up = await stack.up(resolvingIds(stack, regs, { preview: false }));

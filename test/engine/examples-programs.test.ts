@@ -4,7 +4,7 @@
 // so `__provider` is the text the SDK would store). No emulator: nothing here sends a request.
 import { execFile } from "node:child_process";
 import * as path from "node:path";
-import { captureExample, type ExampleName, exampleDir, ROOT, stackConfig } from "../../scripts/engine-examples";
+import { captureExample, type ExampleName, exampleDir, ROOT, stackConfig } from "../../tools/engine/examples";
 import type { Registration } from "../../tools/engine";
 
 const TSC = path.join(ROOT, "node_modules/typescript-native/bin/tsc");

@@ -10,7 +10,7 @@ import { RegistryCredential } from "../../src/resources/registry-credential";
 import { ServerlessEndpoint } from "../../src/resources/serverless-endpoint";
 import { captureProgram, EngineStack, isSecret, PROJECT, type Registration, SECRET_KEYS, UNKNOWN } from "../../tools/engine";
 import { createServerlessTemplate } from "../helpers/emulator-fixtures";
-import { type EngineRig, startEngineRig } from "../helpers/engine-rig";
+import { engineRigForFile } from "../../tools/engine/rig";
 import { resourcesOf, resourceSteps } from "../helpers/ledger";
 
 const KEY = "cp_sentinel_failed_steps_4c81d2e6";
@@ -19,15 +19,7 @@ const SECRET_GPU = "NVIDIA L40S";
 const CPU = { id: "cpu3c", vcpuCount: 2 };
 const TIMEOUT_MS = 120_000;
 
-let rig: EngineRig;
-
-beforeAll(async () => {
-  rig = await startEngineRig(KEY);
-}, 60_000);
-
-afterAll(async () => {
-  await rig?.close();
-});
+const rig = engineRigForFile(KEY);
 
 const capture = (program: () => void, preview = false): Promise<Registration[]> =>
   captureProgram(program, { project: PROJECT, stack: "dev", preview, config: rig.config, secretKeys: SECRET_KEYS });

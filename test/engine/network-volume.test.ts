@@ -11,7 +11,7 @@ import { NetworkVolume, type NetworkVolumeArgs } from "../../src/resources/netwo
 import { Pod } from "../../src/resources/pod";
 import { captureProgram, EngineStack, PROJECT, type ProviderPlugin, type Registration, SECRET_KEYS, urnOf } from "../../tools/engine";
 import { resourceCalls, resourcesOf, resourceSteps } from "../helpers/ledger";
-import { type EngineRig, startEngineRig } from "../helpers/engine-rig";
+import { type EngineRig, startEngineRig } from "../../tools/engine/rig";
 
 const KEY = "cp_sentinel_volume_8b31f07c2e";
 

@@ -11,7 +11,7 @@ import { Pod } from "../../src/resources/pod";
 import { ServerlessEndpoint } from "../../src/resources/serverless-endpoint";
 import { captureProgram, EngineStack, PROJECT, type Registration, SECRET_KEYS } from "../../tools/engine";
 import { createServerlessTemplate } from "../helpers/emulator-fixtures";
-import { type EngineRig, nextCommand, startEngineRig } from "../helpers/engine-rig";
+import { type EngineRig, nextCommand, startEngineRig } from "../../tools/engine/rig";
 import { resourceCalls, resourcesOf, resourceSteps } from "../helpers/ledger";
 
 const KEY = "cp_sentinel_options_9a3c5e17";

@@ -5,16 +5,12 @@ import { Pod } from "../../src/resources/pod";
 import { ServerlessEndpoint } from "../../src/resources/serverless-endpoint";
 import { captureProgram, EngineStack, PROJECT, type Registration, SECRET_KEYS } from "../../tools/engine";
 import { createServerlessTemplate } from "../helpers/emulator-fixtures";
-import { type EngineRig, startEngineRig } from "../helpers/engine-rig";
+import { engineRigForFile } from "../../tools/engine/rig";
 import { resourceSteps } from "../helpers/ledger";
 
 const KEY = "cp_sentinel_outside_events_3c9a1f";
-let rig: EngineRig;
 
-beforeAll(async () => {
-  rig = await startEngineRig(KEY);
-});
-afterAll(() => rig?.close());
+const rig = engineRigForFile(KEY);
 
 async function outside(event: Record<string, string>): Promise<void> {
   const res = await fetch(`${rig.emu.url}/emulator/events`, {

@@ -5,10 +5,10 @@
 // kept with its id (ErrorResourceInitFailed) and the next up repairs the same pod; destroy.
 import { ComputePlatform } from "../../src/client";
 import { type Emulator, startEmulator } from "../../src/emulator";
-import { captureProgramFile, EngineStack, PROJECT, PROJECT_DIR, POD_PROGRAM, ProviderCallError, ProviderPlugin, type Registration, SECRET_KEYS, UNKNOWN } from "../../tools/engine";
+import { capturePods, EngineStack, PROJECT, ProviderCallError, ProviderPlugin, type Registration, UNKNOWN } from "../../tools/engine";
 import { resourcesOf, resourceSteps } from "../helpers/ledger";
+import { startPlugin } from "../../tools/engine/rig";
 
-const PROGRAM = POD_PROGRAM;
 const KEY = "cp_sentinel_pod_engine_5e1d77a0";
 
 let emu: Emulator;
@@ -24,13 +24,7 @@ const capture = async (pods: Record<string, Record<string, unknown>>): Promise<R
   const text = JSON.stringify(pods);
   const seen = captured.get(text);
   if (seen) return structuredClone(seen);
-  const regs = await captureProgramFile(PROGRAM, {
-    cwd: PROJECT_DIR,
-    project: PROJECT,
-    stack: "dev",
-    config: { ...config, "test:pods": JSON.stringify(pods) },
-    secretKeys: SECRET_KEYS,
-  });
+  const regs = await capturePods(pods, config);
   programs.push(JSON.stringify(regs));
   captured.set(text, regs);
   return structuredClone(regs);
@@ -45,13 +39,7 @@ beforeAll(async () => {
     faults: { errorImages: [/^broken\//] },
   });
   config = { "computeplatform:apiKey": KEY, "computeplatform:apiUrl": emu.url };
-  plugin = await ProviderPlugin.start({
-    cwd: PROJECT_DIR,
-    project: PROJECT,
-    config,
-    env: { COMPUTEPLATFORM_API_KEY: undefined, COMPUTEPLATFORM_POLL_INTERVAL_MS: "10" },
-  });
-  await plugin.configure(config, SECRET_KEYS);
+  plugin = await startPlugin(config);
   client = new ComputePlatform({ apiKey: KEY, apiUrl: emu.url, pacing: false });
   gpuId = (await client.catalog.gpus()).find((g) => g.manufacturer === "NVIDIA")!.id;
 });

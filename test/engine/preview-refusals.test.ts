@@ -7,21 +7,13 @@
 // The plugin loads the package from dist/: run `npm run build` before this file alone.
 import { Pod, type PodArgs } from "../../src/resources/pod";
 import { NetworkVolume } from "../../src/resources/network-volume";
-import { captureProgram, EngineStack, PROJECT, PROJECT_DIR, ProviderPlugin, SECRET_KEYS } from "../../tools/engine";
-import { type EngineRig, startEngineRig } from "../helpers/engine-rig";
+import { captureProgram, EngineStack, PROJECT, ProviderPlugin, SECRET_KEYS } from "../../tools/engine";
+import { engineRigForFile, startPlugin } from "../../tools/engine/rig";
 
 const KEY = "cp_sentinel_refusal_0c7e5a92b4";
 const L40S = "NVIDIA L40S";
 
-let rig: EngineRig;
-
-beforeAll(async () => {
-  rig = await startEngineRig(KEY);
-}, 60_000);
-
-afterAll(async () => {
-  await rig?.close();
-});
+const rig = engineRigForFile(KEY);
 
 const requests = (from: number) => rig.emu.requestLog().slice(from).map((e) => `${e.method} ${e.path}`);
 
@@ -38,18 +30,21 @@ async function preview(plugin: ProviderPlugin, config: Record<string, string>, p
 test("the catalog's refusals at preview, one catalog read for the whole deployment and no write", async () => {
   const from = rig.emu.requestLog().length;
   // Two pods with unknown GPU types: one read of the GPU list between them (the cost line's).
-  const unknown = await preview(rig.plugin, rig.config, { a: { gpu: { id: "NVIDIA H900 Imaginary" } }, b: { gpu: { id: [L40S, "AMD Nonesuch"] } } });
+  // A near miss is answered with the catalog's id, from the list already read.
+  const unknown = await preview(rig.plugin, rig.config, { a: { gpu: { id: "NVIDIA RTX 4090" } }, b: { gpu: { id: [L40S, "AMD Nonesuch"] } } });
   expect(unknown.failures?.failures).toEqual([
-    { property: "gpu.id", reason: 'gpu.id "NVIDIA H900 Imaginary" is not a GPU type of the catalog; see getGpuTypes() for the ids' },
+    { property: "gpu.id", reason: 'gpu.id "NVIDIA RTX 4090" is not a GPU type of the catalog; did you mean "NVIDIA GeForce RTX 4090"? (getGpuTypes() lists the ids)' },
   ]);
+  const far = await preview(rig.plugin, rig.config, { a: { gpu: { id: "AMD Nonesuch" } } });
+  expect(far.failures?.failures).toEqual([{ property: "gpu.id", reason: 'gpu.id "AMD Nonesuch" is not a GPU type of the catalog; see getGpuTypes() for the ids' }]);
   expect(requests(from)).toEqual(["GET /v2/catalog/gpus"]);
 
   // Over the type's maxCount (8 on SECURE for an L40S in the catalog): both named.
   const over = await preview(rig.plugin, rig.config, { big: { gpu: { id: L40S, count: 9 } } });
   expect(over.failures?.failures).toEqual([{ property: "gpu.count", reason: `gpu.count 9 is above the maxCount of ${L40S}: at most 8 on SECURE cloud` }]);
 
-  const flavor = await preview(rig.plugin, rig.config, { c: { cpu: { id: "cpu9z", vcpuCount: 2 } } });
-  expect(flavor.failures?.failures).toEqual([{ property: "cpu.id", reason: 'cpu.id "cpu9z" is not a CPU flavor of the catalog; see getCpuFlavors() for the ids' }]);
+  const flavor = await preview(rig.plugin, rig.config, { c: { cpu: { id: "cpu3-c", vcpuCount: 2 } } });
+  expect(flavor.failures?.failures).toEqual([{ property: "cpu.id", reason: 'cpu.id "cpu3-c" is not a CPU flavor of the catalog; did you mean "cpu3c"? (getCpuFlavors() lists the ids)' }]);
   const vcpus = await preview(rig.plugin, rig.config, { c: { cpu: { id: "cpu3c", vcpuCount: 64 } } });
   expect(vcpus.failures?.failures).toEqual([{ property: "cpu.vcpuCount", reason: "cpu.vcpuCount 64 is outside what flavor cpu3c allows: 2 to 32" }]);
 
@@ -66,14 +61,8 @@ test.each([
   ["no address", { "computeplatform:apiKey": KEY }, /No Compute Platform API address: set COMPUTEPLATFORM_API_URL.*http:\/\/127\.0\.0\.1:8787.*pulumi config set computeplatform:apiUrl <url>/],
 ])("%s: preview fails before any request, saying what sets it (pods, and kinds without a cost line too)", async (_label, given, message) => {
   const config = Object.fromEntries(Object.entries(given).map(([k, v]) => [k, v === "URL" ? rig.emu.url : v]));
-  const plugin = await ProviderPlugin.start({
-    cwd: PROJECT_DIR,
-    project: PROJECT,
-    config,
-    env: { COMPUTEPLATFORM_API_KEY: undefined, COMPUTEPLATFORM_API_URL: undefined, COMPUTEPLATFORM_SERVERLESS_URL: undefined },
-  });
+  const plugin = await startPlugin(config, { env: { COMPUTEPLATFORM_API_URL: undefined, COMPUTEPLATFORM_SERVERLESS_URL: undefined } });
   try {
-    await plugin.configure(config, SECRET_KEYS);
     const from = rig.emu.requestLog().length;
     const pod = await preview(plugin, config, { trainer: { gpu: { id: L40S } } });
     expect(String(pod.error?.message)).toMatch(message);

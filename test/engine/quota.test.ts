@@ -11,7 +11,8 @@
 import { type Emulator, startEmulator } from "../../src/emulator";
 import { fingerprint } from "../../src/emulator/core/request-log";
 import { Pod } from "../../src/resources/pod";
-import { captureProgram, EngineStack, PROJECT, PROJECT_DIR, ProviderPlugin, type Registration, SECRET_KEYS } from "../../tools/engine";
+import { captureProgram, EngineStack, PROJECT, ProviderPlugin, type Registration, SECRET_KEYS } from "../../tools/engine";
+import { startPlugin } from "../../tools/engine/rig";
 
 const SETUP_KEY = "cp_quota_setup_7d41c09b2e55";
 /** Each test's own key: a window one test spent is not the next one's cold start. */
@@ -50,14 +51,8 @@ afterAll(async () => {
 /** A fresh plugin process with `apiKey` in its stack config: one `pulumi` command. */
 async function command(apiKey: string): Promise<{ plugin: ProviderPlugin; config: Record<string, string> }> {
   const config = { "computeplatform:apiKey": apiKey, "computeplatform:apiUrl": emu.url };
-  const plugin = await ProviderPlugin.start({
-    cwd: PROJECT_DIR,
-    project: PROJECT,
-    config,
-    env: { COMPUTEPLATFORM_API_KEY: undefined, COMPUTEPLATFORM_POLL_INTERVAL_MS: String(POLL_MS) },
-  });
+  const plugin = await startPlugin(config, { env: { COMPUTEPLATFORM_POLL_INTERVAL_MS: String(POLL_MS) } });
   plugins.push(plugin);
-  await plugin.configure(config, SECRET_KEYS);
   return { plugin, config };
 }
 

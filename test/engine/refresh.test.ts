@@ -13,7 +13,7 @@ import { ServerlessEndpoint } from "../../src/resources/serverless-endpoint";
 import { Template } from "../../src/resources/template";
 import { captureProgram, EngineStack, PROJECT, type ProviderPlugin, reveal, SECRET_KEYS } from "../../tools/engine";
 import { createServerlessTemplate } from "../helpers/emulator-fixtures";
-import { type EngineRig, startEngineRig } from "../helpers/engine-rig";
+import { type EngineRig, startEngineRig } from "../../tools/engine/rig";
 import { resourceSteps } from "../helpers/ledger";
 
 const KEY = "cp_sentinel_refresh_5e0c2a91d4";

@@ -26,8 +26,8 @@ import {
 } from "../../tools/engine";
 import { resourceCalls, resourceRegs, resourceSteps } from "../helpers/ledger";
 import { placesWith } from "../../tools/faults";
-import { resolvingIds } from "../../scripts/engine-examples";
-import { type EngineRig, startEngineRig } from "../helpers/engine-rig";
+import { resolvingIds } from "../../tools/engine/examples";
+import { type EngineRig, startEngineRig } from "../../tools/engine/rig";
 
 const KEY = "cp_sentinel_registry_3e9a51d7c4";
 const USERNAME = "sentinel-robot-81f2c0";

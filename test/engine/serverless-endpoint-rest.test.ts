@@ -6,8 +6,8 @@
 // `npm run build` before this file alone.
 import { ServerlessEndpoint, type ServerlessEndpointArgs } from "../../src/resources/serverless-endpoint";
 import { Template } from "../../src/resources/template";
-import { captureProgram, EngineStack, PROJECT, PROJECT_DIR, ProviderPlugin, type Registration, SECRET_KEYS } from "../../tools/engine";
-import { type EngineRig, startEngineRig } from "../helpers/engine-rig";
+import { captureProgram, EngineStack, PROJECT, type Registration, SECRET_KEYS } from "../../tools/engine";
+import { type EngineRig, startEngineRig, startPlugin } from "../../tools/engine/rig";
 import { resourcesOf, resourceSteps } from "../helpers/ledger";
 
 const KEY = "cp_sentinel_endpoint_rest_7c41a0";
@@ -170,9 +170,8 @@ test("a GraphQL endpoint moves to REST in place; the stack's Template is never c
 
 test("the cost line and the budget price a REST endpoint as a GraphQL one", async () => {
   const cfg = { ...r.config, "computeplatform:maxHourlyCost": "1.5" };
-  const plugin = await ProviderPlugin.start({ cwd: PROJECT_DIR, project: PROJECT, config: cfg, env: { COMPUTEPLATFORM_API_KEY: undefined, COMPUTEPLATFORM_POLL_INTERVAL_MS: "10" } });
+  const plugin = await startPlugin(cfg);
   try {
-    await plugin.configure(cfg, SECRET_KEYS);
     const stack = new EngineStack(plugin, { project: PROJECT, stack: "budget" });
     const program = (workersMax: number, preview = false) =>
       captureProgram(

@@ -7,9 +7,10 @@
 import { ComputePlatform } from "../../src/client";
 import { type Emulator, startEmulator } from "../../src/emulator";
 import { ServerlessEndpoint, type ServerlessEndpointArgs } from "../../src/resources/serverless-endpoint";
-import { captureProgram, EngineStack, PROJECT, PROJECT_DIR, ProviderCallError, ProviderPlugin, type Registration, SECRET_KEYS } from "../../tools/engine";
+import { captureProgram, EngineStack, PROJECT, ProviderCallError, ProviderPlugin, type Registration, SECRET_KEYS } from "../../tools/engine";
 import { resourceCalls, resourceRegs, resourcesOf, resourceSteps } from "../helpers/ledger";
 import { createServerlessTemplate } from "../helpers/emulator-fixtures";
+import { startPlugin } from "../../tools/engine/rig";
 
 const KEY = "cp_sentinel_endpoint_5e1d2c9b70";
 const QUOTAS = { minute: 100_000, hour: 1_000_000, day: 10_000_000 };
@@ -26,8 +27,7 @@ interface Rig {
 async function rig(timings: { startingMs: number; drainMs: number }, graphqlSaveResets = false): Promise<Rig> {
   const emu = await startEmulator({ port: 0, keys: [{ key: KEY, scopes: ["read", "write"] }], quotas: QUOTAS, timings, graphqlSaveResets });
   const config = { "computeplatform:apiKey": KEY, "computeplatform:apiUrl": emu.url };
-  const plugin = await ProviderPlugin.start({ cwd: PROJECT_DIR, project: PROJECT, config, env: { COMPUTEPLATFORM_API_KEY: undefined, COMPUTEPLATFORM_POLL_INTERVAL_MS: "10" } });
-  await plugin.configure(config, SECRET_KEYS);
+  const plugin = await startPlugin(config);
   return { emu, plugin, config, tpl: await createServerlessTemplate(emu.url, KEY) };
 }
 

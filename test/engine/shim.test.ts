@@ -6,6 +6,7 @@
 import * as path from "node:path";
 import { type Emulator, startEmulator } from "../../src/emulator";
 import { captureProgramFile, EngineStack, PROJECT, PROJECT_DIR, ProviderPlugin, type Registration, SECRET_KEYS } from "../../tools/engine";
+import { startPlugin } from "../../tools/engine/rig";
 
 const ROOT = path.resolve(__dirname, "../..");
 // The project directory: its node_modules/pulumi-computeplatform is the workspace link.
@@ -36,14 +37,8 @@ const capture = async (test: Record<string, string>): Promise<Registration[]> =>
 beforeAll(async () => {
   emu = await startEmulator({ port: 0, keys: [{ key: CONFIG_KEY, scopes: ["read", "write"] }], timeScale: 1000 });
   config = { "computeplatform:apiKey": CONFIG_KEY, "computeplatform:apiUrl": emu.url };
-  plugin = await ProviderPlugin.start({
-    cwd: PROJECT_DIR,
-    project: PROJECT,
-    config,
-    // Wrong on purpose: stack config must win over the environment.
-    env: { COMPUTEPLATFORM_API_KEY: ENV_KEY, COMPUTEPLATFORM_API_URL: "http://127.0.0.1:9" },
-  });
-  await plugin.configure(config, SECRET_KEYS);
+  // Wrong on purpose: stack config must win over the environment.
+  plugin = await startPlugin(config, { env: { COMPUTEPLATFORM_API_KEY: ENV_KEY, COMPUTEPLATFORM_API_URL: "http://127.0.0.1:9" } });
 });
 
 afterAll(async () => {

@@ -10,8 +10,9 @@ import { ComputePlatform } from "../../src/client";
 import { type Emulator, startEmulator } from "../../src/emulator";
 import { ServerlessEndpoint } from "../../src/resources/serverless-endpoint";
 import { Template, type TemplateArgs } from "../../src/resources/template";
-import { captureProgram, EngineStack, PROJECT, PROJECT_DIR, ProviderPlugin, type Registration, SECRET_KEYS, urnOf } from "../../tools/engine";
+import { captureProgram, EngineStack, PROJECT, ProviderPlugin, type Registration, SECRET_KEYS, urnOf } from "../../tools/engine";
 import { resourceCalls, resourcesOf, resourceSteps } from "../helpers/ledger";
+import { startPlugin } from "../../tools/engine/rig";
 
 const KEY = "cp_sentinel_template_4d7a19e3c5";
 const QUOTAS = { minute: 100_000, hour: 1_000_000, day: 10_000_000 };
@@ -24,8 +25,7 @@ let client: ComputePlatform;
 beforeAll(async () => {
   emu = await startEmulator({ port: 0, keys: [{ key: KEY, scopes: ["read", "write"] }], quotas: QUOTAS, timings: { provisioningMs: 10, startingMs: 10, drainMs: 10 } });
   config = { "computeplatform:apiKey": KEY, "computeplatform:apiUrl": emu.url };
-  plugin = await ProviderPlugin.start({ cwd: PROJECT_DIR, project: PROJECT, config, env: { COMPUTEPLATFORM_API_KEY: undefined, COMPUTEPLATFORM_POLL_INTERVAL_MS: "10" } });
-  await plugin.configure(config, SECRET_KEYS);
+  plugin = await startPlugin(config);
   client = new ComputePlatform({ apiKey: KEY, apiUrl: emu.url, pacing: false });
 });
 

@@ -9,20 +9,12 @@ import { RegistryCredential } from "../../src/resources/registry-credential";
 import { ServerlessEndpoint } from "../../src/resources/serverless-endpoint";
 import { Template } from "../../src/resources/template";
 import { captureProgram, EngineStack, PROJECT, SECRET_KEYS } from "../../tools/engine";
-import { type EngineRig, startEngineRig } from "../helpers/engine-rig";
+import { engineRigForFile } from "../../tools/engine/rig";
 
 const KEY = "cp_sentinel_typo_5d1e08a2c7";
 const PASSWORD = "sentinel-typo-pw-3b9f1e";
 
-let rig: EngineRig;
-
-beforeAll(async () => {
-  rig = await startEngineRig(KEY);
-}, 60_000);
-
-afterAll(async () => {
-  await rig?.close();
-});
+const rig = engineRigForFile(KEY);
 
 // Each program as a user writes it in JavaScript (or with a cast): the class takes the typo.
 const cases: [string, () => void, string, string][] = [

@@ -66,7 +66,7 @@ export { type CaptureOptions, captureProgram, captureProgramFile, type Registrat
 export { ProviderCallError } from "./errors";
 export { type EngineLog, FakeEngine } from "./fake-engine";
 export { type CheckFailure, type DiffResult, type PluginOptions, ProviderPlugin } from "./plugin";
-export { POD_PROGRAM, PROJECT, PROJECT_DIR, SECRET_KEYS } from "./project";
+export { capturePods, POD_PROGRAM, PROJECT, PROJECT_DIR, SECRET_KEYS } from "./project";
 export { EngineStack, ignoreChanges, type OperationResult, type RunOptions, type StateResource, type Step, type StepOp } from "./stack";
 export { urnOf } from "./urn";
 export { isSecret, reveal, SECRET_SIG, secret, SIG_KEY, toStruct, UNKNOWN } from "./wire";

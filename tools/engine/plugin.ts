@@ -24,7 +24,12 @@ export interface PluginOptions {
    * @default false
    */
   logToEngine?: boolean;
-  /** Upper bound for the plugin to print its port. @default 20000 */
+  /**
+   * Upper bound for the plugin to print its port: a bound for a hung start, not a speed target.
+   * On a 2-core machine at a load average near 30 the plugin took 7.5 s alone and over 20 s
+   * beside two jest workers.
+   * @default 60000
+   */
   startTimeoutMs?: number;
   /** Deadline of each gRPC call. @default 60000 */
   callTimeoutMs?: number;
@@ -75,8 +80,8 @@ export class ProviderPlugin {
     const port = await new Promise<number>((resolve, reject) => {
       const timer = setTimeout(() => {
         child.kill();
-        reject(new Error(`plugin printed no port within ${opts.startTimeoutMs ?? 20_000} ms; stderr: ${err}`));
-      }, opts.startTimeoutMs ?? 20_000);
+        reject(new Error(`plugin printed no port within ${opts.startTimeoutMs ?? 60_000} ms; stderr: ${err}`));
+      }, opts.startTimeoutMs ?? 60_000);
       const onData = (chunk: string) => {
         out += chunk;
         const line = out.split("\n")[0];

@@ -326,6 +326,16 @@ export class EngineStack {
     }
   }
 
+  /**
+   * This stack's state on another plugin: the next `pulumi` command, which starts a plugin of its
+   * own, so nothing one command kept in memory reaches the next.
+   */
+  carriedTo(plugin: ProviderPlugin): EngineStack {
+    const next = new EngineStack(plugin, { project: this.project, stack: this.stack });
+    for (const [urn, res] of this.resources) next.resources.set(urn, structuredClone(res));
+    return next;
+  }
+
   /** The whole state as text: what a state file would hold (before secret encryption). */
   stateText(): string {
     return JSON.stringify([...this.resources.values()]);

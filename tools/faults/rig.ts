@@ -21,7 +21,8 @@ import { type Emulator, type Faults, startEmulator } from "../../src/emulator";
 import { priceBook } from "../../src/resources/cost/prices";
 import { PodProvider } from "../../src/resources/pod";
 import { ServerlessEndpointProvider } from "../../src/resources/serverless-endpoint";
-import { PROJECT, PROJECT_DIR, ProviderPlugin, SECRET_KEYS } from "../engine";
+import { PROJECT, PROJECT_DIR, type ProviderPlugin, SECRET_KEYS } from "../engine";
+import { emulatorConfig, startPlugin as startEmulatorPlugin } from "../engine/rig";
 
 export { PROJECT, PROJECT_DIR };
 
@@ -73,20 +74,12 @@ export function startSentinelEmulator(opts: { faults?: Faults; requestLogSize?: 
 export const CONFIG_SECRETS = SECRET_KEYS;
 
 export function stackConfig(emu: Emulator, key = SENTINEL_KEY): Record<string, string> {
-  return { "computeplatform:apiKey": key, "computeplatform:apiUrl": emu.url };
+  return emulatorConfig(emu, key);
 }
 
 /** A fresh plugin process, as each `pulumi` command starts one, configured from stack config with `key`. */
 export async function startPlugin(emu: Emulator, key = SENTINEL_KEY): Promise<ProviderPlugin> {
-  const config = stackConfig(emu, key);
-  const plugin = await ProviderPlugin.start({
-    cwd: PROJECT_DIR,
-    project: PROJECT,
-    config,
-    env: { COMPUTEPLATFORM_API_KEY: undefined, COMPUTEPLATFORM_POLL_INTERVAL_MS: "10" },
-  });
-  await plugin.configure(config, CONFIG_SECRETS);
-  return plugin;
+  return startEmulatorPlugin(stackConfig(emu, key));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,5 +1,9 @@
-import { type ArgumentNode, type FieldNode, Kind, OperationTypeNode, print, type SelectionNode, type ValueNode } from "graphql";
-import { GraphQLClient } from "graphql-request";
+import type { ArgumentNode, FieldNode, SelectionNode, ValueNode } from "graphql";
+// The three parts of graphql-js the documents are built with, not its index (129 modules):
+// a client that sends no GraphQL request (a preview in the plugin) loads little of it.
+import { OperationTypeNode } from "graphql/language/ast";
+import { Kind } from "graphql/language/kinds";
+import { print } from "graphql/language/printer";
 import {
   type ApiError,
   GRAPHQL_CODE_STATUS,
@@ -173,6 +177,8 @@ export class GraphqlRunner {
       const noBody = raw.status === 204 || raw.status === 304;
       return new Response(noBody ? null : raw.body, { status: raw.status, headers: raw.headers as Record<string, string> });
     };
+    // Loaded with the first GraphQL call, not with the client (a preview sends none).
+    const { GraphQLClient } = require("graphql-request") as typeof import("graphql-request");
     const client = new GraphQLClient(url, {
       fetch: fetchThroughTransport as typeof fetch,
       errorPolicy: "all",

@@ -1,4 +1,4 @@
-import { Pool } from "undici";
+import type { Pool } from "undici";
 import type { z } from "zod";
 import type { Clock } from "./clock";
 import {
@@ -162,6 +162,9 @@ export class Transport {
       // A bounded body too: a misbehaving server cannot make the client buffer without end.
       // undici's own header and body timeouts (300 s) are off: the per-exchange timer below
       // is the one limit, and a hosted-model call may rightly wait up to 300 s plus its answer.
+      // undici is loaded with the first exchange, not with the client: a preview that sends
+      // nothing (Check and Diff in the plugin) never pays for it.
+      const { Pool } = require("undici") as typeof import("undici");
       pool = new Pool(origin, {
         keepAliveTimeout: 10_000,
         connections: 8,

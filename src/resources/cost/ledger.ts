@@ -9,7 +9,7 @@
  * resource's registration only once its dependencies are done, so no costed resource reaches
  * the engine before the StackCost step is over. The ledger closes when the program's turn
  * in which the costed resources were declared ends; then StackCost registers with every
- * entry, and its check (cost/provider.ts) prices them, prints the cost line and holds the
+ * entry, and its check (stack-cost/provider.ts) prices them, prints the cost line and holds the
  * budget. A budget it refuses fails the StackCost step, so nothing after it registers:
  * no create or update request is sent.
  */

@@ -94,7 +94,7 @@ export function platform(): ComputePlatform {
 /**
  * Refuses, before any request, when the key or the address is set neither in stack config nor
  * in the environment: what the client would refuse at its first request, said at preview. The
- * error is the client's; the registry (kinds.ts) adds the stack config that sets it.
+ * error is the client's; the registry (src/resources/kinds.ts) adds the stack config that sets it.
  */
 export function requirePlatformSettings(env: NodeJS.ProcessEnv = process.env): void {
   if (!(settings.apiUrl || env.COMPUTEPLATFORM_API_URL)) throw new MissingApiUrlError(MISSING_API_URL);

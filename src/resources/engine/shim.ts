@@ -14,7 +14,7 @@ export type ProviderKind = "pod" | "serverless-endpoint" | "network-volume" | "t
  * State then holds no client, no secret, no absolute path, and a newer package version takes
  * effect without a diff.
  *
- * It loads `pulumi-computeplatform/providers` (engine/kinds.ts), not the package root: the
+ * It loads `pulumi-computeplatform/providers` (src/resources/kinds.ts), not the package root: the
  * plugin needs the providers, not the resource classes. State written before that entry
  * existed loads the root, which still exports `dynamicProviders`.
  *

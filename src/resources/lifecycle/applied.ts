@@ -17,7 +17,6 @@
  * keeps a secret's mark only on the output of the input's own name). Where the bookkeeping only
  * compares a value, it keeps {@link recordKey} of it instead.
  */
-import { canonical } from "../engine/check";
 import { shortHash } from "./owner";
 
 /**
@@ -43,4 +42,16 @@ export function recordAfterStep<R extends object>(previous: R | undefined, attem
  */
 export function recordKey(value: unknown): string {
   return shortHash(`computeplatform/record/${canonical(value)}`);
+}
+
+/** A stable text of a JSON value: object keys sorted, so key order never counts. */
+export function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const keys = Object.keys(value)
+      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+      .sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
 }

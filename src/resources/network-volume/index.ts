@@ -3,7 +3,7 @@
  * provider.ts; the check in schema.ts; the verdict and the wire mapping in plan.ts.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { undeclaredArgs } from "../engine/arguments";
+import { undeclaredArgs } from "../inputs/arguments";
 import { shimProvider } from "../engine/shim";
 import { LOGICAL_NAME_KEY } from "../lifecycle/owner";
 import { NETWORK_VOLUME_ARGS, type NetworkVolumeType } from "./schema";

@@ -1,7 +1,7 @@
 // NetworkVolume's plan, pure: replace-versus-update, and the volume on the wire (outputs, the
 // PATCH body, the pods that still mount it).
 import type { Endpoint as WireEndpoint, NetworkVolume as WireNetworkVolume, NetworkVolumeUpdateParams, Pod as WirePod } from "../../client";
-import { isUnknown } from "../engine/check";
+import { isUnknown } from "../inputs/check";
 import { DEFAULT_DELETE_WAIT_SECONDS, type InUseHolder } from "../lifecycle/in-use";
 import { type NetworkVolumeInputs, type NetworkVolumeOutputs, shrinkRefusal } from "./schema";
 

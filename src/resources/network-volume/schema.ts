@@ -1,7 +1,7 @@
 // NetworkVolume's check: the rules of its arguments, and the refusal of a shrink (volumes only grow).
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { checkNamedArgs, isUnknown } from "../engine/check";
+import { checkNamedArgs, isUnknown } from "../inputs/check";
 import { DEFAULT_DELETE_WAIT_SECONDS, deleteWaitSecondsSchema, MAX_DELETE_WAIT_SECONDS } from "../lifecycle/in-use";
 import type { LOGICAL_NAME_KEY } from "../lifecycle/owner";
 
@@ -86,7 +86,7 @@ export const networkVolumeArgsSchema = z
   })
   .strict();
 
-/** The arguments a NetworkVolume has: any other is refused at check (engine/arguments.ts). */
+/** The arguments a NetworkVolume has: any other is refused at check (inputs/arguments.ts). */
 export const NETWORK_VOLUME_ARGS: readonly string[] = Object.keys(networkVolumeArgsSchema.shape);
 
 /**

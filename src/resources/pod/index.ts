@@ -9,14 +9,16 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { joinLedger, ledgerIdentity } from "../cost/ledger";
-import { undeclaredArgs } from "../engine/arguments";
+import { undeclaredArgs } from "../inputs/arguments";
 import { shimProvider } from "../engine/shim";
 import { LOGICAL_NAME_KEY, ownerInputs } from "../lifecycle/owner";
-import { type Cloud, type DesiredStatus, POD_ARGS, type PodOutputs, type WaitFor } from "./schema";
+import type { PodOutputs } from "./outputs";
+import { type Cloud, type DesiredStatus, POD_ARGS, type WaitFor } from "./schema";
 
 export { type PodPlan, planPodChange, RECORDED_ONLY } from "./plan";
 export { PodProvider, type PodProviderOptions } from "./provider";
-export { checkPod, DEFAULT_WAIT_TIMEOUT_SECONDS, podArgsSchema, type PodInputs, type PodOutputs } from "./schema";
+export { type PodOutputs } from "./outputs";
+export { checkPod, DEFAULT_WAIT_TIMEOUT_SECONDS, podArgsSchema, type PodInputs } from "./schema";
 export { PodFailedError, PodInitError } from "./status";
 
 /**

@@ -15,7 +15,8 @@
  *           tick until RUNNING (or ports published); desiredStatus EXITED: POST .../action stop;
  *           locked: PATCH {locked: true} last. A pod that ends in ERROR or times out fails
  *           with its id and outputs kept (Pulumi's partial state), so it is never forgotten.
- *           adopt: GET /v2/pods/{adopt}, PATCH the differences: no POST.
+ *           adopt: GET /v2/pods/{adopt}, PATCH the differences: no POST. The create is planned
+ *           once (create-plan.ts); the POST and its GPU fallback are placement.ts.
  *   read    alone: GET /v2/pods/{id}. Reads that come together (a refresh): the shared
  *           GET /v2/pods, one for all of them (lifecycle/shared-reads.ts); a pod missing
  *           from it (a terminated pod is left out) is confirmed by its own GET. 404 or
@@ -23,36 +24,30 @@
  *   update  PATCH /v2/pods/{id} with the changed fields only (a locked: true comes after
  *           any stop or restart); POST .../action start | stop | restart as desiredStatus and
  *           globalNetworking need (status.ts); the poller again when the container restarts.
+ *           The requests are planned once from the verdict (update-plan.ts).
  *   delete  PATCH {locked: false} if this resource locked it; DELETE /v2/pods/{id} (404 is
  *           done); the poller until the pod is no longer listed (TERMINATED).
  */
 import type * as pulumi from "@pulumi/pulumi";
-import {
-  AmbiguousRequestError,
-  BadRequestError,
-  type ComputePlatform,
-  ConflictError,
-  NotFoundError,
-  type PodCreateParams,
-} from "../../client";
-import { perHour, priceBook } from "../cost/prices";
+import { type ComputePlatform, ConflictError, NotFoundError } from "../../client";
+import { priceBook } from "../cost/prices";
 import { platform, type ProviderOptions } from "../engine/settings";
 import { baseOf, isPendingName } from "../lifecycle/owner";
 import { type PollerTimings, pollFromEnv } from "../lifecycle/poller";
 import { recordAfterStep } from "../lifecycle/applied";
-import { createWithRecovery, findMade, lookAgain, LOOKUPS, OwningProvider } from "../lifecycle/recovery";
+import { createWithRecovery, lookAgain, LOOKUPS, OwningProvider } from "../lifecycle/recovery";
 import type { SharedList } from "../lifecycle/shared-list";
-import { catalogFailures, checkPod, computeChanged, DEFAULT_WAIT_TIMEOUT_SECONDS, type LivePod, OWNER_ENV, type PodDeclaration, type PodInputs, type PodOutputs } from "./schema";
-import { type CreatePlan, declarationOf, type PodPlan, planCreate, planExisting, planPodChange, planUpdate, previewRefusal } from "./plan";
-import { describeFixed, inputsFromState, matchesCreate, newestOf, ownedBy, podOutputs } from "./wire";
+import { catalogFailures, computeChanged } from "./catalog-check";
+import type { PodDeclaration, PodOutputs } from "./outputs";
+import { checkPod, DEFAULT_WAIT_TIMEOUT_SECONDS, type LivePod, OWNER_ENV, type PodInputs } from "./schema";
+import { type CreatePlan, planCreate, planExisting } from "./create-plan";
+import { hourlyCostOf, place } from "./placement";
+import { declarationOf, type PodPlan, planPodChange } from "./plan";
+import { planUpdate, previewRefusal } from "./update-plan";
+import { describeFixed, inputsFromState, newestOf, ownedBy, podOutputs } from "./wire";
 import { converge, lastSeen, type PodContext, PodInitError, provisioning, STOPPED } from "./status";
 
 type Created = pulumi.dynamic.CreateResult<PodOutputs>;
-
-/** The platform's answer when a GPU type has no capacity in the allowed data centers: nothing was made. */
-export function isNoCapacity(err: unknown): err is BadRequestError {
-  return err instanceof BadRequestError && /no capacity/i.test(err.detail ?? "");
-}
 
 /**
  * Dependencies of the provider; tests inject a client, a clock, fast timings and a signal.
@@ -224,13 +219,13 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
     if (mark) this.marks.add(mark);
     let pod: LivePod;
     try {
-      pod = await this.place(client, plan);
+      pod = await place(this.context(client), plan);
     } catch (err) {
       // Given up without an id: a pod it may have made is an earlier try for the next create.
       if (mark) this.marks.delete(mark);
       throw err;
     }
-    const declaration = { ...plan.declaration, ...(await this.price(client, pod)) };
+    const declaration = { ...plan.declaration, ...(await hourlyCostOf(client, pod)) };
     let last = pod;
     // Last, in one PATCH that restarts nothing: the lock, and the name that says the create finished.
     const finish = (p: LivePod) => ({
@@ -251,78 +246,6 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
       // The wait listed the pod before the lock (and the start): a read must not take that list for now.
       this.reads.of(client).wrote(pod.id);
     }
-  }
-
-  /**
-   * The GPU types of `gpu.id` in order: POST each until one is placed. Only the platform's
-   * "no capacity" answer (a 400 that made nothing) moves on to the next; any other failure
-   * ends the create as it is. A type whose price is over `maxHourlyCost` is not tried.
-   */
-  private async place(client: ComputePlatform, plan: CreatePlan): Promise<LivePod> {
-    const { inputs } = plan;
-    if (!inputs.gpu) return this.post(client, plan.body);
-    const where = inputs.dataCenterIds?.length ? `data centers ${inputs.dataCenterIds.join(", ")}` : "any data center";
-    const tried: string[] = [];
-    for (const gpuId of plan.gpuChoices) {
-      const max = inputs.maxHourlyCost;
-      if (max !== undefined) {
-        const price = await priceBook(() => client).pod({ gpu: { id: gpuId, count: inputs.gpu.count }, cloud: inputs.cloud });
-        if (price !== undefined && price > max) {
-          tried.push(`"${gpuId}" x${inputs.gpu.count}: not tried, its ${inputs.cloud} price ${perHour(price)} is over maxHourlyCost ${perHour(max)}`);
-          continue;
-        }
-      }
-      try {
-        return await this.post(client, plan.bodyFor(gpuId));
-      } catch (err) {
-        if (!isNoCapacity(err)) throw err;
-        tried.push(`"${gpuId}" x${inputs.gpu.count} in ${where}: ${err.status} ${err.detail}`);
-      }
-    }
-    throw new Error(
-      `pod "${inputs.name}": none of the GPU types of gpu.id could be placed, and no pod was made. Tried, in order: ${tried.join("; ")}. ` +
-        "Add GPU types to gpu.id, allow more data centers in dataCenterIds, or try again later.",
-    );
-  }
-
-  /** The catalog price of the pod's compute (the catalog read once per process); none if the catalog cannot tell. */
-  private async price(client: ComputePlatform, pod: LivePod): Promise<{ hourlyCost?: number }> {
-    try {
-      const hourlyCost = await priceBook(() => client).pod({ gpu: pod.gpu ?? undefined, cpu: pod.cpu ?? undefined, cloud: pod.cloud });
-      return hourlyCost === undefined ? {} : { hourlyCost };
-    } catch {
-      // The output is informational: a catalog that cannot answer leaves it out, the pod stands.
-      return {};
-    }
-  }
-
-  /**
-   * The pod a POST of `body` made. When the client could not settle the outcome, or its
-   * look-up by name found another pod of that name (the one being replaced), `findMade` looks again.
-   */
-  private async post(client: ComputePlatform, body: PodCreateParams): Promise<LivePod> {
-    const isOurs = (p: LivePod) => matchesCreate(p, body) && (body.env?.[OWNER_ENV] === undefined || p.env?.[OWNER_ENV] === body.env[OWNER_ENV]);
-    const find = (excluded: Set<string>, cause?: AmbiguousRequestError) =>
-      findMade<LivePod>({
-        noun: "pod",
-        name: body.name,
-        list: () => client.pods.list({ signal: this.signal }),
-        isOurs,
-        excluded,
-        cause,
-        unknownHint: "delete it or declare it with adopt",
-        newest: newestOf,
-        clock: this.clock,
-        signal: this.signal,
-      });
-    let pod: LivePod;
-    try {
-      pod = await client.pods.create(body, { signal: this.signal });
-    } catch (err) {
-      if (!(err instanceof AmbiguousRequestError)) throw err;
-      pod = await find(new Set(), err);
-    }
-    return isOurs(pod) ? pod : find(new Set([pod.id]));
   }
 
   /** Unlock if asked, DELETE. True when it was gone already (404, or TERMINATED after a 409). */
@@ -390,7 +313,7 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
           ? await client.pods.update(id, steps.patch, { signal: this.signal })
           : await client.pods.get(id, { signal: this.signal });
       // A pod taken over, adopted, or stored before prices were kept: priced now.
-      if (steps.declaration.hourlyCost === undefined) Object.assign(steps.declaration, await this.price(client, last));
+      if (steps.declaration.hourlyCost === undefined) Object.assign(steps.declaration, await hourlyCostOf(client, last));
       const restartedFrom = steps.restarts && !STOPPED.has(olds.status) ? { startedAt: olds.startedAt } : undefined;
       last = await converge(this.context(client), last, news, { restart: steps.restart, restartedFrom });
       if (steps.lockLast) last = await client.pods.update(id, { locked: true }, { signal: this.signal });

@@ -1,9 +1,9 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import type { CpuType, GpuType, MountsParams, Pod as WirePod } from "../../client";
-import { splitUnknownArgs } from "../engine/arguments";
-import { canonical, checkFailures, containsUnknown, isUnknown } from "../engine/check";
-import { containerRules, nonEmpty, onlyKeys, PERSISTENT_MIN_GB, persistentMountRule } from "../engine/container";
+import type { MountsParams, Pod as WirePod } from "../../client";
+import { splitUnknownArgs } from "../inputs/arguments";
+import { checkFailures, containsUnknown, gpuChoices, isUnknown } from "../inputs/check";
+import { containerRules, nonEmpty, onlyKeys, PERSISTENT_MIN_GB, persistentMountRule } from "../inputs/container";
 import { LOGICAL_NAME_KEY, OWNER_INPUT_KEYS, OWNER_TOKEN_KEY, ownerToken, resolveName } from "../lifecycle/owner";
 
 /**
@@ -38,38 +38,17 @@ export type WaitFor = "RUNNING" | "PORTS";
 export type PodMountsInput = MountsParams;
 
 /**
- * The inputs after `check()`. During preview any value may still be the engine's unknown
- * marker; `create` and `update` only ever see known values.
+ * The inputs after `check()`: the fields of {@link podArgsSchema} as it parses them, and the
+ * hidden inputs the resource class and check add. During preview any value may still be the
+ * engine's unknown marker; `create` and `update` only ever see known values.
  *
  * @group Providers and checks
  */
-export interface PodInputs {
-  name: string;
-  image: string;
-  args?: string;
-  disk?: number;
-  ports?: string[];
-  env?: Record<string, string>;
-  registry?: string | null;
-  /** `id`: one GPU type, or GPU types in order of preference (the create falls back on "no capacity"). */
-  gpu?: { id: string | string[]; count: number };
-  cpu?: { id: string; vcpuCount: number };
-  mounts?: PodMountsInput;
-  /** The most a fallback choice may cost, in USD per hour; a GPU type above it is not tried. */
-  maxHourlyCost?: number;
-  cloud: Cloud;
-  dataCenterIds?: string[];
-  globalNetworking: boolean;
-  locked: boolean;
-  desiredStatus: DesiredStatus;
-  waitFor: WaitFor;
-  waitTimeoutSeconds: number;
-  /** ID of an existing pod to take under management instead of creating one. */
-  adopt?: string;
+export type PodInputs = z.infer<typeof podArgsSchema> & {
   [LOGICAL_NAME_KEY]?: string;
   /** The owner token `check()` settled on (see lifecycle/owner.ts); never part of a diff. */
   [OWNER_TOKEN_KEY]?: string;
-}
+};
 
 /** The platform's Pod object, as the client returns it. */
 export type LivePod = WirePod;
@@ -102,6 +81,7 @@ export const podArgsSchema = z.strictObject(
       })
       .optional(),
     registry: containerRules.registry.optional(),
+    /** `id`: one GPU type, or GPU types in order of preference (the create falls back on "no capacity"). */
     gpu: z
       .strictObject(
         {
@@ -173,7 +153,9 @@ export const podArgsSchema = z.strictObject(
       .int("waitTimeoutSeconds must be a whole number of seconds")
       .min(1, "waitTimeoutSeconds must be at least 1")
       .max(MAX_WAIT_TIMEOUT_SECONDS, `waitTimeoutSeconds must be at most ${MAX_WAIT_TIMEOUT_SECONDS} (a day)`),
+    /** ID of an existing pod to take under management instead of creating one. */
     adopt: nonEmpty("adopt (the ID of an existing pod)").optional(),
+    /** The most a fallback choice may cost, in USD per hour; a GPU type above it is not tried. */
     maxHourlyCost: z
       .number({ error: "maxHourlyCost must be a number of USD per hour" })
       .positive("maxHourlyCost must be more than 0 (USD per hour)")
@@ -182,7 +164,7 @@ export const podArgsSchema = z.strictObject(
   { error: onlyKeys("Pod", "the properties of PodArgs") },
 );
 
-/** The arguments a Pod has: any other is refused at check (engine/arguments.ts). */
+/** The arguments a Pod has: any other is refused at check (inputs/arguments.ts). */
 export const POD_ARGS: readonly string[] = Object.keys(podArgsSchema.shape);
 
 /** Properties the engine or the resource class add; not the user's. */
@@ -245,11 +227,6 @@ export function otherManufacturer(gpuId: string): string | undefined {
   return /^(AMD|Intel)\b/i.exec(gpuId)?.[1]?.toUpperCase().replace("INTEL", "Intel");
 }
 
-/** The GPU types a `gpu.id` names, in order of preference: a single id is a list of one. */
-export function gpuChoices<T>(id: T | T[]): T[] {
-  return Array.isArray(id) ? id : [id];
-}
-
 /** The rules that tie fields together, held back while a value they need is unknown. */
 export function crossFieldFailures(inputs: Record<string, unknown>): pulumi.dynamic.CheckFailure[] {
   const failures: pulumi.dynamic.CheckFailure[] = [];
@@ -293,36 +270,6 @@ export function crossFieldFailures(inputs: Record<string, unknown>): pulumi.dyna
   return failures;
 }
 
-/** Whether the compute (gpu, cpu, cloud) is new or changed and known: only then is it checked against the catalog. */
-export function computeChanged(olds: Record<string, unknown> | undefined, inputs: Pick<PodInputs, "gpu" | "cpu" | "cloud">): boolean {
-  const compute = (v: any) => canonical({ gpu: v?.gpu, cpu: v?.cpu, cloud: v?.cloud });
-  return !containsUnknown([inputs.gpu, inputs.cpu, inputs.cloud]) && compute(olds) !== compute(inputs);
-}
-
-/**
- * What the platform would refuse at create, known from the catalog without a write: a `gpu.id`
- * or `cpu.id` it does not list, a `gpu.count` above the type's `maxCount` for the cloud, a
- * `vcpuCount` outside the flavor's range. `gpus`/`cpus` undefined: that list was not read.
- */
-export function catalogFailures(inputs: Pick<PodInputs, "gpu" | "cpu" | "cloud">, gpus?: readonly GpuType[], cpus?: readonly CpuType[]): pulumi.dynamic.CheckFailure[] {
-  const failures: pulumi.dynamic.CheckFailure[] = [];
-  const cloud = inputs.cloud === "COMMUNITY" ? "community" : "secure";
-  for (const id of inputs.gpu && gpus ? gpuChoices(inputs.gpu.id) : []) {
-    const type = gpus!.find((g) => g.id === id);
-    if (!type) failures.push({ property: "gpu.id", reason: `gpu.id "${id}" is not a GPU type of the catalog; see getGpuTypes() for the ids` });
-    else if (type.maxCount[cloud] === 0) failures.push({ property: "cloud", reason: `${id} is not offered on ${inputs.cloud} cloud (its maxCount there is 0)` });
-    else if (inputs.gpu!.count > type.maxCount[cloud]) {
-      failures.push({ property: "gpu.count", reason: `gpu.count ${inputs.gpu!.count} is above the maxCount of ${id}: at most ${type.maxCount[cloud]} on ${inputs.cloud} cloud` });
-    }
-  }
-  const flavor = inputs.cpu && cpus ? cpus.find((c) => c.id === inputs.cpu!.id) : undefined;
-  if (inputs.cpu && cpus && !flavor) failures.push({ property: "cpu.id", reason: `cpu.id "${inputs.cpu.id}" is not a CPU flavor of the catalog; see getCpuFlavors() for the ids` });
-  else if (inputs.cpu && flavor && (inputs.cpu.vcpuCount < flavor.vcpu.min || inputs.cpu.vcpuCount > flavor.vcpu.max)) {
-    failures.push({ property: "cpu.vcpuCount", reason: `cpu.vcpuCount ${inputs.cpu.vcpuCount} is outside what flavor ${flavor.id} allows: ${flavor.vcpu.min} to ${flavor.vcpu.max}` });
-  }
-  return failures;
-}
-
 /**
  * `check()` as a pure function of (old inputs, new inputs): every rule the platform
  * applies to a pod (fields, mounts, create, limits) as a failure naming the property and the rule; values unknown at preview pass and
@@ -341,81 +288,4 @@ export function checkPod(
   if (!parsed.success) failures.push(...checkFailures(parsed.error, own));
   failures.push(...crossFieldFailures(own));
   return { inputs: inputs as unknown as PodInputs, failures };
-}
-
-/**
- * What a Pod keeps in state about the user's declaration, beside the live pod: which
- * properties were set (so removing one resets it), which env keys (values are compared
- * against the live env, so no second copy of a secret value sits in state), and the
- * requested globalNetworking (the live flag changes only at the next start).
- */
-export interface PodDeclaration {
-  /** Input properties set after defaults, e.g. `["name", "image", "env", "gpu", ...]`. */
-  keys: string[];
-  /** The env keys the user declared; other keys (the platform's own) are never compared. */
-  envKeys: string[];
-  /** The globalNetworking the user asked for. */
-  globalNetworking: boolean;
-  /** The lock the user asked for: only a lock this resource set is lifted before delete. */
-  locked?: boolean;
-  /**
-   * The key (lifecycle/applied.ts `recordKey`) of the GPU preference list declared, when `gpu.id`
-   * was a list (the pod got one of them: `gpu.id` of the outputs). Only a key: the list may be secret.
-   */
-  gpuIdsKey?: string;
-  /** The key of the `maxHourlyCost` declared (the value may be secret). */
-  maxHourlyCostKey?: string;
-  /** @deprecated state of 0.1.x: the list itself. Read, never written. */
-  gpuIds?: string[];
-  /** @deprecated state of 0.1.x: the value itself. Read, never written. */
-  maxHourlyCost?: number;
-  /**
-   * The catalog price of the pod's compute for its cloud, USD per hour, priced at its create
-   * (kept here because a refresh rebuilds the outputs from the live pod and this record).
-   */
-  hourlyCost?: number;
-  /**
-   * The auto-name last applied: a refresh reports it as the input, however many times it runs,
-   * so a rename made outside Pulumi shows and is undone. A name the program gives is not kept
-   * here (it may be secret; the program gives it again at every check).
-   */
-  name?: string;
-}
-
-/**
- * A Pod's state: every field of the platform's Pod as last read, plus the settings only this resource has.
- *
- * @group Resource outputs
- */
-export interface PodOutputs {
-  /** Pod identifier (also the resource ID). */
-  id: string;
-  name: string;
-  status: LivePod["status"];
-  actions: LivePod["actions"];
-  image: string;
-  args: string;
-  disk: number;
-  mounts: LivePod["mounts"];
-  ports: string[];
-  env: Record<string, string>;
-  registry: string | null;
-  gpu?: LivePod["gpu"];
-  cpu?: LivePod["cpu"];
-  cloud: Cloud;
-  dataCenterId: string | null;
-  template: string | null;
-  cost: number;
-  /** The catalog price of its compute for its cloud, USD per hour: what it bills while it runs. */
-  hourlyCost?: number;
-  locked: boolean;
-  globalNetworking: LivePod["globalNetworking"];
-  runtime: LivePod["runtime"];
-  createdAt: string;
-  startedAt: string | null;
-  dataCenterIds?: string[];
-  desiredStatus: DesiredStatus;
-  waitFor: WaitFor;
-  waitTimeoutSeconds: number;
-  __declared: PodDeclaration;
 }

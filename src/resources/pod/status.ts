@@ -1,6 +1,7 @@
 import { type Clock, type ComputePlatform, ConflictError, isAmbiguous } from "../../client";
 import { type Poller, WaitTimeoutError } from "../lifecycle/poller";
-import type { LivePod, PodInputs, PodOutputs, WaitFor } from "./schema";
+import type { PodOutputs } from "./outputs";
+import type { LivePod, PodInputs, WaitFor } from "./schema";
 
 /*
  * The pod's status machine: from where a pod is to where `desiredStatus` wants it (start,

@@ -4,13 +4,11 @@
  * create made.
  */
 import type { PodCreateParams } from "../../client";
-import { canonical, defined } from "../engine/check";
-import { recordKey } from "../lifecycle/applied";
+import { defined, gpuChoices } from "../inputs/check";
+import { canonical, recordKey } from "../lifecycle/applied";
 import { isAutoNamed } from "../lifecycle/owner";
-import { gpuChoices, type LivePod, OWNER_ENV, type PodDeclaration, type PodInputs, type PodMountsInput, type PodOutputs } from "./schema";
-
-// The one stable text of a JSON value (keys sorted), shared with every kind that compares.
-export { canonical };
+import type { PodDeclaration, PodOutputs } from "./outputs";
+import { type LivePod, OWNER_ENV, type PodInputs, type PodMountsInput } from "./schema";
 
 /** Mounts as a request carries them: one kind, each entry whole. */
 export function mountsBody(m: PodMountsInput): PodMountsInput {

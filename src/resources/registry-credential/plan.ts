@@ -2,7 +2,7 @@
 // still uses it. The platform has no update and cannot read the secrets back, so every
 // property the platform keeps replaces; only the delete wait changes in place (state only).
 import type { Pod as WirePod, Registry as WireRegistry, Template as WireTemplate } from "../../client";
-import { isUnknown } from "../engine/check";
+import { isUnknown } from "../inputs/check";
 import { DEFAULT_DELETE_WAIT_SECONDS, type InUseHolder } from "../lifecycle/in-use";
 import type { RegistryCredentialInputs, RegistryCredentialOutputs } from "./schema";
 

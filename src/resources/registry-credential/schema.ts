@@ -2,7 +2,7 @@
 // username and the password are secrets, and a check failure is shown to the user and logged.
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { checkNamedArgs } from "../engine/check";
+import { checkNamedArgs } from "../inputs/check";
 import { deleteWaitSecondsSchema } from "../lifecycle/in-use";
 import { LOGICAL_NAME_KEY } from "../lifecycle/owner";
 
@@ -64,7 +64,7 @@ export const registryCredentialArgsSchema = z
   })
   .strict();
 
-/** The arguments a RegistryCredential has: any other is refused at check (engine/arguments.ts). */
+/** The arguments a RegistryCredential has: any other is refused at check (inputs/arguments.ts). */
 export const REGISTRY_CREDENTIAL_ARGS: readonly string[] = Object.keys(registryCredentialArgsSchema.shape);
 
 /** `check()` as a pure function of (old inputs, new inputs). */

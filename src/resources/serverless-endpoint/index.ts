@@ -5,10 +5,10 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { joinLedger, ledgerIdentity } from "../cost/ledger";
-import { undeclaredArgs } from "../engine/arguments";
+import { undeclaredArgs } from "../inputs/arguments";
 import { shimProvider } from "../engine/shim";
 import { LOGICAL_NAME_KEY, ownerInputs } from "../lifecycle/owner";
-import { templateBehind } from "../template";
+import { templateBehind } from "../inputs/template-ref";
 import { LOCAL_FIELDS, SAVED_FIELDS } from "./plan";
 import { ENDPOINT_ARGS, type EndpointType, type EndpointWorkerOutput, type FlashBootType, type GpuId, type ScalerType, TEMPLATE_CHECK_KEY, ENDPOINT_KIND } from "./schema";
 

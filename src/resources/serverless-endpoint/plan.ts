@@ -5,7 +5,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { Endpoint as WireEndpoint, EndpointInput as WireEndpointInput } from "../../client";
-import { isUnknown } from "../engine/check";
+import { isUnknown } from "../inputs/check";
 import { isAutoNamed } from "../lifecycle/owner";
 import {
   APPLIED_NAME_KEY,

@@ -7,7 +7,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { Endpoint as WireEndpoint, RestEndpoint, RestEndpointCreateParams, RestEndpointUpdateParams } from "../../client";
-import { isUnknown } from "../engine/check";
+import { isUnknown } from "../inputs/check";
 import { changedSavedFields, endpointOutputs, inputsFromLive, LOCAL_FIELDS, type LocalSettings } from "./plan";
 import { type ContainerInput, DEFAULT_TYPE, type EndpointInputs, type SavedField, type ServerlessEndpointOutputs } from "./schema";
 

@@ -5,8 +5,8 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { ENDPOINT_FIELDS, type EndpointField, schemas, validateGpuIds, validateLocations } from "../../client";
-import { splitUnknownArgs } from "../engine/arguments";
-import { checkFailures } from "../engine/check";
+import { didYouMean, splitUnknownArgs } from "../inputs/arguments";
+import { checkFailures } from "../inputs/check";
 import { autoName, LOGICAL_NAME_KEY, OWNER_INPUT_KEYS, OWNER_TOKEN_KEY, ownerToken, resolveName } from "../lifecycle/owner";
 
 const { GPU_TIERS, LOCATIONS } = schemas;
@@ -99,7 +99,15 @@ function priorityList(field: string, allowed: readonly string[], example: string
     .string({ error: (iss) => (iss.input === undefined ? `${field} is required: ${rule.slice(field.length + 1)}` : rule) })
     .superRefine((value, ctx) => {
       const problem = validate(value);
-      if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+      if (problem === undefined) return;
+      // Each entry not in the list, with the one it was probably meant to be ("ADA24": ADA_24).
+      const near = value
+        .split(",")
+        .filter((v) => v !== "" && !allowed.includes(v))
+        .map((v) => [v, didYouMean(v, allowed)] as const)
+        .filter(([, d]) => d !== undefined)
+        .map(([v, d]) => `for "${v}", ${d}`);
+      ctx.addIssue({ code: "custom", message: near.length > 0 ? `${problem} (${near.join("; ")})` : problem });
     });
 }
 
@@ -231,7 +239,7 @@ export type EndpointInputs = z.infer<typeof endpointInputsSchema> & {
   [OWNER_TOKEN_KEY]?: string;
 };
 
-/** The arguments a ServerlessEndpoint has: any other is refused at check (engine/arguments.ts). */
+/** The arguments a ServerlessEndpoint has: any other is refused at check (inputs/arguments.ts). */
 export const ENDPOINT_ARGS: readonly string[] = Object.keys(endpointInputsSchema.shape);
 
 /** Properties the engine or the resource class add; not the user's. */

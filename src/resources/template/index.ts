@@ -4,6 +4,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { shimProvider } from "../engine/shim";
+import { noteTemplate } from "../inputs/template-ref";
 import { LOGICAL_NAME_KEY, ownerInputs } from "../lifecycle/owner";
 import { PLATFORM_FIELDS } from "./plan";
 import type { TemplateCategory, TemplateMountsInput } from "./schema";
@@ -91,24 +92,6 @@ export interface TemplateArgs {
   deleteWaitSeconds?: pulumi.Input<number>;
 }
 
-/** What the program knows of the Template behind an `id` output (see {@link templateBehind}). */
-export interface TemplateRef {
-  /** The Template's logical name in the program. */
-  resourceName: string;
-  /** Its `serverless` output. */
-  serverless: pulumi.Output<boolean>;
-}
-
-// The `id` output of each Template of this program, to the Template: a ServerlessEndpoint given
-// that output passes the template's `serverless` along, so its check can refuse a pod template
-// at preview. Weak: a Template unreachable from the program is not kept alive by this.
-const byIdOutput = new WeakMap<object, TemplateRef>();
-
-/** The Template whose `id` output `value` is, if it is one (a derived output is not). */
-export function templateBehind(value: unknown): TemplateRef | undefined {
-  return value !== null && typeof value === "object" ? byIdOutput.get(value) : undefined;
-}
-
 /**
  * A pod or serverless template: a saved container configuration (image, args, disk, ports,
  * env, registry, mount). Give a serverless one's `id` to a `ServerlessEndpoint`'s
@@ -151,7 +134,7 @@ export class Template extends pulumi.dynamic.Resource {
       "computeplatform",
       "Template",
     );
-    byIdOutput.set(this.id, { resourceName: name, serverless: this.serverless });
+    noteTemplate(this.id, { resourceName: name, serverless: this.serverless });
   }
 
   /**

@@ -1,7 +1,8 @@
 // Template's plan, pure: replace-versus-update, and the template on the wire both ways (the
 // create and PATCH bodies, the outputs, what still uses a template).
 import type { Endpoint as WireEndpoint, Pod as WirePod, Template as WireTemplate, TemplateCreateParams, TemplateUpdateParams } from "../../client";
-import { canonical, containsUnknown, isUnknown } from "../engine/check";
+import { canonical } from "../lifecycle/applied";
+import { containsUnknown, isUnknown } from "../inputs/check";
 import type { InUseHolder } from "../lifecycle/in-use";
 import { DEFAULT_DELETE_WAIT_SECONDS, type TemplateInputs, type TemplateOutputs } from "./schema";
 

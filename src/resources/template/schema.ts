@@ -2,9 +2,9 @@
 // strict about unknown properties, the defaults filled in. No I/O.
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { checkFailures, isUnknown } from "../engine/check";
-import { splitUnknownArgs } from "../engine/arguments";
-import { containerRules, nonEmpty, onlyKeys, persistentMountRule } from "../engine/container";
+import { checkFailures, isUnknown } from "../inputs/check";
+import { splitUnknownArgs } from "../inputs/arguments";
+import { containerRules, nonEmpty, onlyKeys, persistentMountRule } from "../inputs/container";
 import { LOGICAL_NAME_KEY, OWNER_INPUT_KEYS, resolveName } from "../lifecycle/owner";
 import { DEFAULT_DELETE_WAIT_SECONDS, MAX_DELETE_WAIT_SECONDS } from "../lifecycle/in-use";
 
@@ -122,7 +122,7 @@ const absent = (v: unknown) => v === undefined || v === null;
 
 /**
  * `check()` as a pure function of (old inputs, new inputs): unknown properties refused by
- * name with the nearest known one (engine/arguments.ts), the defaults filled in, then every rule of CreateTemplateRequest, so preview fails
+ * name with the nearest known one (inputs/arguments.ts), the defaults filled in, then every rule of CreateTemplateRequest, so preview fails
  * before any request is sent. `olds` keep a generated name across updates.
  *
  * @group Providers and checks

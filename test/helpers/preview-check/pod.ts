@@ -32,7 +32,7 @@
  */
 import fc from "fast-check";
 import { CPU_FLAVORS, DATA_CENTERS, GPU_TYPES } from "../../../src/emulator/catalog/data";
-import { canonical } from "../../../src/resources/engine/check";
+import { canonical } from "../../../src/resources/lifecycle/applied";
 import { Pod, planPodChange, podArgsSchema, RECORDED_ONLY } from "../../../src/resources/pod";
 import { defined, simpleName } from "./network-volume";
 import type { Decl, KindModel, OutsideChange, World } from "./runner";

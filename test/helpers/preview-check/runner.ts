@@ -30,7 +30,7 @@ import fc from "fast-check";
 import { newWidenedTally, WidenedWalker, widenedPlan, widenedSettings } from "./widened";
 import { ComputePlatform } from "../../../src/client";
 import type { Emulator } from "../../../src/emulator";
-import { type EngineRig, startEngineRig } from "../engine-rig";
+import { type EngineRig, startEngineRig } from "../../../tools/engine/rig";
 import { resourceCalls, resourceRegs, resourcesOf, resourceSteps } from "../ledger";
 import { captureProgram, EngineStack, PROJECT, type ProviderPlugin, type Registration, reveal, SECRET_KEYS, type StepOp } from "../../../tools/engine";
 

@@ -16,7 +16,7 @@ import {
   validVcpuCounts,
 } from "../../../src/resources/catalog";
 import { setPlatformSettings } from "../../../src/resources/engine/settings";
-import { type ProviderRig, startProviderRig } from "../../helpers/engine-rig";
+import { type ProviderRig, startProviderRig } from "../../../tools/engine/rig";
 
 let rig: ProviderRig;
 let emu: Emulator;

@@ -15,6 +15,7 @@ import {
   type Registration,
   UNKNOWN,
 } from "../../../tools/engine";
+import { startPlugin } from "../../../tools/engine/rig";
 
 const ROOT = path.resolve(__dirname, "../../..");
 const TOKEN = "fixture-token-0d9f3c";
@@ -28,8 +29,7 @@ let stackNo = 0;
 beforeAll(async () => {
   store = fs.mkdtempSync(path.join(os.tmpdir(), "engine-fixture-"));
   // One plugin for the file, as one `pulumi up` uses one plugin for every resource.
-  plugin = await ProviderPlugin.start({ cwd: ROOT, project: PROJECT, config: CONFIG, env: { FIXTURE_STORE: store } });
-  await plugin.configure(CONFIG, ["fixture:token"]);
+  plugin = await startPlugin(CONFIG, { cwd: ROOT, project: PROJECT, secretKeys: ["fixture:token"], env: { FIXTURE_STORE: store } });
 });
 
 afterAll(async () => {
@@ -62,15 +62,8 @@ test("up of a new stack: Configure reached the provider with the secret unwrappe
 });
 
 test("with logToEngine, pulumi.log inside the provider reaches the fake engine's Log", async () => {
-  const logged = await ProviderPlugin.start({
-    cwd: ROOT,
-    project: PROJECT,
-    config: CONFIG,
-    env: { FIXTURE_STORE: store },
-    logToEngine: true,
-  });
+  const logged = await startPlugin(CONFIG, { cwd: ROOT, project: PROJECT, secretKeys: ["fixture:token"], env: { FIXTURE_STORE: store }, logToEngine: true });
   try {
-    await logged.configure(CONFIG, ["fixture:token"]);
     const stack = new EngineStack(logged, { project: PROJECT, stack: "logged" });
     await stack.up(await capture({ l: { zone: "z1", size: 1 } }));
     const id = only(stack).id;

@@ -6,12 +6,13 @@
  */
 import { ComputePlatform } from "../../../../src/client";
 import { type Clock, systemClock } from "../../../../src/client/core/clock";
-import { type Emulator, startEmulator } from "../../../../src/emulator";
+import type { Emulator } from "../../../../src/emulator";
 import { baseOwnerToken, pendingName, replacementToken } from "../../../../src/resources/lifecycle/owner";
 import { PodProvider } from "../../../../src/resources/pod";
 import { OWNER_ENV } from "../../../../src/resources/pod/schema";
 import { ServerlessEndpointProvider } from "../../../../src/resources/serverless-endpoint";
 import { createServerlessTemplate } from "../../../helpers/emulator-fixtures";
+import { type ProviderRig, startProviderRig } from "../../../../tools/engine/rig";
 
 let emu: Emulator;
 let client: ComputePlatform;
@@ -20,21 +21,16 @@ let gpuId: string;
 /** The serverless template the endpoints name (the platform checks that it exists). */
 let TPL: string;
 
+let rig: ProviderRig;
+
 beforeAll(async () => {
-  emu = await startEmulator({
-    port: 0,
-    quotas: { minute: 1_000_000, hour: 10_000_000, day: 100_000_000 },
-    timings: { provisioningMs: 10, startingMs: 10, drainMs: 10 },
-  });
+  rig = await startProviderRig({ emulator: { quotas: { minute: 1_000_000, hour: 10_000_000, day: 100_000_000 } }, client: { maxRetries: undefined } });
+  ({ emu, client } = rig);
   TPL = await createServerlessTemplate(emu.url, emu.apiKey);
-  client = new ComputePlatform({ apiKey: emu.apiKey, apiUrl: emu.url, pacing: false });
   gpuId = (await client.catalog.gpus()).find((g) => g.manufacturer === "NVIDIA")!.id;
 });
 
-afterAll(async () => {
-  await client?.close();
-  await emu?.close();
-});
+afterAll(() => rig?.close());
 
 const POLL = { intervalMs: 5, maxIntervalMs: 15, backoff: 1.5 };
 /**

@@ -3,27 +3,16 @@
  * The delete wait runs on a fake clock: "wait up to N seconds" takes microseconds, and a
  * sleep hook lets a test terminate the mounting pod in the middle of the wait.
  */
-import { ComputePlatform } from "../../../../src/client";
 import type { Clock } from "../../../../src/client/core/clock";
-import type { Emulator } from "../../../../src/emulator";
 import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
 import {
   NetworkVolumeProvider,
   type NetworkVolumeInputs,
   type NetworkVolumeOutputs,
 } from "../../../../src/resources/network-volume";
-import { type ProviderRig, startProviderRig } from "../../../helpers/engine-rig";
+import { providerRigForFile } from "../../../../tools/engine/rig";
 
-let rig: ProviderRig;
-let emu: Emulator;
-let client: ComputePlatform;
-
-beforeAll(async () => {
-  rig = await startProviderRig();
-  ({ emu, client } = rig);
-});
-
-afterAll(() => rig?.close());
+const rig = providerRigForFile();
 
 /** A clock whose sleeps return at once and move time on; `onSleep` runs inside each sleep. */
 function fakeClock(onSleep?: (n: number) => Promise<void> | void): Clock & { sleeps: number[] } {
@@ -42,7 +31,7 @@ function fakeClock(onSleep?: (n: number) => Promise<void> | void): Clock & { sle
 }
 
 function provider(over: ConstructorParameters<typeof NetworkVolumeProvider>[0] = {}) {
-  return new NetworkVolumeProvider({ client: () => client, clock: fakeClock(), pollIntervalMs: 1000, ...over });
+  return new NetworkVolumeProvider({ client: () => rig.client, clock: fakeClock(), pollIntervalMs: 1000, ...over });
 }
 
 async function checked(p: NetworkVolumeProvider, news: Record<string, unknown>, olds: Record<string, unknown> = {}) {
@@ -52,12 +41,12 @@ async function checked(p: NetworkVolumeProvider, news: Record<string, unknown>, 
 }
 
 function live(id: string) {
-  return emu.state().networkVolumes.find((v) => v.id === id);
+  return rig.emu.state().networkVolumes.find((v) => v.id === id);
 }
 
-/** A CPU pod mounting the volume, made with the client as a pod outside the stack would be. */
+/** A CPU pod mounting the volume, made with the rig.client as a pod outside the stack would be. */
 async function mountingPod(volumeId: string, name: string) {
-  return client.pods.create({
+  return rig.client.pods.create({
     name,
     image: "busybox:latest",
     cpu: { id: "cpu3c", vcpuCount: 2 },
@@ -73,9 +62,9 @@ async function createVolume(p: NetworkVolumeProvider, news: Record<string, unkno
 
 test("lifecycle: create, rename, grow, refused shrink, delete", async () => {
   const p = provider();
-  const before = emu.counts().createNetworkVolume ?? 0;
+  const before = rig.emu.counts().createNetworkVolume ?? 0;
   const { inputs, id, outs } = await createVolume(p, { size: 20, dataCenter: "EU-RO-1" });
-  expect(emu.counts().createNetworkVolume).toBe(before + 1);
+  expect(rig.emu.counts().createNetworkVolume).toBe(before + 1);
   expect(inputs.name).toMatch(/^vol-[0-9a-f]{7}$/);
   expect(outs).toEqual({ id, name: inputs.name, size: 20, dataCenter: "EU-RO-1", type: "STANDARD", deleteWaitSeconds: 120 });
   expect(live(id)).toEqual({ id, name: inputs.name, size: 20, dataCenter: "EU-RO-1", type: "STANDARD" });
@@ -83,9 +72,9 @@ test("lifecycle: create, rename, grow, refused shrink, delete", async () => {
   // Rename: one PATCH, the auto-name replaced by the given one, same volume.
   const renameInputs = await checked(p, { name: "datasets", size: 20, dataCenter: "EU-RO-1" }, inputs as any);
   expect(await p.diff(id, outs, renameInputs)).toMatchObject({ changes: true, replaces: [] });
-  const patches = emu.counts().updateNetworkVolume ?? 0;
+  const patches = rig.emu.counts().updateNetworkVolume ?? 0;
   const renamed = (await p.update(id, outs, renameInputs)).outs as NetworkVolumeOutputs;
-  expect(emu.counts().updateNetworkVolume).toBe(patches + 1);
+  expect(rig.emu.counts().updateNetworkVolume).toBe(patches + 1);
   expect(renamed).toMatchObject({ id, name: "datasets", size: 20 });
   expect(live(id)).toMatchObject({ name: "datasets", size: 20 });
 
@@ -97,15 +86,15 @@ test("lifecycle: create, rename, grow, refused shrink, delete", async () => {
   expect(live(id)).toMatchObject({ size: 100 });
 
   // Shrink: a check failure naming size, and not one request reaches the platform.
-  const countsBefore = emu.counts();
-  const logBefore = emu.requestLog().length;
+  const countsBefore = rig.emu.counts();
+  const logBefore = rig.emu.requestLog().length;
   const shrink = await p.check(growInputs, { name: "datasets", size: 50, dataCenter: "EU-RO-1", [LOGICAL_NAME_KEY]: "vol" });
   expect(shrink.failures).toEqual([{ property: "size", reason: expect.stringContaining("cannot shrink from 100 to 50 GB") }]);
   // Even if state says more than the inputs did (a refresh), diff refuses instead of replacing.
   await expect(p.diff(id, grown, { ...growInputs, size: 50 } as NetworkVolumeInputs)).rejects.toThrow(/only grow/);
   await expect(p.update(id, grown, { ...growInputs, size: 50 } as NetworkVolumeInputs)).rejects.toThrow(/only grow/);
-  expect(emu.counts()).toEqual(countsBefore);
-  expect(emu.requestLog().length).toBe(logBefore);
+  expect(rig.emu.counts()).toEqual(countsBefore);
+  expect(rig.emu.requestLog().length).toBe(logBefore);
   expect(live(id)).toMatchObject({ size: 100 });
 
   // Moving data center is a replace, planned without a request.
@@ -127,9 +116,9 @@ test("only deleteWaitSeconds changed: the update sends nothing", async () => {
   const { inputs, id, outs } = await createVolume(p, { name: "waits", size: 10, dataCenter: "US-KS-2" });
   const news = await checked(p, { name: "waits", size: 10, dataCenter: "US-KS-2", deleteWaitSeconds: 5 }, inputs as any);
   expect(await p.diff(id, outs, news)).toMatchObject({ changes: true, replaces: [] });
-  const countsBefore = emu.counts();
+  const countsBefore = rig.emu.counts();
   const updated = await p.update(id, outs, news);
-  expect(emu.counts()).toEqual(countsBefore);
+  expect(rig.emu.counts()).toEqual(countsBefore);
   expect(updated.outs).toEqual({ ...outs, deleteWaitSeconds: 5 });
   await p.delete(id, updated.outs as NetworkVolumeOutputs);
 });
@@ -141,7 +130,7 @@ test("a pod mounting the volume without dataCenterIds lands in the volume's data
     const pod = await mountingPod(id, `placed-${dataCenter}`);
     expect(pod.dataCenterId).toBe(dataCenter);
     expect(pod.mounts.network?.[0]).toEqual({ volumeId: id, path: "/data" });
-    await client.pods.delete(pod.id);
+    await rig.client.pods.delete(pod.id);
     await p.delete(id, outs);
   }
 });
@@ -151,8 +140,8 @@ test("delete while mounted waits within the bound, then fails naming the pod; th
   const p = provider({ clock, pollIntervalMs: 1000 });
   const { id, outs } = await createVolume(p, { name: "held", size: 10, dataCenter: "EU-RO-1", deleteWaitSeconds: 3 });
   const pod = await mountingPod(id, "holder-outside-stack");
-  const deletes = emu.counts().deleteNetworkVolume ?? 0;
-  const lists = emu.counts().listPods ?? 0;
+  const deletes = rig.emu.counts().deleteNetworkVolume ?? 0;
+  const lists = rig.emu.counts().listPods ?? 0;
 
   const failure = p.delete(id, outs);
   await expect(failure).rejects.toThrow(/network volume \S+ \("held"\) is still mounted by pod/);
@@ -162,12 +151,12 @@ test("delete while mounted waits within the bound, then fails naming the pod; th
   // Waited the whole bound, in poll-sized steps, and no longer.
   expect(clock.sleeps).toEqual([1000, 1000, 1000]);
   // One DELETE (409); afterwards only listings while the pod is still there.
-  expect(emu.counts().deleteNetworkVolume).toBe(deletes + 1);
-  expect(emu.counts().listPods).toBe(lists + 3);
+  expect(rig.emu.counts().deleteNetworkVolume).toBe(deletes + 1);
+  expect(rig.emu.counts().listPods).toBe(lists + 3);
   expect(live(id)).toBeDefined();
 
   // With the pod terminated, the same delete succeeds at once.
-  await client.pods.delete(pod.id);
+  await rig.client.pods.delete(pod.id);
   const clock2 = fakeClock();
   await provider({ clock: clock2 }).delete(id, outs);
   expect(clock2.sleeps).toEqual([]);
@@ -178,17 +167,17 @@ test("delete waits for a pod that is terminated during the wait, then deletes", 
   let podId = "";
   const clock = fakeClock(async (n) => {
     // The pod goes away while delete is waiting (its own stack, or a person, removed it).
-    if (n === 2) await client.pods.delete(podId);
+    if (n === 2) await rig.client.pods.delete(podId);
   });
   const p = provider({ clock, pollIntervalMs: 5000 });
   const { id, outs } = await createVolume(p, { size: 10, dataCenter: "US-TX-3" });
   podId = (await mountingPod(id, "short-lived")).id;
-  const deletes = emu.counts().deleteNetworkVolume ?? 0;
+  const deletes = rig.emu.counts().deleteNetworkVolume ?? 0;
 
   await p.delete(id, outs);
   expect(clock.sleeps).toEqual([5000, 5000]);
   // The 409, then the DELETE that worked once the listing showed no holder.
-  expect(emu.counts().deleteNetworkVolume).toBe(deletes + 2);
+  expect(rig.emu.counts().deleteNetworkVolume).toBe(deletes + 2);
   expect(live(id)).toBeUndefined();
 });
 
@@ -208,9 +197,9 @@ test("deleteWaitSeconds 0 fails at once, still naming every holder", async () =>
   expect(err.message).toContain(`${b.id} ("holder-b"`);
   expect(clock.sleeps).toEqual([]);
   // The key never reaches the message.
-  expect(err.message).not.toContain(emu.apiKey);
-  await client.pods.delete(a.id);
-  await client.pods.delete(b.id);
+  expect(err.message).not.toContain(rig.emu.apiKey);
+  await rig.client.pods.delete(a.id);
+  await rig.client.pods.delete(b.id);
   await p.delete(id, outs);
   expect(live(id)).toBeUndefined();
 });
@@ -227,7 +216,7 @@ test("an aborted signal cancels the wait", async () => {
   expect(clock.sleeps).toEqual([1000]);
   // The provider stays cancelled; a fresh one cleans up.
   await expect(p.delete(id, outs)).rejects.toThrow("deployment cancelled");
-  await client.pods.delete(pod.id);
+  await rig.client.pods.delete(pod.id);
   await provider().delete(id, outs);
   expect(live(id)).toBeUndefined();
 });
@@ -236,7 +225,7 @@ test("create with an unknown data center fails with the platform's reason and le
   const p = provider();
   const inputs = await checked(p, { name: "nowhere", size: 10, dataCenter: "MARS-1" });
   await expect(p.create(inputs)).rejects.toThrow(/unknown data center 'MARS-1'/);
-  expect(emu.state().networkVolumes.find((v) => v.name === "nowhere")).toBeUndefined();
+  expect(rig.emu.state().networkVolumes.find((v) => v.name === "nowhere")).toBeUndefined();
 });
 
 test("type: given, or the data center's first; get-style read of a volume made outside", async () => {
@@ -252,25 +241,25 @@ test("type: given, or the data center's first; get-style read of a volume made o
   await expect(p.create(inputs)).rejects.toMatchObject({ status: 400 });
 
   // NetworkVolume.get reads with no inputs of its own: the outputs come from the platform.
-  const outside = await client.networkVolumes.create({ name: "made-outside", size: 20, dataCenter: "EU-RO-1" });
+  const outside = await rig.client.networkVolumes.create({ name: "made-outside", size: 20, dataCenter: "EU-RO-1" });
   expect(await p.read(outside.id)).toEqual({
     id: outside.id,
     props: { id: outside.id, name: "made-outside", size: 20, dataCenter: "EU-RO-1", type: "STANDARD", deleteWaitSeconds: 120 },
   });
   for (const v of [fast, defaulted]) await p.delete(v.id, v.outs);
-  await client.networkVolumes.delete(outside.id);
+  await rig.client.networkVolumes.delete(outside.id);
 });
 
 test("an endpoint that mounts the volume holds it too, and is named", async () => {
   const p = provider();
   const { id, outs } = await createVolume(p, { name: "endpoint-held", size: 10, dataCenter: "EU-RO-1", deleteWaitSeconds: 1 });
-  const template = await client.templates.create({ name: "sls", image: "worker:1", serverless: true });
-  const endpoint = await client.endpoints.save({ name: "uses-volume", gpuIds: "AMPERE_24", templateId: template.id, networkVolumeId: id, workersMin: 0, workersMax: 0 });
+  const template = await rig.client.templates.create({ name: "sls", image: "worker:1", serverless: true });
+  const endpoint = await rig.client.endpoints.save({ name: "uses-volume", gpuIds: "AMPERE_24", templateId: template.id, networkVolumeId: id, workersMin: 0, workersMax: 0 });
   await expect(p.delete(id, outs)).rejects.toThrow(
     new RegExp(`network volume \\S+ \\("endpoint-held"\\) is still mounted by endpoint ${endpoint.id} \\("uses-volume"\\) after waiting 1 s`),
   );
-  await client.endpoints.delete(endpoint.id);
-  await client.templates.delete(template.id);
+  await rig.client.endpoints.delete(endpoint.id);
+  await rig.client.templates.delete(template.id);
   await p.delete(id, outs);
   expect(live(id)).toBeUndefined();
 });

@@ -5,11 +5,12 @@
  * one. Counted from the emulator's own state at the end: no pod leaked, none duplicated.
  */
 import { ComputePlatform } from "../../../../src/client";
-import { type Emulator, startEmulator } from "../../../../src/emulator";
+import type { Emulator } from "../../../../src/emulator";
 import type { PodInitError, PodOutputs } from "../../../../src/resources/pod";
 import { PodProvider } from "../../../../src/resources/pod";
 import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
 import type { PodInputs } from "../../../../src/resources/pod/schema";
+import { type ProviderRig, startProviderRig } from "../../../../tools/engine/rig";
 
 const LIFECYCLES = 50;
 const CONCURRENCY = 10;
@@ -19,19 +20,17 @@ const RUNS = 4;
 let emu: Emulator;
 let client: ComputePlatform;
 
+let rig: ProviderRig;
+
 beforeAll(async () => {
-  emu = await startEmulator({
-    port: 0,
-    quotas: { minute: 1_000_000, hour: 10_000_000, day: 100_000_000 },
-    timings: { provisioningMs: 20, startingMs: 20, restartDelayMs: 20 },
+  rig = await startProviderRig({
+    emulator: { quotas: { minute: 1_000_000, hour: 10_000_000, day: 100_000_000 }, timings: { provisioningMs: 20, startingMs: 20, restartDelayMs: 20 } },
+    client: { maxRetries: 4, baseDelayMs: 2, maxBackoffMs: 20 },
   });
-  client = new ComputePlatform({ apiKey: emu.apiKey, apiUrl: emu.url, pacing: false, maxRetries: 4, baseDelayMs: 2, maxBackoffMs: 20 });
+  ({ emu, client } = rig);
 });
 
-afterAll(async () => {
-  await client?.close();
-  await emu?.close();
-});
+afterAll(() => rig?.close());
 
 interface Tracked {
   name: string;

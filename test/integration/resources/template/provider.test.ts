@@ -4,22 +4,12 @@
  * clock's sleep lets a test delete the endpoint that uses the template in the middle of it.
  */
 import { AmbiguousRequestError, ComputePlatform, ConnectionError } from "../../../../src/client";
-import type { Emulator } from "../../../../src/emulator";
 import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
 import { TemplateProvider, type TemplateInputs, type TemplateOutputs } from "../../../../src/resources/template";
 import { FakeClock } from "../../../helpers/fake-clock";
-import { type ProviderRig, startProviderRig } from "../../../helpers/engine-rig";
+import { providerRigForFile } from "../../../../tools/engine/rig";
 
-let rig: ProviderRig;
-let emu: Emulator;
-let client: ComputePlatform;
-
-beforeAll(async () => {
-  rig = await startProviderRig();
-  ({ emu, client } = rig);
-});
-
-afterAll(() => rig?.close());
+const rig = providerRigForFile();
 
 /** A clock whose sleeps move time on at once; `onSleep` runs inside each sleep. */
 class HookedClock extends FakeClock {
@@ -33,7 +23,7 @@ class HookedClock extends FakeClock {
 }
 
 function provider(over: ConstructorParameters<typeof TemplateProvider>[0] = {}) {
-  return new TemplateProvider({ client: () => client, clock: new HookedClock(), pollIntervalMs: 1000, ...over });
+  return new TemplateProvider({ client: () => rig.client, clock: new HookedClock(), pollIntervalMs: 1000, ...over });
 }
 
 /** Create: the id and the outputs (always there after a create that resolved). */
@@ -61,17 +51,17 @@ test("create with the defaults written out, read, PATCH only what changed, delet
 
   const news = await checked(p, { name: inputs.name, image: "worker:2", serverless: true, mounts: { persistent: { size: 30, path: "/w" } }, category: "AMD", deleteWaitSeconds: 5 }, inputs as any);
   expect(await p.diff(id, outs, news)).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
-  const from = emu.requestLog().length;
+  const from = rig.emu.requestLog().length;
   const updated = (await p.update(id, outs, news)).outs!;
-  const patches = emu.requestLog().slice(from);
+  const patches = rig.emu.requestLog().slice(from);
   expect(patches.map((e) => [e.method, e.op, e.status])).toEqual([["PATCH", "updateTemplate", 200]]);
   expect(updated).toMatchObject({ id, image: "worker:2", env: {}, mounts: { persistent: { size: 30, path: "/w" } }, category: "AMD", deleteWaitSeconds: 5 });
-  expect(await client.templates.get(id)).toMatchObject({ image: "worker:2", env: {}, category: "AMD" });
+  expect(await rig.client.templates.get(id)).toMatchObject({ image: "worker:2", env: {}, category: "AMD" });
 
   // Only the local wait setting changed: no request.
-  const n = emu.requestLog().length;
+  const n = rig.emu.requestLog().length;
   expect((await p.update(id, updated, { ...news, deleteWaitSeconds: 9 })).outs).toMatchObject({ deleteWaitSeconds: 9 });
-  expect(emu.requestLog().length).toBe(n);
+  expect(rig.emu.requestLog().length).toBe(n);
 
   // Dropping the mount replaces: PATCH could not remove it.
   const dropped = await checked(p, { name: inputs.name, image: "worker:2", serverless: true, category: "AMD" }, news as any);
@@ -86,22 +76,22 @@ test("create with the defaults written out, read, PATCH only what changed, delet
 test("delete waits while an endpoint uses the template, deletes once it is gone", async () => {
   const p0 = provider();
   const { id, outs } = await made(p0, await checked(p0, { image: "worker:1", serverless: true }));
-  const ep = await client.endpoints.save({ name: "user", gpuIds: "AMPERE_24", templateId: id, workersMin: 0, workersMax: 0 });
+  const ep = await rig.client.endpoints.save({ name: "user", gpuIds: "AMPERE_24", templateId: id, workersMin: 0, workersMax: 0 });
   const clock = new HookedClock(async (n) => {
-    if (n === 2) await client.endpoints.delete(ep.id);
+    if (n === 2) await rig.client.endpoints.delete(ep.id);
   });
   const p = provider({ clock });
   await p.delete(id, outs);
   expect(clock.sleeps).toEqual([1000, 1000]);
-  await expect(client.templates.get(id)).rejects.toMatchObject({ status: 404 });
-  const deletes = emu.requestLog().filter((e) => e.op === "deleteTemplate" && e.path.endsWith(id));
+  await expect(rig.client.templates.get(id)).rejects.toMatchObject({ status: 404 });
+  const deletes = rig.emu.requestLog().filter((e) => e.op === "deleteTemplate" && e.path.endsWith(id));
   expect(deletes.map((e) => e.status)).toEqual([409, 204]);
 });
 
 test("delete fails after deleteWaitSeconds naming the endpoint that still uses it; the template stays", async () => {
   const p0 = provider();
   const { id, outs } = await made(p0, await checked(p0, { name: "held", image: "worker:1", serverless: true, deleteWaitSeconds: 3 }));
-  const ep = await client.endpoints.save({ name: "holder", gpuIds: "AMPERE_24", templateId: id, workersMin: 0, workersMax: 0 });
+  const ep = await rig.client.endpoints.save({ name: "holder", gpuIds: "AMPERE_24", templateId: id, workersMin: 0, workersMax: 0 });
   const clock = new HookedClock();
   const err = await provider({ clock })
     .delete(id, outs)
@@ -111,8 +101,8 @@ test("delete fails after deleteWaitSeconds naming the endpoint that still uses i
       "or point them at another template, then run the deletion again (deleteWaitSeconds sets how long delete waits).",
   );
   expect(clock.sleeps.reduce((a, b) => a + b, 0)).toBe(3000);
-  expect(await client.templates.get(id)).toMatchObject({ id });
-  await client.endpoints.delete(ep.id);
+  expect(await rig.client.templates.get(id)).toMatchObject({ id });
+  await rig.client.endpoints.delete(ep.id);
   await provider().delete(id, outs);
 });
 
@@ -120,19 +110,19 @@ test("making a template an endpoint uses a pod template is refused by the platfo
   const p = provider();
   const inputs = await checked(p, { image: "worker:1", serverless: true });
   const { id, outs } = await made(p, inputs);
-  const ep = await client.endpoints.save({ name: "keeps", gpuIds: "AMPERE_24", templateId: id, workersMin: 0, workersMax: 0 });
+  const ep = await rig.client.endpoints.save({ name: "keeps", gpuIds: "AMPERE_24", templateId: id, workersMin: 0, workersMax: 0 });
   await expect(p.update(id, outs, { ...inputs, serverless: false })).rejects.toMatchObject({ status: 400, message: expect.stringContaining("must stay serverless") });
-  expect((await client.templates.get(id)).serverless).toBe(true);
-  await client.endpoints.delete(ep.id);
+  expect((await rig.client.templates.get(id)).serverless).toBe(true);
+  await rig.client.endpoints.delete(ep.id);
   await p.delete(id, outs);
 });
 
 describe("create once", () => {
-  /** The real client, whose template create makes the template and then answers `answer`. */
+  /** The real rig.client, whose template create makes the template and then answers `answer`. */
   function lossy(answer: (made: Awaited<ReturnType<ComputePlatform["templates"]["create"]>>) => Promise<never> | unknown) {
-    const templates = Object.create(client.templates) as ComputePlatform["templates"];
-    templates.create = async (params, opts) => answer(await client.templates.create(params, opts)) as any;
-    return { templates, endpoints: client.endpoints, pods: client.pods } as unknown as ComputePlatform;
+    const templates = Object.create(rig.client.templates) as ComputePlatform["templates"];
+    templates.create = async (params, opts) => answer(await rig.client.templates.create(params, opts)) as any;
+    return { templates, endpoints: rig.client.endpoints, pods: rig.client.pods } as unknown as ComputePlatform;
   }
 
   test("an ambiguous create whose look-up failed: the template made is found, none made twice", async () => {
@@ -142,7 +132,7 @@ describe("create once", () => {
     const p = provider({ client: () => lost });
     const inputs = await checked(p, { name: "amb-tpl", image: "amb:1", serverless: true });
     const { id } = await made(p, inputs);
-    const named = (await client.templates.list()).filter((t) => t.name === "amb-tpl");
+    const named = (await rig.client.templates.list()).filter((t) => t.name === "amb-tpl");
     expect(named.map((t) => t.id)).toEqual([id]);
   });
 
@@ -152,12 +142,12 @@ describe("create once", () => {
     const oldInputs = await checked(first, { ...scope, mounts: { persistent: { size: 10, path: "/w" } } });
     const old = await made(first, oldInputs);
     let madeId = "";
-    // The client's look-up by name, image and kind found the old template instead of the new one.
+    // The rig.client's look-up by name, image and kind found the old template instead of the new one.
     const p = provider({
       client: () =>
         lossy(async (t) => {
           madeId = t.id;
-          return client.templates.get(old.id);
+          return rig.client.templates.get(old.id);
         }),
     });
     const news = await checked(p, scope, oldInputs as any);

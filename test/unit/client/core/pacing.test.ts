@@ -15,10 +15,13 @@ const go = (d: PacingDecision): PacingTicket => {
   if (!("go" in d)) throw new Error(`expected go, got ${JSON.stringify(d)}`);
   return d.go;
 };
-/** Let go as many as the budget lets go now. */
+/** Let go as many as the budget lets go now (a budget that lets a thousand go at once is broken). */
 const burst = (reg: PacingRegistry, now: number): PacingTicket[] => {
   const out: PacingTicket[] = [];
-  for (let d = reg.reserve(KEY, now); "go" in d; d = reg.reserve(KEY, now)) out.push(d.go);
+  for (let d = reg.reserve(KEY, now); "go" in d; d = reg.reserve(KEY, now)) {
+    out.push(d.go);
+    if (out.length > 1000) throw new Error("the budget let more than 1000 requests go at once");
+  }
   return out;
 };
 
@@ -86,6 +89,18 @@ test("what is left is the lowest count answered, less the requests still out", (
   for (const t of sent.slice(1, 8)) reg.settle(t, headers(11, 60, 31), 12);
   // All answered, 11 left: 3 may go.
   expect(burst(reg, 12)).toHaveLength(3);
+});
+
+test("after a reset the window starts from its quota less the requests still out: they may land in the new window", () => {
+  const reg = new PacingRegistry();
+  reg.settle(go(reg.reserve(KEY, 0)), headers(29, 1, 30, 1), 0);
+  // 29 left, two kept back: nine go and are still out when the window resets at 1000.
+  expect(burst(reg, 0)).toHaveLength(9);
+  const probe = go(reg.reserve(KEY, 1000));
+  // The new window's first answer has counted only the probe; the nine may yet land in it.
+  reg.settle(probe, headers(29, 1, 30, 1), 1010);
+  // 30 - 9 = 21 is the most left, two kept back: a third of 19 may go.
+  expect(burst(reg, 1010)).toHaveLength(6);
 });
 
 test("an answer to a request sent before the reset does not count against the new window", () => {

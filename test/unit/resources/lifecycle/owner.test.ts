@@ -49,6 +49,29 @@ describe("base token", () => {
   });
 });
 
+describe("tokens an earlier release wrote stay the same", () => {
+  // The state and the pods of test/engine/fixtures/compat-state.json, made by an earlier release:
+  // a pod and an endpoint of project quickstart, stack compat. A changed hash input would make
+  // every such object unfindable (a crash's leftover never cleaned up, an auto-name that moves).
+  const compat = { __project: "quickstart", __stack: "compat" };
+
+  test("the base token of a pod and of an endpoint is the one their objects carry", () => {
+    expect(baseOwnerToken("Pod", compat, "trainer")).toBe("92b13169b090bce9");
+    expect(baseOwnerToken("ServerlessEndpoint", compat, "api")).toBe("9a666334a477a0d7");
+    expect(baseOf("Pod", { ...compat, __logicalName: "trainer" })).toBe("92b13169b090bce9");
+    expect(autoName("trainer", undefined, "92b13169b090bce9")).toBe("trainer-92b1316");
+  });
+
+  test("every scope field and the parents go into the hash, in their place", () => {
+    expect(baseOwnerToken("Pod", scope, "trainer")).toBe("7b613ff168476796");
+    expect(baseOwnerToken("Pod", { ...scope, __parents: "my:Cluster::c1" }, "trainer")).toBe("43ba30d7666007dc");
+  });
+
+  test("a replacement's token hashes the base and the old id", () => {
+    expect(replacementToken("7b613ff168476796", "pod-old")).toBe("6c2142a334095a7f");
+  });
+});
+
 describe("ownerToken in check", () => {
   const base = baseOwnerToken("Pod", scope, "trainer");
 

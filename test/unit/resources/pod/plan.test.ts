@@ -1,9 +1,12 @@
 import type { Pod as WirePod } from "../../../../src/client/schemas";
-import { UNKNOWN } from "../../../../src/resources/engine/check";
-import { nextEnv, planKnownPodChange, planPodChange, planUpdate, podPatch } from "../../../../src/resources/pod/plan";
+import { UNKNOWN } from "../../../../src/resources/inputs/check";
+import { planCreate, planExisting } from "../../../../src/resources/pod/create-plan";
+import { nextEnv, planKnownPodChange, planPodChange } from "../../../../src/resources/pod/plan";
+import { lockedRefusal, patchRestarts, planUpdate, podPatch, previewRefusal, RESTARTING_FIELDS } from "../../../../src/resources/pod/update-plan";
 import { createBody, inputsFromState, podOutputs } from "../../../../src/resources/pod/wire";
-import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
-import { checkPod, type PodInputs, type PodOutputs } from "../../../../src/resources/pod/schema";
+import { baseOf, LOGICAL_NAME_KEY, pendingName, replacementToken } from "../../../../src/resources/lifecycle/owner";
+import type { PodOutputs } from "../../../../src/resources/pod/outputs";
+import { checkPod, OWNER_ENV, type PodInputs } from "../../../../src/resources/pod/schema";
 import { isReady } from "../../../../src/resources/pod/status";
 import { docsTable } from "../../../helpers/docs-tables";
 
@@ -167,6 +170,9 @@ describe("Pod plan: one row per rule of the issue", () => {
 describe("Pod patch: only the changed fields, never one the platform answers 400", () => {
   test.each<[string, Record<string, unknown>, Record<string, unknown>, Record<string, unknown>]>([
     ["image", gpuPod, { image: "img:2" }, { image: "img:2" }],
+    ["rename: the new name alone", gpuPod, { name: "web-2" }, { name: "web-2" }],
+    ["disk: the new size alone", gpuPod, { disk: 80 }, { disk: 80 }],
+    ["ports: the whole new list", gpuPod, { ports: ["8888/http"] }, { ports: ["8888/http"] }],
     ["args removed", gpuPod, { args: undefined }, { args: "" }],
     ["registry removed", gpuPod, { registry: undefined }, { registry: null }],
     ["mount path: the whole entry, same volume", gpuPod, { mounts: { network: [{ volumeId: "vol-1", path: "/d" }] } }, { mounts: { network: [{ volumeId: "vol-1", path: "/d" }] } }],
@@ -302,5 +308,191 @@ describe("a GPU preference list", () => {
     const inputs = checked(listed);
     expect(createBody(inputs).gpu).toEqual({ id: "NVIDIA_A100", count: 1 });
     expect(createBody(inputs, undefined, "NVIDIA_L40S").gpu).toEqual({ id: "NVIDIA_L40S", count: 1 });
+  });
+});
+
+describe("an update's requests", () => {
+  test("record-only only when every change is one the platform does not hold: an image with dataCenterIds still PATCHes", () => {
+    const both = plan(gpuPod, { image: "img:2", dataCenterIds: ["EU-RO-1"] });
+    const steps = planUpdate("pod-1", both.olds, both.news);
+    expect(steps).toMatchObject({ recordOnly: false, patch: { image: "img:2" } });
+    const dcs = plan(gpuPod, { dataCenterIds: ["EU-RO-1"] });
+    expect(planUpdate("pod-1", dcs.olds, dcs.news)).toMatchObject({ recordOnly: true, patch: {} });
+    const nothing = plan(gpuPod, {});
+    expect(planUpdate("pod-1", nothing.olds, nothing.news).recordOnly).toBe(false);
+  });
+
+  test("a changed maxHourlyCost is an update, the same one none (state keeps a key of it; 0.1.x state the value)", () => {
+    const capped = { ...gpuPod, maxHourlyCost: 3 };
+    expect(plan(capped, {}).updates).toEqual([]);
+    expect(plan(capped, { maxHourlyCost: 4 }).updates).toEqual(["maxHourlyCost"]);
+    expect(plan(capped, { maxHourlyCost: undefined }).updates).toEqual(["maxHourlyCost"]);
+    expect(plan(capped, { maxHourlyCost: UNKNOWN }).updates).toEqual(["maxHourlyCost"]);
+    const p = plan(capped, {});
+    const { maxHourlyCostKey: _key, ...legacy } = p.olds.__declared;
+    const olds = { ...p.olds, __declared: { ...legacy, maxHourlyCost: 3 } };
+    expect(planKnownPodChange(olds, p.news).updates).toEqual([]);
+    expect(planKnownPodChange(olds, { ...p.news, maxHourlyCost: 4 }).updates).toEqual(["maxHourlyCost"]);
+    expect(planKnownPodChange(olds, { ...p.news, maxHourlyCost: undefined }).updates).toEqual(["maxHourlyCost"]);
+  });
+
+  test("the PATCH fields that restart a running container by themselves are image, args, disk, ports, env, registry and mounts", () => {
+    expect([...RESTARTING_FIELDS].sort()).toEqual(["args", "disk", "env", "image", "mounts", "ports", "registry"]);
+    for (const field of RESTARTING_FIELDS) expect(patchRestarts({ [field]: "x" } as any)).toBe(true);
+    expect(patchRestarts({ name: "n", locked: true, globalNetworking: true })).toBe(false);
+    const image = plan(gpuPod, { image: "img:2" });
+    expect(planUpdate("pod-1", image.olds, image.news)).toMatchObject({ restarts: true, restart: false });
+    const rename = plan(gpuPod, { name: "web-2" });
+    expect(planUpdate("pod-1", rename.olds, rename.news)).toMatchObject({ restarts: false, restart: false });
+  });
+
+  test("globalNetworking alone restarts the pod after the PATCH; with a restarting field the PATCH's own restart does", () => {
+    const gn = plan(gpuPod, { globalNetworking: true });
+    expect(planUpdate("pod-1", gn.olds, gn.news)).toMatchObject({ restart: true, restarts: false });
+    const withImage = plan(gpuPod, { globalNetworking: true, image: "img:2" });
+    expect(planUpdate("pod-1", withImage.olds, withImage.news)).toMatchObject({ restart: false, restarts: true });
+    const stopped = plan(gpuPod, { globalNetworking: true, desiredStatus: "EXITED" });
+    expect(planUpdate("pod-1", stopped.olds, stopped.news).restart).toBe(false);
+  });
+
+  test("locking comes last when the PATCH restarts the pod or the pod is stopped or restarted; alone it goes in the PATCH", () => {
+    const lockAndImage = plan(gpuPod, { locked: true, image: "img:2" });
+    const steps = planUpdate("pod-1", lockAndImage.olds, lockAndImage.news);
+    expect(steps).toMatchObject({ lockLast: true, patch: { image: "img:2" } });
+    expect(steps.patch).not.toHaveProperty("locked");
+    const lockAndStop = plan(gpuPod, { locked: true, desiredStatus: "EXITED" });
+    expect(planUpdate("pod-1", lockAndStop.olds, lockAndStop.news)).toMatchObject({ lockLast: true, patch: {} });
+    const lockAndRestart = plan(gpuPod, { locked: true, globalNetworking: true });
+    expect(planUpdate("pod-1", lockAndRestart.olds, lockAndRestart.news)).toMatchObject({ lockLast: true, restart: true });
+    const lock = plan(gpuPod, { locked: true });
+    expect(planUpdate("pod-1", lock.olds, lock.news)).toMatchObject({ lockLast: false, patch: { locked: true } });
+  });
+
+  test("an update never plans a change that needs a new pod, and keeps the price set at creation", () => {
+    const gpu = plan(gpuPod, { gpu: { id: "NVIDIA_H100" } });
+    expect(() => planUpdate("pod-1", gpu.olds, gpu.news)).toThrow("pod pod-1: gpu cannot change in place; the pod must be replaced");
+    const p = plan(gpuPod, { image: "img:2" });
+    const olds = { ...p.olds, __declared: { ...p.olds.__declared, hourlyCost: 1.25 } };
+    expect(planUpdate("pod-1", olds, p.news).declaration.hourlyCost).toBe(1.25);
+    expect(planUpdate("pod-1", p.olds, p.news).declaration).not.toHaveProperty("hourlyCost");
+  });
+});
+
+describe("a locked pod: what the platform refuses, refused before any request", () => {
+  const locked = { ...gpuPod, locked: true };
+  const refusal = (change: Record<string, unknown>, live: Partial<WirePod> = {}) => {
+    const p = plan(locked, change, live);
+    return lockedRefusal(p.olds, p.news, podPatch(p.olds, p.news));
+  };
+
+  test("a restarting field of a running (or starting) locked pod is refused, naming the fields", () => {
+    expect(refusal({ image: "img:2", ports: ["22/tcp"] })).toBe(
+      "is locked, and a change of image, ports restarts its container, which the platform refuses on a locked pod; " +
+        "set locked: false in the same change, or leave them as they are",
+    );
+    expect(refusal({ image: "img:2" }, { status: "STARTING" })).toMatch(/^is locked, and a change of image restarts/);
+  });
+
+  test("a restarting field of a stopped locked pod, a rename, and any change that unlocks are not refused", () => {
+    const stopped = plan({ ...locked, desiredStatus: "EXITED" }, { image: "img:2" }, { status: "EXITED" });
+    expect(lockedRefusal(stopped.olds, stopped.news, podPatch(stopped.olds, stopped.news))).toBeUndefined();
+    expect(refusal({ name: "web-2" })).toBeUndefined();
+    expect(refusal({ locked: false, image: "img:2", desiredStatus: "EXITED" })).toBeUndefined();
+    const locking = plan(gpuPod, { locked: true, image: "img:2" });
+    expect(lockedRefusal(locking.olds, locking.news, podPatch(locking.olds, locking.news))).toBeUndefined();
+  });
+
+  test("stopping a locked pod, or restarting a running one for globalNetworking, is refused", () => {
+    expect(refusal({ desiredStatus: "EXITED" })).toBe(
+      "is locked, so it cannot be stopped; set locked: false in the same change, or leave desiredStatus and globalNetworking as they are",
+    );
+    expect(refusal({ globalNetworking: true })).toMatch(/^is locked, so it cannot be restarted \(globalNetworking applies at the next start\); /);
+    expect(refusal({ globalNetworking: true }, { status: "STARTING" })).toBeUndefined();
+    const stopped = plan({ ...locked, desiredStatus: "EXITED" }, { desiredStatus: "EXITED" }, { status: "EXITED" });
+    expect(lockedRefusal(stopped.olds, stopped.news, podPatch(stopped.olds, stopped.news))).toBeUndefined();
+  });
+
+  test("planUpdate throws the refusal, naming the pod", () => {
+    const p = plan(locked, { image: "img:2" });
+    expect(() => planUpdate("pod-1", p.olds, p.news)).toThrow(/^pod pod-1 is locked, and a change of image restarts its container/);
+  });
+
+  test("preview refuses as up would: a known change, or an unknown registry (a new credential's id equals no existing one)", () => {
+    const known = plan(locked, { image: "img:2" });
+    expect(previewRefusal(known.olds, known.news)).toMatch(/^is locked, and a change of image restarts/);
+    const registry = plan(locked, { registry: UNKNOWN });
+    expect(previewRefusal(registry.olds, registry.news)).toMatch(/^is locked, and a change of registry restarts/);
+    const image = plan(locked, { image: UNKNOWN });
+    expect(previewRefusal(image.olds, image.news)).toBeUndefined();
+    const unlocking = plan(locked, { registry: UNKNOWN, locked: UNKNOWN });
+    expect(previewRefusal(unlocking.olds, unlocking.news)).toBeUndefined();
+    const both = plan(locked, { registry: UNKNOWN, image: UNKNOWN });
+    expect(previewRefusal(both.olds, both.news)).toMatch(/^is locked, and a change of registry restarts/);
+    const fine = plan(locked, { name: "web-2" });
+    expect(previewRefusal(fine.olds, fine.news)).toBeUndefined();
+  });
+});
+
+describe("a create's plan", () => {
+  const owned = checked({ ...gpuPod, name: undefined, gpu: { id: ["NVIDIA_A100", "NVIDIA_L40S"], count: 1 } });
+  const base = baseOf("Pod", owned as unknown as Record<string, unknown>)!;
+
+  test("an owned create sends the pending name and its own mark (the token and 8 hex); it is no replacement", () => {
+    const p = planCreate(owned);
+    expect(p.token).toBe(base);
+    expect(p.mark).toMatch(new RegExp(`^${base}\\.[0-9a-f]{8}$`));
+    expect(p.body.name).toBe(pendingName(owned.name));
+    expect(p.body.env?.[OWNER_ENV]).toBe(p.mark);
+    expect(p.replacement).toBe(false);
+    expect(planCreate(owned).mark).not.toBe(p.mark);
+    expect(p.declaration.keys).toContain("image");
+  });
+
+  test("each GPU choice is tried with the same body, asking for that type", () => {
+    const p = planCreate(owned);
+    expect(p.gpuChoices).toEqual(["NVIDIA_A100", "NVIDIA_L40S"]);
+    expect(p.body.gpu).toEqual({ id: "NVIDIA_A100", count: 1 });
+    expect(p.bodyFor("NVIDIA_L40S")).toEqual({ ...p.body, gpu: { id: "NVIDIA_L40S", count: 1 } });
+    expect(planCreate(checked(cpuPod)).gpuChoices).toEqual([]);
+  });
+
+  test("a replacement's mark ends with the base token, so the stack's cost finds the pod by it", () => {
+    const token = replacementToken(base, "pod-old");
+    const p = planCreate({ ...owned, __ownerToken: token } as PodInputs);
+    expect(p.replacement).toBe(true);
+    expect(p.mark).toMatch(new RegExp(`^${token}\\.[0-9a-f]{8}\\.${base}$`));
+  });
+
+  test("without a token (a provider driven directly) the body has the name and no mark", () => {
+    const { __ownerToken: _t, ...bare } = owned as PodInputs & { __ownerToken?: string };
+    const p = planCreate(bare as PodInputs);
+    expect(p).toMatchObject({ token: undefined, mark: undefined, replacement: false });
+    expect(p.body.name).toBe(owned.name);
+    expect(p.body.env ?? {}).not.toHaveProperty(OWNER_ENV);
+  });
+});
+
+describe("an existing pod becoming the planned one (an earlier try)", () => {
+  const inputs = checked(gpuPod);
+  const create = planCreate(inputs);
+
+  test("an earlier try under the pending name needs only the rename", () => {
+    const pod = liveFor(inputs, { name: pendingName(inputs.name), env: { ...inputs.env, [OWNER_ENV]: "x" } });
+    const { baseline, change } = planExisting(pod, create);
+    expect(change).toEqual({ replaces: [], updates: ["name"] });
+    expect(baseline.name).toBe(pendingName(inputs.name));
+    expect(baseline.__declared.envKeys).toEqual([]);
+  });
+
+  test("a stopped try is planned from stopped, and one outside the allowed data centers cannot become this pod", () => {
+    const stopped = planExisting(liveFor(inputs, { status: "EXITED" }), create);
+    expect(stopped.baseline.desiredStatus).toBe("EXITED");
+    expect(stopped.change.updates).toEqual(["desiredStatus"]);
+    expect(planExisting(liveFor(inputs, { dataCenterId: "CA-MTL-1" }), create).change.replaces).toEqual(["dataCenterIds"]);
+  });
+
+  test("global networking is read from the pod, so a try that has it differs from a plan without it", () => {
+    const pod = liveFor(inputs, { globalNetworking: { enabled: true, ip: "10.66.0.2", internalDns: "x" } });
+    expect(planExisting(pod, create).change.updates).toEqual(["globalNetworking"]);
   });
 });

@@ -1,6 +1,7 @@
-import { UNKNOWN } from "../../../../src/resources/engine/check";
+import { UNKNOWN } from "../../../../src/resources/inputs/check";
 import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
-import { catalogFailures, checkPod, DEFAULT_WAIT_TIMEOUT_SECONDS } from "../../../../src/resources/pod/schema";
+import { catalogFailures } from "../../../../src/resources/pod/catalog-check";
+import { checkPod, DEFAULT_WAIT_TIMEOUT_SECONDS } from "../../../../src/resources/pod/schema";
 
 const base = { image: "img:1", gpu: { id: "NVIDIA_A100" }, [LOGICAL_NAME_KEY]: "trainer" };
 
@@ -133,7 +134,7 @@ describe("Pod check: every pod rule of the platform, named by property", () => {
   test("nothing undefined is left in the inputs (Pulumi's Struct marshalling rejects it)", () => {
     const r = checkPod(undefined, { ...base, args: undefined, env: undefined, mounts: { persistent: undefined, network: [{ volumeId: "v", path: "/w" }] } });
     expect(JSON.stringify(r.inputs)).toBe(JSON.stringify(JSON.parse(JSON.stringify(r.inputs))));
-    expect(Object.values(r.inputs!).includes(undefined)).toBe(false);
+    expect((Object.values(r.inputs!) as unknown[]).includes(undefined)).toBe(false);
     expect(r.inputs!.mounts).toEqual({ network: [{ volumeId: "v", path: "/w" }] });
   });
 });

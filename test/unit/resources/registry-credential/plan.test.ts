@@ -1,4 +1,4 @@
-import { UNKNOWN } from "../../../../src/resources/engine/check";
+import { UNKNOWN } from "../../../../src/resources/inputs/check";
 import {
   planRegistryCredentialChange,
   RegistryCredentialProvider,

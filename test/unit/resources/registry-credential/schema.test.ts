@@ -1,4 +1,4 @@
-import { UNKNOWN } from "../../../../src/resources/engine/check";
+import { UNKNOWN } from "../../../../src/resources/inputs/check";
 import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
 import { checkRegistryCredential } from "../../../../src/resources/registry-credential";
 

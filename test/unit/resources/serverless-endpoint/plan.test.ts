@@ -1,4 +1,4 @@
-import { UNKNOWN } from "../../../../src/resources/engine/check";
+import { UNKNOWN } from "../../../../src/resources/inputs/check";
 import { changedSavedFields, fullSaveInput, missingLive, planEndpointDiff, wantedValues } from "../../../../src/resources/serverless-endpoint/plan";
 import { planRestDiff } from "../../../../src/resources/serverless-endpoint/rest-plan";
 import { checkEndpointInputs, DEFAULT_READY_TIMEOUT_SECONDS, GPU_IDS, LOCATIONS } from "../../../../src/resources/serverless-endpoint/schema";

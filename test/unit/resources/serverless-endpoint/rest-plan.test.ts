@@ -1,6 +1,6 @@
 // ServerlessEndpoint over REST v2, the pure parts: what each interface may say (check), the
 // REST verdict (diff), and the contract's bodies built from the resource's fields.
-import { UNKNOWN } from "../../../../src/resources/engine/check";
+import { UNKNOWN } from "../../../../src/resources/inputs/check";
 import { wantedValue } from "../../../../src/resources/serverless-endpoint/plan";
 import {
   planRestDiff,

@@ -1,5 +1,5 @@
 import type { Template as WireTemplate } from "../../../../src/client";
-import { UNKNOWN } from "../../../../src/resources/engine/check";
+import { UNKNOWN } from "../../../../src/resources/inputs/check";
 import { checkTemplate, planTemplateChange, type TemplateInputs, type TemplateOutputs } from "../../../../src/resources/template";
 import { createBody, outputsOf, templateUsers, updateBody } from "../../../../src/resources/template/plan";
 

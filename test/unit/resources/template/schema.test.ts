@@ -1,4 +1,4 @@
-import { UNKNOWN } from "../../../../src/resources/engine/check";
+import { UNKNOWN } from "../../../../src/resources/inputs/check";
 import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
 import { templateFailure } from "../../../../src/resources/serverless-endpoint/schema";
 import { checkTemplate, TEMPLATE_DEFAULTS } from "../../../../src/resources/template";

@@ -7,9 +7,9 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { captureProgramFile, type EngineStack, type Registration, UNKNOWN, urnOf } from "../tools/engine";
+import { captureProgramFile, type EngineStack, type Registration, UNKNOWN, urnOf } from ".";
 
-export const ROOT = path.resolve(__dirname, "..");
+export const ROOT = path.resolve(__dirname, "../..");
 export const EXAMPLES_DIR = path.join(ROOT, "examples");
 const PULUMI_TYPESCRIPT = path.join(__dirname, "pulumi-typescript.js");
 

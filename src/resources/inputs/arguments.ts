@@ -36,6 +36,31 @@ export function nearestName(name: string, known: readonly string[]): string | un
   return known.find((k) => name.length >= 3 && (k.toLowerCase().includes(lower) || lower.includes(k.toLowerCase())));
 }
 
+/**
+ * The ids a refused id was probably meant to be (at most three), from a list already read (the
+ * catalog's GPU types or CPU flavors, the GPU tiers): the ids holding every word of it, fewest
+ * extra words first, so a missing word is found (`NVIDIA RTX 4090` → `NVIDIA GeForce RTX 4090`,
+ * where the nearest by letters would be `NVIDIA RTX A6000`); else the nearest by `nearestName`'s rule.
+ */
+export function suggestIds(given: string, known: readonly string[]): string[] {
+  const words = (s: string) => s.toLowerCase().split(/[\s_\-/]+/).filter(Boolean);
+  const wanted = words(given);
+  const holding = known
+    .map((id) => ({ id, words: words(id) }))
+    .filter((k) => wanted.length > 0 && wanted.every((w) => k.words.includes(w)))
+    .sort((a, b) => a.words.length - b.words.length);
+  if (holding.length > 0) return holding.filter((k) => k.words.length === holding[0]!.words.length).slice(0, 3).map((k) => k.id);
+  const near = nearestName(given, known);
+  return near === undefined ? [] : [near];
+}
+
+/** `did you mean "a" or "b"?` for a refused id, or undefined when nothing is near. */
+export function didYouMean(given: string, known: readonly string[]): string | undefined {
+  const ids = suggestIds(given, known).map((id) => `"${id}"`);
+  if (ids.length === 0) return undefined;
+  return `did you mean ${ids.length === 1 ? ids[0] : `${ids.slice(0, -1).join(", ")} or ${ids.at(-1)}`}?`;
+}
+
 /** Why `name` is refused: what it is not, and the argument meant, or the arguments there are. */
 export function unknownArgReason(kind: string, name: string, known: readonly string[]): string {
   const near = nearestName(name, known);

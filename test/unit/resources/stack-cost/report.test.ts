@@ -1,4 +1,4 @@
-import { UNKNOWN } from "../../../../src/resources/engine/check";
+import { UNKNOWN } from "../../../../src/resources/inputs/check";
 import { BUDGET_ENV, budget, configureFromStack } from "../../../../src/resources/engine/settings";
 import {
   type CostEntry,
@@ -10,7 +10,8 @@ import {
   type PricedEntry,
   priceEntries,
   pricePod,
-} from "../../../../src/resources/cost/report";
+  UNPRICED,
+} from "../../../../src/resources/stack-cost/report";
 
 const PRICES: Record<string, number> = { L40S: 0.86, H100: 2.99, A100: 1.89 };
 const podPrice = async (c: { gpu?: { id: string; count: number } }) => (c.gpu && PRICES[c.gpu.id] !== undefined ? PRICES[c.gpu.id]! * c.gpu.count : undefined);
@@ -121,4 +122,20 @@ test("the sign of a change is the direction it moves: a removal is never shown w
   // An endpoint that scales to zero removed: its line says it leaves, with a minus.
   const before = { "endpoint api": { ...endpoint(), hourly: { min: 0, max: 1.38 } } as PricedEntry };
   expect(costLine(costReport(before, {}))).toBe("cost: $0.00-$1.38/h -> $0.00/h (-$0.00-$1.38/h): endpoint api removed");
+});
+
+test("an entry left unpriced while the catalog was unreachable is priced at the next look, then kept", async () => {
+  const unreachable = async (): Promise<typeof UNPRICED> => UNPRICED;
+  const first = await priceEntries({}, { "pod trainer": pod() }, unreachable);
+  expect(first["pod trainer"]).toEqual(pod());
+  expect(costReport({}, first, "connect ECONNREFUSED").unpriced).toEqual(["pod trainer (catalog unreadable: connect ECONNREFUSED)"]);
+  let asked = 0;
+  const counting = async (e: CostEntry) => {
+    asked++;
+    return pricer(e);
+  };
+  const later = await priceEntries(first, { "pod trainer": pod() }, counting);
+  expect(later["pod trainer"]!.hourly).toEqual({ min: 0.86, max: 0.86 });
+  expect(await priceEntries(later, { "pod trainer": pod() }, counting)).toEqual(later);
+  expect(asked).toBe(1);
 });

@@ -16,8 +16,8 @@
  * auto-name. Once found, its id is kept in the entry, so the next look finds it by id, or its
  * replacement by the token derived from that id.
  */
+import { gpuChoices } from "../inputs/check";
 import { autoName, isPendingName, replacementToken } from "../lifecycle/owner";
-import { gpuChoices } from "../pod/schema";
 
 /** A live pod, as far as pricing goes. */
 export interface LivePodCompute {

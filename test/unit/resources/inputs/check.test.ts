@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { checkFailures, containsUnknown, propertyPath, UNKNOWN } from "../../../../src/resources/engine/check";
+import { checkFailures, containsUnknown, propertyPath, UNKNOWN } from "../../../../src/resources/inputs/check";
 import { autoName, resolveName } from "../../../../src/resources/lifecycle/owner";
 
 describe("check failures", () => {

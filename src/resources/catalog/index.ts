@@ -30,8 +30,8 @@ import type {
   GpuType,
   NetworkVolumeBillingResponse,
   PodBillingResponse,
-} from "../client";
-import { platform, setPlatformSettings } from "./engine/settings";
+} from "../../client";
+import { platform, setPlatformSettings } from "../engine/settings";
 
 export type { BillingBucketSize, BillingResponse, CpuFlavor, DataCenter, EndpointBillingResponse, GpuType, NetworkVolumeBillingResponse, PodBillingResponse };
 

@@ -21,6 +21,14 @@ export function containsUnknown(value: unknown): boolean {
   return false;
 }
 
+/**
+ * The GPU types a `gpu.id` names, in order of preference: a single id is a list of one. A pod
+ * declares it so, and the cost ledger records it as declared.
+ */
+export function gpuChoices<T>(id: T | T[]): T[] {
+  return Array.isArray(id) ? id : [id];
+}
+
 /** What a change of each property takes: a new object, or an update in place. */
 export type ChangeVerdicts = Readonly<Record<string, "replace" | "update">>;
 
@@ -92,18 +100,6 @@ export function defined<T>(value: T): T {
     return out as T;
   }
   return value;
-}
-
-/** A stable text of a JSON value: object keys sorted, so key order never counts. */
-export function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const keys = Object.keys(value)
-      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-      .sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
 }
 
 /** Properties the engine or a resource class add to the inputs; never the user's. */

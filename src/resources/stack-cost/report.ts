@@ -3,9 +3,9 @@
  * priced, the totals before and after, the cost lines a preview prints and the budget's
  * verdict. No I/O here: prices come in as a function (cost/prices.ts reads the catalog).
  */
-import { canonical, containsUnknown } from "../engine/check";
-import { gpuChoices } from "../pod/schema";
-import { type HourlyRange, perHour, usd } from "./prices";
+import { canonical } from "../lifecycle/applied";
+import { containsUnknown, gpuChoices } from "../inputs/check";
+import { type HourlyRange, perHour, usd } from "../cost/prices";
 
 /**
  * What the ledger records of one Pod: what prices it, as declared.
@@ -20,7 +20,7 @@ export interface PodEntry {
   cloud: "SECURE" | "COMMUNITY";
   desiredStatus: "RUNNING" | "EXITED";
   maxHourlyCost?: number;
-  /** The owner token of the program's pod (cost/what-runs.ts finds the live pod by it). */
+  /** The owner token of the program's pod (what-runs.ts finds the live pod by it). */
   owner?: string;
   /** Pricing paths the program hides with ignoreChanges: up leaves them as they are. */
   ignore?: string[];
@@ -37,7 +37,7 @@ export interface EndpointEntry {
   gpuIds: string;
   /** GPUs per worker; absent means 1 (the platform's default), so state written before it prices the same. */
   gpuCount?: number;
-  /** Undefined when the program leaves it to the platform (cost/what-runs.ts: the live value, or the platform's default). */
+  /** Undefined when the program leaves it to the platform (what-runs.ts: the live value, or the platform's default). */
   workersMin?: number;
   workersMax?: number;
   owner?: string;
@@ -104,7 +104,7 @@ export function normalizeEntry(raw: unknown): CostEntry | string {
       gpuIds: raw.gpuIds as string,
       // One GPU (the default) is left out, as an entry written before gpuCount existed has it.
       ...(gpuCount === 1 ? {} : { gpuCount: gpuCount as number }),
-      // A worker count left out stays out: the platform's choice (cost/what-runs.ts), not 0.
+      // A worker count left out stays out: the platform's choice (what-runs.ts), not 0.
       ...(raw.workersMin !== undefined && raw.workersMin !== null ? { workersMin: raw.workersMin as number } : {}),
       ...(raw.workersMax !== undefined && raw.workersMax !== null ? { workersMax: raw.workersMax as number } : {}),
       ...(typeof raw.owner === "string" ? { owner: raw.owner } : {}),

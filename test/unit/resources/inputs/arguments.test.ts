@@ -1,7 +1,7 @@
 // The one rule for arguments a kind does not have: each kind's check() refuses a misspelled
 // argument by name with the nearest one it has, through the same shared code.
-import { editDistance, nearestName, undeclaredArgs, unknownArgReason } from "../../../../src/resources/engine/arguments";
-import { UNKNOWN } from "../../../../src/resources/engine/check";
+import { didYouMean, editDistance, nearestName, suggestIds, undeclaredArgs, unknownArgReason } from "../../../../src/resources/inputs/arguments";
+import { UNKNOWN } from "../../../../src/resources/inputs/check";
 import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
 import { checkNetworkVolume } from "../../../../src/resources/network-volume/schema";
 import { checkPod } from "../../../../src/resources/pod/schema";
@@ -55,4 +55,36 @@ describe("every kind's check refuses a misspelled argument naming it and the nea
     const r = checkPod(undefined, { ...engine, image: UNKNOWN, gpu: UNKNOWN, imagee: "x" });
     expect(r.failures).toEqual([{ property: "imagee", reason: "imagee is not a Pod argument; did you mean image?" }]);
   });
+});
+
+// A refused catalog id or GPU tier gets the id it was probably meant to be, from the list the
+// check already has (no request of its own).
+const GPUS = ["NVIDIA GeForce RTX 4090", "NVIDIA GeForce RTX 3090", "NVIDIA RTX A6000", "NVIDIA L40S", "NVIDIA A100 80GB PCIe", "NVIDIA A100-SXM4-80GB", "NVIDIA H100 80GB HBM3"];
+test.each([
+  // A missing word: the ids holding every word win over the nearest by letters (NVIDIA RTX A6000).
+  ["NVIDIA RTX 4090", GPUS, ['"NVIDIA GeForce RTX 4090"']],
+  ["RTX 4090", GPUS, ['"NVIDIA GeForce RTX 4090"']],
+  ["nvidia l40s", GPUS, ['"NVIDIA L40S"']],
+  ["H100", GPUS, ['"NVIDIA H100 80GB HBM3"']],
+  // Two that hold every word equally: both offered.
+  ["NVIDIA A100", GPUS, ['"NVIDIA A100 80GB PCIe"', '"NVIDIA A100-SXM4-80GB"']],
+  // A typo: the nearest by letters.
+  ["NVIDIA L40", GPUS, ['"NVIDIA L40S"']],
+  ["cpu3-c", ["cpu3c", "cpu3g", "cpu5c"], ['"cpu3c"']],
+  ["ADA24", ["AMPERE_16", "AMPERE_24", "ADA_24", "ADA_48_PRO"], ['"ADA_24"']],
+  ["EU-RO1", ["EU-RO-1", "US-TX-3", "US-KS-2"], ['"EU-RO-1"']],
+])("%s: did you mean %#", (given, known, meant) => {
+  const said = didYouMean(given, known);
+  expect(said).toBe(`did you mean ${meant.length === 1 ? meant[0] : `${meant.slice(0, -1).join(", ")} or ${meant.at(-1)}`}?`);
+  expect(suggestIds(given, known)).toEqual(meant.map((m) => JSON.parse(m)));
+});
+
+test("nothing near: no suggestion", () => {
+  expect(didYouMean("AMD MI300X", GPUS)).toBeUndefined();
+  expect(suggestIds("", GPUS)).toEqual([]);
+});
+
+test("an endpoint's GPU tier near a known one is named in the refusal", () => {
+  const reason = checkEndpointInputs(undefined, { name: "api", templateId: "tpl-1", gpuIds: "ADA24,AMPERE_48" }).failures?.[0]?.reason;
+  expect(reason).toMatch(/^gpuIds .*\(for "ADA24", did you mean "ADA_24"\?\)$/);
 });

@@ -5,9 +5,10 @@
  * config of that moment, then drives Pulumi's own dynamic-provider plugin as the engine would.
  * `npm run demo` prints what it returns; test/engine/examples-lifecycle.test.ts asserts it.
  */
-import type { Emulator } from "../src/emulator";
-import { EngineStack, type OperationResult, ProviderPlugin, type Registration } from "../tools/engine";
-import { captureExample, exampleDir, type ExampleName, projectName, resolvingIds } from "./engine-examples";
+import type { Emulator } from "../../src/emulator";
+import { EngineStack, type OperationResult, type ProviderPlugin, type Registration } from ".";
+import { startPlugin } from "./rig";
+import { captureExample, exampleDir, type ExampleName, projectName, resolvingIds } from "./examples";
 
 export const QUICKSTART_IMAGE = "pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime";
 export const UPDATED_IMAGE = "pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime";
@@ -150,23 +151,9 @@ export async function openExample(example: ExampleName, opts: LifecycleOptions &
     "computeplatform:serverlessUrl": emu.url,
     "computeplatform:apiKey": emu.apiKey,
   };
-  const plugin = await ProviderPlugin.start({
-    cwd: exampleDir(example),
-    project,
-    config,
-    // The key reaches the plugin only through Configure (stack config), never the environment.
-    env: {
-      COMPUTEPLATFORM_API_KEY: undefined,
-      COMPUTEPLATFORM_POLL_INTERVAL_MS: String(opts.podPollMs ?? 100),
-    },
-  });
+  // The key reaches the plugin only through Configure (stack config), never the environment.
+  const plugin = await startPlugin(config, { cwd: exampleDir(example), project, env: { COMPUTEPLATFORM_POLL_INTERVAL_MS: String(opts.podPollMs ?? 100) } });
   const phases: Phase[] = [];
-  try {
-    await plugin.configure(config, SECRET_KEYS);
-  } catch (e) {
-    await plugin.stop();
-    throw e;
-  }
   const stack = new EngineStack(plugin, { project, stack: stackName });
   const seen = new Map<string, string>();
   const ids = () => Object.fromEntries([...stack.resources.values()].map((r) => [r.urn.split("::").at(-1) ?? r.urn, r.id]));

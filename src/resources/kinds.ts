@@ -1,8 +1,10 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { MissingApiKeyError, MissingApiUrlError } from "../../client";
-import { canonical, defined } from "./check";
-import { CONFIG_KEYS, configureFromStack, requirePlatformSettings } from "./settings";
-import type { ProviderKind } from "./shim";
+import { MissingApiKeyError, MissingApiUrlError } from "../client";
+import { canonical } from "./lifecycle/applied";
+import { defined } from "./inputs/check";
+import { CONFIG_KEYS, configureFromStack, requirePlatformSettings } from "./engine/settings";
+import type { ProviderKind } from "./engine/shim";
+import { handCostedKinds } from "./cost/handed";
 
 /** Pulumi's name for the serialized provider among a dynamic resource's inputs and outputs. */
 const PROVIDER_KEY = "__provider";
@@ -10,37 +12,44 @@ const PROVIDER_KEY = "__provider";
 type Provider = pulumi.dynamic.ResourceProvider;
 
 /**
- * The registry of kinds: each kind name the shim in state carries, and how to make its real
- * provider. A module is required on the kind's first use only, so the plugin, which loads the
- * package by name for one resource, loads that resource's provider and nothing else. The kind
- * names are in users' state: they never change.
+ * The registry of kinds, on top of them: each kind name the shim in state carries, and how to
+ * make its real provider. It imports the kinds; no kind imports it (the package root and the
+ * `pulumi-computeplatform/providers` entry do). A module is required on the kind's first use
+ * only, so the plugin, which loads the package by name for one resource, loads that resource's
+ * provider and nothing else. The kind names are in users' state: they never change.
  */
 const KINDS: Record<ProviderKind, () => Provider> = {
   pod: () => {
-    const { PodProvider } = require("../pod/provider") as typeof import("../pod/provider");
+    const { PodProvider } = require("./pod/provider") as typeof import("./pod/provider");
     return new PodProvider();
   },
   "serverless-endpoint": () => {
-    const { ServerlessEndpointProvider } = require("../serverless-endpoint/provider") as typeof import("../serverless-endpoint/provider");
+    const { ServerlessEndpointProvider } = require("./serverless-endpoint/provider") as typeof import("./serverless-endpoint/provider");
     return new ServerlessEndpointProvider();
   },
   "network-volume": () => {
-    const { NetworkVolumeProvider } = require("../network-volume/provider") as typeof import("../network-volume/provider");
+    const { NetworkVolumeProvider } = require("./network-volume/provider") as typeof import("./network-volume/provider");
     return new NetworkVolumeProvider();
   },
   template: () => {
-    const { TemplateProvider } = require("../template/provider") as typeof import("../template/provider");
+    const { TemplateProvider } = require("./template/provider") as typeof import("./template/provider");
     return new TemplateProvider();
   },
   "registry-credential": () => {
-    const { RegistryCredentialProvider } = require("../registry-credential/provider") as typeof import("../registry-credential/provider");
+    const { RegistryCredentialProvider } = require("./registry-credential/provider") as typeof import("./registry-credential/provider");
     return new RegistryCredentialProvider();
   },
   "stack-cost": () => {
-    const { StackCostProvider } = require("../cost/provider") as typeof import("../cost/provider");
+    const { StackCostProvider } = require("./stack-cost/provider") as typeof import("./stack-cost/provider");
     return new StackCostProvider();
   },
 };
+
+// The cost service prices endpoints by what their provider sends for a removed worker field:
+// handed to it from here, read when a stack's cost is first priced.
+handCostedKinds(() => ({
+  endpointRemovedDefaults: (require("./serverless-endpoint/schema") as typeof import("./serverless-endpoint/schema")).FIELD_DEFAULTS,
+}));
 
 const loaded: Partial<Record<ProviderKind, Provider>> = {};
 

@@ -14,12 +14,12 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { type ComputePlatform, ConfigurationError } from "../../client";
-import { canonical } from "../engine/check";
+import { canonical } from "../lifecycle/applied";
 import { budget, platform } from "../engine/settings";
 import { isFatal } from "../lifecycle/poller";
-import { type HourlyRange, perHour, priceBook } from "./prices";
+import { costedKinds } from "../cost/handed";
+import { type HourlyRange, perHour, priceBook } from "../cost/prices";
 import { endpointRuns, findLiveEndpoint, findLivePod, type LiveEndpointCompute, type LivePodCompute, podRuns } from "./what-runs";
-import { FIELD_DEFAULTS } from "../serverless-endpoint/schema";
 import { costLine, costReport, type CostEntry, normalizeEntry, overBudget, type PricedEntry, priceEntries, pricePod, UNPRICED } from "./report";
 
 /**
@@ -88,7 +88,7 @@ export class StackCostProvider implements pulumi.dynamic.ResourceProvider {
     const live = liveLists(this.client());
     const found = new Map<CostEntry, string>();
     let catalogError: string | undefined;
-    // What runs (cost/what-runs.ts): an entry of a resource that exists is priced from its live
+    // What runs (stack-cost/what-runs.ts): an entry of a resource that exists is priced from its live
     // object; a new one from its declaration and the platform's defaults.
     const price = async (e: CostEntry, old: PricedEntry | undefined): Promise<HourlyRange | undefined> => {
       if (e.kind === "pod") {
@@ -102,7 +102,7 @@ export class StackCostProvider implements pulumi.dynamic.ResourceProvider {
       }
       const ep = old ? findLiveEndpoint(await (e.api === "rest" ? live.restEndpoints() : live.endpoints()), e, old.liveId) : undefined;
       if (ep) found.set(e, ep.id);
-      return book.endpoint(endpointRuns(e, old?.kind === "endpoint" ? old : undefined, ep, FIELD_DEFAULTS));
+      return book.endpoint(endpointRuns(e, old?.kind === "endpoint" ? old : undefined, ep, costedKinds().endpointRemovedDefaults));
     };
     // An unchanged entry keeps its price, unless what runs could differ from what it says and its object was never looked at.
     const again = (e: CostEntry, old: PricedEntry) => !old.liveId && ((e.ignore?.length ?? 0) > 0 || (e.kind === "pod" && Array.isArray(e.gpu?.id)));

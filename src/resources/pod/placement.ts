@@ -1,0 +1,92 @@
+/*
+ * Where a Pod's create lands: the POST of its body, found again after an ambiguous answer, each
+ * GPU type of its preference list tried in order until one has capacity (a type priced over
+ * maxHourlyCost is not tried), and the catalog price of what it got.
+ */
+import { AmbiguousRequestError, BadRequestError, type ComputePlatform, type PodCreateParams } from "../../client";
+import { perHour, priceBook } from "../cost/prices";
+import { findMade } from "../lifecycle/recovery";
+import type { CreatePlan } from "./create-plan";
+import { type LivePod, OWNER_ENV } from "./schema";
+import type { PodContext } from "./status";
+import { matchesCreate, newestOf } from "./wire";
+
+/** What placing a pod needs of the provider: its client, clock and signal. */
+export type Placing = Pick<PodContext, "client" | "clock" | "signal">;
+
+/** The platform's answer when a GPU type has no capacity in the allowed data centers: nothing was made. */
+export function isNoCapacity(err: unknown): err is BadRequestError {
+  return err instanceof BadRequestError && /no capacity/i.test(err.detail ?? "");
+}
+
+/**
+ * The GPU types of `gpu.id` in order: POST each until one is placed. Only the platform's
+ * "no capacity" answer (a 400 that made nothing) moves on to the next; any other failure
+ * ends the create as it is. A type whose price is over `maxHourlyCost` is not tried.
+ */
+export async function place(ctx: Placing, plan: CreatePlan): Promise<LivePod> {
+  const { inputs } = plan;
+  if (!inputs.gpu) return post(ctx, plan.body);
+  const where = inputs.dataCenterIds?.length ? `data centers ${inputs.dataCenterIds.join(", ")}` : "any data center";
+  const tried: string[] = [];
+  for (const gpuId of plan.gpuChoices) {
+    const max = inputs.maxHourlyCost;
+    if (max !== undefined) {
+      const price = await priceBook(() => ctx.client).pod({ gpu: { id: gpuId, count: inputs.gpu.count }, cloud: inputs.cloud });
+      if (price !== undefined && price > max) {
+        tried.push(`"${gpuId}" x${inputs.gpu.count}: not tried, its ${inputs.cloud} price ${perHour(price)} is over maxHourlyCost ${perHour(max)}`);
+        continue;
+      }
+    }
+    try {
+      return await post(ctx, plan.bodyFor(gpuId));
+    } catch (err) {
+      if (!isNoCapacity(err)) throw err;
+      tried.push(`"${gpuId}" x${inputs.gpu.count} in ${where}: ${err.status} ${err.detail}`);
+    }
+  }
+  throw new Error(
+    `pod "${inputs.name}": none of the GPU types of gpu.id could be placed, and no pod was made. Tried, in order: ${tried.join("; ")}. ` +
+      "Add GPU types to gpu.id, allow more data centers in dataCenterIds, or try again later.",
+  );
+}
+
+/** The catalog price of the pod's compute (the catalog read once per process); none if the catalog cannot tell. */
+export async function hourlyCostOf(client: ComputePlatform, pod: LivePod): Promise<{ hourlyCost?: number }> {
+  try {
+    const hourlyCost = await priceBook(() => client).pod({ gpu: pod.gpu ?? undefined, cpu: pod.cpu ?? undefined, cloud: pod.cloud });
+    return hourlyCost === undefined ? {} : { hourlyCost };
+  } catch {
+    // The output is informational: a catalog that cannot answer leaves it out, the pod stands.
+    return {};
+  }
+}
+
+/**
+ * The pod a POST of `body` made. When the client could not settle the outcome, or its
+ * look-up by name found another pod of that name (the one being replaced), `findMade` looks again.
+ */
+async function post(ctx: Placing, body: PodCreateParams): Promise<LivePod> {
+  const isOurs = (p: LivePod) => matchesCreate(p, body) && (body.env?.[OWNER_ENV] === undefined || p.env?.[OWNER_ENV] === body.env[OWNER_ENV]);
+  const find = (excluded: Set<string>, cause?: AmbiguousRequestError) =>
+    findMade<LivePod>({
+      noun: "pod",
+      name: body.name,
+      list: () => ctx.client.pods.list({ signal: ctx.signal }),
+      isOurs,
+      excluded,
+      cause,
+      unknownHint: "delete it or declare it with adopt",
+      newest: newestOf,
+      clock: ctx.clock,
+      signal: ctx.signal,
+    });
+  let pod: LivePod;
+  try {
+    pod = await ctx.client.pods.create(body, { signal: ctx.signal });
+  } catch (err) {
+    if (!(err instanceof AmbiguousRequestError)) throw err;
+    pod = await find(new Set(), err);
+  }
+  return isOurs(pod) ? pod : find(new Set([pod.id]));
+}
