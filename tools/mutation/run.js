@@ -1,44 +1,38 @@
-// `npm run test:mutation`: StrykerJS over the core's pure modules (tools/mutation/stryker.config.js)
-// against their unit tests, then every module held to the break threshold on its own (Stryker's
-// own threshold is of the whole run, where a strong module hides a weak one).
+// `npm run test:mutation`: StrykerJS over the core's pure modules (tools/mutation/modules.js), each
+// against the unit tests of its folder, each held to the break threshold on its own (Stryker's
+// own threshold is of a whole run, where a strong module would hide a weak one).
 //
-//   npm run test:mutation                          incremental: only mutants of changed code or tests run
-//   npm run test:mutation -- --full                every mutant again (the incremental file is rewritten)
-//   npm run test:mutation -- --mutate <file>       one module (the others keep their recorded results)
-//   npm run test:mutation -- --check               no Stryker: the committed results, if still current
+//   npm run test:mutation                        incremental: only mutants of changed code or tests run
+//   npm run test:mutation -- --full              every mutant again (the results are rewritten)
+//   npm run test:mutation -- <module>...         only these modules (paths as in modules.js)
 //
-// Incremental mode reads and rewrites tools/mutation/incremental.json, which is committed: CI
-// starts from it and pays only for what changed since. When the recorded sources of every
-// module and of every test that ran are the ones in the work tree and no new unit test file has
-// appeared, Stryker itself would reuse every result; then the recorded results are read as they
-// are and Stryker is not started (its first, full run of the related tests costs a minute or more
-// on a busy machine). `--check` does only that and fails when the record is not current.
+// Incremental mode reads and rewrites each module's results, tools/mutation/incremental/*.json,
+// which are committed: CI starts from them and pays only for what changed since. A module
+// whose recorded source and tests are the ones in the work tree, with no new test file that
+// imports it, is the case where Stryker itself would reuse every result; its recorded results
+// are read as they are and Stryker is not started for it (its first, full run of the module's
+// tests costs tens of seconds on a busy machine).
 "use strict";
 const { spawnSync } = require("node:child_process");
 const fs = require("node:fs");
 const path = require("node:path");
+const { MODULES, incrementalFileOf, reportOf, testsOf } = require("./modules");
 
 const root = path.join(__dirname, "..", "..");
-const configFile = path.join(__dirname, "stryker.config.js");
-const config = require(configFile);
-const BREAK = config.thresholds.break;
+const BREAK = 85;
 
-/** Mutants that count: Stryker's mutation score is detected over detected plus undetected. */
-const DETECTED = new Set(["Killed", "Timeout"]);
-const UNDETECTED = new Set(["Survived", "NoCoverage"]);
-
+/** Stryker's mutation score: detected over detected plus undetected (ignored mutants left out). */
 function score(mutants) {
   let detected = 0;
   let undetected = 0;
   for (const m of mutants) {
-    if (DETECTED.has(m.status)) detected++;
-    else if (UNDETECTED.has(m.status)) undetected++;
+    if (m.status === "Killed" || m.status === "Timeout") detected++;
+    else if (m.status === "Survived" || m.status === "NoCoverage") undetected++;
   }
   const valid = detected + undetected;
   return { mutants: mutants.length, detected, undetected, percent: valid === 0 ? 100 : (100 * detected) / valid };
 }
 
-const read = (file) => JSON.parse(fs.readFileSync(file, "utf8"));
 const text = (rel) => {
   try {
     return fs.readFileSync(path.join(root, rel), "utf8");
@@ -47,84 +41,87 @@ const text = (rel) => {
   }
 };
 
-/** Every unit test file under the mutation run's jest roots, relative to the repository. */
-function unitTestFiles() {
-  const jest = require(path.join(root, config.jest.configFile));
+function testFilesIn(dir) {
   const out = [];
-  const walk = (dir) => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      const full = path.join(dir, e.name);
-      if (e.isDirectory()) walk(full);
-      else if (e.name.endsWith(".test.ts")) out.push(path.relative(root, full).split(path.sep).join("/"));
+  const walk = (d) => {
+    for (const e of fs.readdirSync(path.join(root, d), { withFileTypes: true })) {
+      const rel = path.posix.join(d, e.name);
+      if (e.isDirectory()) walk(rel);
+      else if (e.name.endsWith(".test.ts")) out.push(rel);
     }
   };
-  for (const r of jest.roots) walk(r.replace("<rootDir>", jest.rootDir));
+  walk(dir);
   return out;
 }
 
-/**
- * Why the committed results are not current (undefined when they are): a module or a test
- * whose source differs from the one recorded, a module not recorded, a new unit test file.
- */
-function staleness(report) {
-  for (const file of config.mutate) {
-    const recorded = report.files[file];
-    if (!recorded) return `${file} has no recorded result`;
-    if (recorded.source !== text(file)) return `${file} changed`;
-  }
-  for (const file of Object.keys(report.files)) if (!config.mutate.includes(file)) return `${file} is no longer mutated`;
+/** Why a module's recorded results are not current, or undefined when Stryker would reuse them all. */
+function staleness(module, report) {
+  if (!report) return "no recorded results";
+  if (report.files[module]?.source !== text(module)) return `${module} changed`;
   const tests = report.testFiles ?? {};
   for (const [file, recorded] of Object.entries(tests)) if (recorded.source !== text(file)) return `${file} changed`;
-  for (const file of unitTestFiles()) if (!(file in tests)) return `${file} is new`;
+  // Stryker records the test files that load the module; one not recorded that imports it by
+  // name is new. (A new file that loads it only through another module is not seen here; it
+  // could only catch more mutants, and its first change to a recorded file or test runs Stryker.)
+  const name = module.replace(/^src\//, "").replace(/\.ts$/, "");
+  for (const file of testFilesIn(testsOf(module))) {
+    if (!(file in tests) && text(file).includes(`${name}"`)) return `${file} is new`;
+  }
   return undefined;
 }
 
-function table(report) {
-  const rows = config.mutate.map((file) => ({ file, ...score(report.files[file]?.mutants ?? []), recorded: file in report.files }));
-  const width = Math.max(...rows.map((r) => r.file.length));
-  console.log(`${"module".padEnd(width)}  mutants  killed  survived  score`);
-  for (const r of rows) {
-    const figure = r.recorded ? `${r.percent.toFixed(1)}%` : "no result";
-    console.log(`${r.file.padEnd(width)}  ${String(r.mutants).padStart(7)}  ${String(r.detected).padStart(6)}  ${String(r.undetected).padStart(8)}  ${figure.padStart(6)}`);
-  }
-  const low = rows.filter((r) => !r.recorded || r.percent < BREAK);
-  for (const r of low) console.error(`${r.file}: ${r.recorded ? `${r.percent.toFixed(1)}%` : "no result"}, under the break threshold of ${BREAK}%`);
-  return low.length === 0;
+const readJson = (rel) => (fs.existsSync(path.join(root, rel)) ? JSON.parse(fs.readFileSync(path.join(root, rel), "utf8")) : undefined);
+
+function stryker(module, full) {
+  const bin = path.join(root, "node_modules", "@stryker-mutator", "core", "bin", "stryker.js");
+  const run = spawnSync(process.execPath, [bin, "run", path.join(__dirname, "stryker.config.js"), ...(full ? ["--force"] : [])], {
+    cwd: root,
+    stdio: "inherit",
+    env: { ...process.env, MUTATION_MODULE: module },
+  });
+  return run.status ?? 1;
 }
 
 function main(argv) {
   const started = Date.now();
   const full = argv.includes("--full");
-  const checkOnly = argv.includes("--check");
-  const passThrough = argv.filter((a) => a !== "--full" && a !== "--check");
-  const incremental = path.join(root, config.incrementalFile);
-  const narrowed = passThrough.length > 0;
-  if (!full && !narrowed && fs.existsSync(incremental)) {
-    const report = read(incremental);
-    const why = staleness(report);
-    if (why === undefined) {
-      console.log(`mutation results are current (${config.incrementalFile}): no module or test changed since they were recorded`);
-      const ok = table(report);
-      console.log(`mutation testing: ${((Date.now() - started) / 1000).toFixed(1)} s`);
-      return ok ? 0 : 1;
+  const asked = argv.filter((a) => a !== "--full");
+  const unknown = asked.filter((m) => !MODULES.includes(m));
+  if (unknown.length > 0) {
+    console.error(`not a mutated module: ${unknown.join(", ")} (tools/mutation/modules.js lists them)`);
+    return 1;
+  }
+  const rows = [];
+  let failed = false;
+  for (const module of asked.length > 0 ? asked : MODULES) {
+    const t0 = Date.now();
+    const recorded = readJson(incrementalFileOf(module));
+    const why = full ? "--full" : staleness(module, recorded);
+    let report = recorded;
+    if (why !== undefined) {
+      console.log(`\n${module}: mutation testing (${why})`);
+      fs.rmSync(path.join(root, reportOf(module, "json")), { force: true });
+      if (stryker(module, full) !== 0) failed = true;
+      report = readJson(reportOf(module, "json"));
     }
-    console.log(`mutation results to bring up to date: ${why}`);
+    const s = score(report?.files[module]?.mutants ?? []);
+    rows.push({ module, ...s, ran: why !== undefined, recorded: report !== undefined, seconds: (Date.now() - t0) / 1000 });
   }
-  if (checkOnly) return 1;
-  const report = path.join(root, config.jsonReporter.fileName);
-  fs.rmSync(report, { force: true });
-  const stryker = path.join(root, "node_modules", "@stryker-mutator", "core", "bin", "stryker.js");
-  const run = spawnSync(process.execPath, [stryker, "run", configFile, ...(full ? ["--force"] : []), ...passThrough], {
-    cwd: root,
-    stdio: "inherit",
-  });
-  if (!fs.existsSync(report)) {
-    console.error("Stryker wrote no report");
-    return run.status || 1;
+  const width = Math.max(...rows.map((r) => r.module.length));
+  console.log(`\n${"module".padEnd(width)}  mutants  caught  survived   score  run`);
+  for (const r of rows) {
+    const figure = r.recorded ? `${r.percent.toFixed(1)}%` : "none";
+    const how = r.ran ? `Stryker, ${r.seconds.toFixed(0)} s` : "recorded results current";
+    console.log(`${r.module.padEnd(width)}  ${String(r.mutants).padStart(7)}  ${String(r.detected).padStart(6)}  ${String(r.undetected).padStart(8)}  ${figure.padStart(6)}  ${how}`);
+    if (!r.recorded || r.percent < BREAK) {
+      console.error(`${r.module}: ${figure}, under the break threshold of ${BREAK}%`);
+      failed = true;
+    }
   }
-  const ok = table(read(report));
   console.log(`mutation testing: ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  return ok && run.status === 0 ? 0 : 1;
+  return failed ? 1 : 0;
 }
 
-process.exitCode = main(process.argv.slice(2));
+module.exports = { score, staleness };
+
+if (require.main === module) process.exitCode = main(process.argv.slice(2));

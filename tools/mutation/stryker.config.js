@@ -1,34 +1,34 @@
-// Mutation testing of the core's pure modules against their unit tests (`npm run test:mutation`,
-// run by tools/mutation/run.js, which holds every module to the break threshold on its own).
-// The list below is the one place that names the modules: when a module moves, it moves here.
+// StrykerJS for one module at a time (tools/mutation/run.js sets MUTATION_MODULE and runs it
+// once per module of tools/mutation/modules.js): the module is mutated, the unit tests of its
+// folder are run against each mutant, results are kept per module.
 "use strict";
+const { incrementalFileOf, reportOf, testsOf } = require("./modules");
+
+const module_ = process.env.MUTATION_MODULE;
+if (!module_) throw new Error("run mutation testing with `npm run test:mutation` (tools/mutation/run.js sets MUTATION_MODULE)");
+process.env.MUTATION_TESTS = testsOf(module_);
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 module.exports = {
-  mutate: [
-    // retry timing and rate-limit pacing
-    "src/client/core/retry.ts",
-    "src/client/core/pacing.ts",
-    // the lifecycle's applied state, owner tokens and create recovery
-    "src/resources/lifecycle/applied.ts",
-    "src/resources/lifecycle/owner.ts",
-  ],
+  mutate: [module_],
   testRunner: "jest",
+  // enableFindRelatedTests: of the folder's tests, only those that load the module run.
   jest: { configFile: "tools/mutation/jest.config.js", enableFindRelatedTests: true },
   coverageAnalysis: "perTest",
-  // Our Babel transform strips types; TypeScript checking of mutants would need the tsc JS API,
-  // which TypeScript 7 does not have.
+  // Babel strips the types; a type checker of mutants would need TypeScript's JS API, which
+  // TypeScript 7 (the project's compiler) does not have.
   checkers: [],
   incremental: true,
-  incrementalFile: "tools/mutation/incremental.json",
-  reporters: ["clear-text", "progress", "html", "json"],
-  htmlReporter: { fileName: "reports/mutation/index.html" },
-  jsonReporter: { fileName: "reports/mutation/mutation.json" },
-  // run.js checks each module against the break threshold; Stryker's own check is of the whole.
+  incrementalFile: incrementalFileOf(module_),
+  reporters: ["clear-text", "progress-append-only", "html", "json"],
+  htmlReporter: { fileName: reportOf(module_, "html") },
+  jsonReporter: { fileName: reportOf(module_, "json") },
+  clearTextReporter: { reportTests: false, reportMutants: true, reportScoreTable: true },
   thresholds: { high: 90, low: 85, break: 85 },
-  // Two cores shared with the rest of the machine; one test process keeps the run predictable.
+  // Two cores shared with the rest of the machine: one test process.
   concurrency: 1,
-  timeoutMS: 10000,
+  // Generous: a mutant counted as a timeout counts as caught, so a slow machine must not make one.
+  timeoutMS: 15000,
   tempDirName: ".stryker-tmp",
   cleanTempDir: "always",
   // The sandbox needs the sources, the tests and the configs they read, not the build or the rest.

@@ -7,6 +7,7 @@ import { createHash, randomBytes } from "node:crypto";
  * same name), else it is random.
  */
 export function autoName(resourceName: string, random: () => Buffer = () => randomBytes(4), token?: string): string {
+  // Stryker disable next-line ConditionalExpression: the test of undefined reads "undefined", not hex, so the first test only says it
   const suffix = token !== undefined && /^[0-9a-f]{7,}$/.test(token) ? token : random().toString("hex");
   return `${resourceName}-${suffix.slice(0, 7)}`;
 }
@@ -40,6 +41,7 @@ export function isPendingName(name: unknown): boolean {
 export function isAutoNamed(inputs: Record<string, unknown> | undefined): boolean {
   const token = inputs?.[OWNER_TOKEN_KEY];
   const logical = inputs?.[LOGICAL_NAME_KEY];
+  // Stryker disable next-line OptionalChaining: without inputs the token is undefined and the test ends before it
   return typeof token === "string" && typeof logical === "string" && inputs?.name === autoName(logical, undefined, token);
 }
 
@@ -182,6 +184,7 @@ export class Predecessors {
   }
 
   get(base: string | undefined): string | undefined {
+    // Stryker disable next-line ConditionalExpression: the map has no undefined key either; the test is for the type
     return base === undefined ? undefined : this.byBase.get(base);
   }
 

@@ -23,6 +23,8 @@ describe("serverDelayMs: headers to the delay the server asked for", () => {
     ["Retry-After negative is malformed", { "retry-after": "-5" }, undefined],
     ["Retry-After text is malformed", { "retry-after": "soon" }, undefined],
     ["Retry-After empty is malformed", { "retry-after": "" }, undefined],
+    ["Retry-After HTTP-date after other text is malformed", { "retry-after": "xThu, 01 Jan 2026 12:00:30 GMT" }, undefined],
+    ["Retry-After HTTP-date with an offset is malformed", { "retry-after": "Thu, 01 Jan 2026 12:00:30 GMT+0100" }, undefined],
     ["Retry-After wins over RateLimit", { "retry-after": "2", ratelimit: '"minute";r=0;t=40' }, 2_000],
     ["the platform's example: minute exhausted", { ratelimit: '"minute";r=0;t=12, "hour";r=2800;t=1812, "day";r=49500;t=45012', "ratelimit-policy": POLICY }, 12_000],
     ["two windows exhausted: the longer", { ratelimit: '"minute";r=0;t=12, "hour";r=0;t=1812' }, 1_812_000],
@@ -36,6 +38,7 @@ describe("serverDelayMs: headers to the delay the server asked for", () => {
     ["unparseable RateLimit", { ratelimit: '"minute;r=0;t=12' }, undefined],
     ["garbage RateLimit", { ratelimit: "{{{" }, undefined],
     ["trailing comma", { ratelimit: '"minute";r=0;t=12,' }, undefined],
+    ["a member that is a number or a boolean names no window", { ratelimit: '5;r=0;t=3, ?1;r=0;t=4, "minute";r=1;t=2' }, undefined],
     ["inner lists are skipped", { ratelimit: '("a" "b");r=0;t=4, "minute";r=0;t=3' }, 3_000],
     ["malformed policy does not break a good RateLimit", { ratelimit: '"minute";r=0;t=7', "ratelimit-policy": "???" }, 7_000],
     ["no headers", {}, undefined],
@@ -58,6 +61,18 @@ describe("parsers", () => {
       ["hour", 3000, 3600],
       ["day", 50000, 86400],
     ]);
+  });
+  test("a token name parses to its name, a string like a quoted one", () => {
+    expect(parseRateLimit("minute;r=0;t=9")).toEqual([{ name: "minute", remaining: 0, resetSeconds: 9 }]);
+    expect(parseRateLimitPolicy('minute;q=60;w=60, "hour";q=3000;w=3600')?.map((w) => typeof w.name)).toEqual(["string", "string"]);
+  });
+  test("a member that is a number or a boolean is no window: it is skipped", () => {
+    expect(parseRateLimit('5;r=0;t=3, ?1;r=0;t=4, "minute";r=1;t=2')).toEqual([{ name: "minute", remaining: 1, resetSeconds: 2 }]);
+  });
+  test("an empty or blank header is absent, not a list of no windows", () => {
+    expect(parseRateLimit("")).toBeUndefined();
+    expect(parseRateLimit("   ")).toBeUndefined();
+    expect(parseRateLimitPolicy(" ")).toBeUndefined();
   });
   test("absent or malformed headers parse to undefined, not an exception", () => {
     expect(parseRateLimit(undefined)).toBeUndefined();
@@ -92,6 +107,13 @@ describe("backoff: exponential, full jitter, capped", () => {
         expect(d).toBeLessThan(1000);
       }
     }
+  });
+
+  test("the default backoff starts at 500 ms and is capped at 30 s", () => {
+    expect(backoffMs(1, () => 0.5)).toBe(250);
+    expect(backoffMs(3, () => 0.5)).toBe(1000);
+    expect(backoffMs(20, () => 0.5)).toBe(15_000);
+    expect(retryDelayMs({ attempt: 2, serverDelayMs: undefined, random: () => 0.5 })).toEqual({ delayMs: 500, source: "backoff" });
   });
 
   test("a server-given delay is used as given, without jitter", () => {

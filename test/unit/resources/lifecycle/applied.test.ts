@@ -1,4 +1,4 @@
-import { recordAfterStep, recordKey } from "../../../../src/resources/lifecycle/applied";
+import { canonical, recordAfterStep, recordKey } from "../../../../src/resources/lifecycle/applied";
 
 describe("the record after a step", () => {
   const previous = { keys: ["env", "image"], envKeys: ["HF_TOKEN", "MODEL"], globalNetworking: false };
@@ -23,4 +23,27 @@ describe("the record after a step", () => {
     expect(recordKey({ a: 1, b: 2 })).toBe(recordKey({ b: 2, a: 1 }));
     expect(recordKey(7.25)).not.toContain("7.25");
   });
+});
+
+test("a confirmed field the step cleared is gone from the record, not kept from before", () => {
+  const previous = { keys: ["env"], envKeys: ["A"], globalNetworking: false };
+  const after = recordAfterStep<Record<string, unknown>>(previous, { keys: ["env"], globalNetworking: false }, ["envKeys"]);
+  expect(after).not.toHaveProperty("envKeys");
+  expect(after).toEqual({ keys: ["env"], globalNetworking: false });
+});
+
+test.each([
+  ["a list keeps its order", ["b", 1, true], '["b",1,true]'],
+  ["object keys sorted, an undefined field left out", { b: 1, a: [2, 3], c: undefined }, '{"a":[2,3],"b":1}'],
+  ["nested objects sorted too", [{ y: 1, x: { d: null, c: "s" } }], '[{"x":{"c":"s","d":null},"y":1}]'],
+  ["empty object and list", [{}, []], "[{},[]]"],
+  ["null", null, "null"],
+  ["undefined reads as null", undefined, "null"],
+  ["a string", 'a"b', '"a\\"b"'],
+])("the canonical text of a value: %s", (_what, value, text) => {
+  expect(canonical(value)).toBe(text);
+});
+
+test("a record key is pinned: state written by earlier releases compares against the same keys", () => {
+  expect(recordKey(["A", "B"])).toBe("77471335767d13f7");
 });

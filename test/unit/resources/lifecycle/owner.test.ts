@@ -7,10 +7,14 @@ import {
   autoName,
   baseOf,
   baseOwnerToken,
+  isAutoNamed,
+  isPendingName,
   ownerInputs,
   ownerToken,
+  pendingName,
   Predecessors,
   replacementToken,
+  resolveName,
 } from "../../../../src/resources/lifecycle/owner";
 import { planPodChange } from "../../../../src/resources/pod/plan";
 import { checkPod, OWNER_ENV } from "../../../../src/resources/pod/schema";
@@ -178,5 +182,87 @@ describe("Predecessors", () => {
     expect([p.get("b1"), p.get("b2"), p.get(undefined)]).toEqual(["pod-1", "pod-2", undefined]);
     p.forget("pod-1");
     expect([p.get("b1"), p.get("b2")]).toEqual([undefined, "pod-2"]);
+  });
+});
+
+describe("names", () => {
+  const bytes = () => Buffer.from([0xde, 0xad, 0xbe, 0xef]);
+
+  test("an auto-name is the logical name and 7 hex: of the token when it is hex, else random", () => {
+    expect(autoName("web", bytes, "0123456789abcdef")).toBe("web-0123456");
+    expect(autoName("web", bytes)).toBe("web-deadbee");
+    expect(autoName("web", bytes, "not-hex-token")).toBe("web-deadbee");
+    expect(autoName("web", bytes, "abc12")).toBe("web-deadbee");
+    expect(autoName("web", bytes, "x0123456789")).toBe("web-deadbee");
+    expect(autoName("web", bytes, "0123456789x")).toBe("web-deadbee");
+    expect(autoName("web")).toMatch(/^web-[0-9a-f]{7}$/);
+  });
+
+  test("a pending name ends with ~creating, and only such a name is pending", () => {
+    expect(pendingName("web-1")).toBe("web-1~creating");
+    expect(isPendingName("web-1~creating")).toBe(true);
+    expect(isPendingName("web-1")).toBe(false);
+    expect(isPendingName("web-1~creating-2")).toBe(false);
+    expect(isPendingName(undefined)).toBe(false);
+  });
+
+  test("inputs are auto-named when their name is the one made from their token and logical name", () => {
+    const token = "0123456789abcdef";
+    const inputs = { __ownerToken: token, __logicalName: "web", name: "web-0123456" };
+    expect(isAutoNamed(inputs)).toBe(true);
+    expect(isAutoNamed({ ...inputs, name: "my-web" })).toBe(false);
+    expect(isAutoNamed({ ...inputs, __ownerToken: undefined })).toBe(false);
+    expect(isAutoNamed({ ...inputs, __logicalName: undefined })).toBe(false);
+    expect(isAutoNamed(undefined)).toBe(false);
+    // Only strings count: a logical name or a token of another type never makes an auto-name.
+    expect(isAutoNamed({ __ownerToken: token, __logicalName: undefined, name: "undefined-0123456" })).toBe(false);
+    expect(isAutoNamed({ __ownerToken: 1234567890, __logicalName: "web", name: "web-1234567" })).toBe(false);
+  });
+
+  test("the name check settles on: the given one, else the one made before, else a new one from the token", () => {
+    const token = "0123456789abcdef";
+    expect(resolveName("mine", { name: "web-old" }, "web", token)).toBe("mine");
+    expect(resolveName(undefined, { name: "web-old" }, "web", token)).toBe("web-old");
+    expect(resolveName("", { name: "web-old" }, "web", token)).toBe("web-old");
+    expect(resolveName(null, { name: "web-old" }, "web", token)).toBe("web-old");
+    expect(resolveName(undefined, { name: "" }, "web", token)).toBe("web-0123456");
+    expect(resolveName(undefined, { name: 7 }, "web", token)).toBe("web-0123456");
+    expect(resolveName(undefined, undefined, "web", token)).toBe("web-0123456");
+  });
+});
+
+describe("owner token edge cases", () => {
+  test("an empty token kept in old inputs is none: the token is derived again", () => {
+    const base = baseOwnerToken("Pod", scope, "trainer");
+    expect(ownerToken("Pod", { __ownerToken: "" }, pod)).toBe(base);
+    expect(ownerToken("Pod", null as any, pod)).toBe(base);
+    expect(ownerToken("Pod", {}, { ...pod, __logicalName: "" })).toBeUndefined();
+    expect(baseOf("Pod", { ...scope, __logicalName: "" })).toBeUndefined();
+  });
+
+  test("a scope field that is not a string counts as empty", () => {
+    expect(baseOwnerToken("Pod", { ...scope, __stack: 7 } as any, "trainer")).toBe(baseOwnerToken("Pod", { ...scope, __stack: "" }, "trainer"));
+  });
+
+  test("ownerInputs leaves out an empty value and a parent without a type, and stops at 64 parents", () => {
+    const program = { organization: () => "", project: () => "infra", stack: () => "dev" };
+    const untyped = { __name: "x", __parentResource: { __pulumiType: "my:A", __name: "a" } };
+    expect(ownerInputs(untyped, program)).toEqual({ __project: "infra", __stack: "dev", __parents: "my:A::a" });
+    expect(ownerInputs(undefined, { ...program, stack: () => 7 as unknown as string })).toEqual({ __project: "infra" });
+    const loop: Record<string, unknown> = { __pulumiType: "my:Loop", __name: "l" };
+    loop.__parentResource = loop;
+    expect(ownerInputs(loop, program).__parents!.split("$")).toHaveLength(64);
+  });
+
+  test("Predecessors ignores a record without a base or an id, and forgets only the id deleted", () => {
+    const p = new Predecessors();
+    p.record("", "pod-1");
+    p.record("b1", "");
+    expect(p.get("")).toBeUndefined();
+    expect(p.get("b1")).toBeUndefined();
+    p.record("b1", "pod-1");
+    p.record("b2", "pod-2");
+    p.forget("pod-3");
+    expect([p.get("b1"), p.get("b2")]).toEqual(["pod-1", "pod-2"]);
   });
 });

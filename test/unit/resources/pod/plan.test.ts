@@ -366,6 +366,9 @@ describe("an update's requests", () => {
     expect(planUpdate("pod-1", lockAndRestart.olds, lockAndRestart.news)).toMatchObject({ lockLast: true, restart: true });
     const lock = plan(gpuPod, { locked: true });
     expect(planUpdate("pod-1", lock.olds, lock.news)).toMatchObject({ lockLast: false, patch: { locked: true } });
+    const stopped = { ...gpuPod, desiredStatus: "EXITED" };
+    const lockStopped = plan(stopped, { locked: true }, { status: "EXITED" });
+    expect(planUpdate("pod-1", lockStopped.olds, lockStopped.news)).toMatchObject({ lockLast: false, patch: { locked: true } });
   });
 
   test("an update never plans a change that needs a new pod, and keeps the price set at creation", () => {

@@ -1,0 +1,30 @@
+// The modules mutation testing covers (`npm run test:mutation`): the core's pure modules. Each
+// is run against the unit tests of its own folder (test/unit/ mirrors src/: retry.ts against
+// test/unit/client/core/, plan.ts against test/unit/resources/pod/), and each must reach the
+// break threshold on its own. When a module moves, it moves here; its recorded results
+// (tools/mutation/incremental/) are then made again by the next run.
+"use strict";
+const path = require("node:path");
+
+const MODULES = [
+  // retry timing and rate-limit pacing
+  "src/client/core/retry.ts",
+  "src/client/core/pacing.ts",
+  // the lifecycle's applied state and owner tokens
+  "src/resources/lifecycle/applied.ts",
+  "src/resources/lifecycle/owner.ts",
+  // the pod's plans: an update's requests, a create's
+  "src/resources/pod/update-plan.ts",
+  "src/resources/pod/create-plan.ts",
+];
+
+/** The folder of unit tests a module is mutated against. */
+const testsOf = (module) => path.posix.join("test/unit", path.posix.dirname(module).replace(/^src\//, ""));
+
+/** Where a module's incremental results live (committed). */
+const incrementalFileOf = (module) => `tools/mutation/incremental/${module.replace(/^src\//, "").replace(/\.ts$/, "").replaceAll("/", "-")}.json`;
+
+/** Where a module's reports go (not committed). */
+const reportOf = (module, ext) => `reports/mutation/${module.replace(/^src\//, "").replace(/\.ts$/, "").replaceAll("/", "-")}.${ext}`;
+
+module.exports = { MODULES, testsOf, incrementalFileOf, reportOf };
