@@ -24,7 +24,7 @@ import { Templates } from "./templates";
 
 export type { Billing } from "./billing";
 export type { Catalog } from "./catalog";
-export type { RequestOptions } from "./context";
+export type { CreateOptions, RequestOptions } from "./context";
 export { type Clock, systemClock } from "./core/clock";
 export * from "./core/errors";
 export { PacingRegistry, sharedPacing } from "./core/pacing";

@@ -62,6 +62,13 @@ export interface EmulatorOptions {
   faults?: Faults;
   /** JSON file that keeps pods, volumes and endpoints across restarts. @default undefined (memory only) */
   stateFile?: string;
+  /**
+   * The order of the lists of pods, volumes, templates, credentials and endpoints (REST and
+   * GraphQL's `myself`): `created`, or `shuffled` (a new order each answer, seeded by
+   * `faults.seed`). The contract promises no order; a client's tests run with `shuffled` to
+   * prove they rest on none. @default "created"
+   */
+  listOrder?: "created" | "shuffled";
   /** Entries the request log keeps before it drops the oldest. @default 1000 */
   requestLogSize?: number;
   /**
@@ -164,6 +171,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     logCapacity,
     exchangeCapacity,
     graphqlSaveResets: options.graphqlSaveResets ?? false,
+    listOrder: options.listOrder ?? "created",
     clock: options.clock ?? Date,
     handler: options.handler,
   });

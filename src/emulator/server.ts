@@ -47,6 +47,7 @@ import { RestEndpoints } from "./serverless/rest/endpoints";
 import { serverlessRoutes } from "./serverless/routes";
 import { type Exchange, ExchangeRecorder } from "./core/http/exchanges";
 import { Pipeline } from "./core/http/pipeline";
+import { type ListOrder, ListOrdering } from "./core/http/list-order";
 import { Router } from "./core/http/router";
 import type { ApiKey, Group } from "./core/http/types";
 
@@ -89,6 +90,8 @@ export interface ServerConfig {
   graphqlSaveResets?: boolean;
   /** The worker of the account endpoints' jobs (see EmulatorOptions.handler). */
   handler?: JobHandler;
+  /** The order of list answers (see EmulatorOptions). */
+  listOrder?: ListOrder;
 }
 
 export class EmulatorServer {
@@ -257,6 +260,7 @@ export class EmulatorServer {
         return png ? { status: 200, raw: { data: png, contentType: "image/png" } } : undefined;
       },
       closing: () => this.closed,
+      listOrder: new ListOrdering(config.listOrder ?? "created", config.faults.seed ?? 1),
     });
     this.server = http.createServer((req, res) => {
       const path = (req.url ?? "/").split("?")[0];

@@ -3,6 +3,7 @@
 // the JSON body, run the route, persist after a change, log, and answer (after the `slowMs`
 // fault, or not at all after the `dropAfterProcessRate` one).
 
+import type { ListOrdering } from "./list-order";
 import type * as http from "node:http";
 import type { FaultState } from "../faults";
 import { HttpError, problem } from "../problem";
@@ -28,6 +29,8 @@ export interface PipelineDeps {
   persist: () => void;
   /** Answers a GET no route serves (the PNGs behind `output.image_url`), without auth. */
   fallback: (method: string, path: string) => Reply | undefined;
+  /** The order of list answers (list-order.ts). */
+  listOrder: ListOrdering;
   /** Whether the server is closing (replies then ask the client to close the connection). */
   closing: () => boolean;
   /** Keeps what was asked and answered, when the `recordExchanges` option is on. */
@@ -226,8 +229,8 @@ export class Pipeline {
     return this.finish(ex, { ...reply, headers: { ...reply.headers, ...rate.headers } }, drop);
   }
 
-  private run(route: Route, ctx: Parameters<Route["run"]>[0]): Promise<Reply> {
-    return Promise.resolve(route.run(ctx));
+  private async run(route: Route, ctx: Parameters<Route["run"]>[0]): Promise<Reply> {
+    return this.deps.listOrder.apply(route.op, await route.run(ctx));
   }
 
   private authenticate(req: http.IncomingMessage, url: URL, kind: RouteKind): ApiKey | HttpError {
