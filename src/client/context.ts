@@ -20,6 +20,17 @@ export interface RequestOptions {
   onSend?: () => void;
 }
 
+/** Options of a create: a request's, and the ids of the objects that were there before it began. */
+export interface CreateOptions extends RequestOptions {
+  /**
+   * The ids of the kind's objects listed before this create began. After an ambiguous failure
+   * the create's look-up takes only an object whose id is not among them (and fails rather than
+   * guess when two such objects match): an object that existed before is never the one it made,
+   * whatever its name. Without it the look-up takes a matching object by name.
+   */
+  seenBefore?: ReadonlySet<string>;
+}
+
 /** What every API class shares: one transport and the two base addresses. */
 export class ClientContext {
   constructor(

@@ -1,9 +1,9 @@
-import { type ClientContext, checkParams, type RequestOptions } from "./context";
+import { type ClientContext, checkParams, type CreateOptions, type RequestOptions } from "./context";
 import { createOnce } from "./core/create-once";
 import { makeApiError } from "./core/errors";
 import { buildDocument, EnumLiteral, GraphqlRunner, type Selection } from "./core/graphql";
 import { redactUrl } from "./core/redact";
-import { findReadable, type Listed, unreadableError, unreadableRecord } from "./core/records";
+import { findNew, findReadable, type Listed, unreadableError, unreadableRecord } from "./core/records";
 import type { RetryMode } from "./core/transport";
 import { type Endpoint, type EndpointInput, EndpointInputSchema, EndpointSchema, type Myself, MyselfSchema } from "./schemas";
 
@@ -65,9 +65,10 @@ export class Endpoints {
 
   /**
    * Create (no `id`) or modify (`id`) an endpoint. A modify is the same document every time
-   * and is retried; a create is looked up by name after an ambiguous failure, never sent twice.
+   * and is retried; a create is looked up by name after an ambiguous failure, never sent twice
+   * (with `opts.seenBefore`, only an endpoint that was not there before: see {@link CreateOptions}).
    */
-  async save(input: EndpointInput, opts: RequestOptions = {}): Promise<Endpoint> {
+  async save(input: EndpointInput, opts: CreateOptions = {}): Promise<Endpoint> {
     const checked = checkParams(EndpointInputSchema, input, "endpoint input");
     const doc = saveEndpointDocument(checked);
     const run = async (mode: RetryMode) => {
@@ -83,15 +84,12 @@ export class Endpoints {
       attempt: () => run("unsafe"),
       // The type too: a replacement (only `type` forces one) keeps name and template, and the
       // old endpoint must not pass for the new one.
-      lookup: async () =>
-        findReadable(
-          await this.list(opts),
-          checked.name,
-          (e) =>
-            e.name === checked.name &&
-            e.templateId === checked.templateId &&
-            (checked.type === undefined || e.type == null || e.type === checked.type),
-        ),
+      lookup: async () => {
+        const ours = (e: Endpoint) =>
+          e.name === checked.name && e.templateId === checked.templateId && (checked.type === undefined || e.type == null || e.type === checked.type);
+        const list = await this.list({ signal: opts.signal });
+        return opts.seenBefore ? findNew(list, checked.name, ours, opts.seenBefore) : findReadable(list, checked.name, ours);
+      },
     });
   }
 

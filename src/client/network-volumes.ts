@@ -1,6 +1,6 @@
-import { type ClientContext, checkParams, type RequestOptions, seg } from "./context";
+import { type ClientContext, checkParams, type CreateOptions, type RequestOptions, seg } from "./context";
 import { createOnce } from "./core/create-once";
-import { findReadable, type Listed } from "./core/records";
+import { findNew, findReadable, type Listed } from "./core/records";
 import {
   type NetworkVolume,
   type NetworkVolumeCreateParams,
@@ -17,8 +17,11 @@ import {
 export class NetworkVolumes {
   constructor(private readonly ctx: ClientContext) {}
 
-  /** Create a volume; like a pod create, never makes two (look-up by name, size and data center). */
-  async create(params: NetworkVolumeCreateParams, opts: RequestOptions = {}): Promise<NetworkVolume> {
+  /**
+   * Create a volume; like a pod create, never makes two (look-up by name, size and data center;
+   * with `opts.seenBefore`, only a volume that was not there before: see {@link CreateOptions}).
+   */
+  async create(params: NetworkVolumeCreateParams, opts: CreateOptions = {}): Promise<NetworkVolume> {
     const body = checkParams(NetworkVolumeCreateParamsSchema, params, "network volume create params");
     return createOnce({
       transport: this.ctx.transport,
@@ -26,17 +29,13 @@ export class NetworkVolumes {
       name: body.name,
       signal: opts.signal,
       attempt: () =>
-        this.ctx.rest("POST", "/v2/network-volumes", body, NetworkVolumeSchema, "a NetworkVolume", { ...opts, mode: "unsafe" }),
-      lookup: async () =>
-        findReadable(
-          await this.list(opts),
-          body.name,
-          (v) =>
-            v.name === body.name &&
-            v.dataCenter === body.dataCenter &&
-            v.size === body.size &&
-            (body.type === undefined || v.type === body.type),
-        ),
+        this.ctx.rest("POST", "/v2/network-volumes", body, NetworkVolumeSchema, "a NetworkVolume", { signal: opts.signal, mode: "unsafe" }),
+      lookup: async () => {
+        const ours = (v: NetworkVolume) =>
+          v.name === body.name && v.dataCenter === body.dataCenter && v.size === body.size && (body.type === undefined || v.type === body.type);
+        const list = await this.list({ signal: opts.signal });
+        return opts.seenBefore ? findNew(list, body.name, ours, opts.seenBefore) : findReadable(list, body.name, ours);
+      },
     });
   }
 

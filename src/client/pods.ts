@@ -1,6 +1,6 @@
-import { type ClientContext, checkParams, type RequestOptions, seg } from "./context";
+import { type ClientContext, checkParams, type CreateOptions, type RequestOptions, seg } from "./context";
 import { createOnce } from "./core/create-once";
-import { findReadable, type Listed } from "./core/records";
+import { findNew, findReadable, type Listed } from "./core/records";
 import {
   type Pod,
   type PodAction,
@@ -21,20 +21,22 @@ export class Pods {
    * Create a pod (201, status PROVISIONING). Retried blindly only on 429; after an ambiguous
    * failure the pod is looked up by name (and image and compute) first, so one call never
    * makes two pods. A pod that already had the same name, image and compute is adopted:
-   * give pods unique names.
+   * give pods unique names, or pass `opts.seenBefore` (only a pod that was not there before
+   * counts: see {@link CreateOptions}).
    */
-  async create(params: PodCreateParams, opts: RequestOptions = {}): Promise<Pod> {
+  async create(params: PodCreateParams, opts: CreateOptions = {}): Promise<Pod> {
     const body = checkParams(PodCreateParamsSchema, params, "pod create params");
     return createOnce({
       transport: this.ctx.transport,
       what: "pod",
       name: body.name,
       signal: opts.signal,
-      attempt: () => this.ctx.rest("POST", "/v2/pods", body, PodSchema, "a Pod", { ...opts, mode: "unsafe" }),
+      attempt: () => this.ctx.rest("POST", "/v2/pods", body, PodSchema, "a Pod", { signal: opts.signal, mode: "unsafe" }),
       lookup: async () => {
-        const pods = await this.list(opts);
+        const pods = await this.list({ signal: opts.signal });
         const ours = (p: Pod) =>
           p.name === body.name && p.image === body.image && (body.gpu ? p.gpu?.id === body.gpu.id : p.cpu?.id === body.cpu?.id);
+        if (opts.seenBefore) return findNew(pods, body.name, ours, opts.seenBefore);
         return newest(pods.filter(ours)) ?? findReadable(pods, body.name, ours);
       },
     });

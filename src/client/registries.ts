@@ -1,6 +1,6 @@
-import { type ClientContext, checkParams, type RequestOptions, seg } from "./context";
+import { type ClientContext, checkParams, type CreateOptions, type RequestOptions, seg } from "./context";
 import { createOnce } from "./core/create-once";
-import { findReadable, type Listed, unreadableOf } from "./core/records";
+import { findNew, type Listed, unreadableOf } from "./core/records";
 import { type Registry, type RegistryCreateParams, RegistryCreateParamsSchema, RegistryListSchema, RegistrySchema } from "./schemas";
 
 /**
@@ -14,16 +14,17 @@ export class Registries {
   /**
    * Create a credential (201); never makes two: after an ambiguous failure it is looked up by
    * name. The credentials cannot be read back to compare, so only one that was not there
-   * before this call counts (one list before the create): an older credential of the same
-   * name is never taken for the new one.
+   * before this call counts (one list before the create, unless `opts.seenBefore` gives the
+   * ids of one): an older credential of the same name is never taken for the new one.
    */
-  async create(params: RegistryCreateParams, opts: RequestOptions = {}): Promise<Registry> {
+  async create(params: RegistryCreateParams, opts: CreateOptions = {}): Promise<Registry> {
     const body = checkParams(RegistryCreateParamsSchema, params, "registry create params");
     const writeOnly = [body.username, body.password];
-    const before = await this.list(opts);
+    const before = opts.seenBefore ? [] : await this.list({ signal: opts.signal });
     // Unreadable records that were already there cannot be the new one either.
     const older = new Set([
-      ...before.filter((r) => r.name === body.name).map((r) => r.id),
+      ...(opts.seenBefore ?? []),
+      ...before.map((r) => r.id),
       ...unreadableOf(before).flatMap((r) => (r.id === undefined ? [] : [r.id])),
     ]);
     return createOnce({
@@ -33,8 +34,8 @@ export class Registries {
       signal: opts.signal,
       writeOnly,
       attempt: () =>
-        this.ctx.rest("POST", "/v2/registries", body, RegistrySchema, "a Registry", { ...opts, mode: "unsafe", writeOnly }),
-      lookup: async () => findReadable(await this.list(opts), body.name, (r) => r.name === body.name && !older.has(r.id), older),
+        this.ctx.rest("POST", "/v2/registries", body, RegistrySchema, "a Registry", { signal: opts.signal, mode: "unsafe", writeOnly }),
+      lookup: async () => findNew(await this.list({ signal: opts.signal }), body.name, (r) => r.name === body.name, older),
     });
   }
 

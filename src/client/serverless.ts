@@ -1,6 +1,6 @@
-import { type ClientContext, checkParams, type RequestOptions, seg } from "./context";
+import { type ClientContext, checkParams, type CreateOptions, type RequestOptions, seg } from "./context";
 import { createOnce } from "./core/create-once";
-import { findReadable, type Listed } from "./core/records";
+import { findNew, findReadable, type Listed } from "./core/records";
 import {
   type EndpointReleases,
   EndpointReleasesSchema,
@@ -27,17 +27,22 @@ export class ServerlessEndpoints {
 
   /**
    * Create a queue-based endpoint (201) and the template bound to it. Never makes two: after an
-   * ambiguous failure the endpoint is looked up by name and image first.
+   * ambiguous failure the endpoint is looked up by name and image first (with `opts.seenBefore`,
+   * only one that was not there before: see {@link CreateOptions}).
    */
-  async create(params: RestEndpointCreateParams, opts: RequestOptions = {}): Promise<RestEndpoint> {
+  async create(params: RestEndpointCreateParams, opts: CreateOptions = {}): Promise<RestEndpoint> {
     const body = checkParams(RestEndpointCreateParamsSchema, params, "endpoint create params");
     return createOnce({
       transport: this.ctx.transport,
       what: "endpoint",
       name: body.name,
       signal: opts.signal,
-      attempt: () => this.ctx.rest("POST", "/v2/serverless", body, RestEndpointSchema, "an Endpoint", { ...opts, mode: "unsafe" }),
-      lookup: async () => findReadable(await this.list(opts), body.name, (e) => e.name === body.name && e.image === body.image),
+      attempt: () => this.ctx.rest("POST", "/v2/serverless", body, RestEndpointSchema, "an Endpoint", { signal: opts.signal, mode: "unsafe" }),
+      lookup: async () => {
+        const ours = (e: RestEndpoint) => e.name === body.name && e.image === body.image;
+        const list = await this.list({ signal: opts.signal });
+        return opts.seenBefore ? findNew(list, body.name, ours, opts.seenBefore) : findReadable(list, body.name, ours);
+      },
     });
   }
 

@@ -1,6 +1,6 @@
-import { type ClientContext, checkParams, type RequestOptions, seg } from "./context";
+import { type ClientContext, checkParams, type CreateOptions, type RequestOptions, seg } from "./context";
 import { createOnce } from "./core/create-once";
-import { findReadable, type Listed } from "./core/records";
+import { findNew, findReadable, type Listed } from "./core/records";
 import {
   type Template,
   type TemplateCreateParams,
@@ -17,22 +17,22 @@ export class Templates {
 
   /**
    * Create a template (201). Like a pod create, never makes two: after an ambiguous failure
-   * the template is looked up by name, image and kind (pod or serverless) first.
+   * the template is looked up by name, image and kind (pod or serverless) first (with
+   * `opts.seenBefore`, only one that was not there before: see {@link CreateOptions}).
    */
-  async create(params: TemplateCreateParams, opts: RequestOptions = {}): Promise<Template> {
+  async create(params: TemplateCreateParams, opts: CreateOptions = {}): Promise<Template> {
     const body = checkParams(TemplateCreateParamsSchema, params, "template create params");
     return createOnce({
       transport: this.ctx.transport,
       what: "template",
       name: body.name,
       signal: opts.signal,
-      attempt: () => this.ctx.rest("POST", "/v2/templates", body, TemplateSchema, "a Template", { ...opts, mode: "unsafe" }),
-      lookup: async () =>
-        findReadable(
-          await this.list(opts),
-          body.name,
-          (t) => t.name === body.name && t.image === body.image && t.serverless === (body.serverless ?? false),
-        ),
+      attempt: () => this.ctx.rest("POST", "/v2/templates", body, TemplateSchema, "a Template", { signal: opts.signal, mode: "unsafe" }),
+      lookup: async () => {
+        const ours = (t: Template) => t.name === body.name && t.image === body.image && t.serverless === (body.serverless ?? false);
+        const list = await this.list({ signal: opts.signal });
+        return opts.seenBefore ? findNew(list, body.name, ours, opts.seenBefore) : findReadable(list, body.name, ours);
+      },
     });
   }
 

@@ -6,7 +6,7 @@
  * then look a few more times (bounded), and settle it: one object, known to the stack. (Should
  * those looks fail too, the next `up` finds the object by its owner token: interrupted.test.ts.)
  */
-import { seededRandom } from "../../src/emulator/faults";
+import { seededRandom } from "../../src/emulator/core/faults";
 import { liveEndpoints, livePods, MiniEngine, type Rig, startRig } from "../../tools/faults";
 
 type Fate = "ok" | "cut" | "5xx";
@@ -29,8 +29,11 @@ function seedFor(fates: Fate[]): number {
   throw new Error("no seed found");
 }
 
-/** The create (processed, then cut), the client's look-up and its retry (5xx), then the provider's first look answered. */
-const WINDOW: Fate[] = ["cut", "5xx", "5xx", "ok"];
+/**
+ * The list before the create (its ids seen before, lifecycle/find-again.ts) answered, the create
+ * (processed, then cut), the client's look-up and its retry (5xx), then the provider's first look answered.
+ */
+const WINDOW: Fate[] = ["ok", "cut", "5xx", "5xx", "ok"];
 /**
  * The pod's window, then its next requests answered (its price from the catalog, the wait's
  * list, the look for earlier tries): the faults stay on, and what follows the window is not
@@ -52,7 +55,7 @@ test("pod: answer lost and look-up failed; the provider looks again and adopts t
   const up = await engine.up(program);
   rig.emu.setFaults({});
   // The window really opened: the create was cut after processing, then two look-ups failed.
-  const log = rig.emu.requestLog().slice(from, from + 3);
+  const log = rig.emu.requestLog().slice(from + 1, from + 4);
   expect(log.map((e) => [e.op, e.dropped || e.status >= 500])).toEqual([
     ["createPod", true],
     ["listPods", true],
@@ -72,7 +75,7 @@ test("endpoint: answer lost and look-up failed; the provider looks again and kee
   rig.emu.setFaults({ rate5xx: 0.5, dropAfterProcessRate: 0.5, seed: seedFor(WINDOW) });
   const up = await engine.up(program);
   rig.emu.setFaults({});
-  const log = rig.emu.requestLog().slice(from, from + 3);
+  const log = rig.emu.requestLog().slice(from + 1, from + 4);
   // A request answered 5xx before it was parsed logs as "graphql".
   expect(log.map((e) => [e.op, e.dropped || e.status >= 500])).toEqual([
     ["saveEndpoint", true],
@@ -90,9 +93,9 @@ test("endpoint: when every look stays unanswered, the error says so and names th
   const args = { name: "amb-unknown", gpuIds: "AMPERE_24", templateId: own.templateId, workersMin: 0, workersMax: 1 };
   const engine = new MiniEngine(own.providers);
   const program = [{ kind: "endpoint" as const, name: "amb-unknown", args }];
-  // The create is cut, then every request fails: the client's look-up and its retry, and the
-  // provider's three looks with one retry each.
-  own.emu.setFaults({ rate5xx: 0.5, dropAfterProcessRate: 0.5, seed: seedFor(["cut", ...Array<Fate>(8).fill("5xx")]) });
+  // The list before it answered, the create cut, then every request fails: the client's look-up
+  // and its retry, and the provider's three looks with one retry each.
+  own.emu.setFaults({ rate5xx: 0.5, dropAfterProcessRate: 0.5, seed: seedFor(["ok", "cut", ...Array<Fate>(8).fill("5xx")]) });
   const up = await engine.up(program);
   own.emu.setFaults({});
   expect(up.ok).toBe(false);

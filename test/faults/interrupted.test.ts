@@ -150,21 +150,30 @@ test("mid-update and mid-delete of a pod: refresh, then up or destroy, converge 
   expect(live().pods).toEqual([]);
 });
 
-test("endpoint: mid-create of an auto-named endpoint leaves one, known to the stack; mid-delete converges", async () => {
-  const regs = await endpointProgram({ gpuIds: "AMPERE_24", templateId: tpl, workersMin: 0, workersMax: 1 });
-  const stack = new EngineStack(current, { project: PROJECT, stack: "dev" });
-  const create = await interrupt(stack, "saveEndpoint", (s) => s.up(regs));
+/**
+ * Kill the plugin once the platform made the endpoint of `args`, then `up` again: one endpoint,
+ * the stack's, with its own name. The stack (carried to the next plugin) and the endpoint's id.
+ */
+async function endpointCreateKilled(args: ServerlessEndpointArgs, opName: string): Promise<{ next: EngineStack; known: string }> {
+  const regs = await endpointProgram(args);
+  const create = await interrupt(new EngineStack(current, { project: PROJECT, stack: "dev" }), opName, (s) => s.up(regs));
   expect(create.result.error).toBeDefined();
   expect(resourcesOf(create.next)).toHaveLength(0);
   const [first] = live().endpoints;
   expect(live().endpoints).toHaveLength(1);
-  // A create that never finished: its endpoint has the pending name (lifecycle/owner.ts).
+  // A create that never finished: its endpoint has the pending name (lifecycle/owner.ts), over either API.
   expect(first.name).toMatch(/^api-[0-9a-f]{7}~creating$/);
   expect((await create.next.refresh()).error).toBeUndefined();
   expect((await create.next.up(regs)).error).toBeUndefined();
-  // One endpoint, the stack's, with its own name: the earlier try was deleted once it existed.
+  // One endpoint, the stack's, with its own name: the earlier try was taken over or deleted once this one existed.
   const [known] = resourcesOf(create.next).map((r) => r.id);
   expect(live().endpoints.map((e) => [e.id, e.name])).toEqual([[known, first.name.replace(/~creating$/, "")]]);
+  return { next: create.next, known };
+}
+
+test("endpoint: mid-create of an auto-named endpoint leaves one, known to the stack; mid-delete converges", async () => {
+  const create = await endpointCreateKilled({ gpuIds: "AMPERE_24", templateId: tpl, workersMin: 0, workersMax: 1 }, "saveEndpoint");
+  const known = create.known;
 
   // Mid-delete: scaled to zero, killed before deleteEndpoint; destroy finishes it.
   const del = await interrupt(create.next, "saveEndpoint", (s) => s.destroy());
@@ -172,6 +181,12 @@ test("endpoint: mid-create of an auto-named endpoint leaves one, known to the st
   expect(live().endpoints).toEqual([expect.objectContaining({ id: known, workersMin: 0 })]);
   expect((await del.next.refresh()).error).toBeUndefined();
   expect((await del.next.destroy()).error).toBeUndefined();
+  expect(live().endpoints).toEqual([]);
+});
+
+test("endpoint over REST: mid-create of an auto-named endpoint leaves one, known to the stack, never a second paid one", async () => {
+  const create = await endpointCreateKilled({ api: "rest", container: { image: "worker:1" }, gpuIds: "AMPERE_24", workersMin: 1, workersMax: 1 }, "createEndpoint");
+  expect((await create.next.destroy()).error).toBeUndefined();
   expect(live().endpoints).toEqual([]);
 });
 

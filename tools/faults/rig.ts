@@ -53,7 +53,7 @@ export function compressedClock(factor: number): Clock {
 }
 
 /** Keys, quotas and millisecond timings every rig uses; `faults` and the log size vary. */
-export function startSentinelEmulator(opts: { faults?: Faults; requestLogSize?: number } = {}): Promise<Emulator> {
+export function startSentinelEmulator(opts: { faults?: Faults; requestLogSize?: number; listOrder?: "created" | "shuffled" } = {}): Promise<Emulator> {
   return startEmulator({
     port: 0,
     keys: [
@@ -64,6 +64,7 @@ export function startSentinelEmulator(opts: { faults?: Faults; requestLogSize?: 
     timings: { provisioningMs: 15, startingMs: 15, drainMs: 15, restartDelayMs: 20 },
     requestLogSize: opts.requestLogSize ?? 1_000_000,
     faults: opts.faults ?? {},
+    listOrder: opts.listOrder ?? "created",
   });
 }
 
@@ -90,6 +91,8 @@ export interface RigOptions {
   /** Debug lines of the client go here (the secret scan reads them). */
   logger?: { debug(line: string): void };
   maxRetries?: number;
+  /** The emulator's list order (`shuffled`: a new order each answer). @default "created" */
+  listOrder?: "created" | "shuffled";
 }
 
 export interface Rig {
@@ -105,7 +108,7 @@ export interface Rig {
 }
 
 export async function startRig(opts: RigOptions = {}): Promise<Rig> {
-  const emu = await startSentinelEmulator({ faults: opts.faults });
+  const emu = await startSentinelEmulator({ faults: opts.faults, listOrder: opts.listOrder });
   const client = new ComputePlatform({
     apiKey: SENTINEL_KEY,
     apiUrl: emu.url,

@@ -73,6 +73,28 @@ export function findReadable<T>(
   return undefined;
 }
 
+/**
+ * The look-up of a create that knows the ids listed before it began (`seenBefore`): the one
+ * record matching `pick` that was not there then. Two such records (another program made one of
+ * the same name meanwhile) cannot be told apart by a list, whose order the platform does not
+ * promise: it fails rather than guess. An unreadable record that is new fails it as well.
+ */
+export function findNew<T extends { id: string }>(
+  list: readonly T[],
+  name: string,
+  pick: (item: T) => boolean,
+  seenBefore: ReadonlySet<string>,
+): T | undefined {
+  const found = list.filter((item) => !seenBefore.has(item.id) && pick(item));
+  if (found.length > 1) {
+    throw new PlatformError(
+      `${found.length} records named ${JSON.stringify(name)} appeared since the create began (${found.map((f) => f.id).join(", ")}), ` +
+        "so which one it made is unknown",
+    );
+  }
+  return found[0] ?? findReadable(list, name, () => false, seenBefore);
+}
+
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 
 /** Each of `raw` read with `schema`: the readable ones in order, the rest in `unreadable`. */

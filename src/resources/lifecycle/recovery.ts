@@ -1,110 +1,33 @@
-import { type AmbiguousRequestError, backoffMs, type Clock, systemClock, unreadableOf } from "../../client";
+import { type Clock, systemClock } from "../../client";
 import type { ProviderOptions } from "../engine/settings";
+import { idsOf, listBefore } from "./find-again";
+import { type Looking, RETIRE_ATTEMPTS } from "./look";
 import { Predecessors } from "./owner";
-import { isFatal, type Polled, type PollerOptions, type StatusRead } from "./poller";
+import type { Polled, PollerOptions, StatusRead } from "./poller";
 import { ClientLists, type SharedList } from "./shared-list";
 import { ClientReads } from "./shared-reads";
+
+export { findMade } from "./find-again";
+export { lookAgain, type Looking, lookPauseMs, LOOKUPS, RETIRE_ATTEMPTS } from "./look";
 
 /*
  * One create-with-recovery flow for every kind that owns what it makes (owner.ts says why):
  *
- *   look    earlier tries of this create (its owner token) before the create when the kind
- *           can take one over, else after it, from a list sent after the create began;
+ *   look    one list of the kind before the create (the shared one: a fleet's creates read
+ *           the same): its ids are the ids seen before (find-again.ts), and among them the
+ *           earlier tries of this create (pending name, owner token) a killed plugin left;
  *   make    take the best earlier try over (a replacement diffed in this process), or create;
- *           after an ambiguous answer, look the object up by name (`findMade`);
+ *           after an ambiguous answer only an object not seen before is taken (find-again.ts);
  *   retire  delete the earlier tries that did not become the resource's object.
  *
  * A failure after the object exists keeps its id (the kind's partial-state error), so the
  * engine records it instead of forgetting it.
  */
 
-/** Looks after an answer that proves nothing (a failed list, an ambiguous create). */
-export const LOOKUPS = 3;
-/** Tries to delete one earlier try. */
-export const RETIRE_ATTEMPTS = 3;
-
-/**
- * The pause before look number `attempt` (0.5, 1, 2 s, at most 5): the client's backoff at
- * its ceiling. No jitter: these are a few looks of one deployment, not a crowd of clients.
- */
-export function lookPauseMs(attempt: number): number {
-  return backoffMs(attempt + 1, () => 1, { baseDelayMs: 250, maxBackoffMs: 5000 });
-}
-
-export interface Looking {
-  clock: Pick<Clock, "sleep">;
-  signal?: AbortSignal;
-}
-
-/**
- * A look-up tried up to `attempts` times (a failed list proves nothing); a client error no
- * retry fixes (bad key, missing permission) is passed on at once.
- */
-export async function lookAgain<T>(look: () => Promise<T>, opts: Looking & { attempts: number }): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await look();
-    } catch (err) {
-      if (attempt >= opts.attempts || isFatal(err)) throw err;
-      await opts.clock.sleep(lookPauseMs(attempt), opts.signal);
-    }
-  }
-}
-
 const text = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
-/**
- * After a create whose outcome the client could not settle (`cause`), or whose look-up by
- * name found an object that existed before (`cause` undefined), the object this create made:
- * a few looks, since throwing without an id would leave an object the next `pulumi up`
- * duplicates. A list that answers without it proves the create did not happen.
- */
-export async function findMade<T extends { id: string }>(find: {
-  noun: string;
-  name: string;
-  list: () => Promise<T[]>;
-  /** Made by this create: the fixed fields (and owner mark) of the request. */
-  isOurs: (item: T) => boolean;
-  /** Objects that existed before this create. */
-  excluded: ReadonlySet<string>;
-  cause?: AmbiguousRequestError;
-  /** What to do before running again when nothing tells whether the object exists. */
-  unknownHint: string;
-  newest: (items: T[]) => T | undefined;
-} & Looking): Promise<T> {
-  const { noun, name, cause } = find;
-  let lastError: unknown = cause;
-  for (let attempt = 1; attempt <= LOOKUPS; attempt++) {
-    if (cause) await find.clock.sleep(lookPauseMs(attempt), find.signal);
-    let items: T[];
-    try {
-      items = await find.list();
-    } catch (e) {
-      lastError = e;
-      continue;
-    }
-    const found = find.newest(items.filter((i) => !find.excluded.has(i.id) && find.isOurs(i)));
-    if (found) return found;
-    // A record the client cannot read may be the one this create made: nothing is proven.
-    const odd = unreadableOf(items).find((r) => (r.name === name || r.name === undefined) && !(r.id !== undefined && find.excluded.has(r.id)));
-    if (odd) {
-      lastError = new Error(`${noun} record ${odd.id ?? `#${odd.index}`} cannot be read (${odd.issues.map((i) => `${i.path} ${i.message}`).join("; ")})`);
-      continue;
-    }
-    const why = cause ? cause.message : `the ${noun} found by name existed before this create`;
-    throw new Error(`creating ${noun} "${name}" failed and no ${noun} was made (${why}); run the deployment again`, { cause });
-  }
-  throw new Error(
-    `creating ${noun} "${name}" failed and whether the ${noun} exists is unknown (${text(lastError)}). ` +
-      `Before running the deployment again, look for ${article(noun)} ${noun} named "${name}" and ${find.unknownHint}.`,
-    { cause },
-  );
-}
-
-const article = (noun: string) => (/^[aeiou]/.test(noun) ? "an" : "a");
-
 /** What one kind brings to {@link createWithRecovery}. */
-export interface RecoverySteps<T extends { id: string }, R extends { id: string }> {
+export interface RecoverySteps<T extends { id: string }, R extends { id: string }> extends Looking {
   noun: string;
   name: string;
   token: string;
@@ -112,15 +35,13 @@ export interface RecoverySteps<T extends { id: string }, R extends { id: string 
   findByHand: string;
   /** The list the look-ups share (fenced for `token` when the create ends). */
   list: SharedList<T>;
-  /** Look before the create (the kind may take an earlier try over); else after it. */
-  lookFirst: boolean;
-  /** Earlier tries of this create now; `afterList`: from a list sent after list number `afterList`. */
-  earlierTries: (afterList?: number) => Promise<T[]>;
+  /** The earlier tries of this create among the objects listed before it. */
+  earlierTries: (listed: T[]) => T[];
   /** The earlier try to take over, if any. */
   fit: (earlier: T[]) => T | undefined;
   takeOver: (item: T) => Promise<R>;
-  /** Create a new object; `earlier` as looked up first, if it was. */
-  createNew: (earlier: T[] | undefined) => Promise<R>;
+  /** Create a new object; `seenBefore`: the ids listed before it began, never its own (find-again.ts). */
+  createNew: (seenBefore: ReadonlySet<string>) => Promise<R>;
   /** The id a failed create or take-over kept (its partial-state error), if any. */
   keptId: (failure: unknown) => string | undefined;
   /** Delete one earlier try; done when it resolves (gone already counts). */
@@ -134,25 +55,13 @@ export interface RecoverySteps<T extends { id: string }, R extends { id: string 
 /** Look, make, retire: the create of every kind that owns what it makes. */
 export async function createWithRecovery<T extends { id: string }, R extends { id: string }>(s: RecoverySteps<T, R>): Promise<R> {
   try {
-    let earlier: T[] | undefined;
-    if (s.lookFirst) {
-      try {
-        earlier = await s.earlierTries();
-      } catch (err) {
-        throw new Error(
-          `creating ${s.noun} "${s.name}": nothing was created, because looking for earlier tries of this create ` +
-            `failed (${text(err)}); run the deployment again`,
-          { cause: err },
-        );
-      }
-    }
-    const fit = earlier && s.fit(earlier);
-    // Lists sent from here on were sent after this create began.
-    const beforeCreate = s.list.calls;
+    const listed = await listBefore(s.list, s.token, s);
+    const earlier = s.earlierTries(listed).filter((i) => !s.handedOver.has(i.id));
+    const fit = s.fit(earlier);
     let result: R | undefined;
     let failure: unknown;
     try {
-      result = fit ? await s.takeOver(fit) : await s.createNew(earlier);
+      result = fit ? await s.takeOver(fit) : await s.createNew(idsOf(listed));
     } catch (err) {
       failure = err;
     }
@@ -160,15 +69,10 @@ export async function createWithRecovery<T extends { id: string }, R extends { i
     // Nothing made: the earlier tries stay for the next try, which finds them again.
     if (made === undefined) throw failure;
     s.handedOver.add(made);
-    let left: string | undefined;
-    try {
-      const others = (earlier ?? (await s.earlierTries(beforeCreate))).filter((i) => i.id !== made && !s.handedOver.has(i.id));
-      left = await retire(others, s);
-    } catch (err) {
-      left =
-        `the ${s.noun} was made, but looking for earlier tries of this create (left by an interrupted deployment) ` +
-        `failed: ${text(err)}. Look for ${s.findByHand} other than this one, and delete them.`;
-    }
+    const left = await retire(
+      earlier.filter((i) => i.id !== made && !s.handedOver.has(i.id)),
+      s,
+    );
     if (failure !== undefined) throw failure;
     if (left) throw s.partial(made, result!, left);
     return result!;

@@ -41,6 +41,17 @@ export class SharedList<T> {
   }
 
   /**
+   * For a create's look before it (find-again.ts): the newest list if it was sent after the
+   * fence of `key` and at most `withinMs` before now (the creates of a fleet start together and
+   * share it), else a new one. An older list might miss an object another program made since.
+   */
+  recent(key: string, withinMs: number): Promise<T[]> {
+    const c = this.current;
+    if (c && c.seq > (this.fences.get(key) ?? 0) && this.clock.now() - c.at <= withinMs) return c.items;
+    return this.fresh();
+  }
+
+  /**
    * The newest list if it was sent after list number `seq`, whatever its age, else a new one.
    * After a create's wait, the list that saw the new pod was sent after its POST, so it shows
    * every earlier try (all older than the POST): no list of its own is needed.

@@ -5,8 +5,10 @@
  *           (volumes only grow), auto-name kept across updates.
  *   diff    no request. dataCenter, a different type -> replace (type left out: no change,
  *           the platform keeps the one it has); name, a larger size -> update in place.
- *   create  POST   /v2/network-volumes {name, size, dataCenter, type?}  (no type: the data
- *           center's first networkVolumeTypes entry)
+ *   create  GET /v2/network-volumes (shared with reads and a fleet's creates: the ids seen
+ *           before), POST   /v2/network-volumes {name, size, dataCenter, type?}  (no type: the
+ *           data center's first networkVolumeTypes entry); after an ambiguous answer only a
+ *           volume not seen before is taken (lifecycle/find-again.ts).
  *   read    alone: GET /v2/network-volumes/{id}; reads that come together (a refresh)
  *           share one GET /v2/network-volumes, a volume missing from it confirmed by its
  *           own GET (lifecycle/shared-reads.ts). 404 -> gone.
@@ -21,6 +23,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { type Clock, type ComputePlatform, type NetworkVolume, systemClock } from "../../client";
 import { platform, type ProviderOptions } from "../engine/settings";
 import { DEFAULT_IN_USE_POLL_MS, deleteWaitMs, deleteWhenUnused } from "../lifecycle/in-use";
+import { createListedFirst } from "../lifecycle/find-again";
 import { ClientReads, orGone } from "../lifecycle/shared-reads";
 import { endpointsMounting, outputsOf, planNetworkVolumeChange, podsMounting, updateBody, type VolumeHolder } from "./plan";
 import { checkNetworkVolume, DEFAULT_DELETE_WAIT_SECONDS, type NetworkVolumeInputs, type NetworkVolumeOutputs, shrinkRefusal } from "./schema";
@@ -48,8 +51,10 @@ export class NetworkVolumeProvider implements pulumi.dynamic.ResourceProvider<Ne
   private readonly clock: Clock;
   private readonly pollIntervalMs: number;
   private readonly signal?: AbortSignal;
-  /** Reads that come together share one list (lifecycle/shared-reads.ts). */
+  /** Reads that come together share one list (lifecycle/shared-reads.ts), which creates look at first. */
   private readonly reads: ClientReads<ComputePlatform, NetworkVolume>;
+  /** Volumes this process's creates made: never another create's. */
+  private readonly made = new Set<string>();
 
   constructor(options: NetworkVolumeProviderOptions = {}) {
     this.client = options.client ?? platform;
@@ -76,11 +81,19 @@ export class NetworkVolumeProvider implements pulumi.dynamic.ResourceProvider<Ne
   }
 
   async create(inputs: NetworkVolumeInputs): Promise<pulumi.dynamic.CreateResult<NetworkVolumeOutputs>> {
-    const volume = await this.client().networkVolumes.create({
-      name: inputs.name,
-      size: inputs.size,
-      dataCenter: inputs.dataCenter,
-      ...(inputs.type ? { type: inputs.type } : {}),
+    const client = this.client();
+    const body = { name: inputs.name, size: inputs.size, dataCenter: inputs.dataCenter, ...(inputs.type ? { type: inputs.type } : {}) };
+    const volume = await createListedFirst<NetworkVolume>({
+      noun: "network volume",
+      name: body.name,
+      before: this.reads.of(client).list,
+      create: (opts) => client.networkVolumes.create(body, opts),
+      list: () => client.networkVolumes.list({ signal: this.signal }),
+      isOurs: (v) => v.name === body.name && v.dataCenter === body.dataCenter && v.size === body.size && (body.type === undefined || v.type === body.type),
+      claimed: this.made,
+      unknownHint: "delete it",
+      clock: this.clock,
+      signal: this.signal,
     });
     return { id: volume.id, outs: { id: volume.id, ...outputsOf(volume, inputs.deleteWaitSeconds) } };
   }

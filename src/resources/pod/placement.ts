@@ -3,9 +3,9 @@
  * GPU type of its preference list tried in order until one has capacity (a type priced over
  * maxHourlyCost is not tried), and the catalog price of what it got.
  */
-import { AmbiguousRequestError, BadRequestError, type ComputePlatform, type PodCreateParams } from "../../client";
+import { BadRequestError, type ComputePlatform, type PodCreateParams } from "../../client";
 import { perHour, priceBook } from "../cost/prices";
-import { findMade } from "../lifecycle/recovery";
+import { createFoundAgain } from "../lifecycle/find-again";
 import type { CreatePlan } from "./create-plan";
 import { type LivePod, OWNER_ENV } from "./schema";
 import type { PodContext } from "./status";
@@ -13,6 +13,12 @@ import { matchesCreate, newestOf } from "./wire";
 
 /** What placing a pod needs of the provider: its client, clock and signal. */
 export type Placing = Pick<PodContext, "client" | "clock" | "signal">;
+
+/** What finds a create again (lifecycle/find-again.ts): the ids listed before it, those other creates of the process made. */
+export interface Found {
+  seenBefore: ReadonlySet<string>;
+  claimed: Set<string>;
+}
 
 /** The platform's answer when a GPU type has no capacity in the allowed data centers: nothing was made. */
 export function isNoCapacity(err: unknown): err is BadRequestError {
@@ -24,9 +30,9 @@ export function isNoCapacity(err: unknown): err is BadRequestError {
  * "no capacity" answer (a 400 that made nothing) moves on to the next; any other failure
  * ends the create as it is. A type whose price is over `maxHourlyCost` is not tried.
  */
-export async function place(ctx: Placing, plan: CreatePlan): Promise<LivePod> {
+export async function place(ctx: Placing, plan: CreatePlan, found: Found): Promise<LivePod> {
   const { inputs } = plan;
-  if (!inputs.gpu) return post(ctx, plan.body);
+  if (!inputs.gpu) return post(ctx, plan.body, found);
   const where = inputs.dataCenterIds?.length ? `data centers ${inputs.dataCenterIds.join(", ")}` : "any data center";
   const tried: string[] = [];
   for (const gpuId of plan.gpuChoices) {
@@ -39,7 +45,7 @@ export async function place(ctx: Placing, plan: CreatePlan): Promise<LivePod> {
       }
     }
     try {
-      return await post(ctx, plan.bodyFor(gpuId));
+      return await post(ctx, plan.bodyFor(gpuId), found);
     } catch (err) {
       if (!isNoCapacity(err)) throw err;
       tried.push(`"${gpuId}" x${inputs.gpu.count} in ${where}: ${err.status} ${err.detail}`);
@@ -62,31 +68,19 @@ export async function hourlyCostOf(client: ComputePlatform, pod: LivePod): Promi
   }
 }
 
-/**
- * The pod a POST of `body` made. When the client could not settle the outcome, or its
- * look-up by name found another pod of that name (the one being replaced), `findMade` looks again.
- */
-async function post(ctx: Placing, body: PodCreateParams): Promise<LivePod> {
-  const isOurs = (p: LivePod) => matchesCreate(p, body) && (body.env?.[OWNER_ENV] === undefined || p.env?.[OWNER_ENV] === body.env[OWNER_ENV]);
-  const find = (excluded: Set<string>, cause?: AmbiguousRequestError) =>
-    findMade<LivePod>({
-      noun: "pod",
-      name: body.name,
-      list: () => ctx.client.pods.list({ signal: ctx.signal }),
-      isOurs,
-      excluded,
-      cause,
-      unknownHint: "delete it or declare it with adopt",
-      newest: newestOf,
-      clock: ctx.clock,
-      signal: ctx.signal,
-    });
-  let pod: LivePod;
-  try {
-    pod = await ctx.client.pods.create(body, { signal: ctx.signal });
-  } catch (err) {
-    if (!(err instanceof AmbiguousRequestError)) throw err;
-    pod = await find(new Set(), err);
-  }
-  return isOurs(pod) ? pod : find(new Set([pod.id]));
+/** The pod a POST of `body` made: after an ambiguous answer, only one not seen before it (lifecycle/find-again.ts). */
+function post(ctx: Placing, body: PodCreateParams, found: Found): Promise<LivePod> {
+  return createFoundAgain<LivePod>({
+    noun: "pod",
+    name: body.name,
+    create: (opts) => ctx.client.pods.create(body, opts),
+    list: () => ctx.client.pods.list({ signal: ctx.signal }),
+    isOurs: (p) => matchesCreate(p, body) && (body.env?.[OWNER_ENV] === undefined || p.env?.[OWNER_ENV] === body.env[OWNER_ENV]),
+    excluded: found.seenBefore,
+    claimed: found.claimed,
+    unknownHint: "delete it or declare it with adopt",
+    newest: newestOf,
+    clock: ctx.clock,
+    signal: ctx.signal,
+  });
 }

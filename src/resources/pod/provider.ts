@@ -35,8 +35,8 @@ import { platform, type ProviderOptions } from "../engine/settings";
 import { baseOf, isPendingName } from "../lifecycle/owner";
 import { type PollerTimings, pollFromEnv } from "../lifecycle/poller";
 import { recordAfterStep } from "../lifecycle/applied";
-import { createWithRecovery, lookAgain, LOOKUPS, OwningProvider } from "../lifecycle/recovery";
-import type { SharedList } from "../lifecycle/shared-list";
+import { idsOf, listBefore } from "../lifecycle/find-again";
+import { createWithRecovery, OwningProvider } from "../lifecycle/recovery";
 import { catalogFailures, computeChanged } from "./catalog-check";
 import type { PodDeclaration, PodOutputs } from "./outputs";
 import { checkPod, DEFAULT_WAIT_TIMEOUT_SECONDS, type LivePod, OWNER_ENV, type PodInputs } from "./schema";
@@ -171,16 +171,8 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
     return { client, poller: this.lists.of(client).poller, clock: this.clock, signal: this.signal };
   }
 
-  /** Live pods an earlier create with `token` made. A few looks, since a failed one proves nothing. */
-  private async earlierTries(list: SharedList<LivePod>, token: string, afterList?: number): Promise<LivePod[]> {
-    // After a create, the wait's own last list (sent after the POST) answers; a failed look asks for a fresh one.
-    let first = afterList !== undefined;
-    const look = () => {
-      const items = first ? list.since(afterList!) : list.get(token);
-      first = false;
-      return items;
-    };
-    const pods = await lookAgain(look, { clock: this.clock, signal: this.signal, attempts: LOOKUPS });
+  /** Live pods an earlier create with `token` made, among those listed before this one. */
+  private earlierTries(pods: LivePod[], token: string): LivePod[] {
     // Only unfinished creates (the pending name): a pod that was handed over is the user's, in a stack or not.
     return pods.filter(
       (p) =>
@@ -197,15 +189,16 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
       token,
       findByHand: `pods whose env ${OWNER_ENV} starts with ${token}`,
       list,
-      // For a new resource nothing is taken over, so the look-up waits until the pod exists.
-      lookFirst: plan.replacement,
-      earlierTries: (afterList) => this.earlierTries(list, token, afterList),
-      fit: (earlier) => newestOf(earlier.filter((p) => planExisting(p, plan).change.replaces.length === 0)),
+      clock: this.clock,
+      signal: this.signal,
+      earlierTries: (pods) => this.earlierTries(pods, token),
+      // Only a replacement diffed in this process takes an earlier try over (owner.ts).
+      fit: (earlier) => (plan.replacement ? newestOf(earlier.filter((p) => planExisting(p, plan).change.replaces.length === 0)) : undefined),
       takeOver: async (pod) => {
         const existing = planExisting(pod, plan);
         return { id: pod.id, outs: await this.apply(client, pod.id, existing.baseline, plan.inputs, existing.change) };
       },
-      createNew: () => this.createNew(client, plan),
+      createNew: (seenBefore) => this.createNew(client, plan, seenBefore),
       keptId: (failure) => (failure instanceof PodInitError ? failure.id : undefined),
       remove: async (pod) => void (await this.terminate(client, pod)),
       partial: (id, result, reason) => new PodInitError(id, result.outs!, new Error(reason)),
@@ -214,12 +207,12 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
   }
 
   /** POST the pod (finding it after an ambiguous answer), then bring it to `desiredStatus`. */
-  private async createNew(client: ComputePlatform, plan: CreatePlan): Promise<Created> {
+  private async createNew(client: ComputePlatform, plan: CreatePlan, seenBefore?: ReadonlySet<string>): Promise<Created> {
     const { inputs, mark } = plan;
     if (mark) this.marks.add(mark);
     let pod: LivePod;
     try {
-      pod = await place(this.context(client), plan);
+      pod = await place(this.context(client), plan, { seenBefore: seenBefore ?? (await this.listedBefore(client, inputs.name)), claimed: this.handedOver });
     } catch (err) {
       // Given up without an id: a pod it may have made is an earlier try for the next create.
       if (mark) this.marks.delete(mark);
@@ -248,10 +241,19 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
     }
   }
 
-  /** Unlock if asked, DELETE. True when it was gone already (404, or TERMINATED after a 409). */
+  /** The ids of the pods there before a create with no owner token (a provider driven directly): the shared list. */
+  private async listedBefore(client: ComputePlatform, name: string): Promise<ReadonlySet<string>> {
+    return idsOf(await listBefore(this.lists.of(client).list, `create:pod:${name}`, { noun: "pod", name, clock: this.clock, signal: this.signal }));
+  }
+
+  /**
+   * Unlock if asked, DELETE. True when it was gone already (404, or TERMINATED after a 409). A
+   * DELETE that fails after the unlock locks the pod again: state, which keeps it, says locked.
+   */
   private async terminate(client: ComputePlatform, pod: { id: string; locked: boolean }): Promise<boolean> {
+    let unlocked = false;
     try {
-      if (pod.locked) await client.pods.update(pod.id, { locked: false }, { signal: this.signal });
+      if (pod.locked) unlocked = !!(await client.pods.update(pod.id, { locked: false }, { signal: this.signal }));
       await client.pods.delete(pod.id, { signal: this.signal });
       return false;
     } catch (err) {
@@ -261,6 +263,7 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
         const now = await this.find(client, pod.id);
         if (now === undefined || now.status === "TERMINATED") return true;
       }
+      if (unlocked) await client.pods.update(pod.id, { locked: true }, { signal: this.signal }).catch(() => undefined);
       throw err;
     } finally {
       this.reads.of(client).wrote(pod.id);

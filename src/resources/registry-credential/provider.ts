@@ -6,8 +6,10 @@
  *   diff    no request. name, username, password -> replace, the new credential first
  *           (deleteBeforeReplace false): pods that name it follow by an in-place update of
  *           `registry`, then the old one is deleted. deleteWaitSeconds -> update (state only).
- *   create  GET  /v2/registries (earlier ones of the same name), POST /v2/registries
- *           {name, username, password}; the secrets are masked in every error and log line.
+ *   create  GET  /v2/registries (shared with reads and a fleet's creates: the ids seen before),
+ *           POST /v2/registries {name, username, password}; after an ambiguous answer only a
+ *           credential not seen before is taken (lifecycle/find-again.ts); the secrets are
+ *           masked in every error and log line.
  *   read    alone: GET /v2/registries/{id}; reads that come together (a refresh) share one
  *           GET /v2/registries, a credential missing from it confirmed by its own GET
  *           (lifecycle/shared-reads.ts). 404 -> gone. The platform never returns username
@@ -22,6 +24,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { type Clock, type ComputePlatform, type Registry, systemClock } from "../../client";
 import { platform, type ProviderOptions } from "../engine/settings";
 import { DEFAULT_DELETE_WAIT_SECONDS, DEFAULT_IN_USE_POLL_MS, deleteWaitMs, deleteWhenUnused, type InUseHolder } from "../lifecycle/in-use";
+import { createListedFirst } from "../lifecycle/find-again";
 import { ClientReads, orGone } from "../lifecycle/shared-reads";
 import { outputsOf, planRegistryCredentialChange, registryUsers } from "./plan";
 import { checkRegistryCredential, type RegistryCredentialInputs, type RegistryCredentialOutputs } from "./schema";
@@ -53,6 +56,8 @@ export class RegistryCredentialProvider
   private readonly signal?: AbortSignal;
   /** Reads that come together share one list (lifecycle/shared-reads.ts). */
   private readonly reads: ClientReads<ComputePlatform, Registry>;
+  /** Credentials this process's creates made: never another create's. */
+  private readonly made = new Set<string>();
 
   constructor(options: RegistryCredentialProviderOptions = {}) {
     this.client = options.client ?? platform;
@@ -76,10 +81,20 @@ export class RegistryCredentialProvider
   }
 
   async create(inputs: RegistryCredentialInputs): Promise<pulumi.dynamic.CreateResult<RegistryCredentialOutputs>> {
-    const registry = await this.client().registries.create(
-      { name: inputs.name, username: inputs.username, password: inputs.password },
-      { signal: this.signal },
-    );
+    const client = this.client();
+    const registry = await createListedFirst<Registry>({
+      noun: "registry credential",
+      name: inputs.name,
+      before: this.reads.of(client).list,
+      create: (opts) => client.registries.create({ name: inputs.name, username: inputs.username, password: inputs.password }, opts),
+      list: () => client.registries.list({ signal: this.signal }),
+      // Nothing but the name reads back: the ids seen before do the rest.
+      isOurs: (r) => r.name === inputs.name,
+      claimed: this.made,
+      unknownHint: "delete it",
+      clock: this.clock,
+      signal: this.signal,
+    });
     return { id: registry.id, outs: { id: registry.id, ...outputsOf(registry, inputs, inputs.deleteWaitSeconds) } };
   }
 

@@ -6,9 +6,11 @@
  *           serverless false, public false, category NVIDIA); auto-name kept across updates.
  *   diff    no request. Every field PATCH takes changes in place; dropping the persistent
  *           mount (which PATCH cannot do) replaces the template.
- *   create  POST   /v2/templates {every field}; after an ambiguous answer the client looks the
- *           template up by name, image and kind; a template found that is the one being
- *           replaced is not ours: GET /v2/templates a few times for the one made (`findMade`).
+ *   create  GET /v2/templates (shared with reads and a fleet's creates: the ids seen before),
+ *           POST   /v2/templates {every field}; after an ambiguous answer only a template not
+ *           seen before (the one being replaced, another stack's of the same name, a kept or a
+ *           hand-made one never are) with that name, image and kind is taken
+ *           (lifecycle/find-again.ts).
  *   read    alone: GET /v2/templates/{id}; reads that come together (a refresh) share one
  *           GET /v2/templates, a template missing from it confirmed by its own GET
  *           (lifecycle/shared-reads.ts). 404 -> gone.
@@ -20,14 +22,13 @@
  *           after deleteWaitSeconds, fail naming them.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { AmbiguousRequestError, BadRequestError, type Clock, type ComputePlatform, ConflictError, NotFoundError, systemClock, type Template as WireTemplate } from "../../client";
+import { BadRequestError, type Clock, type ComputePlatform, ConflictError, NotFoundError, systemClock, type Template as WireTemplate } from "../../client";
 import { platform, type ProviderOptions } from "../engine/settings";
 import { deleteWhenUnused } from "../lifecycle/in-use";
-import { baseOf, Predecessors } from "../lifecycle/owner";
-import { findMade } from "../lifecycle/recovery";
+import { createListedFirst } from "../lifecycle/find-again";
 import { ClientReads, orGone } from "../lifecycle/shared-reads";
 import { createBody, outputsOf, planTemplateChange, templateUsers, updateBody } from "./plan";
-import { checkTemplate, DEFAULT_DELETE_WAIT_SECONDS, TEMPLATE_KIND, type TemplateInputs, type TemplateOutputs } from "./schema";
+import { checkTemplate, DEFAULT_DELETE_WAIT_SECONDS, type TemplateInputs, type TemplateOutputs } from "./schema";
 
 type Client = Pick<ComputePlatform, "templates" | "endpoints" | "pods">;
 
@@ -54,8 +55,8 @@ export class TemplateProvider implements pulumi.dynamic.ResourceProvider<Templat
   private readonly clock: Clock;
   private readonly pollIntervalMs: number;
   private readonly signal?: AbortSignal;
-  /** What `diff` saw: the template a replacement replaces, never taken for the new one. */
-  private readonly predecessors = new Predecessors();
+  /** Templates this process's creates made: never another create's. */
+  private readonly made = new Set<string>();
   /** Reads that come together share one list (lifecycle/shared-reads.ts). */
   private readonly reads: ClientReads<Client, WireTemplate>;
 
@@ -71,8 +72,7 @@ export class TemplateProvider implements pulumi.dynamic.ResourceProvider<Templat
     return checkTemplate(olds, news);
   }
 
-  async diff(id: string, olds: TemplateOutputs, news: TemplateInputs): Promise<pulumi.dynamic.DiffResult> {
-    this.predecessors.record(baseOf(TEMPLATE_KIND, news as any), id);
+  async diff(_id: string, olds: TemplateOutputs, news: TemplateInputs): Promise<pulumi.dynamic.DiffResult> {
     const plan = planTemplateChange(olds, news);
     return { changes: plan.replaces.length > 0 || plan.updates.length > 0, replaces: plan.replaces, deleteBeforeReplace: false };
   }
@@ -106,7 +106,6 @@ export class TemplateProvider implements pulumi.dynamic.ResourceProvider<Templat
   }
 
   async delete(id: string, props: Partial<TemplateOutputs>): Promise<void> {
-    this.predecessors.forget(id);
     const waitMs = 1000 * (props?.deleteWaitSeconds ?? DEFAULT_DELETE_WAIT_SECONDS);
     try {
       await deleteWhenUnused({
@@ -131,35 +130,22 @@ export class TemplateProvider implements pulumi.dynamic.ResourceProvider<Templat
 
   // ---- steps ----
 
-  /**
-   * POST, never twice: the client's own look-up settles an ambiguous answer by name, image and
-   * kind. What it finds may be the template being replaced (same name): then, or when the
-   * look-up itself failed, look a few more times for the one made, leaving that one out.
-   */
-  private async createOnce(inputs: TemplateInputs): Promise<WireTemplate> {
-    const old = this.predecessors.get(baseOf(TEMPLATE_KIND, inputs as any));
+  /** POST, never twice; after an ambiguous answer only a template not seen before it (lifecycle/find-again.ts). */
+  private createOnce(inputs: TemplateInputs): Promise<WireTemplate> {
+    const client = this.client();
     const body = createBody(inputs);
-    const find = (cause?: AmbiguousRequestError) =>
-      findMade<WireTemplate>({
-        noun: "template",
-        name: body.name,
-        list: () => this.client().templates.list(this.opts()),
-        isOurs: (t) => t.name === body.name && t.image === body.image && t.serverless === body.serverless,
-        excluded: new Set(old ? [old] : []),
-        cause,
-        unknownHint: "delete it",
-        newest: (items) => items.at(-1),
-        clock: this.clock,
-        signal: this.signal,
-      });
-    let made: WireTemplate;
-    try {
-      made = await this.client().templates.create(body, this.opts());
-    } catch (err) {
-      if (!(err instanceof AmbiguousRequestError)) throw err;
-      made = await find(err);
-    }
-    return made.id === old ? find() : made;
+    return createListedFirst<WireTemplate>({
+      noun: "template",
+      name: body.name,
+      before: this.reads.of(client).list,
+      create: (opts) => client.templates.create(body, opts),
+      list: () => client.templates.list(this.opts()),
+      isOurs: (t) => t.name === body.name && t.image === body.image && t.serverless === body.serverless,
+      claimed: this.made,
+      unknownHint: "delete it",
+      clock: this.clock,
+      signal: this.signal,
+    });
   }
 
   /** What uses the template now: endpoints that run it, pods made from it. */

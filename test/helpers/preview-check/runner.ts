@@ -27,6 +27,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import fc from "fast-check";
+import { newPromotionTally, PromotionWalker, promotionPlan, promotionSteps } from "./promotion";
 import { newWidenedTally, WidenedWalker, widenedPlan, widenedSettings } from "./widened";
 import { ComputePlatform } from "../../../src/client";
 import type { Emulator } from "../../../src/emulator";
@@ -408,7 +409,8 @@ export function describePreviewCheck(entries: KindEntry[]): void {
   let client: ComputePlatform;
 
   beforeAll(async () => {
-    rig = await startEngineRig(KEY, { timings: TIMINGS, requestLogSize: REQUEST_LOG_SIZE });
+    // Lists in a new order every time (the contract promises none): nothing may rest on one.
+    rig = await startEngineRig(KEY, { timings: TIMINGS, requestLogSize: REQUEST_LOG_SIZE, listOrder: "shuffled" });
     client = new ComputePlatform({ apiKey: KEY, apiUrl: rig.emu.url, pacing: false });
   });
 
@@ -460,6 +462,22 @@ export function describePreviewCheck(entries: KindEntry[]): void {
       console.log(`preview-check ${model.name} widened: seed ${seed}; ${JSON.stringify(widened)}`);
       expect(widened.faultSteps).toBeGreaterThanOrEqual(n.faultSteps * plans.length);
       expect(Object.values(widened.optionSteps).reduce((a, b) => a + b, 0)).toBe(n.optionSteps * plans.length);
+    });
+
+    test(`one program, two stacks, given names: faults aimed at creates, kept and hand-made objects (seed ${seed}; promotion.ts)`, async () => {
+      const promotion = newPromotionTally();
+      // The check's seed, then any more a soak names (PROMOTION_SEEDS).
+      const seeds = [seed, ...(process.env.PROMOTION_SEEDS ?? "").split(",").filter(Boolean).map(Number)];
+      let walks = 0;
+      for (const s of seeds) {
+        for (const plan of fc.sample(promotionPlan(model, world, promotionSteps()), { seed: s, numRuns: runs })) {
+          // A given name, the same in both stacks, as a promoted program has.
+          const decl = { ...plan.first, name: `shared-${model.name.replace(/\W+/g, "").toLowerCase()}-${++walks}` };
+          await new PromotionWalker(model, world, rig.plugin, rig.config, promotion, walks, decl).walk(plan.devFault, plan.steps);
+        }
+      }
+      console.log(`preview-check ${model.name} promotion: seeds ${seeds.join(", ")} (PROMOTION_SEEDS); ${walks} walk(s); ${JSON.stringify(promotion)}`);
+      expect(promotion.faultedCreates).toBeGreaterThanOrEqual(walks);
     });
   });
 }

@@ -1,0 +1,86 @@
+/**
+ * What a ServerlessEndpoint holds in state (its outputs), for both APIs.
+ */
+import type { ApiKind, ContainerInput, SavedField } from "./schema";
+
+/**
+ * One worker of an endpoint, as read back.
+ *
+ * @group Resource outputs
+ */
+export interface EndpointWorkerOutput {
+  /** `STARTING`, `RUNNING`, or `EXITED` while draining. */
+  desiredStatus: string;
+}
+
+/**
+ * What a ServerlessEndpoint holds in state: the endpoint as read back, plus the wait settings.
+ *
+ * @group Resource outputs
+ */
+export interface ServerlessEndpointOutputs {
+  /** The endpoint's name. */
+  name: string;
+  /** GPU tier of the workers. */
+  gpuIds: string;
+  /** Serverless template of the workers; null for a REST-managed endpoint (REST does not show its bound template). */
+  templateId: string | null;
+  /** `QB` or `LB`. */
+  type: string;
+  /** Seconds before idle workers shut down; null when the platform reports none. */
+  idleTimeout: number | null;
+  /** Region restriction; null for any region. */
+  locations: string | null;
+  /** `OFF` or `FLASHBOOT`; null when the platform reports none. */
+  flashBootType: string | null;
+  /** `QUEUE_DELAY` or `REQUEST_COUNT`; null when the platform reports none. */
+  scalerType: string | null;
+  /** Target value of the scaler; null when the platform reports none. */
+  scalerValue: number | null;
+  /** Minimum workers. */
+  workersMin: number | null;
+  /** Maximum workers. */
+  workersMax: number | null;
+  /** Mounted network volume; null for none. */
+  networkVolumeId: string | null;
+  /** GPUs per worker; null when the platform reports none. */
+  gpuCount: number | null;
+  /** A job's limit in ms (0: none); null when the platform reports none. */
+  executionTimeoutMs: number | null;
+  /** The workers when last read. */
+  pods: EndpointWorkerOutput[];
+  /** `rest` for an endpoint managed over REST v2; absent over GraphQL. */
+  api?: ApiKind;
+  /** A REST-managed endpoint's container, as read back (every field present). */
+  container?: Required<ContainerInput>;
+  /** A REST-managed endpoint's preferred data centers. */
+  dataCenterIds?: string[];
+  /** @default true */
+  waitForWorkers: boolean;
+  /** @default 600 */
+  readyTimeoutSeconds: number;
+  /** @default 600 */
+  drainTimeoutSeconds: number;
+  /** The saved fields the program declared: removing one sends the platform's default (FIELD_DEFAULTS). */
+  __declared?: SavedField[];
+  /**
+   * USD per hour at `workersMin` and at `workersMax` workers, one worker priced at its first GPU
+   * tier (the tier's highest catalog price); absent when the catalog prices no GPU type of that tier.
+   */
+  hourlyCost?: { min: number; max: number };
+  /** The price of one worker of the first tier, as last read from the catalog (kept for refresh). */
+  __workerPrice?: WorkerPrice;
+  /** The name last applied (the program's or the auto-name); the live one is `name`. */
+  __appliedName?: string;
+}
+
+/**
+ * One GPU's price in the tier (a worker of gpuCount GPUs costs that many): the tier it was read
+ * for, USD per hour.
+ *
+ * @group Resource outputs
+ */
+export interface WorkerPrice {
+  tier: string;
+  usd: number;
+}
