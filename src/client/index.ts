@@ -14,6 +14,7 @@ import { type PacingRegistry, sharedPacing } from "./core/pacing";
 import { DEFAULT_BACKOFF } from "./core/retry";
 import { DEFAULT_URL, type Logger, Transport } from "./core/transport";
 import { Endpoints } from "./endpoints";
+import { Jobs } from "./jobs";
 import { Models } from "./models";
 import { NetworkVolumes } from "./network-volumes";
 import { Pods } from "./pods";
@@ -33,6 +34,7 @@ export { backoffMs } from "./core/retry";
 export { DEFAULT_URL, isAmbiguous } from "./core/transport";
 export { ENDPOINT_FIELDS, type EndpointField, type Endpoints } from "./endpoints";
 export type { ModelJobStatusOptions, Models, RunSyncOptions } from "./models";
+export type { JobRunOptions, JobRunSyncOptions, Jobs, JobStreamOptions } from "./jobs";
 export type { NetworkVolumes } from "./network-volumes";
 export type { Pods } from "./pods";
 export type { Registries } from "./registries";
@@ -210,6 +212,8 @@ export class ComputePlatform {
   /** The same serverless endpoints over REST v2 (`/v2/serverless`), GraphQL's successor. */
   readonly serverless: ServerlessEndpoints;
   readonly models: Models;
+  /** Jobs on the account's own endpoints: run, runSync, status, stream, cancel, retry, purgeQueue, health. */
+  readonly jobs: Jobs;
   /** The resolved REST/GraphQL base address. */
   readonly apiUrl: string;
   /** The resolved hosted-model base address. */
@@ -251,6 +255,7 @@ export class ComputePlatform {
     this.endpoints = new Endpoints(ctx);
     this.serverless = new ServerlessEndpoints(ctx);
     this.models = new Models(ctx);
+    this.jobs = new Jobs(ctx);
   }
 
   /** Close the keep-alive connections (a short-lived process need not). */

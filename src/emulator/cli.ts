@@ -3,7 +3,7 @@
 
 import { parseArgs } from "node:util";
 import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_TIMINGS, generateApiKey, startEmulator, type ApiKey, type Faults, type Scope } from "./index";
-import { DEFAULT_QUOTAS } from "./rate-limit";
+import { DEFAULT_QUOTAS } from "./core/rate-limit";
 
 const HELP = `Usage: computeplatform-emulator [options]
 

@@ -10,21 +10,24 @@
 // every integration test. It reads the platform's API independently of src/client and src/resources.
 
 import { randomBytes } from "node:crypto";
-import type { AimedFault, Faults } from "./faults";
-import type { Exchange } from "./http/exchanges";
-import type { NetworkVolume } from "./network-volumes";
-import type { Registry } from "./registries";
-import type { Template } from "./templates";
-import type { PodAction, PodStatus, PodView } from "./pods";
-import type { RequestLogEntry } from "./request-log";
-import type { ApiKey, Scope } from "./http/types";
-import { DEFAULT_QUOTAS, type Quotas } from "./rate-limit";
-import { EmulatorServer, type EmulatorState, type Timings } from "./http/server";
+import type { AimedFault, Faults } from "./core/faults";
+import type { Exchange } from "./core/http/exchanges";
+import type { NetworkVolume } from "./network-volumes/store";
+import type { Registry } from "./registries/store";
+import type { Template } from "./templates/store";
+import type { PodAction, PodStatus, PodView } from "./pods/store";
+import type { RequestLogEntry } from "./core/request-log";
+import type { ApiKey, Scope } from "./core/http/types";
+import { DEFAULT_QUOTAS, type Quotas } from "./core/rate-limit";
+import { EmulatorServer, type EmulatorState, type Timings } from "./server";
+import type { HandlerJob, JobHandler } from "./serverless/jobs/queue";
 
 export type {
   ApiKey,
   EmulatorState,
   Exchange,
+  HandlerJob,
+  JobHandler,
   AimedFault,
   Faults,
   NetworkVolume,
@@ -86,6 +89,14 @@ export interface EmulatorOptions {
    * a test passes a manual clock to step through transitions without sleeping. @default Date
    */
   clock?: { now(): number };
+  /**
+   * The worker of every account endpoint's jobs, in place of the test worker (which echoes its
+   * input, sleeps `sleep_ms`, fails with `fail` and streams `stream`): it receives
+   * `{ id, endpointId, input }` and returns the job's output (or a promise of it), or throws to
+   * end the job FAILED with the error's message. The endpoint's execution timeout still applies.
+   * @default undefined (the test worker)
+   */
+  handler?: JobHandler;
 }
 
 export interface Emulator {
@@ -105,6 +116,14 @@ export interface Emulator {
   setFaults(faults: Faults): void;
   /** Stops serving, cuts keep-alive connections, and writes the state file a last time. */
   close(): Promise<void>;
+  /**
+   * Moves the emulator's clock forward by `ms` (as if that much time passed: every timer, which
+   * runs `timeScale` times faster, sees `ms × timeScale` emulated ms; billing sees `ms`): idle
+   * workers leave, jobs time out, worker time is billed. Also `POST /emulator/clock { advanceMs }`.
+   */
+  advanceClock(ms: number): void;
+  /** The emulator's clock now (epoch ms), moves included. */
+  now(): number;
 }
 
 export const DEFAULT_TIMINGS: Timings = { provisioningMs: 2000, startingMs: 3000, drainMs: 3000, restartDelayMs: 1000 };
@@ -154,6 +173,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     graphqlSaveResets: options.graphqlSaveResets ?? false,
     listOrder: options.listOrder ?? "created",
     clock: options.clock ?? Date,
+    handler: options.handler,
   });
   const url = await server.listen(options.port ?? DEFAULT_PORT, options.host ?? DEFAULT_HOST);
   const full = keys.find((k) => k.scopes.includes("read") && k.scopes.includes("write")) ?? keys[0];
@@ -166,5 +186,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     state: () => server.state(),
     setFaults: (f) => server.setFaults(f),
     close: () => server.close(),
+    advanceClock: (ms) => {
+      server.clock.advance(ms);
+      server.serverless.endpointJobs.sync(server.clock.now());
+    },
+    now: () => server.clock.now(),
   };
 }

@@ -9,7 +9,7 @@
 // The emulator runs its clock 10 times faster (a minute lasts 6 s), so the quota binds within
 // seconds. The plugin loads dist/: `npm run build` before this file alone.
 import { type Emulator, startEmulator } from "../../src/emulator";
-import { fingerprint } from "../../src/emulator/request-log";
+import { fingerprint } from "../../src/emulator/core/request-log";
 import { Pod } from "../../src/resources/pod";
 import { captureProgram, EngineStack, PROJECT, ProviderPlugin, type Registration, SECRET_KEYS } from "../../tools/engine";
 import { startPlugin } from "../../tools/engine/rig";

@@ -9,7 +9,7 @@
 // failed, over GraphQL and over REST; a destroy that unlocked a pod and then failed. Each time the
 // next preview shows what the platform has, and the next up converges on the program. The
 // plugin loads dist/: run `npm run build` before this file alone.
-import type { AimedFault } from "../../src/emulator/faults";
+import type { AimedFault } from "../../src/emulator/core/faults";
 import { NetworkVolume } from "../../src/resources/network-volume";
 import { Pod } from "../../src/resources/pod";
 import { RegistryCredential } from "../../src/resources/registry-credential";

@@ -6,7 +6,7 @@
  * then look a few more times (bounded), and settle it: one object, known to the stack. (Should
  * those looks fail too, the next `up` finds the object by its owner token: interrupted.test.ts.)
  */
-import { seededRandom } from "../../src/emulator/faults";
+import { seededRandom } from "../../src/emulator/core/faults";
 import { liveEndpoints, livePods, MiniEngine, type Rig, startRig } from "../../tools/faults";
 
 type Fate = "ok" | "cut" | "5xx";

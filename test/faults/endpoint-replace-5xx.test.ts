@@ -4,7 +4,7 @@
  * name must not take the old endpoint for the new one: the engine deletes the old one next,
  * and the stack would point at an endpoint that no longer exists.
  */
-import { seededRandom } from "../../src/emulator/faults";
+import { seededRandom } from "../../src/emulator/core/faults";
 import { type Rig, startRig } from "../../tools/faults";
 
 /** A seed whose first roll at `rate` fails (then one roll picks the status) and whose next roll passes. */

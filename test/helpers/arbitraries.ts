@@ -4,7 +4,7 @@
  * a valid args object invalid in one named property.
  */
 import fc from "fast-check";
-import { CPU_FLAVORS, DATA_CENTERS, GPU_TYPES } from "../../src/emulator/catalog";
+import { CPU_FLAVORS, DATA_CENTERS, GPU_TYPES } from "../../src/emulator/catalog/data";
 import { GPU_IDS, LOCATIONS } from "../../src/resources/serverless-endpoint";
 
 /** Pieces that break naive quoting, templating, parsing and display. */

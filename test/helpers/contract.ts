@@ -98,13 +98,16 @@ const errorsText = (v: ValidateFunction) =>
   (v.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ""}`).join("; ");
 
 /**
- * Paths the emulator serves that are not REST v2 contract operations: GraphQL, the hosted-model
- * calls and their job follow-up (run, status, status-sync), the images.
+ * Paths the emulator serves that are not REST v2 contract operations: GraphQL, the job routes of
+ * hosted models and of the account's endpoints (run, status, stream, cancel, retry, purge-queue,
+ * health, the OpenAI-compatible routes), the images.
  */
 export const OUTSIDE_CONTRACT = [
   /^\/graphql$/,
   /^\/v2\/[^/]+\/(runsync|run)$/,
-  /^\/v2\/[^/]+\/(status|status-sync)\/[^/]+$/,
+  /^\/v2\/[^/]+\/(status|status-sync|stream|cancel|retry)\/[^/]+$/,
+  /^\/v2\/[^/]+\/(purge-queue|health)$/,
+  /^\/v2\/[^/]+\/openai\/v1\/(chat\/completions|completions|models)$/,
   /^\/images\//,
   // The emulator's own control plane (faults, outside events), not the platform's.
   /^\/emulator\//,

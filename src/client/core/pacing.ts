@@ -36,7 +36,10 @@ import { type HeaderMap, parseRateLimit, parseRateLimitPolicy } from "./retry";
  * any other request of the key waits for the budget, and while the ones the budget held back
  * are out: it goes after them, so its one answer sees what they did, and a binding quota is
  * spent on the changes first. Where nothing waits for the budget, a status read goes as any
- * other request does.
+ * other request does. It yields for one window at most (the shortest the server names, else a
+ * minute), then waits its turn as any request: however long the work ahead (a fleet of
+ * hundreds), a poller's waiters hear of their objects about once a window, before their
+ * timeouts.
  *
  * A server that sends no `RateLimit` is not gated after its first answer. The registry is
  * keyed by a hash of the key, so the key itself is never held here as a visible value.
@@ -47,6 +50,9 @@ export const PATIENCE_MS = 2000;
 
 /** A count from a request sent longer ago than this (ms) may be old news: one request asks again before more go. */
 export const STALE_MS = 100;
+
+/** How long a status read yields to work when no answer has named a window (ms). */
+const DEFAULT_YIELD_MS = 60_000;
 
 /** More left than this, a count's age does not matter: no neighbour sends that many before an answer. */
 const STALE_BELOW = 1000;
@@ -295,6 +301,12 @@ export class PacingRegistry {
     });
   }
 
+  /** How long a status read yields to work at most: the shortest window of the key, else a minute. */
+  yieldLimitMs(keyId: string): number {
+    const spans = [...(this.budgets.get(keyId)?.windows.values() ?? [])].map((w) => w.windowMs).filter((ms): ms is number => ms !== undefined);
+    return spans.length > 0 ? Math.min(...spans) : DEFAULT_YIELD_MS;
+  }
+
   /** Forget every hold and budget (tests). */
   clear(): void {
     this.resumeAt.clear();
@@ -401,9 +413,13 @@ export class Pacer {
    */
   async acquire(signal: AbortSignal | undefined, maxWaitMs: number, yields = false): Promise<PacingTicket> {
     let waited = false;
+    const since = this.clock.now();
     try {
       for (let pass = 0; pass < MAX_PASSES; pass++) {
-        const d = this.registry.reserve(this.keyId, this.clock.now(), { yields, waited });
+        const now = this.clock.now();
+        // A status read yields for one window at most, then takes its turn (see the top of the file).
+        const yielding = yields && now - since < this.registry.yieldLimitMs(this.keyId);
+        const d = this.registry.reserve(this.keyId, now, { yields: yielding, waited });
         if ("go" in d) return d.go;
         if (!waited && !yields) this.registry.waiting(this.keyId, 1);
         waited = true;

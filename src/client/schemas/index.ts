@@ -13,3 +13,4 @@ export * from "./registries";
 export * from "./serverless";
 export * from "./templates";
 export { type Cloud, CloudSchema, NetworkMountSchema, PersistentMountSchema } from "./common";
+export * from "./jobs";

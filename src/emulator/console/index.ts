@@ -1,7 +1,7 @@
 // The console at /console on the API's port: sign-in, the pages, each item's JSON and the two
 // static assets. Pages are rendered here, on the server, from what the emulator holds; the
 // script (./assets/console.js) only refreshes the live part and sends the controls to the
-// control plane (/emulator/..., ./controls.ts) with the session's CSRF token.
+// control plane (/emulator/..., ../control/routes.ts) with the session's CSRF token.
 //
 //   GET  /console                      -> /console/pods
 //   GET  /console/sign-in, POST (form: key)   the key, once, for a session cookie
@@ -13,8 +13,8 @@
 import { readFileSync } from "node:fs";
 import type * as http from "node:http";
 import { join } from "node:path";
-import type { ApiKey } from "../http/types";
-import { fingerprint, type RequestLog, type RequestLogEntry } from "../request-log";
+import type { ApiKey } from "../core/http/types";
+import { fingerprint, type RequestLog, type RequestLogEntry } from "../core/request-log";
 import { esc, frame, type PageName, PAGES, type Raw, SECURITY_HEADERS, signInPage } from "./html";
 import { faultsControls, faultsLive, logControls, logPage, STATUS_FILTERS, type StatusFilter } from "./log-and-faults";
 import { moneyPage } from "./money";
@@ -22,7 +22,6 @@ import { endpointsPage, itemJson, podsPage, registriesPage, templatesPage, volum
 import { checkStateChange, clearedCookie, crossOrigin, type Session, type Sessions, sessionCookie } from "./sessions";
 import type { ConsoleSource } from "./source";
 
-export { controlRoutes } from "./controls";
 export { Sessions } from "./sessions";
 export type { ConsoleSource } from "./source";
 

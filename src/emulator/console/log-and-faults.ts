@@ -2,8 +2,8 @@
 // the console's own calls marked) and the faults page (what is in force, and the forms that
 // set it through PATCH /emulator/faults).
 
-import { DATA_CENTERS, GPU_TYPES } from "../catalog";
-import type { RequestLogEntry } from "../request-log";
+import { DATA_CENTERS, GPU_TYPES } from "../catalog/data";
+import type { RequestLogEntry } from "../core/request-log";
 import { callButton, html, raw, type Raw, table } from "./html";
 import type { ConsoleSource } from "./source";
 

@@ -2,7 +2,7 @@
 // what has been billed so far, and an SVG chart of cumulative spend over the emulator's clock. The
 // chart is drawn by hand (a polyline and a few ticks): no script, no inline style.
 
-import type { Segment } from "../meter";
+import type { Segment } from "../core/meter";
 import { html, raw, type Raw, table, usd } from "./html";
 import type { ConsoleSource } from "./source";
 
@@ -88,5 +88,6 @@ ${spendChart(m.series)}
 <h2>By resource${raw(m.byResource.length > 50 ? " (the 50 that cost most)" : "")}</h2>
 ${table(["Kind", "Id", "Cost/h now", "Billed"], rows, "Nothing billed yet.")}
 <p class="hint">From the same meter as <code>GET /v2/billing</code>: pods from creation until stopped or terminated,
-volumes from creation to deletion, one charge per hosted-model call.</p>`;
+volumes from creation to deletion, serverless workers (<code>serverless</code>, one row per worker) from start until they
+leave, one charge per hosted-model call.</p>`;
 }

@@ -3,9 +3,9 @@
 // ./html.ts puts the frame around it. Rows carry data-* attributes so a script (or a test)
 // can find an item without parsing text.
 
-import { GPU_TYPES, volumePricePerHour } from "../catalog";
-import type { PodView } from "../pods";
-import type { EndpointView } from "../serverless";
+import { GPU_TYPES, volumePricePerHour } from "../catalog/data";
+import type { PodView } from "../pods/store";
+import type { EndpointView } from "../serverless/service";
 import { eventButton, html, jsonLink, type Raw, table, usd } from "./html";
 import type { ConsoleSource } from "./source";
 
@@ -79,14 +79,34 @@ function endpointRow(e: EndpointView): Raw {
 <td class="actions">${eventButton("Delete (outside)", "deleteEndpoint", true)}</td></tr>`;
 }
 
+/** An endpoint's queue, workers by state, spend so far and recent jobs, each job's answer one click away. */
+function endpointJobsSection(src: ConsoleSource, e: EndpointView): Raw {
+  const { health, recent } = src.endpointJobs(e.id);
+  const now = src.now();
+  const spent = src
+    .segments()
+    .filter((s) => s.resource === "serverless" && s.id.startsWith(`${e.id}-w`))
+    .reduce((a, s) => a + (Math.max(0, Math.min(s.to ?? now, now) - s.from) * s.rate) / 3_600_000, 0);
+  const rows = recent.map(
+    (j) => html`<tr data-job-id="${j.answer.id}"><td>${new Date(j.submittedAt).toISOString()}</td><td>${j.answer.status}</td>
+<td><details><summary>${j.answer.id}</summary><pre>${JSON.stringify(j.answer, null, 2)}</pre></details></td></tr>`,
+  );
+  const q = health.jobs;
+  const w = health.workers;
+  return html`<section class="endpoint-jobs" data-endpoint-id="${e.id}"><h2>${e.name} <code>${e.id}</code></h2>
+<p data-queue="${q.inQueue}">Queue: ${q.inQueue} waiting, ${q.inProgress} running; ${q.completed} completed, ${q.failed} failed, ${q.retried} retried.
+Workers: ${w.initializing} initializing, ${w.idle} idle, ${w.running} running. Spent: <span data-figure="spent">${usd(spent, 6)}</span>.</p>
+${table(["Submitted", "Status", "Job (click for its answer)"], rows, "No jobs yet.")}</section>`;
+}
+
 export function endpointsPage(src: ConsoleSource): Raw {
   const list = src.endpoints();
   return html`<p class="summary" data-count="${list.length}">${list.length} serverless endpoints. Cost range: workersMin on
-the cheapest GPU of the tiers to workersMax on the dearest, at list price (the emulator bills workers nothing).</p>${table(
+the cheapest GPU of the tiers to workersMax on the dearest, at list price; workers bill gpuCount × their tier's price while they run.</p>${table(
     ["Name", "Id", "Workers", "workersMin", "workersMax", "GPU tiers", "Cost/h", "Outside events"],
     list.map(endpointRow),
     "No serverless endpoints.",
-  )}`;
+  )}${list.map((e) => endpointJobsSection(src, e))}`;
 }
 
 export function volumesPage(src: ConsoleSource): Raw {

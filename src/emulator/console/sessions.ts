@@ -6,8 +6,8 @@
 
 import type * as http from "node:http";
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import type { ApiKey } from "../http/types";
-import { type HttpError, problem } from "../problem";
+import type { ApiKey } from "../core/http/types";
+import { type HttpError, problem } from "../core/problem";
 
 export const COOKIE_NAME = "cp_console";
 export const CSRF_HEADER = "x-csrf-token";
@@ -55,6 +55,12 @@ export class Sessions {
       return undefined;
     }
     return session;
+  }
+
+  /** The key a request's session signed in with and, for a change, its refusal by `checkStateChange`. */
+  caller(req: http.IncomingMessage, mutates: boolean): { key: ApiKey; refused?: HttpError } | undefined {
+    const session = this.fromRequest(req);
+    return session && { key: session.key, refused: mutates ? checkStateChange(req, session) : undefined };
   }
 }
 

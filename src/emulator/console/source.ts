@@ -1,20 +1,23 @@
 // What the console reads: the emulator's records as its API answers them, the meter, the
 // request log and the faults in force. The server hands it over; the console changes nothing
-// directly (its controls go through the control plane's routes, ./controls.ts).
+// directly (its controls go through the control plane's routes, ../control/routes.ts).
 
-import type { FaultsJson } from "../faults";
-import type { Segment } from "../meter";
-import type { NetworkVolume } from "../network-volumes";
-import type { PodView } from "../pods";
-import type { Registry } from "../registries";
-import type { RequestLogEntry } from "../request-log";
-import type { EndpointView } from "../serverless";
-import type { Template } from "../templates";
+import type { FaultsJson } from "../core/faults";
+import type { Segment } from "../core/meter";
+import type { NetworkVolume } from "../network-volumes/store";
+import type { PodView } from "../pods/store";
+import type { Registry } from "../registries/store";
+import type { RequestLogEntry } from "../core/request-log";
+import type { EndpointHealth, JobAnswer } from "../serverless/jobs/queue";
+import type { EndpointView } from "../serverless/service";
+import type { Template } from "../templates/store";
 
 export interface ConsoleSource {
   /** Every pod, TERMINATED ones included, as GET /v2/pods/{id} answers it. */
   pods(): PodView[];
   endpoints(): readonly EndpointView[];
+  /** An endpoint's queue and workers by state (its `health`) and its most recent jobs, newest first. */
+  endpointJobs(id: string): { health: EndpointHealth; recent: { answer: JobAnswer; submittedAt: number }[] };
   volumes(): NetworkVolume[];
   templates(): Template[];
   /** Ids and names only: the emulator keeps no credential. */

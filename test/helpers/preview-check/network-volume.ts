@@ -12,7 +12,7 @@
  * data center does not offer is dropped.
  */
 import fc from "fast-check";
-import { DATA_CENTERS } from "../../../src/emulator/catalog";
+import { DATA_CENTERS } from "../../../src/emulator/catalog/data";
 import { NetworkVolume, networkVolumeArgsSchema, NETWORK_VOLUME_TYPES, planNetworkVolumeChange } from "../../../src/resources/network-volume";
 import type { Decl, KindModel } from "./runner";
 

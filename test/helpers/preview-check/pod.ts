@@ -31,7 +31,7 @@
  * (args, disk, ports, registry, an env key) is the platform's: the change shows nothing.
  */
 import fc from "fast-check";
-import { CPU_FLAVORS, DATA_CENTERS, GPU_TYPES } from "../../../src/emulator/catalog";
+import { CPU_FLAVORS, DATA_CENTERS, GPU_TYPES } from "../../../src/emulator/catalog/data";
 import { canonical } from "../../../src/resources/lifecycle/applied";
 import { Pod, planPodChange, podArgsSchema, RECORDED_ONLY } from "../../../src/resources/pod";
 import { defined, simpleName } from "./network-volume";

@@ -18,7 +18,7 @@
  * How many drawn steps: `PROMOTION_STEPS` (default 3) per run; the seed is the check's.
  */
 import fc from "fast-check";
-import type { AimedFault } from "../../../src/emulator/faults";
+import type { AimedFault } from "../../../src/emulator/core/faults";
 import { NetworkVolumeProvider } from "../../../src/resources/network-volume";
 import { PodProvider } from "../../../src/resources/pod";
 import { RegistryCredentialProvider } from "../../../src/resources/registry-credential";

@@ -7,7 +7,7 @@
 //
 // It speaks the later revision of the /v2/serverless bodies (`type: "QUEUE"`,
 // `scaling: { type, queueDelay }`, `workers.idleTimeout`), which the emulator accepts as the
-// contract's spellings (src/emulator/serverless/rest-dialect.ts).
+// contract's spellings (src/emulator/serverless/rest/dialect.ts).
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";

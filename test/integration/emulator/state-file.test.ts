@@ -2,7 +2,7 @@
 import * as fs from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { writeFileAtomic } from "../../../src/emulator/state-file";
+import { writeFileAtomic } from "../../../src/emulator/core/state-file";
 import { createServerlessTemplate } from "../../helpers/emulator-fixtures";
 import { client, FULL, RTX4090, start } from "../../helpers/emulator-rest";
 

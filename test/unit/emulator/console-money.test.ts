@@ -1,7 +1,7 @@
 // The console's money figures from meter segments (pure): cost per hour of what still runs,
 // billed so far, the cumulative series the chart draws, spend per resource.
 import { accrued, money } from "../../../src/emulator/console/money";
-import type { Segment } from "../../../src/emulator/meter";
+import type { Segment } from "../../../src/emulator/core/meter";
 
 const HOUR = 3_600_000;
 const pod = (id: string, rate: number, from: number, to: number | null): Segment => ({ resource: "pod", id, component: "podGpu", rate, from, to });

@@ -1,7 +1,7 @@
-// The emulator's list order (src/emulator/http/list-order.ts): `created` answers as made;
+// The emulator's list order (src/emulator/core/http/list-order.ts): `created` answers as made;
 // `shuffled` answers the account's lists (REST and GraphQL's myself.endpoints) in a new, seeded
 // order, and leaves every other answer and every error alone.
-import { ListOrdering } from "../../../src/emulator/http/list-order";
+import { ListOrdering } from "../../../src/emulator/core/http/list-order";
 
 const items = Array.from({ length: 20 }, (_, i) => ({ id: `p${i}` }));
 

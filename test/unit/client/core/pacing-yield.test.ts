@@ -84,9 +84,10 @@ test("through the pacer: a list asked for before the DELETEs' turn goes after ev
       return ticket;
     });
   // The poller's list is asked for first, the DELETEs after; all wait for the reset.
+  await clock.advance(5000);
   const list = send("list", true);
   const deletes = ["d1", "d2", "d3"].map((d) => send(d, false));
-  await clock.advance(1000);
+  await clock.advance(6000);
   expect(order).toEqual([]);
   await clock.advance(60_000);
   // The new window's first request goes alone; its answer lets the others go.
@@ -104,4 +105,29 @@ test("through the pacer: a list asked for before the DELETEs' turn goes after ev
   await answer(deletes[2]);
   expect(order).toEqual(["d1", "d2", "d3", "list"]);
   pacer.settle(await list, headers(--r, 60));
+});
+
+test("a status read yields for one window at most: behind work that never stops waiting, it goes after the window's length", async () => {
+  const reg = new PacingRegistry();
+  const clock = new ManualClock();
+  const pacer = new Pacer(reg, KEY, clock);
+  // A window of 10 s with plenty left; some work waits for the budget all along (a long queue).
+  pacer.settle(await pacer.acquire(undefined, 120_000), headers(50, 10, 60, 10));
+  expect(reg.yieldLimitMs(KEY)).toBe(10_000);
+  reg.waiting(KEY, 1);
+  let went: number | undefined;
+  const read = pacer.acquire(undefined, 120_000, true).then((t) => {
+    went = clock.now();
+    return t;
+  });
+  for (let t = 2000; t <= 8000; t += 2000) await clock.advance(t);
+  expect(went).toBeUndefined();
+  await clock.advance(10_000);
+  expect(went).toBe(10_000);
+  pacer.settle(await read, headers(49, 1, 60, 10));
+  reg.waiting(KEY, -1);
+});
+
+test("with no window named yet, a status read yields for a minute at most", () => {
+  expect(new PacingRegistry().yieldLimitMs(KEY)).toBe(60_000);
 });

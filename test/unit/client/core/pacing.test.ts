@@ -4,7 +4,7 @@
 // neither seeing the other) stay within the quota together (the simulation at the end).
 import { type PacingDecision, PacingRegistry, type PacingTicket, PATIENCE_MS } from "../../../../src/client/core/pacing";
 // The emulator's seeded generator: the same simulated run every time.
-import { seededRandom as seeded } from "../../../../src/emulator/faults";
+import { seededRandom as seeded } from "../../../../src/emulator/core/faults";
 
 const KEY = "k";
 const headers = (r: number, t: number, q = 3, w = 60) => ({

@@ -7,7 +7,7 @@ import {
   LOCATIONS,
   MAX_WORKERS,
   ServerlessService,
-} from "../../../../src/emulator/serverless";
+} from "../../../../src/emulator/serverless/service";
 
 const STARTING_MS = 100;
 const DRAIN_MS = 50;

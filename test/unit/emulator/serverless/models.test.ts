@@ -1,7 +1,7 @@
 // Hosted models: runSync and the PNGs it points at,
 // against the ServerlessService class directly.
 import { inflateSync } from "node:zlib";
-import { IMAGE_MODELS, MAX_PIXELS_PER_SIDE, ServerlessService } from "../../../../src/emulator/serverless";
+import { IMAGE_MODELS, MAX_PIXELS_PER_SIDE, ServerlessService } from "../../../../src/emulator/serverless/service";
 
 const BASE = "http://127.0.0.1:4321";
 
@@ -116,7 +116,7 @@ describe("runSync", () => {
   test.each([
     ["no input", {}, "$: missing property 'input'"],
     ["input not an object", { input: "draw" }, "$.input: must be an object"],
-    ["an unknown top-level property", { input: valid, webhook: "x" }, "$: additional properties 'webhook' not allowed"],
+    ["an unknown top-level property (webhook, policy and s3Config are the job envelope's)", { input: valid, extra: "x" }, "$: additional properties 'extra' not allowed"],
     ["no prompt", { input: { width: 8, height: 8 } }, "$.input: missing property 'prompt'"],
     ["a non-string prompt", { input: { ...valid, prompt: 7 } }, "$.input.prompt: must be a string"],
     ["an empty prompt", { input: { ...valid, prompt: "" } }, "$.input.prompt: must not be empty"],

@@ -1,0 +1,377 @@
+// Serverless endpoints and their workers, with the value rules of endpoint management.
+//
+// Workers carry timestamps only; what a reader sees (STARTING, RUNNING, EXITED, gone) is
+// computed from them and `clock.now()` at read time, so there is no timer to stop and a
+// time-scaled emulator only has to pass shorter timings.
+import { GraphQLError } from "graphql";
+
+export const GPU_TIERS = [
+  "AMPERE_16",
+  "AMPERE_24",
+  "ADA_24",
+  "AMPERE_48",
+  "ADA_48_PRO",
+  "AMPERE_80",
+  "ADA_80_PRO",
+] as const;
+export const LOCATIONS = ["CZ", "FR", "GB", "NO", "RO", "US"] as const;
+export const ENDPOINT_TYPES = ["QB", "LB"] as const;
+export const SCALER_TYPES = ["QUEUE_DELAY", "REQUEST_COUNT"] as const;
+
+/**
+ * An emulator limit, not a platform rule: workers are materialised one record each, so an
+ * unbounded `workersMin` would let one request allocate without end.
+ */
+export const MAX_WORKERS = 100;
+
+/**
+ * The maximums of the other integer fields (the platform sets only minimums): an hour of idle
+ * time, a scaler value of 1000 (seconds of queue delay or requests), 8 GPUs per worker (the
+ * most any GPU type allows), a job limit of 7 days. Past them: an error naming the field.
+ */
+export const ENDPOINT_LIMITS = { idleTimeout: 3600, scalerValue: 1000, gpuCount: 8, executionTimeoutMs: 7 * 24 * 3600 * 1000 };
+
+/** Values a created endpoint gets for the optional fields it leaves out. */
+export const ENDPOINT_DEFAULTS = {
+  type: "QB",
+  idleTimeout: 5,
+  locations: null,
+  flashBootType: "OFF",
+  scalerType: "QUEUE_DELAY",
+  scalerValue: 4,
+  workersMin: 0,
+  workersMax: 3,
+  networkVolumeId: null,
+  gpuCount: 1,
+  executionTimeoutMs: 300000,
+} as const;
+
+export interface WorkerRecord {
+  id: string;
+  /** clock.now() when the worker was asked for; RUNNING from createdAt + startingMs. */
+  createdAt: number;
+  /** clock.now() when a scale-down picked it; EXITED until drainingSince + drainMs, then gone. */
+  drainingSince: number | null;
+  /** When it is started (INITIALIZING before): createdAt + the starting time, shorter with FlashBoot. */
+  readyAt?: number;
+  /** The job it holds (../jobs/queue.ts); null or absent when idle. Not kept across restarts. */
+  jobId?: string | null;
+  /** When it last finished a job (its idle timeout counts from then, or from readyAt). */
+  idleSince?: number;
+}
+
+/** What the store tells about its workers: billing meters a worker from start to leave. */
+export interface WorkerHooks {
+  /** A worker started (`start`) or began to drain (`leave`) at clock time `at`. */
+  onWorker?: (ep: EndpointRecord, w: WorkerRecord, event: "start" | "leave", at: number) => void;
+  /** Called before workers are read, so jobs and scaling are replayed up to `now` first. */
+  sync?: (now: number) => void;
+}
+
+/** FlashBoot starts a worker this many times faster than a cold start. */
+export const FLASHBOOT_SPEEDUP = 10;
+
+export interface EndpointRecord {
+  id: string;
+  name: string;
+  gpuIds: string;
+  templateId: string;
+  type: string;
+  idleTimeout: number;
+  locations: string | null;
+  flashBootType: string;
+  scalerType: string;
+  scalerValue: number;
+  workersMin: number;
+  workersMax: number;
+  networkVolumeId: string | null;
+  /** GPUs per worker, at least 1. */
+  gpuCount: number;
+  /** A job's limit in ms, 0 for none. */
+  executionTimeoutMs: number;
+  /** REST's own placement preference: GraphQL neither shows nor changes it (it has `locations`). */
+  dataCenterIds: string[];
+  createdAt: number;
+  workers: WorkerRecord[];
+}
+
+export interface WorkerView {
+  id: string;
+  desiredStatus: "STARTING" | "RUNNING" | "EXITED";
+}
+
+export interface Timings {
+  startingMs: number;
+  drainMs: number;
+}
+
+/** The coerced `EndpointInput`: a key is absent when the caller left the field out. */
+export type EndpointInput = Partial<Record<string, unknown>>;
+
+export function gqlError(code: string, message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code } });
+}
+
+const quoted = (values: readonly string[]) => values.join(", ");
+
+/**
+ * Value rules the schema cannot express. GraphQL has already checked the types; this checks
+ * allowed sets, ranges and nulls, naming the field and the rule for each failure.
+ */
+function valueViolations(input: EndpointInput): string[] {
+  const out: string[] = [];
+  const has = (k: string) => Object.hasOwn(input, k);
+  const oneOf = (field: string, allowed: readonly string[]) => {
+    if (!has(field)) return;
+    const v = input[field];
+    if (v === null) out.push(`input.${field} must not be null (allowed: ${quoted(allowed)})`);
+    else if (!allowed.includes(v as string))
+      out.push(`input.${field} ${JSON.stringify(v)} is not one of ${quoted(allowed)}`);
+  };
+  const nonEmpty = (field: string) => {
+    if (input[field] === "") out.push(`input.${field} must not be empty`);
+  };
+  const count = (field: string, max?: number, min = 0) => {
+    if (!has(field)) return;
+    const v = input[field] as number | null;
+    if (v === null) out.push(`input.${field} must not be null`);
+    else if (v < min) out.push(`input.${field} must be >= ${min}, got ${v}`);
+    else if (max !== undefined && v > max)
+      out.push(`input.${field} must be <= ${max} in the emulator, got ${v}`);
+  };
+
+  // One allowed value or a comma-separated list of distinct ones in priority
+  // order, no spaces (`locations` may also be empty or null: any region).
+  const priorityList = (field: string, allowed: readonly string[], emptyMeansAny: boolean) => {
+    const v = input[field];
+    if (typeof v !== "string" || (v === "" && emptyMeansAny)) return;
+    const items = v.split(",");
+    const bad = items.filter((c) => !allowed.includes(c));
+    if (bad.length > 0)
+      out.push(
+        `input.${field} ${JSON.stringify(v)}: ${bad.map((b) => JSON.stringify(b)).join(", ")} not in ${quoted(allowed)} (one value or a comma-separated list without spaces)`,
+      );
+    else if (new Set(items).size !== items.length) out.push(`input.${field} ${JSON.stringify(v)} repeats a value`);
+  };
+
+  nonEmpty("name");
+  nonEmpty("templateId");
+  oneOf("type", ENDPOINT_TYPES);
+  oneOf("scalerType", SCALER_TYPES);
+  if (has("flashBootType") && input.flashBootType === null)
+    out.push("input.flashBootType must not be null (allowed: OFF, FLASHBOOT)");
+  priorityList("gpuIds", GPU_TIERS, false);
+  priorityList("locations", LOCATIONS, true);
+  count("idleTimeout", ENDPOINT_LIMITS.idleTimeout);
+  count("scalerValue", ENDPOINT_LIMITS.scalerValue);
+  count("workersMin", MAX_WORKERS);
+  count("workersMax", MAX_WORKERS);
+  count("gpuCount", ENDPOINT_LIMITS.gpuCount, 1);
+  count("executionTimeoutMs", ENDPOINT_LIMITS.executionTimeoutMs);
+  return out;
+}
+
+const EDITABLE = [
+  "name",
+  "gpuIds",
+  "templateId",
+  "type",
+  "idleTimeout",
+  "locations",
+  "flashBootType",
+  "scalerType",
+  "scalerValue",
+  "workersMin",
+  "workersMax",
+  "networkVolumeId",
+  "gpuCount",
+  "executionTimeoutMs",
+  "dataCenterIds",
+] as const;
+
+/** Strings where "" means none: stored (and read) as null: the platform's "null when none". */
+const EMPTY_MEANS_NONE = ["locations", "networkVolumeId"] as const;
+
+export class EndpointStore {
+  private readonly byId = new Map<string, EndpointRecord>();
+  idCounter = 0;
+  workerCounter = 0;
+  hooks: WorkerHooks = {};
+
+  constructor(
+    private readonly timings: Timings,
+    private readonly random: () => number,
+  ) {}
+
+  list(): EndpointRecord[] {
+    return [...this.byId.values()];
+  }
+
+  get(id: string): EndpointRecord | undefined {
+    return this.byId.get(id);
+  }
+
+  /**
+   * Create (no `id`) or modify (with `id`); throws a GraphQLError with the platform's code.
+   * `resetLeftOut`: a modify puts every optional field it leaves out back to its default (the
+   * behaviour a client of the live platform reports for GraphQL saves), instead of keeping it.
+   */
+  save(
+    input: EndpointInput,
+    now: number,
+    refViolations?: (next: EndpointRecord) => string[],
+    { resetLeftOut = false }: { resetLeftOut?: boolean } = {},
+  ): EndpointRecord {
+    // Jobs and scaling replayed up to now first: the copy below then starts from current workers.
+    this.hooks.sync?.(now);
+    const id = input.id;
+    const existing = typeof id === "string" ? this.byId.get(id) : undefined;
+    if (typeof id === "string" && !existing)
+      throw gqlError("NOT_FOUND", `endpoint ${JSON.stringify(id)} not found`);
+
+    const violations = valueViolations(input);
+    // The provider replaces an endpoint whose type changes; the platform agrees by refusing
+    // the change in place, so the two readings cannot drift apart (issue 14).
+    if (existing && Object.hasOwn(input, "type") && input.type !== existing.type)
+      violations.push(
+        `input.type is fixed at creation (this endpoint is ${existing.type}); create a new endpoint for ${String(input.type)}`,
+      );
+    // `type` is fixed at creation: it has no default to go back to.
+    const { type: _fixed, ...resettable } = ENDPOINT_DEFAULTS;
+    const next: EndpointRecord = existing
+      ? { ...existing, ...(resetLeftOut ? resettable : {}), workers: [...existing.workers] }
+      : {
+          id: "",
+          name: "",
+          gpuIds: "",
+          templateId: "",
+          ...ENDPOINT_DEFAULTS,
+          dataCenterIds: [],
+          createdAt: now,
+          workers: [],
+        };
+    for (const key of EDITABLE) {
+      if (Object.hasOwn(input, key)) (next as any)[key] = input[key];
+    }
+    for (const key of EMPTY_MEANS_NONE) if (next[key] === "") next[key] = null;
+    if (violations.length === 0 && next.workersMin > next.workersMax)
+      violations.push(
+        `input.workersMin (${next.workersMin}) must not exceed workersMax (${next.workersMax})`,
+      );
+    if (violations.length === 0 && refViolations) violations.push(...refViolations(next));
+    if (violations.length > 0) throw gqlError("BAD_USER_INPUT", violations.join("; "));
+    // Only an accepted create takes an id, so a refused one leaves nothing behind.
+    if (!existing) next.id = this.freshId();
+    this.reconcile(next, now);
+    this.byId.set(next.id, next);
+    return next;
+  }
+
+  delete(id: string): void {
+    const ep = this.byId.get(id);
+    if (!ep) throw gqlError("NOT_FOUND", `endpoint ${JSON.stringify(id)} not found`);
+    if (ep.workersMin !== 0 || ep.workersMax !== 0)
+      throw gqlError(
+        "FAILED_PRECONDITION",
+        `endpoint ${JSON.stringify(id)} has workersMin=${ep.workersMin} and workersMax=${ep.workersMax}; set both to 0 with saveEndpoint before deleting it`,
+      );
+    this.byId.delete(id);
+  }
+
+  /** Deleted by the platform (an outside event): workers or not, the endpoint is gone. */
+  remove(id: string, now: number): boolean {
+    const ep = this.byId.get(id);
+    // Its workers stop billing when it goes.
+    if (ep) for (const w of ep.workers) if (w.drainingSince === null) this.drainWorker(ep, w, now);
+    return this.byId.delete(id);
+  }
+
+  /** Clock ms a new worker of `ep` is starting: the starting time, a tenth of it with FlashBoot. */
+  startMs(ep: EndpointRecord): number {
+    return ep.flashBootType === "OFF" ? this.timings.startingMs : this.timings.startingMs / FLASHBOOT_SPEEDUP;
+  }
+
+  /** Starts one more worker of `ep` at `at` (the job queue's scaler, and the workersMin rule). */
+  addWorker(ep: EndpointRecord, at: number): WorkerRecord {
+    this.workerCounter += 1;
+    const w: WorkerRecord = { id: `${ep.id}-w${this.workerCounter}`, createdAt: at, drainingSince: null, readyAt: at + this.startMs(ep), jobId: null };
+    ep.workers.push(w);
+    this.hooks.onWorker?.(ep, w, "start", at);
+    return w;
+  }
+
+  /** The worker leaves at `at`: EXITED for drainMs, then gone; it stops billing. */
+  drainWorker(ep: EndpointRecord, w: WorkerRecord, at: number): void {
+    w.drainingSince = at;
+    w.jobId = null;
+    this.hooks.onWorker?.(ep, w, "leave", at);
+  }
+
+  /** What a reader sees of the workers at `now`: drained workers are gone. */
+  workersAt(ep: EndpointRecord, now: number): WorkerView[] {
+    this.hooks.sync?.(now);
+    const out: WorkerView[] = [];
+    for (const w of ep.workers) {
+      if (w.drainingSince !== null) {
+        if (now < w.drainingSince + this.timings.drainMs)
+          out.push({ id: w.id, desiredStatus: "EXITED" });
+      } else {
+        out.push({
+          id: w.id,
+          desiredStatus: now < (w.readyAt ?? w.createdAt + this.timings.startingMs) ? "STARTING" : "RUNNING",
+        });
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Bring the live worker count to workersMin: start missing ones; the newest surplus without a
+   * job drain at once, and workers holding a job stay as long as workersMax allows (the job
+   * queue's idle timeout sends them away once they are done).
+   */
+  private reconcile(ep: EndpointRecord, now: number): void {
+    ep.workers = ep.workers.filter(
+      (w) => w.drainingSince === null || now < w.drainingSince + this.timings.drainMs,
+    );
+    const live = ep.workers.filter((w) => w.drainingSince === null);
+    for (let i = live.length; i < ep.workersMin; i++) this.addWorker(ep, now);
+    // Newest first (the last added among equals): they are the least likely to be started.
+    const newestFirst = live.reverse().sort((a, b) => b.createdAt - a.createdAt);
+    let count = live.length;
+    for (const w of [...newestFirst.filter((x) => !x.jobId), ...newestFirst.filter((x) => x.jobId)]) {
+      if (count <= ep.workersMin || (w.jobId && count <= ep.workersMax)) break;
+      this.drainWorker(ep, w, now);
+      count--;
+    }
+  }
+
+  private freshId(): string {
+    // The counter makes ids unique; the random tail keeps them from looking sequential. The
+    // loop only matters for a hand-edited state file whose counter lags its endpoints.
+    for (;;) {
+      this.idCounter += 1;
+      let tail = "";
+      for (let i = 0; i < 10; i++) tail += Math.floor(this.random() * 36).toString(36);
+      const id = `${this.idCounter.toString(36).padStart(4, "0")}${tail}`;
+      if (!this.byId.has(id)) return id;
+    }
+  }
+
+  /** Plain JSON of everything, for --state-file. */
+  toJSON(): { idCounter: number; workerCounter: number; endpoints: EndpointRecord[] } {
+    return {
+      idCounter: this.idCounter,
+      workerCounter: this.workerCounter,
+      // A held job is not kept (jobs live in memory only): its worker restores idle.
+      endpoints: structuredClone(this.list()).map((ep) => ({ ...ep, workers: ep.workers.map(({ jobId: _job, ...w }) => w) })),
+    };
+  }
+
+  load(s: { idCounter: number; workerCounter: number; endpoints: EndpointRecord[] }): void {
+    this.byId.clear();
+    for (const ep of structuredClone(s.endpoints)) this.byId.set(ep.id, ep);
+    this.idCounter = s.idCounter;
+    this.workerCounter = s.workerCounter;
+  }
+}

@@ -1,0 +1,114 @@
+// The job routes of an account's endpoint, knowing no HTTP: each takes the path's ids, the
+// body and the query values and returns the status and body to send (problem+json on failure).
+//
+//   POST /v2/{id}/run                 run          POST /v2/{id}/cancel/{jobId}   cancel
+//   POST /v2/{id}/runsync[?wait=]     runSync      POST /v2/{id}/retry/{jobId}    retry
+//   GET  /v2/{id}/status/{jobId}      status       POST /v2/{id}/purge-queue      purgeQueue
+//   GET  /v2/{id}/status-sync/{jobId} statusSync   GET  /v2/{id}/health           health
+//   GET  /v2/{id}/stream/{jobId}      stream
+//   POST /v2/{id}/openai/v1/chat/completions, /completions; GET /v2/{id}/openai/v1/models
+import { parseWait, WAIT_MS } from "../hosted-models/models";
+import { type EndpointJobs, refuse } from "./queue";
+
+type Reply = { status: number; body?: unknown; headers?: Record<string, string>; raw?: { data: Buffer; contentType: string } };
+
+const noJob = (id: string, jobId: string) => refuse(404, `endpoint ${id} has no job ${JSON.stringify(jobId)}`);
+
+export class JobCalls {
+  constructor(private readonly jobs: EndpointJobs) {}
+
+  run(id: string, body: unknown): Reply {
+    const r = this.jobs.submit(id, body);
+    return "reply" in r ? r.reply : { status: 200, body: { id: r.job.id, status: "IN_QUEUE" } };
+  }
+
+  async runSync(id: string, body: unknown, waitParam: string | null): Promise<Reply> {
+    const wait = parseWait(waitParam);
+    if (!wait.ok) return refuse(400, wait.problem.detail);
+    const r = this.jobs.submit(id, body);
+    if ("reply" in r) return r.reply;
+    return { status: 200, body: await this.jobs.waitFor(r.job, wait.value) };
+  }
+
+  async status(id: string, jobId: string, waitParam?: string | null): Promise<Reply> {
+    let waitMs = 0;
+    if (waitParam !== undefined) {
+      const wait = parseWait(waitParam);
+      if (!wait.ok) return refuse(400, wait.problem.detail);
+      waitMs = wait.value;
+    }
+    const job = this.jobs.find(id, jobId);
+    if (!job) return noJob(id, jobId);
+    return { status: 200, body: waitMs > 0 ? await this.jobs.waitFor(job, waitMs) : this.jobs.answer(job) };
+  }
+
+  stream(id: string, jobId: string): Reply {
+    const job = this.jobs.find(id, jobId);
+    return job ? { status: 200, body: this.jobs.stream(job) } : noJob(id, jobId);
+  }
+
+  cancel(id: string, jobId: string): Reply {
+    const job = this.jobs.find(id, jobId);
+    return job ? { status: 200, body: this.jobs.cancel(job) } : noJob(id, jobId);
+  }
+
+  retry(id: string, jobId: string): Reply {
+    const job = this.jobs.find(id, jobId);
+    return job ? this.jobs.retry(job) : noJob(id, jobId);
+  }
+
+  purgeQueue(id: string): Reply {
+    return { status: 200, body: this.jobs.purge(id) };
+  }
+
+  health(id: string): Reply {
+    return { status: 200, body: this.jobs.health(id) };
+  }
+
+  models(id: string, now: number): Reply {
+    return { status: 200, body: { object: "list", data: [{ id, object: "model", created: Math.floor(now / 1000), owned_by: "computeplatform-emulator" }] } };
+  }
+
+  /**
+   * An OpenAI-compatible completion: a job of the endpoint (it waits for a worker and bills like
+   * one) whose input carries the route and the body, answered plain or as server-sent events.
+   */
+  async completion(id: string, route: "chat/completions" | "completions", body: unknown, now: number): Promise<Reply> {
+    const errors: string[] = [];
+    const b = (typeof body === "object" && body !== null && !Array.isArray(body) ? body : undefined) as Record<string, unknown> | undefined;
+    if (!b) errors.push("$: must be a JSON object");
+    else if (route === "chat/completions") {
+      if (!Array.isArray(b.messages) || b.messages.length === 0) errors.push("$.messages: must be a non-empty array");
+    } else if (typeof b.prompt !== "string" && !Array.isArray(b.prompt)) errors.push("$.prompt: must be a string or an array of strings");
+    if (b && b.stream !== undefined && typeof b.stream !== "boolean") errors.push("$.stream: must be a boolean");
+    if (errors.length > 0) return refuse(422, errors.join("; "), errors);
+    const r = this.jobs.submit(id, { input: { openai_route: `/v1/${route}`, openai_input: b } });
+    if ("reply" in r) return r.reply;
+    const answer = await this.jobs.waitFor(r.job, WAIT_MS.max);
+    if (answer.status !== "COMPLETED") {
+      return refuse(answer.status === "IN_QUEUE" || answer.status === "IN_PROGRESS" ? 504 : 500, `job ${answer.id} ended ${answer.status}${answer.error ? `: ${answer.error}` : ""}`);
+    }
+    const text = typeof answer.output === "string" ? answer.output : JSON.stringify(answer.output);
+    const model = typeof b!.model === "string" ? b!.model : id;
+    const created = Math.floor(now / 1000);
+    const chat = route === "chat/completions";
+    const usage = { prompt_tokens: words(JSON.stringify(chat ? b!.messages : b!.prompt)), completion_tokens: words(text), total_tokens: 0 };
+    usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
+    const base = { id: `cmpl-${answer.id}`, created, model };
+    if (b!.stream !== true) {
+      const choice = chat ? { index: 0, message: { role: "assistant", content: text }, finish_reason: "stop" } : { index: 0, text, finish_reason: "stop", logprobs: null };
+      return { status: 200, body: { ...base, object: chat ? "chat.completion" : "text_completion", choices: [choice], usage } };
+    }
+    // Streamed: the whole event stream at once (the job has ended), one chunk per word.
+    const object = chat ? "chat.completion.chunk" : "text_completion";
+    const pieces = text.match(/\s*\S+/g) ?? [text];
+    const events: unknown[] = [];
+    if (chat) events.push({ ...base, object, choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }] });
+    for (const p of pieces) events.push({ ...base, object, choices: [chat ? { index: 0, delta: { content: p }, finish_reason: null } : { index: 0, text: p, finish_reason: null }] });
+    events.push({ ...base, object, choices: [chat ? { index: 0, delta: {}, finish_reason: "stop" } : { index: 0, text: "", finish_reason: "stop" }], usage });
+    const sse = `${events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join("")}data: [DONE]\n\n`;
+    return { status: 200, raw: { data: Buffer.from(sse), contentType: "text/event-stream" }, headers: { "cache-control": "no-cache" } };
+  }
+}
+
+const words = (s: string) => (s.match(/\S+/g) ?? []).length;

@@ -1,0 +1,66 @@
+// The body of a job on an account's endpoint (docs/emulator.md, "Jobs on the account's own endpoints"): `{ input, webhook?,
+// policy?: { executionTimeout?, ttl?, lowPriority? }, s3Config? }`, the same on an account's
+// endpoint and on a hosted model. Each failure is named with its `$`-path and its rule.
+
+/** `policy.executionTimeout` range (ms) and `policy.ttl`'s floor and default (ms). */
+export const POLICY_LIMITS = { executionTimeout: { min: 5000, max: 604_800_000 }, ttl: { min: 10_000, default: 86_400_000 } } as const;
+
+export interface JobPolicy {
+  executionTimeout?: number;
+  ttl?: number;
+  lowPriority?: boolean;
+}
+
+export interface JobEnvelope {
+  input: Record<string, unknown>;
+  webhook?: string;
+  policy: JobPolicy;
+}
+
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The envelope's rules; `errors` gets one entry per failure (`$.policy.ttl: must be ...`). */
+export function checkEnvelope(body: Record<string, unknown>, errors: string[]): JobEnvelope | undefined {
+  for (const k of Object.keys(body))
+    if (!["input", "webhook", "policy", "s3Config"].includes(k)) errors.push(`$: additional properties '${k}' not allowed`);
+  const input = body.input;
+  if (input === undefined) errors.push("$: missing property 'input'");
+  else if (!isObject(input)) errors.push("$.input: must be an object");
+  const webhook = body.webhook;
+  if (webhook !== undefined) {
+    if (typeof webhook !== "string") errors.push("$.webhook: must be a string");
+    else if (!URL.canParse(webhook) || !/^https?:$/.test(new URL(webhook).protocol)) errors.push("$.webhook: must be an http(s) URL");
+  }
+  if (body.s3Config !== undefined && !isObject(body.s3Config)) errors.push("$.s3Config: must be an object");
+  const policy: JobPolicy = {};
+  if (body.policy !== undefined) {
+    if (!isObject(body.policy)) errors.push("$.policy: must be an object");
+    else {
+      const p = body.policy;
+      for (const k of Object.keys(p))
+        if (!["executionTimeout", "ttl", "lowPriority"].includes(k)) errors.push(`$.policy: additional properties '${k}' not allowed`);
+      const int = (name: "executionTimeout" | "ttl", min: number, max = Number.MAX_SAFE_INTEGER) => {
+        const v = p[name];
+        if (v === undefined) return;
+        if (typeof v !== "number" || !Number.isInteger(v)) errors.push(`$.policy.${name}: must be an integer (ms)`);
+        else if (v < min || v > max)
+          errors.push(`$.policy.${name}: must be ${max === Number.MAX_SAFE_INTEGER ? `at least ${min}` : `between ${min} and ${max}`} ms, got ${v}`);
+        else policy[name] = v;
+      };
+      int("executionTimeout", POLICY_LIMITS.executionTimeout.min, POLICY_LIMITS.executionTimeout.max);
+      int("ttl", POLICY_LIMITS.ttl.min);
+      if (p.lowPriority !== undefined) {
+        if (typeof p.lowPriority !== "boolean") errors.push("$.policy.lowPriority: must be a boolean");
+        else policy.lowPriority = p.lowPriority;
+      }
+    }
+  }
+  if (!isObject(input)) return undefined;
+  return { input, ...(typeof webhook === "string" ? { webhook } : {}), policy };
+}
+
+/** A webhook the emulator may call: loopback only (127.0.0.0/8, ::1, localhost). */
+export function isLoopback(url: string): boolean {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, "");
+  return host === "localhost" || host === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}

@@ -1,0 +1,548 @@
+// Jobs on the account's own endpoints: a queue per endpoint, the workers that take its jobs,
+// scaling by `scalerType`/`scalerValue`, idle timeouts, execution timeouts and ttl.
+//
+// Like the rest of the emulator this keeps timestamps, not timers: `sync(now)` replays every
+// event between the last sync and `now` in time order (a worker ready, a job done or timed
+// out, a ttl passed, a scaler threshold crossed, an idle worker leaving), so a manual clock or
+// a clock moved forward by the control plane sees exactly what the elapsed time would have
+// produced. Durations are emulated ms; the clock runs `timeScale` times slower than them.
+// Only a webhook, or a handler function given by an embedder, needs something to happen
+// without a reader: a timer then syncs at the next event.
+import type { EndpointRecord, EndpointStore, WorkerRecord } from "../endpoints/store";
+import { checkEnvelope, isLoopback, type JobPolicy, POLICY_LIMITS } from "./envelope";
+import { planTestJob, type WorkerPlan } from "./test-worker";
+
+export type EndpointJobStatus = "IN_QUEUE" | "IN_PROGRESS" | "COMPLETED" | "FAILED" | "CANCELLED" | "TIMED_OUT";
+
+const FINAL: readonly EndpointJobStatus[] = ["COMPLETED", "FAILED", "CANCELLED", "TIMED_OUT"];
+
+/** What a handler function (the in-process option) receives. */
+export interface HandlerJob {
+  id: string;
+  endpointId: string;
+  input: Record<string, unknown>;
+}
+
+/** An embedder's worker: returns the job's output (or a promise of it), or throws to fail it. */
+export type JobHandler = (job: HandlerJob) => unknown;
+
+export interface JobAnswer {
+  id: string;
+  status: EndpointJobStatus;
+  delayTime?: number;
+  executionTime?: number;
+  output?: unknown;
+  error?: string;
+}
+
+interface Job {
+  id: string;
+  endpointId: string;
+  input: Record<string, unknown>;
+  webhook?: string;
+  policy: JobPolicy;
+  seq: number;
+  submittedAt: number;
+  ttlEnd: number;
+  status: EndpointJobStatus;
+  workerId?: string;
+  startedAt?: number;
+  /** Planned end (clock ms); undefined while a handler has not settled. */
+  endsAt?: number;
+  /** Execution timeout or ttl, whichever comes first (clock ms). */
+  deadline?: number;
+  plan?: WorkerPlan;
+  chunkTimes: number[];
+  streamRead: number;
+  finishedAt?: number;
+  outcome?: { output: unknown } | { error: string };
+  /** What became of the webhook: undefined until the job ended. */
+  webhookResult?: string;
+}
+
+interface Queue {
+  jobs: Map<string, Job>;
+  /** The jobs not ended yet (IN_QUEUE, IN_PROGRESS): what the event replay looks at, so it costs no more with many finished jobs kept. */
+  active: Set<Job>;
+  lastTick: number;
+  counters: { completed: number; failed: number; retried: number };
+}
+
+export interface QueueOptions {
+  store: EndpointStore;
+  clock: { now(): number };
+  random: () => number;
+  /** Emulated ms per clock ms. */
+  timeScale: number;
+  /** Clock ms a worker of `ep` is initializing (shorter with FlashBoot). */
+  startMs: (ep: EndpointRecord) => number;
+  handler?: JobHandler;
+}
+
+/** `GET health`: job counts and workers by state. */
+export interface EndpointHealth {
+  jobs: { completed: number; failed: number; inProgress: number; inQueue: number; retried: number };
+  workers: { idle: number; initializing: number; ready: number; running: number; throttled: number; unhealthy: number };
+}
+
+/** A finished job stays readable this long (emulated ms): at least the 10 minutes the platform promises. */
+export const JOB_RETENTION_MS = 15 * 60_000;
+/** An emulator limit: jobs kept per endpoint (the oldest finished go first past it). */
+export const MAX_JOBS_PER_ENDPOINT = 10_000;
+/** Events replayed per endpoint in one sync: a bound on the loop, far above any real use. */
+const MAX_EVENTS = 1_000_000;
+
+type Reply = { status: number; body: unknown; headers?: Record<string, string> };
+const PROBLEM = { "content-type": "application/problem+json" } as const;
+export const refuse = (status: number, detail: string, errors?: string[]): Reply => ({
+  status,
+  body: { title: ({ 400: "Bad Request", 404: "Not Found", 409: "Conflict", 422: "Unprocessable Entity", 500: "Internal Server Error", 504: "Gateway Timeout" } as Record<number, string>)[status] ?? "Error", status, detail, ...(errors ? { errors } : {}) },
+  headers: { ...PROBLEM },
+});
+
+export class EndpointJobs {
+  private readonly queues = new Map<string, Queue>();
+  private counter = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private sleepers = new Set<() => void>();
+  private closed = false;
+  /** Webhook calls in flight (a test may await them). */
+  readonly webhookCalls: Promise<void>[] = [];
+
+  constructor(private readonly opts: QueueOptions) {}
+
+  private get scale(): number {
+    return this.opts.timeScale;
+  }
+
+  has(endpointId: string): boolean {
+    return this.opts.store.get(endpointId) !== undefined;
+  }
+
+  /** `POST /v2/{id}/run` (and the submission of runsync): validate, queue, answer IN_QUEUE. */
+  submit(endpointId: string, body: unknown): { job: Job } | { reply: Reply } {
+    const ep = this.opts.store.get(endpointId);
+    if (!ep) return { reply: refuse(404, `no endpoint ${JSON.stringify(endpointId)}`) };
+    if (typeof body !== "object" || body === null || Array.isArray(body))
+      return { reply: refuse(400, "request body must be a JSON object of the form { input: { ... } }") };
+    const errors: string[] = [];
+    const env = checkEnvelope(body as Record<string, unknown>, errors);
+    if (!env || errors.length > 0) return { reply: refuse(422, errors.join("; "), errors) };
+    const now = this.opts.clock.now();
+    this.sync(now);
+    const q = this.queue(endpointId, now);
+    this.prune(q, now);
+    this.counter += 1;
+    let tail = "";
+    for (let i = 0; i < 8; i++) tail += Math.floor(this.opts.random() * 36).toString(36);
+    const job: Job = {
+      id: `${this.counter}-${tail}-${endpointId.slice(0, 4)}`,
+      endpointId,
+      input: env.input,
+      ...(env.webhook ? { webhook: env.webhook } : {}),
+      policy: env.policy,
+      seq: this.counter,
+      submittedAt: now,
+      ttlEnd: now + (env.policy.ttl ?? POLICY_LIMITS.ttl.default) / this.scale,
+      status: "IN_QUEUE",
+      chunkTimes: [],
+      streamRead: 0,
+    };
+    q.jobs.set(job.id, job);
+    q.active.add(job);
+    this.sync(now);
+    return { job };
+  }
+
+  /** A job of the endpoint, synced to now; undefined when the endpoint or the job is unknown. */
+  find(endpointId: string, jobId: string): Job | undefined {
+    if (!this.has(endpointId)) return undefined;
+    this.sync(this.opts.clock.now());
+    return this.queues.get(endpointId)?.jobs.get(jobId);
+  }
+
+  answer(job: Job): JobAnswer {
+    const now = this.opts.clock.now();
+    const out: JobAnswer = { id: job.id, status: job.status };
+    if (job.startedAt !== undefined) {
+      out.delayTime = Math.round((job.startedAt - job.submittedAt) * this.scale);
+      out.executionTime = Math.round(((job.finishedAt ?? now) - job.startedAt) * this.scale);
+    } else if (job.finishedAt !== undefined) out.delayTime = Math.round((job.finishedAt - job.submittedAt) * this.scale);
+    if (job.outcome && "output" in job.outcome) out.output = job.outcome.output;
+    if (job.outcome && "error" in job.outcome) out.error = job.outcome.error;
+    return out;
+  }
+
+  /** The job's answer once it is final, or when `waitMs` (emulated) ran out. Real sleeps, bounded. */
+  async waitFor(job: Job, waitMs: number): Promise<JobAnswer> {
+    const waitEnd = this.opts.clock.now() + waitMs / this.scale;
+    const until = performance.now() + waitMs / this.scale;
+    for (;;) {
+      const now = this.opts.clock.now();
+      this.sync(now);
+      const left = until - performance.now();
+      if (FINAL.includes(job.status) || now >= waitEnd || left <= 0 || this.closed) return this.answer(job);
+      const next = this.nextEventAfter(job.endpointId, now);
+      await this.sleep(Math.min(left, next === undefined ? 50 : Math.max(next - now, 0) + 1, 50));
+    }
+  }
+
+  /** `stream/{jobId}`: the chunks produced since the last stream read. */
+  stream(job: Job): { status: EndpointJobStatus; stream: { output: unknown }[] } {
+    const now = Math.min(this.opts.clock.now(), job.finishedAt ?? Infinity);
+    const chunks = job.plan?.chunks ?? [];
+    let n = job.streamRead;
+    while (n < chunks.length && job.chunkTimes[n] <= now) n++;
+    const out = chunks.slice(job.streamRead, n).map((output) => ({ output }));
+    job.streamRead = n;
+    return { status: job.status, stream: out };
+  }
+
+  cancel(job: Job): JobAnswer {
+    if (!FINAL.includes(job.status)) this.finish(job, "CANCELLED", this.opts.clock.now(), undefined);
+    this.sync(this.opts.clock.now());
+    return { id: job.id, status: job.status };
+  }
+
+  retry(job: Job): Reply {
+    if (job.status !== "FAILED" && job.status !== "TIMED_OUT")
+      return refuse(409, `job ${job.id} is ${job.status}; only a FAILED or TIMED_OUT job can be retried`);
+    const now = this.opts.clock.now();
+    const q = this.queue(job.endpointId, now);
+    q.counters.retried += 1;
+    q.active.add(job);
+    Object.assign(job, { status: "IN_QUEUE", submittedAt: now, ttlEnd: now + (job.policy.ttl ?? POLICY_LIMITS.ttl.default) / this.scale, chunkTimes: [], streamRead: 0 });
+    for (const k of ["workerId", "startedAt", "endsAt", "deadline", "plan", "finishedAt", "outcome", "webhookResult"] as const) delete job[k];
+    // The answer is the retry taken; a free worker may take the job at once after it.
+    this.sync(now);
+    return { status: 200, body: { id: job.id, status: "IN_QUEUE" } };
+  }
+
+  purge(endpointId: string): { removed: number; status: "completed" } {
+    const now = this.opts.clock.now();
+    this.sync(now);
+    const q = this.queue(endpointId, now);
+    let removed = 0;
+    for (const j of q.active)
+      if (j.status === "IN_QUEUE") {
+        q.jobs.delete(j.id);
+        q.active.delete(j);
+        removed++;
+      }
+    return { removed, status: "completed" };
+  }
+
+  health(endpointId: string): EndpointHealth {
+    const now = this.opts.clock.now();
+    this.sync(now);
+    const ep = this.opts.store.get(endpointId)!;
+    const q = this.queue(endpointId, now);
+    const jobs = [...q.active];
+    const w = this.workerStates(ep, now);
+    const count = (s: string) => w.filter((x) => x.state === s).length;
+    return {
+      jobs: {
+        completed: q.counters.completed,
+        failed: q.counters.failed,
+        inProgress: jobs.filter((j) => j.status === "IN_PROGRESS").length,
+        inQueue: jobs.filter((j) => j.status === "IN_QUEUE").length,
+        retried: q.counters.retried,
+      },
+      workers: {
+        idle: count("IDLE"),
+        initializing: count("INITIALIZING"),
+        ready: count("IDLE") + count("RUNNING"),
+        running: count("RUNNING"),
+        throttled: 0,
+        unhealthy: 0,
+      },
+    };
+  }
+
+  /** Each live worker's state at `now` (INITIALIZING, IDLE, RUNNING), for health and listEndpointWorkers. */
+  workerStates(ep: EndpointRecord, now: number): { worker: WorkerRecord; state: "INITIALIZING" | "IDLE" | "RUNNING" }[] {
+    return ep.workers
+      .filter((w) => w.drainingSince === null)
+      .map((worker) => ({ worker, state: now < this.readyAt(ep, worker) ? "INITIALIZING" : worker.jobId ? "RUNNING" : "IDLE" }));
+  }
+
+  /** The most recent jobs of an endpoint (for the console), newest first. */
+  recent(endpointId: string, limit: number): { answer: JobAnswer; submittedAt: number; webhook?: string; webhookResult?: string }[] {
+    this.sync(this.opts.clock.now());
+    const jobs = [...(this.queues.get(endpointId)?.jobs.values() ?? [])].sort((a, b) => b.seq - a.seq).slice(0, limit);
+    return jobs.map((j) => ({ answer: this.answer(j), submittedAt: j.submittedAt, webhook: j.webhook, webhookResult: j.webhookResult }));
+  }
+
+  /** Replays every endpoint's events up to `now`. */
+  sync(now: number): void {
+    for (const ep of this.opts.store.list()) {
+      const q = this.queue(ep.id, now);
+      let t = Math.min(q.lastTick, now);
+      for (let i = 0; i < MAX_EVENTS; i++) {
+        this.settle(ep, q, t);
+        const next = this.nextEvent(ep, q, t);
+        if (next === undefined || next > now) break;
+        t = next;
+      }
+      this.settle(ep, q, now);
+      q.lastTick = Math.max(q.lastTick, now);
+    }
+    for (const id of this.queues.keys()) if (!this.opts.store.get(id)) this.queues.delete(id);
+    this.armTimer(now);
+  }
+
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.timer);
+    for (const wake of this.sleepers) wake();
+  }
+
+  private queue(endpointId: string, now: number): Queue {
+    let q = this.queues.get(endpointId);
+    if (!q) {
+      q = { jobs: new Map(), active: new Set(), lastTick: now, counters: { completed: 0, failed: 0, retried: 0 } };
+      this.queues.set(endpointId, q);
+    }
+    return q;
+  }
+
+  private readyAt(ep: EndpointRecord, w: WorkerRecord): number {
+    return w.readyAt ?? w.createdAt + this.opts.startMs(ep);
+  }
+
+  /** Applies everything due at `t` until nothing changes. */
+  private settle(ep: EndpointRecord, q: Queue, t: number): void {
+    for (let round = 0; round < 10_000; round++) {
+      let changed = false;
+      const live = new Map(ep.workers.filter((w) => w.drainingSince === null).map((w) => [w.id, w]));
+      const jobs = [...q.active];
+      for (const j of jobs) {
+        if (j.status === "IN_PROGRESS") {
+          const w = j.workerId ? live.get(j.workerId) : undefined;
+          if (!w || w.jobId !== j.id) {
+            // Its worker left (a scale-down below it): the job goes back to the queue.
+            Object.assign(j, { status: "IN_QUEUE" as const, chunkTimes: [], streamRead: 0 });
+            for (const k of ["workerId", "startedAt", "endsAt", "deadline", "plan"] as const) delete j[k];
+            changed = true;
+          } else if (j.deadline !== undefined && j.deadline <= t && (j.endsAt === undefined || j.deadline < j.endsAt)) {
+            this.finish(j, "TIMED_OUT", j.deadline, { error: "job exceeded its execution timeout or ttl" });
+            changed = true;
+          } else if (j.endsAt !== undefined && j.endsAt <= t && j.plan) {
+            this.finish(j, "error" in j.plan.outcome ? "FAILED" : "COMPLETED", j.endsAt, j.plan.outcome);
+            changed = true;
+          }
+        } else if (j.status === "IN_QUEUE" && j.ttlEnd <= t) {
+          this.finish(j, "TIMED_OUT", j.ttlEnd, { error: "job's ttl passed while it was queued" });
+          changed = true;
+        }
+      }
+      // Free, started workers take queued jobs, oldest first (low-priority jobs after the rest).
+      const queued = jobs.filter((j) => j.status === "IN_QUEUE").sort((a, b) => Number(!!a.policy.lowPriority) - Number(!!b.policy.lowPriority) || a.seq - b.seq);
+      const free = [...live.values()].filter((w) => !w.jobId && this.readyAt(ep, w) <= t).sort((a, b) => (a.idleSince ?? 0) - (b.idleSince ?? 0));
+      while (queued.length > 0 && free.length > 0) {
+        this.start(ep, queued.shift()!, free.shift()!, t);
+        changed = true;
+      }
+      if (this.scaleUp(ep, q, t)) changed = true;
+      if (this.leaveIdle(ep, t)) changed = true;
+      if (!changed) return;
+    }
+  }
+
+  private start(ep: EndpointRecord, job: Job, w: WorkerRecord, t: number): void {
+    job.status = "IN_PROGRESS";
+    job.startedAt = t;
+    job.workerId = w.id;
+    w.jobId = job.id;
+    const limit = job.policy.executionTimeout ?? ep.executionTimeoutMs;
+    job.deadline = Math.min(limit > 0 ? t + limit / this.scale : Infinity, job.ttlEnd);
+    const handler = this.opts.handler;
+    if (handler) {
+      const run = async () => handler({ id: job.id, endpointId: ep.id, input: structuredClone(job.input) });
+      const started = job.startedAt;
+      run().then(
+        (output) => this.handlerDone(job, started, { output: output === undefined ? null : output }),
+        (err: unknown) => this.handlerDone(job, started, { error: err instanceof Error ? err.message : String(err) }),
+      );
+      return;
+    }
+    const plan = planTestJob(job.input);
+    job.plan = plan;
+    job.endsAt = t + plan.durationMs / this.scale;
+    const n = plan.chunks.length;
+    job.chunkTimes = plan.chunks.map((_, i) => t + ((i + 1) * plan.durationMs) / n / this.scale);
+  }
+
+  private handlerDone(job: Job, started: number, outcome: WorkerPlan["outcome"]): void {
+    // A job cancelled, timed out or requeued meanwhile ignores its late answer.
+    if (job.status !== "IN_PROGRESS" || job.startedAt !== started) return;
+    const now = this.opts.clock.now();
+    job.plan = { durationMs: 0, outcome, chunks: "output" in outcome && Array.isArray(job.input.stream) && Array.isArray(outcome.output) ? outcome.output : [] };
+    job.endsAt = Math.max(now, started);
+    job.chunkTimes = job.plan.chunks.map(() => job.endsAt!);
+    this.sync(now);
+    this.wake();
+  }
+
+  private finish(job: Job, status: EndpointJobStatus, at: number, outcome: Job["outcome"]): void {
+    const q = this.queues.get(job.endpointId);
+    const ep = this.opts.store.get(job.endpointId);
+    const w = ep?.workers.find((x) => x.id === job.workerId);
+    if (w && w.jobId === job.id) {
+      w.jobId = null;
+      w.idleSince = at;
+    }
+    job.status = status;
+    job.finishedAt = at;
+    q?.active.delete(job);
+    if (outcome) job.outcome = outcome;
+    if (q && (status === "COMPLETED")) q.counters.completed += 1;
+    if (q && (status === "FAILED" || status === "TIMED_OUT")) q.counters.failed += 1;
+    if (job.webhook) this.callWebhook(job);
+  }
+
+  private callWebhook(job: Job): void {
+    const url = job.webhook!;
+    if (!isLoopback(url)) {
+      job.webhookResult = "not called: the emulator calls loopback addresses only";
+      return;
+    }
+    job.webhookResult = "calling";
+    const body = JSON.stringify(this.answer(job));
+    const call = fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body, signal: AbortSignal.timeout(10_000) }).then(
+      async (res) => {
+        await res.body?.cancel();
+        job.webhookResult = `called: ${res.status}`;
+      },
+      (err: unknown) => {
+        job.webhookResult = `call failed: ${err instanceof Error ? err.message : String(err)}`;
+      },
+    );
+    this.webhookCalls.push(call);
+    if (this.webhookCalls.length > 1000) this.webhookCalls.splice(0, this.webhookCalls.length - 1000);
+  }
+
+  /** Adds workers as the scaler asks, never above workersMax. */
+  private scaleUp(ep: EndpointRecord, q: Queue, t: number): boolean {
+    const live = ep.workers.filter((w) => w.drainingSince === null);
+    if (live.length >= ep.workersMax) return false;
+    const queued = [...q.active].filter((j) => j.status === "IN_QUEUE");
+    const inProgress = q.active.size - queued.length;
+    if (queued.length === 0) return false;
+    let want = live.length;
+    if (live.length === 0) want = 1; // a queued job on an endpoint with no worker wakes one
+    if (ep.scalerType === "REQUEST_COUNT") want = Math.max(want, Math.ceil((queued.length + inProgress) / Math.max(ep.scalerValue, 0.5)));
+    else {
+      const oldest = Math.min(...queued.map((j) => j.submittedAt));
+      const starting = live.some((w) => this.readyAt(ep, w) > t);
+      if (!starting && (t - oldest) * this.scale >= ep.scalerValue * 1000) want = Math.max(want, live.length + 1);
+    }
+    want = Math.min(want, ep.workersMax);
+    if (want <= live.length) return false;
+    for (let i = live.length; i < want; i++) this.opts.store.addWorker(ep, t);
+    return true;
+  }
+
+  /** Workers above workersMin leave after idleTimeout seconds with no job. */
+  private leaveIdle(ep: EndpointRecord, t: number): boolean {
+    let live = ep.workers.filter((w) => w.drainingSince === null).length;
+    if (live <= ep.workersMin) return false;
+    const idle = ep.workers
+      .filter((w) => w.drainingSince === null && !w.jobId && this.readyAt(ep, w) <= t)
+      .map((w) => ({ w, leaveAt: this.leaveAt(ep, w) }))
+      .filter((x) => x.leaveAt <= t)
+      .sort((a, b) => a.leaveAt - b.leaveAt);
+    let changed = false;
+    for (const { w, leaveAt } of idle) {
+      if (live <= ep.workersMin) break;
+      this.opts.store.drainWorker(ep, w, leaveAt);
+      live--;
+      changed = true;
+    }
+    return changed;
+  }
+
+  private leaveAt(ep: EndpointRecord, w: WorkerRecord): number {
+    return Math.max(w.idleSince ?? 0, this.readyAt(ep, w)) + (ep.idleTimeout * 1000) / this.scale;
+  }
+
+  /** The first event after `t`: a worker ready, a job ending or timing out, a ttl, a scaler threshold, an idle leave. */
+  private nextEvent(ep: EndpointRecord, q: Queue, t: number): number | undefined {
+    let next = Infinity;
+    const at = (x: number | undefined) => {
+      if (x !== undefined && x > t && x < next) next = x;
+    };
+    const live = ep.workers.filter((w) => w.drainingSince === null);
+    for (const w of live) {
+      at(this.readyAt(ep, w));
+      if (!w.jobId && live.length > ep.workersMin) at(this.leaveAt(ep, w));
+    }
+    let oldest = Infinity;
+    for (const j of q.active) {
+      if (j.status === "IN_PROGRESS") {
+        at(j.endsAt);
+        at(j.deadline);
+      } else if (j.status === "IN_QUEUE") {
+        at(j.ttlEnd);
+        oldest = Math.min(oldest, j.submittedAt);
+      }
+    }
+    if (oldest < Infinity && ep.scalerType === "QUEUE_DELAY") at(oldest + (ep.scalerValue * 1000) / this.scale);
+    return next === Infinity ? undefined : next;
+  }
+
+  private nextEventAfter(endpointId: string, now: number): number | undefined {
+    const ep = this.opts.store.get(endpointId);
+    const q = this.queues.get(endpointId);
+    return ep && q ? this.nextEvent(ep, q, now) : undefined;
+  }
+
+  /** A job with a webhook or a handler needs no reader to end: a timer syncs at the next event. */
+  private armTimer(now: number): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.closed) return;
+    let next = Infinity;
+    let pending = false;
+    for (const [id, q] of this.queues) {
+      if (![...q.active].some((j) => j.webhook)) continue;
+      pending = true;
+      const ep = this.opts.store.get(id);
+      const n = ep ? this.nextEvent(ep, q, now) : undefined;
+      if (n !== undefined) next = Math.min(next, n);
+    }
+    if (!pending) return;
+    const delay = Math.min(Math.max(next - now, 0) + 1, 1000);
+    this.timer = setTimeout(() => this.sync(this.opts.clock.now()), delay);
+    this.timer.unref();
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.sleepers.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      timer.unref();
+      this.sleepers.add(done);
+    });
+  }
+
+  private wake(): void {
+    for (const w of [...this.sleepers]) w();
+  }
+
+  private prune(q: Queue, now: number): void {
+    // A full pass every 64 submissions (or at the cap): retention is a floor, not an exact time.
+    if (this.counter % 64 !== 0 && q.jobs.size < MAX_JOBS_PER_ENDPOINT) return;
+    const keep = JOB_RETENTION_MS / this.scale;
+    for (const [id, j] of q.jobs) if (j.finishedAt !== undefined && now >= j.finishedAt + keep) q.jobs.delete(id);
+    if (q.jobs.size < MAX_JOBS_PER_ENDPOINT) return;
+    for (const [id, j] of q.jobs) {
+      if (q.jobs.size < MAX_JOBS_PER_ENDPOINT) break;
+      if (j.finishedAt !== undefined) q.jobs.delete(id);
+    }
+  }
+}
