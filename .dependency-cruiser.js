@@ -1,0 +1,85 @@
+// The layering of src/, checked in `npm run lint` (dependency-cruiser reads the code's own
+// imports, type-only ones included). The map it holds is docs/design.md's "Who may import whom".
+"use strict";
+
+/** Folders of src/resources/ below the kinds: toolkits that know no kind, lowest first. */
+const TOOLKITS = ["engine", "lifecycle", "inputs", "cost"];
+const toolkit = TOOLKITS.join("|");
+/** A kind is any other folder of src/resources/ (a new kind is one without a line here). */
+const KIND = `^src/resources/(?!(?:${toolkit})/)([^/]+)/`;
+
+module.exports = {
+  forbidden: [
+    {
+      name: "no-folder-cycle",
+      comment: "Folders of src/ import one way: no folder reaches itself back through another.",
+      severity: "error",
+      scope: "folder",
+      from: { path: "^src/" },
+      to: { circular: true },
+    },
+    {
+      name: "no-file-cycle",
+      comment: "No file of src/ imports itself back through another.",
+      severity: "error",
+      from: { path: "^src/" },
+      to: { circular: true },
+    },
+    {
+      name: "kind-imports-no-kind",
+      comment: "A kind (a folder of src/resources/ that is not a toolkit) imports no other kind: what two kinds share is a toolkit below them.",
+      severity: "error",
+      from: { path: KIND },
+      to: { path: `^src/resources/(?!(?:${toolkit})/)[^/]+/`, pathNot: "^src/resources/$1/" },
+    },
+    // Each toolkit imports only the ones below it (TOOLKITS, lowest first), and no kind.
+    ...TOOLKITS.map((name, i) => ({
+      name: `toolkit-${name}-imports-below-only`,
+      comment: `src/resources/${name}/ imports from src/resources/ only ${TOOLKITS.slice(0, i).join(", ") || "nothing"}.`,
+      severity: "error",
+      from: { path: `^src/resources/${name}/` },
+      to: { path: "^src/resources/", pathNot: `^src/resources/(?:${TOOLKITS.slice(0, i + 1).join("|")})/` },
+    })),
+    {
+      name: "registry-on-top",
+      comment: "The registry of kinds (src/resources/kinds.ts) imports the kinds; only the package entry imports it.",
+      severity: "error",
+      from: { pathNot: "^src/index\\.ts$" },
+      to: { path: "^src/resources/kinds\\.ts$" },
+    },
+    {
+      name: "resources-use-client-entry",
+      comment: "src/resources/ uses the client through its public entry only.",
+      severity: "error",
+      from: { path: "^src/resources/" },
+      to: { path: "^src/client/", pathNot: "^src/client/index\\.ts$" },
+    },
+    {
+      name: "client-imports-no-pulumi",
+      comment: "The client knows nothing of Pulumi, nor of the resources or the emulator.",
+      severity: "error",
+      from: { path: "^src/client/" },
+      to: { path: ["@pulumi/", "^src/(?:resources|emulator)/"] },
+    },
+    {
+      name: "emulator-imports-no-client",
+      comment: "The emulator is a second, independent reading of the spec: nothing from src/client or src/resources.",
+      severity: "error",
+      from: { path: "^src/emulator/" },
+      to: { path: "^src/(?:client|resources)/" },
+    },
+    {
+      name: "src-imports-no-test",
+      comment: "Nothing in src/ imports from test/, tools/ or scripts/.",
+      severity: "error",
+      from: { path: "^src/" },
+      to: { path: "^(?:test|tools|scripts)/" },
+    },
+  ],
+  options: {
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: "^src/emulator/console/assets/" },
+  },
+};
