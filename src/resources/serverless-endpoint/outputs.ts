@@ -1,7 +1,12 @@
 /**
  * What a ServerlessEndpoint holds in state (its outputs), for both APIs.
  */
-import type { ApiKind, ContainerInput, SavedField } from "./schema";
+import type { EndpointField } from "../../client";
+
+type SavedField = Exclude<EndpointField, "type">;
+type ApiKind = "graphql" | "rest";
+/** A REST-managed endpoint's container as read back (schema.ts's ContainerInput, every field present). */
+type ContainerInput = { image: string; args: string; disk: number; ports: string[]; env: Record<string, string>; registry: string | null };
 
 /**
  * One worker of an endpoint, as read back.
