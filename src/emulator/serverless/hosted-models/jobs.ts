@@ -5,7 +5,8 @@
 // reader sees (IN_QUEUE, IN_PROGRESS, COMPLETED, FAILED) is computed from them at read time, as
 // for endpoint workers. The waits of `runsync` and `status-sync` are real sleeps bounded by
 // `wait`, so a manual clock that never moves cannot hold a request open for longer than that.
-import { IMAGE_MODELS, imageName, type Problem, parseImageRequest, parseWait } from "./models";
+import { parseWait } from "../jobs/envelope";
+import { IMAGE_MODELS, imageName, type Problem, parseImageRequest } from "./models";
 
 export type JobStatus = "IN_QUEUE" | "IN_PROGRESS" | "COMPLETED" | "FAILED";
 

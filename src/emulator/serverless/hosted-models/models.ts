@@ -33,25 +33,6 @@ export interface ImageRequest {
   height: number;
 }
 
-/** `wait` of a runsync call, in ms. */
-export const WAIT_MS = { min: 1000, max: 300000, default: 90000 } as const;
-
-/** The `wait` query value in ms, or the 400 problem naming the rule. */
-export function parseWait(raw: string | null): { ok: true; value: number } | { ok: false; problem: Problem } {
-  if (raw === null) return { ok: true, value: WAIT_MS.default };
-  const n = /^\d{1,7}$/.test(raw) ? Number(raw) : Number.NaN;
-  if (n >= WAIT_MS.min && n <= WAIT_MS.max) return { ok: true, value: n };
-  return {
-    ok: false,
-    problem: {
-      title: "Bad Request",
-      status: 400,
-      detail: `wait must be an integer from ${WAIT_MS.min} to ${WAIT_MS.max} (ms), got ${JSON.stringify(raw)}`,
-    },
-  };
-}
-
-
 /** Parse a runsync body: 400 when it is not a JSON object, 422 listing every contract failure. */
 export function parseImageRequest(
   modelId: string,

@@ -7,7 +7,7 @@
 //   GET  /v2/{id}/status-sync/{jobId} statusSync   GET  /v2/{id}/health           health
 //   GET  /v2/{id}/stream/{jobId}      stream
 //   POST /v2/{id}/openai/v1/chat/completions, /completions; GET /v2/{id}/openai/v1/models
-import { parseWait, WAIT_MS } from "../hosted-models/models";
+import { parseWait, WAIT_MS } from "./envelope";
 import { type EndpointJobs, refuse } from "./queue";
 
 type Reply = { status: number; body?: unknown; headers?: Record<string, string>; raw?: { data: Buffer; contentType: string } };
