@@ -72,6 +72,18 @@ function staleness(module, report) {
 
 const readJson = (rel) => (fs.existsSync(path.join(root, rel)) ? JSON.parse(fs.readFileSync(path.join(root, rel), "utf8")) : undefined);
 
+/**
+ * The recorded results are committed, so the machine's paths in Stryker's failure texts (the
+ * checkout and its sandbox folder) are made relative to the repository.
+ */
+function relativePaths(rel) {
+  const file = path.join(root, rel);
+  if (!fs.existsSync(file)) return;
+  const escaped = root.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const text = fs.readFileSync(file, "utf8").replace(new RegExp(`${escaped}/(?:\\.stryker-tmp/sandbox-[A-Za-z0-9]+/)?`, "g"), "");
+  fs.writeFileSync(file, text.replaceAll(root, "."));
+}
+
 function stryker(module, full) {
   const bin = path.join(root, "node_modules", "@stryker-mutator", "core", "bin", "stryker.js");
   const run = spawnSync(process.execPath, [bin, "run", path.join(__dirname, "stryker.config.js"), ...(full ? ["--force"] : [])], {
@@ -102,6 +114,7 @@ function main(argv) {
       console.log(`\n${module}: mutation testing (${why})`);
       fs.rmSync(path.join(root, reportOf(module, "json")), { force: true });
       if (stryker(module, full) !== 0) failed = true;
+      relativePaths(incrementalFileOf(module));
       report = readJson(reportOf(module, "json"));
     }
     const s = score(report?.files[module]?.mutants ?? []);

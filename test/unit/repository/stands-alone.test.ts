@@ -105,7 +105,11 @@ describe("the repository refers to nothing outside itself", () => {
   });
 
   test("no relative path climbs out of the repository from the file that holds it", () => {
-    const found = TRACKED.flatMap((file) => {
+    // Stryker's recorded results (tools/mutation/incremental) hold copies of test files, whose
+    // relative imports are relative to the test's folder, not the record's: the tests themselves
+    // are checked where they are. Machine paths in the records are still refused (above).
+    const records = /^tools\/mutation\/incremental\/[^/]+\.json$/;
+    const found = TRACKED.filter((file) => !records.test(file)).flatMap((file) => {
       const body = text(file);
       return body === undefined ? [] : escapes(file, body);
     });
