@@ -12,7 +12,8 @@ import { EndpointStore, type EndpointInput, type EndpointRecord, gqlError, type 
 import { type GraphqlCaller, type RequestContext, runGraphql } from "./graphql/execute";
 import { ModelJobs } from "./hosted-models/jobs";
 import { JobCalls } from "./jobs/calls";
-import { EndpointJobs, type JobHandler } from "./jobs/queue";
+import type { JobHandler } from "./jobs/job";
+import { EndpointJobs } from "./jobs/queue";
 import type { WorkerHooks } from "./endpoints/store";
 import { renderImage } from "./hosted-models/models";
 import { type ServerlessDiscount, type ServerlessSnapshot, snapshotSchema } from "./snapshot";
