@@ -20,7 +20,7 @@ import type { RequestLogEntry } from "./core/request-log";
 import type { ApiKey, Scope } from "./core/http/types";
 import { DEFAULT_QUOTAS, type Quotas } from "./core/rate-limit";
 import { EmulatorServer, type EmulatorState, type Timings } from "./server";
-import type { HandlerJob, JobHandler } from "./serverless/jobs/queue";
+import type { HandlerJob, JobHandler } from "./serverless/jobs/job";
 
 export type {
   ApiKey,

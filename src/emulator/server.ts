@@ -18,7 +18,7 @@
 import * as http from "node:http";
 import type { Socket } from "node:net";
 import { MODEL_CALL_PRICE, serverlessTierPrice, volumePricePerHour } from "./catalog/data";
-import type { JobHandler } from "./serverless/jobs/queue";
+import type { JobHandler } from "./serverless/jobs/job";
 import { Meter } from "./core/meter";
 import { computePrice } from "./pods/view";
 import { billingRoutes } from "./billing/routes";
