@@ -115,7 +115,9 @@ export class Console {
     }
     if (!get) return notAllowed("GET");
     if (parts[0] === "json" && parts.length === 3) {
-      const item = itemJson(this.deps.source, parts[1], decodeURIComponent(parts[2]));
+      const id = decoded(parts[2]);
+      if (id === undefined) return jsonAnswer(400, { detail: `the item id '${parts[2]}' is not a valid percent-encoding` });
+      const item = itemJson(this.deps.source, parts[1], id);
       return item === undefined ? jsonAnswer(404, { detail: `no ${parts[1]} item '${parts[2]}'` }) : jsonAnswer(200, item);
     }
     const page = PAGES.find(([p]) => p === parts[0])?.[0];
@@ -191,6 +193,15 @@ export class Console {
       via: "console",
     };
     this.deps.log.record(entry, [op]);
+  }
+}
+
+/** A path segment percent-decoded, or undefined for a malformed escape (`%E0%A4%A`). */
+function decoded(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
   }
 }
 
