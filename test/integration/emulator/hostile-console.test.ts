@@ -2,6 +2,7 @@
 // 400 with the console's headers; the cookie belongs to one emulator; only the emulator's own host
 // names are served; sign-in slows after failures; keyless requests cannot push authenticated ones
 // out of the request log; one key's sign-ins cannot end another key's sessions.
+import * as http from "node:http";
 import type { Emulator } from "../../../src/emulator";
 import { FULL, READ_ONLY, start } from "../../helpers/emulator-rest";
 
@@ -116,5 +117,48 @@ describe("case 8: sessions are capped per key", () => {
     for (let i = 0; i < 20; i++) await Promise.all(Array.from({ length: 50 }, () => postKey(READ_ONLY)));
     expect((await browse("/console/pods", { cookie: writer })).status).toBe(200);
     expect((await browse("/console/pods", { cookie: firstReader })).headers.get("location")).toBe("/console/sign-in");
+  });
+});
+
+/** A request with a `Host` of our choosing (fetch keeps the URL's). */
+function asHost(host: string, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Seen> {
+  const { hostname, port } = new URL(emu.url);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: hostname, port, method, path, headers: { host, ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => {
+        const h = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) if (typeof v === "string") h.set(k, v);
+        resolve({ status: res.statusCode ?? 0, headers: h, text: Buffer.concat(chunks).toString("utf8") });
+      });
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+describe("case 5: only the emulator's own host names are served", () => {
+  test("another name on the emulator's port is a 421 before sign-in, pages, the control plane and the API", async () => {
+    const port = new URL(emu.url).port;
+    const evil = `rebound.example:${port}`;
+    const form = { "content-type": "application/x-www-form-urlencoded", origin: `http://${evil}` };
+    const signInThere = await asHost(evil, "POST", "/console/sign-in", form, new URLSearchParams({ key: FULL }).toString());
+    expect(signInThere.status).toBe(421);
+    expect(signInThere.headers.get("set-cookie")).toBeNull();
+    expect(JSON.parse(signInThere.text).detail).toBe(`this emulator serves only its own host names (localhost, 127.0.0.1, [::1]), not 'rebound.example'`);
+    const cookie = await signIn(FULL);
+    expect((await asHost(evil, "GET", "/console/pods", { cookie })).status).toBe(421);
+    const patch = { "content-type": "application/json", authorization: `Bearer ${FULL}`, origin: `http://${evil}` };
+    expect((await asHost(evil, "PATCH", "/emulator/faults", patch, '{"rate5xx":1}')).status).toBe(421);
+    expect((await asHost(evil, "GET", "/v2/pods", { authorization: `Bearer ${FULL}` })).status).toBe(421);
+    expect((await asHost("127.0.0.1.nip.example", "GET", "/v2/pods", { authorization: `Bearer ${FULL}` })).status).toBe(421);
+    expect(emu.requestLog().filter((e) => e.op === "updateFaults")).toEqual([]);
+    // The loopback names are the emulator's own.
+    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `app.localhost:${port}`, `127.1.2.3:${port}`, `[::1]:${port}`]) {
+      expect([host, (await asHost(host, "GET", "/v2/pods", { authorization: `Bearer ${FULL}` })).status]).toEqual([host, 200]);
+    }
+    const here = await asHost(`localhost:${port}`, "POST", "/console/sign-in", { ...form, origin: `http://localhost:${port}` }, new URLSearchParams({ key: FULL }).toString());
+    expect(here.status).toBe(303);
   });
 });
