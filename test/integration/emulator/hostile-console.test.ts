@@ -162,3 +162,24 @@ describe("case 5: only the emulator's own host names are served", () => {
     expect(here.status).toBe(303);
   });
 });
+
+describe("case 6: sign-in slows after repeated failures from one client", () => {
+  test("five wrong keys are free; then each try waits 1 s, 2 s, ... of the emulator's clock, the key unread; a right key resets", async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++) statuses.push((await postKey(`cp_guess_${i}`)).status);
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429, 429]);
+    // Even the right key waits: nothing is learnt while waiting.
+    const waiting = await postKey(FULL);
+    expect([waiting.status, waiting.headers.get("retry-after")]).toEqual([429, "1"]);
+    expect(waiting.headers.get("set-cookie")).toBeNull();
+    expect(waiting.headers.get("content-security-policy")).toMatch(/^default-src 'none'/);
+    emu.advanceClock(1000);
+    expect((await postKey("cp_guess_again")).status).toBe(401);
+    expect((await postKey(FULL)).headers.get("retry-after")).toBe("2");
+    emu.advanceClock(2000);
+    expect((await postKey(FULL)).status).toBe(303);
+    expect((await postKey("cp_typo")).status).toBe(401);
+    const signIns = emu.requestLog().filter((e) => e.op === "consoleSignIn").map((e) => e.status);
+    expect(signIns.filter((s) => s === 429)).toHaveLength(5);
+  });
+});
