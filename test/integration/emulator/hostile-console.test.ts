@@ -183,3 +183,28 @@ describe("case 6: sign-in slows after repeated failures from one client", () => 
     expect(signIns.filter((s) => s === 429)).toHaveLength(5);
   });
 });
+
+describe("case 7: the request log keeps every authenticated entry whatever arrives without a key", () => {
+  test("150 keyless requests (404s, missing and unknown keys) leave a 100-entry log's createNetworkVolume in place", async () => {
+    const small = await start({ requestLogSize: 100 });
+    others.push(small);
+    const created = await fetch(`${small.url}/v2/network-volumes`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${FULL}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "kept", size: 10, dataCenter: "US-TX-3" }),
+    });
+    expect(created.status).toBe(201);
+    const noise = (i: number) =>
+      i % 3 === 0
+        ? fetch(`${small.url}/nothing/${i}`)
+        : fetch(`${small.url}/v2/pods`, i % 3 === 1 ? {} : { headers: { authorization: `Bearer cp_unknown_${i}` } });
+    for (let round = 0; round < 3; round++) {
+      const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => noise(round * 50 + i)));
+      expect(new Set(answers.map((r) => r.status))).toEqual(new Set([404, 401]));
+    }
+    const log = small.requestLog();
+    expect(log.filter((e) => e.op === "createNetworkVolume").map((e) => e.status)).toEqual([201]);
+    expect(log.filter((e) => e.key === null)).toHaveLength(100);
+    expect(log[0].op).toBe("createNetworkVolume");
+  });
+});
