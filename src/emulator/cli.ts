@@ -4,6 +4,7 @@
 import { parseArgs } from "node:util";
 import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_TIMINGS, generateApiKey, startEmulator, type ApiKey, type Faults, type Scope } from "./index";
 import { DEFAULT_QUOTAS } from "./core/rate-limit";
+import { linearPattern } from "./core/faults";
 
 const HELP = `Usage: computeplatform-emulator [options]
 
@@ -72,13 +73,19 @@ function parseKey(spec: string): ApiKey {
   return { key: spec.slice(0, at), scopes: scopes as Scope[] };
 }
 
-function toPattern(flag: string): (p: string) => RegExp {
+function toPattern(flag: string): (p: string) => string {
   return (p) => {
     try {
-      return new RegExp(p);
+      new RegExp(p);
     } catch {
       return fail(`--${flag} '${p}' is not a valid regular expression`);
     }
+    try {
+      linearPattern(p);
+    } catch (e) {
+      return fail(`--${flag} '${p}' ${(e as Error).message}`);
+    }
+    return p;
   };
 }
 

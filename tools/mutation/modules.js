@@ -12,7 +12,9 @@ const MODULES = [
   // the lifecycle's applied state and owner tokens
   "src/resources/lifecycle/applied.ts",
   "src/resources/lifecycle/owner.ts",
-  // the pod's plan of an update's requests
+  // the pod's plans: replace or update, a create's, an update's requests
+  "src/resources/pod/plan.ts",
+  "src/resources/pod/create-plan.ts",
   "src/resources/pod/update-plan.ts",
 ];
 

@@ -8,7 +8,7 @@ import type { NetworkVolume } from "../network-volumes/store";
 import type { PodView } from "../pods/store";
 import type { Registry } from "../registries/store";
 import type { RequestLogEntry } from "../core/request-log";
-import type { EndpointHealth, JobAnswer } from "../serverless/jobs/queue";
+import type { EndpointHealth, JobAnswer } from "../serverless/jobs/job";
 import type { EndpointView } from "../serverless/service";
 import type { Template } from "../templates/store";
 

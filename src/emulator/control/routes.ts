@@ -13,23 +13,27 @@
 
 import { z } from "zod";
 import { DATA_CENTERS, GPU_TYPES } from "../catalog/data";
-import type { FaultState, Faults } from "../core/faults";
+import { type FaultState, type Faults, linearPattern, PatternError } from "../core/faults";
 import { type Group, ok, type Route } from "../core/http/types";
 import type { Pods } from "../pods/store";
 import { problem } from "../core/problem";
 
 const rate = z.number().min(0).max(1);
-const pattern = z.string().refine(
-  (p) => {
-    try {
-      new RegExp(p);
-      return true;
-    } catch {
-      return false;
-    }
-  },
-  { message: "is not a valid regular expression" },
-);
+/** Matched in linear time (core/faults.ts `linearPattern`): what that engine cannot take is a 422 naming the field. */
+const pattern = z.string().max(1000).superRefine((p, ctx) => {
+  try {
+    new RegExp(p);
+  } catch {
+    ctx.addIssue({ code: "custom", message: "is not a valid regular expression" });
+    return;
+  }
+  try {
+    linearPattern(p);
+  } catch (e) {
+    if (!(e instanceof PatternError)) throw e;
+    ctx.addIssue({ code: "custom", message: e.message });
+  }
+});
 const gpuIds = GPU_TYPES.map((g) => g.id) as [string, ...string[]];
 const dataCenterIds = DATA_CENTERS.map((d) => d.id) as [string, ...string[]];
 

@@ -1,3 +1,5 @@
+import { RE2JS } from "re2js";
+
 /** Faults the emulator injects; all off by default. */
 export interface Faults {
   /** Seed of the fault RNG, so a run is reproducible. @default 1 */
@@ -70,8 +72,35 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-export function toRegExp(pattern: RegExp | string): RegExp {
-  return typeof pattern === "string" ? new RegExp(pattern) : pattern;
+/**
+ * A pattern of `errorImages` or `failingPrompts`, matched by RE2 (re2js, pure JavaScript) in time
+ * linear in the text: these patterns come from outside (the control plane, the console's form, the
+ * command line), and a backtracking engine takes `^(a+)+$` against 25 `a`s and a `!` for seconds,
+ * doubling with each character, while every client waits. RE2 takes the same syntax as JavaScript
+ * but for backreferences and lookaround, which are what can backtrack: those are refused by name.
+ */
+export interface Pattern {
+  /** The text it was given (what `GET /emulator/faults` answers). */
+  readonly source: string;
+  /** Whether the pattern occurs in `text` (as `RegExp.prototype.test`). */
+  test(text: string): boolean;
+}
+
+/** A pattern the linear-time engine cannot take: the reason, in the engine's words. */
+export class PatternError extends Error {}
+
+export function linearPattern(pattern: RegExp | string): Pattern {
+  const source = typeof pattern === "string" ? pattern : pattern.source;
+  const flags = typeof pattern === "string" ? "" : pattern.flags;
+  let re: RE2JS;
+  try {
+    const bits = (flags.includes("i") ? RE2JS.CASE_INSENSITIVE : 0) | (flags.includes("m") ? RE2JS.MULTILINE : 0) | (flags.includes("s") ? RE2JS.DOTALL : 0);
+    re = RE2JS.compile(RE2JS.translateRegExp(source), bits);
+  } catch (e) {
+    const why = e instanceof Error ? e.message.replace(/^error parsing regexp: /, "") : String(e);
+    throw new PatternError(`is not a pattern the emulator takes (${why}); patterns are matched in linear time (RE2): no backreferences or lookaround`);
+  }
+  return { source, test: (text) => re.test(text) };
 }
 
 export function checkRate(name: string, value: number | undefined): void {
@@ -85,8 +114,8 @@ export class FaultState {
   private faults: Faults = {};
   /** The seed last given (the sequence it started may have moved on since). */
   private seed = 1;
-  private errorImages: RegExp[] = [];
-  private failingPrompts: RegExp[] = [];
+  private errorImages: Pattern[] = [];
+  private failingPrompts: Pattern[] = [];
   private random: () => number = seededRandom(1);
   private aimed: (AimedFault & { left: number })[] = [];
 
@@ -102,9 +131,20 @@ export class FaultState {
     if (faults.modelJobMs !== undefined && !(faults.modelJobMs >= 0)) {
       throw new RangeError(`faults.modelJobMs must be >= 0, got ${faults.modelJobMs}`);
     }
+    const patterns = (name: "errorImages" | "failingPrompts") =>
+      (faults[name] ?? []).map((p, i) => {
+        try {
+          return linearPattern(p);
+        } catch (e) {
+          if (e instanceof PatternError) throw new RangeError(`faults.${name}[${i}] ${String(p)} ${e.message}`);
+          throw e;
+        }
+      });
+    const errorImages = patterns("errorImages");
+    const failingPrompts = patterns("failingPrompts");
     this.faults = { ...faults, noCapacity: [...(faults.noCapacity ?? [])] };
-    this.errorImages = (faults.errorImages ?? []).map(toRegExp);
-    this.failingPrompts = (faults.failingPrompts ?? []).map(toRegExp);
+    this.errorImages = errorImages;
+    this.failingPrompts = failingPrompts;
     this.aimed = (faults.aimed ?? []).map((f) => ({ ...f, left: f.times ?? 1 }));
     // A new seed restarts the sequence; without one the current sequence continues.
     if (faults.seed !== undefined) {

@@ -70,20 +70,29 @@ export class RateLimiter {
     return c;
   }
 
-  /** Counts one request for `key` unless a window is full; returns the headers to send. */
-  take(key: string): RateDecision {
+  /**
+   * Counts `requests` requests for `key` (one, or each mutation of a GraphQL document) unless a
+   * window cannot take them all: then none is counted. Returns the headers to send.
+   */
+  take(key: string, requests = 1): RateDecision {
     const c = this.countersOf(key);
     const quotas = this.quotasOf(key);
     let exceeded: WindowName | undefined;
     for (const [name] of WINDOWS) {
-      // The widest exhausted window decides how long the caller must wait.
-      if (c[name].count >= quotas[name]) exceeded = name;
+      // The widest window that cannot take them decides how long the caller must wait.
+      if (c[name].count + requests > quotas[name]) exceeded = name;
     }
-    if (!exceeded) for (const [name] of WINDOWS) c[name].count++;
+    if (!exceeded) for (const [name] of WINDOWS) c[name].count += requests;
     const headers = this.headers(c, quotas);
     if (!exceeded) return { headers };
     const retryAfterSec = this.secondsUntil(c[exceeded].resetAt);
     return { headers: { ...headers, "retry-after": String(retryAfterSec) }, exceeded, retryAfterSec };
+  }
+
+  /** Gives back requests counted by `take` (a request then refused with 429 counts nothing). */
+  refund(key: string, requests = 1): void {
+    const c = this.countersOf(key);
+    for (const [name] of WINDOWS) c[name].count = Math.max(0, c[name].count - requests);
   }
 
   /** The headers of a 429 storm fault: the minute window reads as exhausted for one second. */

@@ -2,7 +2,7 @@
 // run, status and status-sync follow the same job); its state part is the whole service's snapshot.
 
 import { type Group, ok, type Route } from "../core/http/types";
-import { refuse } from "./jobs/queue";
+import { refuse } from "./jobs/job";
 import type { ServerlessService } from "./service";
 
 /**

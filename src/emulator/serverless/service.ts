@@ -9,10 +9,11 @@
 //   GET  /images/<name>.png  -> image(path)
 import { z } from "zod";
 import { EndpointStore, type EndpointInput, type EndpointRecord, gqlError, type Timings, type WorkerView } from "./endpoints/store";
-import { type RequestContext, runGraphql } from "./graphql/execute";
+import { type GraphqlCaller, type RequestContext, runGraphql } from "./graphql/execute";
 import { ModelJobs } from "./hosted-models/jobs";
 import { JobCalls } from "./jobs/calls";
-import { EndpointJobs, type JobHandler } from "./jobs/queue";
+import type { JobHandler } from "./jobs/job";
+import { EndpointJobs } from "./jobs/queue";
 import type { WorkerHooks } from "./endpoints/store";
 import { renderImage } from "./hosted-models/models";
 import { type ServerlessDiscount, type ServerlessSnapshot, snapshotSchema } from "./snapshot";
@@ -108,11 +109,11 @@ export class ServerlessService {
    * query field, `canWrite` false every mutation field, answer FORBIDDEN. `ops` names the root
    * fields that ran, in order.
    */
-  async executeGraphql(
-    body: unknown,
-    caller: { canRead: boolean; canWrite: boolean },
-  ): Promise<{ status: number; body: unknown; ops: string[] }> {
-    return runGraphql(body, caller, this.opts.clock.now(), this.rootValue());
+  async executeGraphql(body: unknown, caller: GraphqlCaller): Promise<{ status: number; body: unknown; ops: string[] }> {
+    return runGraphql(body, caller, this.opts.clock.now(), this.rootValue(), () => {
+      const all = this.store.list();
+      return { endpoints: all.length, workers: all.reduce((n, ep) => n + ep.workers.length, 0) };
+    });
   }
 
   /**

@@ -1,4 +1,4 @@
-import { type ChangeVerdicts, gpuChoices, isUnknown, planWithUnknowns } from "../inputs/check";
+import { type ChangeVerdicts, gpuChoices, planWithUnknowns } from "../inputs/check";
 import { canonical, recordKey } from "../lifecycle/applied";
 import type { PodDeclaration, PodOutputs } from "./outputs";
 import type { LivePod, PodInputs, PodMountsInput } from "./schema";
@@ -47,9 +47,13 @@ function samePorts(old: readonly string[] | undefined, next: readonly string[]):
 
 type MountKind = "none" | "persistent" | "network";
 
+/** What a change of a block takes: a new pod, an update in place, or nothing (undefined). */
+type Change = "replace" | "update" | undefined;
+
 function mountKind(m: PodMountsInput | LivePod["mounts"] | undefined): MountKind {
   if (m?.persistent) return "persistent";
   if (m?.network && m.network.length > 0) return "network";
+  // Stryker disable next-line StringLiteral: both sides of a comparison are this function's, so any other text for "none" plans the same
   return "none";
 }
 
@@ -78,31 +82,32 @@ export function nextEnv(
 /**
  * The gpu block: a new count, or a `gpu.id` that no longer names the GPU type the pod got,
  * needs a new pod; a new preference list that still holds it is recorded without a request.
+ * A list with a part unknown at preview is an update: the marker is in no list applied before.
  */
-function gpuChange(old: LivePod["gpu"] | undefined, next: unknown, decl: PodDeclaration): "replace" | "update" | "none" {
+function gpuChange(old: LivePod["gpu"] | undefined, next: unknown, decl: PodDeclaration): Change {
   if (computeChanged(old, next, ["count"])) return "replace";
-  if (old === undefined) return "none";
+  if (old === undefined) return undefined;
   const ids: unknown[] = gpuChoices((next as { id: unknown }).id);
   if (!ids.includes(old.id)) return "replace";
-  if (ids.some(isUnknown)) return "update";
-  if (decl.gpuIdsKey !== undefined) return decl.gpuIdsKey === recordKey(ids) ? "none" : "update";
+  if (decl.gpuIdsKey !== undefined) return decl.gpuIdsKey === recordKey(ids) ? undefined : "update";
   const declared = decl.gpuIds ?? [old.id];
-  return same(declared, ids) ? "none" : "update";
+  return same(declared, ids) ? undefined : "update";
 }
 
-/** Whether the declared maxHourlyCost differs from the one last applied (kept as a key; state of 0.1.x: the value). */
+/**
+ * Whether the declared maxHourlyCost differs from the one last applied: state of 0.1.x kept the
+ * value, later state a key of it (the value may be secret). A value unknown at preview equals
+ * neither, so it is a change.
+ */
 function maxHourlyCostChanged(decl: PodDeclaration, next: unknown): boolean {
-  if (isUnknown(next)) return true;
-  if (decl.maxHourlyCostKey !== undefined || decl.maxHourlyCost === undefined) {
-    return (decl.maxHourlyCostKey ?? null) !== (next === undefined ? null : recordKey(next));
-  }
-  return !same(decl.maxHourlyCost, next ?? null);
+  if (decl.maxHourlyCost !== undefined) return !same(decl.maxHourlyCost, next ?? null);
+  return (decl.maxHourlyCostKey ?? null) !== (next === undefined ? null : recordKey(next));
 }
 
 /** A gpu or cpu block that appears, disappears, is unknown, or differs in one of `fields`. */
 function computeChanged(old: object | undefined, next: unknown, fields: readonly string[]): boolean {
   if (old === undefined && next === undefined) return false;
-  if (old === undefined || next === undefined || typeof next !== "object") return true;
+  if (old === undefined || typeof next !== "object") return true;
   const o = old as Record<string, unknown>;
   const n = next as Record<string, unknown>;
   return fields.some((f) => !same(o[f], n[f]));
@@ -122,7 +127,7 @@ function envChanged(olds: Partial<PodOutputs>, news: Partial<PodInputs>, decl: P
  * Mounts: the kind, a network volumeId and a persistent size are fixed (replace); a path
  * updates. A part that is not an object or a list is a value unknown at preview: replace.
  */
-function mountsChange(old: LivePod["mounts"] | undefined, next: PodMountsInput | undefined): "replace" | "update" | "none" {
+function mountsChange(old: LivePod["mounts"] | undefined, next: PodMountsInput | undefined): Change {
   const opaque = (v: unknown) => v !== undefined && typeof v !== "object";
   if (opaque(next) || opaque(next?.persistent) || opaque(next?.network) || opaque(next?.network?.[0])) return "replace";
   const kind = mountKind(old);
@@ -131,16 +136,18 @@ function mountsChange(old: LivePod["mounts"] | undefined, next: PodMountsInput |
     const o = old!.network![0];
     const n = next!.network![0];
     if (!same(o.volumeId, n.volumeId)) return "replace";
-    return same(o.path, n.path) ? "none" : "update";
+    return same(o.path, n.path) ? undefined : "update";
   }
   if (kind === "persistent") {
     const o = old!.persistent!;
     const n = next!.persistent!;
-    // A PATCH may grow the mount (the container restarts); a smaller size is answered 400.
-    if (!same(o.size, n.size)) return typeof n.size === "number" && n.size > o.size ? "update" : "replace";
-    return same(o.path, n.path) ? "none" : "update";
+    // A PATCH may grow the mount (the container restarts); a smaller size is answered 400, and
+    // a size unknown at preview (the marker, no number: it compares false) plans the worst case.
+    if (n.size > o.size) return "update";
+    if (!same(o.size, n.size)) return "replace";
+    return same(o.path, n.path) ? undefined : "update";
   }
-  return "none";
+  return undefined;
 }
 
 /** What a change of each property takes when its new value is wholly unknown at preview (the worst case). */

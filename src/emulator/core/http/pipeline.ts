@@ -214,19 +214,35 @@ export class Pipeline {
     if (parsed instanceof HttpError) return fail(parsed, rate.headers);
     ex.requestBody = parsed;
 
+    let rateHeaders = rate.headers;
+    const charge = (requests: number): void => {
+      if (route.control || requests <= 0) return;
+      const more = this.deps.limiter.take(key.key, requests);
+      if (more.exceeded) {
+        // Refused with 429: the request itself counts nothing either.
+        this.deps.limiter.refund(key.key);
+        const err = problem(
+          429,
+          `rate limit exceeded for the ${more.exceeded} window: this request counts as ${requests + 1} requests (one a mutation); retry after ${more.retryAfterSec} s`,
+        );
+        Object.assign(err.headers, more.headers);
+        throw err;
+      }
+      rateHeaders = more.headers;
+    };
     let reply: Reply;
     try {
-      reply = await this.run(route, { params, body: parsed, query: url.searchParams, caller: { canRead, canWrite } });
+      reply = await this.run(route, { params, body: parsed, query: url.searchParams, caller: { canRead, canWrite, charge } });
     } catch (err) {
       if (!(err instanceof HttpError)) throw err;
-      return fail(err, rate.headers, drop);
+      return fail(err, { ...rateHeaders, ...err.headers }, drop);
     }
     if (kind === "graphql") {
       ex.ops = reply.ops?.length ? reply.ops : ["graphql"];
       ex.entry.op = ex.ops.join(",");
     }
     if (reply.status < 400 && (mutates || (kind === "graphql" && canWrite))) this.deps.persist();
-    return this.finish(ex, { ...reply, headers: { ...reply.headers, ...rate.headers } }, drop);
+    return this.finish(ex, { ...reply, headers: { ...reply.headers, ...rateHeaders } }, drop);
   }
 
   private async run(route: Route, ctx: Parameters<Route["run"]>[0]): Promise<Reply> {

@@ -24,7 +24,7 @@ export function problemReply(err: HttpError): Reply {
 
 export function graphqlError(err: HttpError): Reply {
   const code = GRAPHQL_CODES[err.status] ?? "INTERNAL_SERVER_ERROR";
-  return { status: err.status, body: { errors: [{ message: err.detail, extensions: { code } }] } };
+  return { status: err.status, body: { errors: [{ message: err.detail, extensions: { code } }] }, headers: { ...err.headers } };
 }
 
 /** A header whose value is "" is left out (a route can cancel a default that way). */

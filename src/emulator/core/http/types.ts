@@ -40,7 +40,11 @@ export interface RouteContext {
   /** The parsed JSON body (routes with `hasBody`), else undefined. */
   body: unknown;
   query: URLSearchParams;
-  caller: { canRead: boolean; canWrite: boolean };
+  /**
+   * The key's scopes, and `charge(n)`: n more requests against the key's rate limit (a GraphQL
+   * document's mutations past the first), or the 429 thrown when a window cannot take them all.
+   */
+  caller: { canRead: boolean; canWrite: boolean; charge: (requests: number) => void };
 }
 
 export interface Route {

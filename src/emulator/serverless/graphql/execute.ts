@@ -4,7 +4,21 @@
 // that does not fit is `data: null` with GRAPHQL_VALIDATION_FAILED, a field that fails is an
 // error with its path beside the data that did resolve.
 import { execute, GraphQLError, type GraphQLFormattedError, parse, type DocumentNode, validate } from "graphql";
+import { COST_CODE, crowding, documentCost, type ListSizes, MAX_COST, overLimit } from "./cost";
 import { endpointSchema } from "./schema";
+
+export { COST_CODE, MAX_COST, type ListSizes } from "./cost";
+
+/**
+ * Who sends the request: its key's scopes and, from the HTTP pipeline, `charge(n)`, which counts
+ * n more requests against the key's rate limit or throws the 429 (each mutation of a document
+ * counts as one request; the request itself was counted already).
+ */
+export interface GraphqlCaller {
+  canRead: boolean;
+  canWrite: boolean;
+  charge?: (requests: number) => void;
+}
 
 /** What every resolver is handed: the caller's scopes, the time of the request, and the root fields that ran. */
 export interface RequestContext {
@@ -65,16 +79,27 @@ function fieldError(e: GraphQLError): GraphQLFormattedError {
   };
 }
 
+/** A document refused for what it would cost: HTTP 400, nothing ran. */
+function costFailure(e: GraphQLError) {
+  return {
+    status: 400,
+    body: { errors: [{ message: e.message, extensions: { code: COST_CODE } }] },
+    ops: [] as string[],
+  };
+}
+
 /**
  * Run one GraphQL request. `canRead` false makes every query field, `canWrite` false every
  * mutation field, answer FORBIDDEN (the resolvers check `RequestContext`). `ops` names the root
- * fields that ran, in order.
+ * fields that ran, in order. The document is weighed (./cost.ts) before anything runs: over
+ * MAX_COST it is refused, and its mutations are charged to the caller's rate limit.
  */
 export async function runGraphql(
   body: unknown,
-  caller: { canRead: boolean; canWrite: boolean },
+  caller: GraphqlCaller,
   now: number,
   rootValue: unknown,
+  sizes: () => ListSizes,
 ): Promise<{ status: number; body: unknown; ops: string[] }> {
   const json = asJson(body);
   if (!json.ok) return badRequest("request body is not valid JSON");
@@ -99,8 +124,22 @@ export async function runGraphql(
     if (e instanceof GraphQLError) return documentFailure([e]);
     throw e;
   }
+  // Before validation, whose overlap check compares every pair of same-named fields at a level.
+  const crowded = crowding(document);
+  if (crowded) return costFailure(crowded);
   const invalid = validate(endpointSchema(), document);
   if (invalid.length > 0) return documentFailure(invalid);
+
+  const variableValues = (req.variables as Record<string, unknown> | null | undefined) ?? undefined;
+  const operationName = (req.operationName as string | null | undefined) ?? undefined;
+  const listSizes = sizes();
+  const weighed = documentCost(endpointSchema(), document, listSizes, variableValues, operationName);
+  if (weighed instanceof GraphQLError) {
+    return weighed.extensions.code === COST_CODE ? costFailure(weighed) : documentFailure([weighed]);
+  }
+  if (weighed.cost > MAX_COST) return costFailure(overLimit(weighed.cost, listSizes));
+  // The request itself was counted by the pipeline; every mutation past the first counts too.
+  if (weighed.mutations > 1) caller.charge?.(weighed.mutations - 1);
 
   const ctx: RequestContext = { canRead: caller.canRead, canWrite: caller.canWrite, now, ops: [] };
   const result = await execute({
@@ -108,8 +147,8 @@ export async function runGraphql(
     document,
     rootValue,
     contextValue: ctx,
-    variableValues: (req.variables as Record<string, unknown> | null | undefined) ?? undefined,
-    operationName: (req.operationName as string | null | undefined) ?? undefined,
+    variableValues,
+    operationName,
   });
   // No data at all means the request failed before execution: variables that do not fit
   // their types, or no single operation to run. Both are the document not fitting.

@@ -8,7 +8,8 @@
 //   GET  /v2/{id}/stream/{jobId}      stream
 //   POST /v2/{id}/openai/v1/chat/completions, /completions; GET /v2/{id}/openai/v1/models
 import { parseWait, WAIT_MS } from "./envelope";
-import { type EndpointJobs, refuse } from "./queue";
+import { refuse } from "./job";
+import type { EndpointJobs } from "./queue";
 
 type Reply = { status: number; body?: unknown; headers?: Record<string, string>; raw?: { data: Buffer; contentType: string } };
 

@@ -1,5 +1,7 @@
-// Jobs on the account's own endpoints: a queue per endpoint, the workers that take its jobs,
-// scaling by `scalerType`/`scalerValue`, idle timeouts, execution timeouts and ttl.
+// Jobs on the account's own endpoints: a queue per endpoint and each job's life (submitted,
+// taken by a worker, ended, timed out by its execution timeout or ttl, cancelled, retried,
+// purged, its webhook called). The workers that take the jobs, and the scaling by
+// `scalerType`/`scalerValue` and idle timeouts, are workers.ts; what a job is, job.ts.
 //
 // Like the rest of the emulator this keeps timestamps, not timers: `sync(now)` replays every
 // event between the last sync and `now` in time order (a worker ready, a job done or timed
@@ -8,97 +10,11 @@
 // produced. Durations are emulated ms; the clock runs `timeScale` times slower than them.
 // Only a webhook, or a handler function given by an embedder, needs something to happen
 // without a reader: a timer then syncs at the next event.
-import type { EndpointRecord, EndpointStore, WorkerRecord } from "../endpoints/store";
-import { checkEnvelope, isLoopback, type JobPolicy, POLICY_LIMITS } from "./envelope";
+import type { EndpointRecord, WorkerRecord } from "../endpoints/store";
+import { checkEnvelope, isLoopback, POLICY_LIMITS } from "./envelope";
+import { type EndpointHealth, type EndpointJobStatus, FINAL, type Job, type JobAnswer, MAX_EVENTS, MAX_JOBS_PER_ENDPOINT, JOB_RETENTION_MS, type Queue, type QueueOptions, type Reply, refuse } from "./job";
 import { planTestJob, type WorkerPlan } from "./test-worker";
-
-export type EndpointJobStatus = "IN_QUEUE" | "IN_PROGRESS" | "COMPLETED" | "FAILED" | "CANCELLED" | "TIMED_OUT";
-
-const FINAL: readonly EndpointJobStatus[] = ["COMPLETED", "FAILED", "CANCELLED", "TIMED_OUT"];
-
-/** What a handler function (the in-process option) receives. */
-export interface HandlerJob {
-  id: string;
-  endpointId: string;
-  input: Record<string, unknown>;
-}
-
-/** An embedder's worker: returns the job's output (or a promise of it), or throws to fail it. */
-export type JobHandler = (job: HandlerJob) => unknown;
-
-export interface JobAnswer {
-  id: string;
-  status: EndpointJobStatus;
-  delayTime?: number;
-  executionTime?: number;
-  output?: unknown;
-  error?: string;
-}
-
-interface Job {
-  id: string;
-  endpointId: string;
-  input: Record<string, unknown>;
-  webhook?: string;
-  policy: JobPolicy;
-  seq: number;
-  submittedAt: number;
-  ttlEnd: number;
-  status: EndpointJobStatus;
-  workerId?: string;
-  startedAt?: number;
-  /** Planned end (clock ms); undefined while a handler has not settled. */
-  endsAt?: number;
-  /** Execution timeout or ttl, whichever comes first (clock ms). */
-  deadline?: number;
-  plan?: WorkerPlan;
-  chunkTimes: number[];
-  streamRead: number;
-  finishedAt?: number;
-  outcome?: { output: unknown } | { error: string };
-  /** What became of the webhook: undefined until the job ended. */
-  webhookResult?: string;
-}
-
-interface Queue {
-  jobs: Map<string, Job>;
-  /** The jobs not ended yet (IN_QUEUE, IN_PROGRESS): what the event replay looks at, so it costs no more with many finished jobs kept. */
-  active: Set<Job>;
-  lastTick: number;
-  counters: { completed: number; failed: number; retried: number };
-}
-
-export interface QueueOptions {
-  store: EndpointStore;
-  clock: { now(): number };
-  random: () => number;
-  /** Emulated ms per clock ms. */
-  timeScale: number;
-  /** Clock ms a worker of `ep` is initializing (shorter with FlashBoot). */
-  startMs: (ep: EndpointRecord) => number;
-  handler?: JobHandler;
-}
-
-/** `GET health`: job counts and workers by state. */
-export interface EndpointHealth {
-  jobs: { completed: number; failed: number; inProgress: number; inQueue: number; retried: number };
-  workers: { idle: number; initializing: number; ready: number; running: number; throttled: number; unhealthy: number };
-}
-
-/** A finished job stays readable this long (emulated ms): at least the 10 minutes the platform promises. */
-export const JOB_RETENTION_MS = 15 * 60_000;
-/** An emulator limit: jobs kept per endpoint (the oldest finished go first past it). */
-export const MAX_JOBS_PER_ENDPOINT = 10_000;
-/** Events replayed per endpoint in one sync: a bound on the loop, far above any real use. */
-const MAX_EVENTS = 1_000_000;
-
-type Reply = { status: number; body: unknown; headers?: Record<string, string> };
-const PROBLEM = { "content-type": "application/problem+json" } as const;
-export const refuse = (status: number, detail: string, errors?: string[]): Reply => ({
-  status,
-  body: { title: ({ 400: "Bad Request", 404: "Not Found", 409: "Conflict", 422: "Unprocessable Entity", 500: "Internal Server Error", 504: "Gateway Timeout" } as Record<number, string>)[status] ?? "Error", status, detail, ...(errors ? { errors } : {}) },
-  headers: { ...PROBLEM },
-});
+import { leaveIdle, nextEvent, readyAt, scaleUp, type WorkerState, workerStates } from "./workers";
 
 export class EndpointJobs {
   private readonly queues = new Map<string, Queue>();
@@ -260,10 +176,8 @@ export class EndpointJobs {
   }
 
   /** Each live worker's state at `now` (INITIALIZING, IDLE, RUNNING), for health and listEndpointWorkers. */
-  workerStates(ep: EndpointRecord, now: number): { worker: WorkerRecord; state: "INITIALIZING" | "IDLE" | "RUNNING" }[] {
-    return ep.workers
-      .filter((w) => w.drainingSince === null)
-      .map((worker) => ({ worker, state: now < this.readyAt(ep, worker) ? "INITIALIZING" : worker.jobId ? "RUNNING" : "IDLE" }));
+  workerStates(ep: EndpointRecord, now: number): { worker: WorkerRecord; state: WorkerState }[] {
+    return workerStates(this.opts, ep, now);
   }
 
   /** The most recent jobs of an endpoint (for the console), newest first. */
@@ -280,7 +194,7 @@ export class EndpointJobs {
       let t = Math.min(q.lastTick, now);
       for (let i = 0; i < MAX_EVENTS; i++) {
         this.settle(ep, q, t);
-        const next = this.nextEvent(ep, q, t);
+        const next = nextEvent(this.opts, ep, q, t);
         if (next === undefined || next > now) break;
         t = next;
       }
@@ -304,10 +218,6 @@ export class EndpointJobs {
       this.queues.set(endpointId, q);
     }
     return q;
-  }
-
-  private readyAt(ep: EndpointRecord, w: WorkerRecord): number {
-    return w.readyAt ?? w.createdAt + this.opts.startMs(ep);
   }
 
   /** Applies everything due at `t` until nothing changes. */
@@ -338,13 +248,13 @@ export class EndpointJobs {
       }
       // Free, started workers take queued jobs, oldest first (low-priority jobs after the rest).
       const queued = jobs.filter((j) => j.status === "IN_QUEUE").sort((a, b) => Number(!!a.policy.lowPriority) - Number(!!b.policy.lowPriority) || a.seq - b.seq);
-      const free = [...live.values()].filter((w) => !w.jobId && this.readyAt(ep, w) <= t).sort((a, b) => (a.idleSince ?? 0) - (b.idleSince ?? 0));
+      const free = [...live.values()].filter((w) => !w.jobId && readyAt(this.opts, ep, w) <= t).sort((a, b) => (a.idleSince ?? 0) - (b.idleSince ?? 0));
       while (queued.length > 0 && free.length > 0) {
         this.start(ep, queued.shift()!, free.shift()!, t);
         changed = true;
       }
-      if (this.scaleUp(ep, q, t)) changed = true;
-      if (this.leaveIdle(ep, t)) changed = true;
+      if (scaleUp(this.opts, ep, q, t)) changed = true;
+      if (leaveIdle(this.opts, ep, t)) changed = true;
       if (!changed) return;
     }
   }
@@ -422,79 +332,10 @@ export class EndpointJobs {
     if (this.webhookCalls.length > 1000) this.webhookCalls.splice(0, this.webhookCalls.length - 1000);
   }
 
-  /** Adds workers as the scaler asks, never above workersMax. */
-  private scaleUp(ep: EndpointRecord, q: Queue, t: number): boolean {
-    const live = ep.workers.filter((w) => w.drainingSince === null);
-    if (live.length >= ep.workersMax) return false;
-    const queued = [...q.active].filter((j) => j.status === "IN_QUEUE");
-    const inProgress = q.active.size - queued.length;
-    if (queued.length === 0) return false;
-    let want = live.length;
-    if (live.length === 0) want = 1; // a queued job on an endpoint with no worker wakes one
-    if (ep.scalerType === "REQUEST_COUNT") want = Math.max(want, Math.ceil((queued.length + inProgress) / Math.max(ep.scalerValue, 0.5)));
-    else {
-      const oldest = Math.min(...queued.map((j) => j.submittedAt));
-      const starting = live.some((w) => this.readyAt(ep, w) > t);
-      if (!starting && (t - oldest) * this.scale >= ep.scalerValue * 1000) want = Math.max(want, live.length + 1);
-    }
-    want = Math.min(want, ep.workersMax);
-    if (want <= live.length) return false;
-    for (let i = live.length; i < want; i++) this.opts.store.addWorker(ep, t);
-    return true;
-  }
-
-  /** Workers above workersMin leave after idleTimeout seconds with no job. */
-  private leaveIdle(ep: EndpointRecord, t: number): boolean {
-    let live = ep.workers.filter((w) => w.drainingSince === null).length;
-    if (live <= ep.workersMin) return false;
-    const idle = ep.workers
-      .filter((w) => w.drainingSince === null && !w.jobId && this.readyAt(ep, w) <= t)
-      .map((w) => ({ w, leaveAt: this.leaveAt(ep, w) }))
-      .filter((x) => x.leaveAt <= t)
-      .sort((a, b) => a.leaveAt - b.leaveAt);
-    let changed = false;
-    for (const { w, leaveAt } of idle) {
-      if (live <= ep.workersMin) break;
-      this.opts.store.drainWorker(ep, w, leaveAt);
-      live--;
-      changed = true;
-    }
-    return changed;
-  }
-
-  private leaveAt(ep: EndpointRecord, w: WorkerRecord): number {
-    return Math.max(w.idleSince ?? 0, this.readyAt(ep, w)) + (ep.idleTimeout * 1000) / this.scale;
-  }
-
-  /** The first event after `t`: a worker ready, a job ending or timing out, a ttl, a scaler threshold, an idle leave. */
-  private nextEvent(ep: EndpointRecord, q: Queue, t: number): number | undefined {
-    let next = Infinity;
-    const at = (x: number | undefined) => {
-      if (x !== undefined && x > t && x < next) next = x;
-    };
-    const live = ep.workers.filter((w) => w.drainingSince === null);
-    for (const w of live) {
-      at(this.readyAt(ep, w));
-      if (!w.jobId && live.length > ep.workersMin) at(this.leaveAt(ep, w));
-    }
-    let oldest = Infinity;
-    for (const j of q.active) {
-      if (j.status === "IN_PROGRESS") {
-        at(j.endsAt);
-        at(j.deadline);
-      } else if (j.status === "IN_QUEUE") {
-        at(j.ttlEnd);
-        oldest = Math.min(oldest, j.submittedAt);
-      }
-    }
-    if (oldest < Infinity && ep.scalerType === "QUEUE_DELAY") at(oldest + (ep.scalerValue * 1000) / this.scale);
-    return next === Infinity ? undefined : next;
-  }
-
   private nextEventAfter(endpointId: string, now: number): number | undefined {
     const ep = this.opts.store.get(endpointId);
     const q = this.queues.get(endpointId);
-    return ep && q ? this.nextEvent(ep, q, now) : undefined;
+    return ep && q ? nextEvent(this.opts, ep, q, now) : undefined;
   }
 
   /** A job with a webhook or a handler needs no reader to end: a timer syncs at the next event. */
@@ -508,7 +349,7 @@ export class EndpointJobs {
       if (![...q.active].some((j) => j.webhook)) continue;
       pending = true;
       const ep = this.opts.store.get(id);
-      const n = ep ? this.nextEvent(ep, q, now) : undefined;
+      const n = ep ? nextEvent(this.opts, ep, q, now) : undefined;
       if (n !== undefined) next = Math.min(next, n);
     }
     if (!pending) return;

@@ -1,7 +1,7 @@
 import type { Pod as WirePod } from "../../../../src/client/schemas";
 import { UNKNOWN } from "../../../../src/resources/inputs/check";
 import { planCreate, planExisting } from "../../../../src/resources/pod/create-plan";
-import { nextEnv, planKnownPodChange, planPodChange } from "../../../../src/resources/pod/plan";
+import { nextEnv, planKnownPodChange, planPodChange, POD_CHANGE_VERDICTS } from "../../../../src/resources/pod/plan";
 import { lockedRefusal, patchRestarts, planUpdate, podPatch, previewRefusal, RESTARTING_FIELDS } from "../../../../src/resources/pod/update-plan";
 import { createBody, inputsFromState, podOutputs } from "../../../../src/resources/pod/wire";
 import { baseOf, LOGICAL_NAME_KEY, pendingName, replacementToken } from "../../../../src/resources/lifecycle/owner";
@@ -122,6 +122,9 @@ describe("Pod plan: one row per rule of the issue", () => {
     ["env keys in another order", gpuPod, { env: { B: "2", A: "1" } }, [], []],
     ["ports in another order", gpuPod, { ports: ["22/tcp", "8888/http"] }, [], []],
     ["dataCenterIds in another order", gpuPod, { dataCenterIds: ["US-TX-3", "EU-RO-1"] }, [], []],
+    ["dataCenterIds kept in state in any order, unchanged", { ...gpuPod, dataCenterIds: ["US-TX-3", "EU-RO-1"] }, {}, [], []],
+    ["a pod declared without dataCenterIds, unchanged", { ...gpuPod, dataCenterIds: undefined }, {}, [], []],
+    ["a persistent mount unchanged", persistentPod, {}, [], []],
     ["defaults written out", gpuPod, { cloud: "SECURE", gpu: { id: "NVIDIA_A100", count: 1 }, locked: false, desiredStatus: "RUNNING", waitFor: "RUNNING", waitTimeoutSeconds: 600, globalNetworking: false }, [], []],
     ["disk left out later (the pod keeps its size)", gpuPod, { disk: undefined }, [], []],
     ["disk written as the platform's default", { ...gpuPod, disk: undefined }, { disk: 20 }, [], []],
@@ -129,6 +132,8 @@ describe("Pod plan: one row per rule of the issue", () => {
     ["unknown image", gpuPod, { image: UNKNOWN }, [], ["image"]],
     ["unknown gpu", gpuPod, { gpu: UNKNOWN }, ["gpu"], []],
     ["unknown gpu id", gpuPod, { gpu: { id: UNKNOWN, count: 1 } }, ["gpu"], []],
+    ["unknown gpu type in a preference list that holds the pod's type", gpuPod, { gpu: { id: ["NVIDIA_A100", UNKNOWN], count: 1 } }, [], ["gpu"]],
+    ["unknown persistent size", persistentPod, { mounts: { persistent: { size: UNKNOWN, path: "/data" } } }, ["mounts"], []],
     ["unknown network volumeId", gpuPod, { mounts: { network: [{ volumeId: UNKNOWN, path: "/workspace" }] } }, ["mounts"], []],
     ["unknown mount path", gpuPod, { mounts: { network: [{ volumeId: "vol-1", path: UNKNOWN }] } }, [], ["mounts"]],
     ["unknown env value", gpuPod, { env: { A: "1", B: UNKNOWN } }, [], ["env"]],
@@ -164,6 +169,69 @@ describe("Pod plan: one row per rule of the issue", () => {
     expect(planPodChange(olds, before).updates).toEqual([]);
     expect(planPodChange({ ...olds, status: "ERROR" }, before).updates).toEqual([]);
     expect(planPodChange({ ...olds, status: "RUNNING" }, before).updates).toEqual(["desiredStatus"]);
+  });
+});
+
+describe("what a plan leaves alone, and what it takes as given", () => {
+  test("args, ports and a registry never declared are not compared with what the platform reports (an image's own args, a template's registry)", () => {
+    const bare = { ...gpuPod, args: undefined, ports: undefined, registry: undefined };
+    expect(plan(bare, {}, { args: "--from-image", registry: "reg-template" }).updates).toEqual([]);
+  });
+
+  test("args or a registry removed while the pod already has none is no change", () => {
+    expect(plan(gpuPod, { args: undefined, registry: undefined }, { args: "", registry: null }).updates).toEqual([]);
+  });
+
+  test("a network mount list the platform reports empty is no mount", () => {
+    expect(plan(plainPod, {}, { mounts: { network: [] } })).toMatchObject({ replaces: [], updates: [] });
+  });
+
+  test("a mounts value wholly unknown when planned is a replace, even for a pod without mounts", () => {
+    const p = plan(plainPod, {});
+    expect(planKnownPodChange(p.olds, { ...p.news, mounts: UNKNOWN as never })).toEqual({ replaces: ["mounts"], updates: [] });
+  });
+
+  test("a maxHourlyCost unknown when planned is a change, whether state keeps a key of it, the value (0.1.x) or none", () => {
+    const capped = plan({ ...gpuPod, maxHourlyCost: 3 }, {});
+    const { maxHourlyCostKey: _key, ...legacy } = capped.olds.__declared;
+    const unknownCap = (olds: PodOutputs) => planKnownPodChange(olds, { ...capped.news, maxHourlyCost: UNKNOWN as never }).updates;
+    expect(unknownCap(capped.olds)).toEqual(["maxHourlyCost"]);
+    expect(unknownCap({ ...capped.olds, __declared: { ...legacy, maxHourlyCost: 3 } })).toEqual(["maxHourlyCost"]);
+    expect(unknownCap(plan(gpuPod, {}).olds)).toEqual(["maxHourlyCost"]);
+  });
+
+  test("inputs that leave out cloud, locked and globalNetworking mean SECURE, unlocked and off; state without locked means unlocked", () => {
+    const p = plan(gpuPod, {});
+    const { cloud: _c, locked: _l, globalNetworking: _g, ...news } = p.news;
+    expect(planKnownPodChange(p.olds, news as PodInputs)).toEqual({ replaces: [], updates: [] });
+    const { locked: _ol, ...olds } = p.olds;
+    expect(planKnownPodChange(olds, p.news)).toEqual({ replaces: [], updates: [] });
+  });
+
+  test("state an earlier release wrote without __declared reads global networking from the pod, and a pod without env or that field as none and off", () => {
+    const on = checked({ ...gpuPod, globalNetworking: true });
+    const olds = podOutputs(liveFor(on), on) as Partial<PodOutputs>;
+    delete olds.__declared;
+    expect(planPodChange(olds, on)).toEqual({ replaces: [], updates: [] });
+    const bare = checked({ ...gpuPod, env: undefined });
+    const old = podOutputs(liveFor(bare), bare) as Partial<PodOutputs>;
+    delete old.__declared;
+    delete old.globalNetworking;
+    expect(planPodChange(old, bare)).toEqual({ replaces: [], updates: [] });
+  });
+
+  test("a pod whose status is not in state is compared by its declared desiredStatus alone", () => {
+    const p = plan(gpuPod, {}, { status: "EXITED" });
+    const { status: _s, ...olds } = p.olds;
+    expect(planKnownPodChange(olds, p.news).updates).toEqual([]);
+    expect(planKnownPodChange(olds, { ...p.news, desiredStatus: "EXITED" }).updates).toEqual(["desiredStatus"]);
+  });
+
+  test("no ports in state and none declared is no change", () => {
+    const p = plan({ ...gpuPod, ports: [] }, {});
+    const { ports: _p, ...olds } = p.olds;
+    expect(planKnownPodChange(olds, p.news)).toEqual({ replaces: [], updates: [] });
+    expect(planKnownPodChange(olds, { ...p.news, ports: ["22/tcp"] }).updates).toEqual(["ports"]);
   });
 });
 
@@ -266,6 +334,22 @@ describe("docs/pod.md's update-or-replace table says what the plan does", () => 
     expect(table.map((r) => r.row).sort()).toEqual(Object.keys(ROWS).sort());
   });
 
+  test("a property wholly unknown at preview is planned as the worst case the table gives it (POD_CHANGE_VERDICTS)", () => {
+    const worst: Record<string, string> = {};
+    for (const { row, verdict } of table) {
+      for (const [property] of ROWS[row] ?? []) if (worst[property] !== "replace") worst[property] = verdict;
+    }
+    expect(POD_CHANGE_VERDICTS).toEqual(worst);
+    for (const [property, verdict] of Object.entries(worst)) {
+      const p = plan(gpuPod, { [property]: UNKNOWN });
+      expect({ property, replaced: p.replaces.includes(property), updated: p.updates.includes(property) }).toEqual({
+        property,
+        replaced: verdict === "replace",
+        updated: verdict === "update",
+      });
+    }
+  });
+
   test.each(table)("$row: $verdict", ({ row, verdict }) => {
     for (const [property, raw, change] of ROWS[row] ?? []) {
       // Each property named in backticks at the start of the row is one this row covers.
@@ -320,6 +404,13 @@ describe("an update's requests", () => {
     expect(planUpdate("pod-1", dcs.olds, dcs.news)).toMatchObject({ recordOnly: true, patch: {} });
     const nothing = plan(gpuPod, {});
     expect(planUpdate("pod-1", nothing.olds, nothing.news).recordOnly).toBe(false);
+  });
+
+  test("the wait's bound alone, or maxHourlyCost alone, is recorded without a request (the platform holds neither)", () => {
+    for (const change of [{ waitTimeoutSeconds: 60 }, { maxHourlyCost: 4 }]) {
+      const p = plan(gpuPod, change);
+      expect(planUpdate("pod-1", p.olds, p.news)).toMatchObject({ recordOnly: true, patch: {} });
+    }
   });
 
   test("a changed maxHourlyCost is an update, the same one none (state keeps a key of it; 0.1.x state the value)", () => {

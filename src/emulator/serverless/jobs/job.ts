@@ -1,0 +1,96 @@
+// The jobs of the account's own endpoints: what a job is, what the queue keeps per endpoint,
+// what a reader is answered, the emulator's limits on them, and the problem+json refusal the
+// job routes share. The queue (queue.ts) and the workers (workers.ts) build on these.
+import type { EndpointRecord, EndpointStore } from "../endpoints/store";
+import type { JobPolicy } from "./envelope";
+import type { WorkerPlan } from "./test-worker";
+
+export type EndpointJobStatus = "IN_QUEUE" | "IN_PROGRESS" | "COMPLETED" | "FAILED" | "CANCELLED" | "TIMED_OUT";
+
+export const FINAL: readonly EndpointJobStatus[] = ["COMPLETED", "FAILED", "CANCELLED", "TIMED_OUT"];
+
+/** What a handler function (the in-process option) receives. */
+export interface HandlerJob {
+  id: string;
+  endpointId: string;
+  input: Record<string, unknown>;
+}
+
+/** An embedder's worker: returns the job's output (or a promise of it), or throws to fail it. */
+export type JobHandler = (job: HandlerJob) => unknown;
+
+export interface JobAnswer {
+  id: string;
+  status: EndpointJobStatus;
+  delayTime?: number;
+  executionTime?: number;
+  output?: unknown;
+  error?: string;
+}
+
+/** A job as the queue keeps it (the answers are built from it). */
+export interface Job {
+  id: string;
+  endpointId: string;
+  input: Record<string, unknown>;
+  webhook?: string;
+  policy: JobPolicy;
+  seq: number;
+  submittedAt: number;
+  ttlEnd: number;
+  status: EndpointJobStatus;
+  workerId?: string;
+  startedAt?: number;
+  /** Planned end (clock ms); undefined while a handler has not settled. */
+  endsAt?: number;
+  /** Execution timeout or ttl, whichever comes first (clock ms). */
+  deadline?: number;
+  plan?: WorkerPlan;
+  chunkTimes: number[];
+  streamRead: number;
+  finishedAt?: number;
+  outcome?: { output: unknown } | { error: string };
+  /** What became of the webhook: undefined until the job ended. */
+  webhookResult?: string;
+}
+
+/** One endpoint's jobs. */
+export interface Queue {
+  jobs: Map<string, Job>;
+  /** The jobs not ended yet (IN_QUEUE, IN_PROGRESS): what the event replay looks at, so it costs no more with many finished jobs kept. */
+  active: Set<Job>;
+  lastTick: number;
+  counters: { completed: number; failed: number; retried: number };
+}
+
+export interface QueueOptions {
+  store: EndpointStore;
+  clock: { now(): number };
+  random: () => number;
+  /** Emulated ms per clock ms. */
+  timeScale: number;
+  /** Clock ms a worker of `ep` is initializing (shorter with FlashBoot). */
+  startMs: (ep: EndpointRecord) => number;
+  handler?: JobHandler;
+}
+
+/** `GET health`: job counts and workers by state. */
+export interface EndpointHealth {
+  jobs: { completed: number; failed: number; inProgress: number; inQueue: number; retried: number };
+  workers: { idle: number; initializing: number; ready: number; running: number; throttled: number; unhealthy: number };
+}
+
+/** A finished job stays readable this long (emulated ms): at least the 10 minutes the platform promises. */
+export const JOB_RETENTION_MS = 15 * 60_000;
+/** An emulator limit: jobs kept per endpoint (the oldest finished go first past it). */
+export const MAX_JOBS_PER_ENDPOINT = 10_000;
+/** Events replayed per endpoint in one sync: a bound on the loop, far above any real use. */
+export const MAX_EVENTS = 1_000_000;
+
+export type Reply = { status: number; body: unknown; headers?: Record<string, string> };
+const PROBLEM = { "content-type": "application/problem+json" } as const;
+export const refuse = (status: number, detail: string, errors?: string[]): Reply => ({
+  status,
+  body: { title: ({ 400: "Bad Request", 404: "Not Found", 409: "Conflict", 422: "Unprocessable Entity", 500: "Internal Server Error", 504: "Gateway Timeout" } as Record<number, string>)[status] ?? "Error", status, detail, ...(errors ? { errors } : {}) },
+  headers: { ...PROBLEM },
+});

@@ -1,0 +1,92 @@
+// The workers of an account's endpoint as its jobs see them: when one is ready, its state, when
+// the scaler adds one (`QUEUE_DELAY`, `REQUEST_COUNT`, never above `workersMax`), when an idle
+// one above `workersMin` leaves, and the next of these events after a time. All times are clock
+// ms; durations given in emulated ms or seconds are divided by the time scale. The queue
+// (queue.ts) calls these while it replays events; they change only the endpoint's worker records.
+import type { EndpointRecord, WorkerRecord } from "../endpoints/store";
+import type { Queue, QueueOptions } from "./job";
+
+/** What the worker rules need of the queue's options. */
+export type WorkerOptions = Pick<QueueOptions, "store" | "startMs" | "timeScale">;
+
+export type WorkerState = "INITIALIZING" | "IDLE" | "RUNNING";
+
+const live = (ep: EndpointRecord): WorkerRecord[] => ep.workers.filter((w) => w.drainingSince === null);
+
+export function readyAt(o: WorkerOptions, ep: EndpointRecord, w: WorkerRecord): number {
+  return w.readyAt ?? w.createdAt + o.startMs(ep);
+}
+
+/** Each live worker's state at `now` (INITIALIZING, IDLE, RUNNING), for health and listEndpointWorkers. */
+export function workerStates(o: WorkerOptions, ep: EndpointRecord, now: number): { worker: WorkerRecord; state: WorkerState }[] {
+  return live(ep).map((worker) => ({ worker, state: now < readyAt(o, ep, worker) ? "INITIALIZING" : worker.jobId ? "RUNNING" : "IDLE" }));
+}
+
+/** Adds workers as the scaler asks, never above workersMax. */
+export function scaleUp(o: WorkerOptions, ep: EndpointRecord, q: Queue, t: number): boolean {
+  const workers = live(ep);
+  if (workers.length >= ep.workersMax) return false;
+  const queued = [...q.active].filter((j) => j.status === "IN_QUEUE");
+  const inProgress = q.active.size - queued.length;
+  if (queued.length === 0) return false;
+  let want = workers.length;
+  if (workers.length === 0) want = 1; // a queued job on an endpoint with no worker wakes one
+  if (ep.scalerType === "REQUEST_COUNT") want = Math.max(want, Math.ceil((queued.length + inProgress) / Math.max(ep.scalerValue, 0.5)));
+  else {
+    const oldest = Math.min(...queued.map((j) => j.submittedAt));
+    const starting = workers.some((w) => readyAt(o, ep, w) > t);
+    if (!starting && (t - oldest) * o.timeScale >= ep.scalerValue * 1000) want = Math.max(want, workers.length + 1);
+  }
+  want = Math.min(want, ep.workersMax);
+  if (want <= workers.length) return false;
+  for (let i = workers.length; i < want; i++) o.store.addWorker(ep, t);
+  return true;
+}
+
+/** Workers above workersMin leave after idleTimeout seconds with no job. */
+export function leaveIdle(o: WorkerOptions, ep: EndpointRecord, t: number): boolean {
+  let count = live(ep).length;
+  if (count <= ep.workersMin) return false;
+  const idle = live(ep)
+    .filter((w) => !w.jobId && readyAt(o, ep, w) <= t)
+    .map((w) => ({ w, at: leaveAt(o, ep, w) }))
+    .filter((x) => x.at <= t)
+    .sort((a, b) => a.at - b.at);
+  let changed = false;
+  for (const { w, at } of idle) {
+    if (count <= ep.workersMin) break;
+    o.store.drainWorker(ep, w, at);
+    count--;
+    changed = true;
+  }
+  return changed;
+}
+
+function leaveAt(o: WorkerOptions, ep: EndpointRecord, w: WorkerRecord): number {
+  return Math.max(w.idleSince ?? 0, readyAt(o, ep, w)) + (ep.idleTimeout * 1000) / o.timeScale;
+}
+
+/** The first event after `t`: a worker ready, a job ending or timing out, a ttl, a scaler threshold, an idle leave. */
+export function nextEvent(o: WorkerOptions, ep: EndpointRecord, q: Queue, t: number): number | undefined {
+  let next = Infinity;
+  const at = (x: number | undefined) => {
+    if (x !== undefined && x > t && x < next) next = x;
+  };
+  const workers = live(ep);
+  for (const w of workers) {
+    at(readyAt(o, ep, w));
+    if (!w.jobId && workers.length > ep.workersMin) at(leaveAt(o, ep, w));
+  }
+  let oldest = Infinity;
+  for (const j of q.active) {
+    if (j.status === "IN_PROGRESS") {
+      at(j.endsAt);
+      at(j.deadline);
+    } else if (j.status === "IN_QUEUE") {
+      at(j.ttlEnd);
+      oldest = Math.min(oldest, j.submittedAt);
+    }
+  }
+  if (oldest < Infinity && ep.scalerType === "QUEUE_DELAY") at(oldest + (ep.scalerValue * 1000) / o.timeScale);
+  return next === Infinity ? undefined : next;
+}
