@@ -49,6 +49,7 @@ import { type Exchange, ExchangeRecorder } from "./core/http/exchanges";
 import { Pipeline } from "./core/http/pipeline";
 import { type ListOrder, ListOrdering } from "./core/http/list-order";
 import { Router } from "./core/http/router";
+import { HostCheck, hostName } from "./core/http/host";
 import type { ApiKey, Group } from "./core/http/types";
 
 export interface Timings {
@@ -109,6 +110,7 @@ export class EmulatorServer {
   private readonly sockets = new Set<Socket>();
   private readonly console: Console;
   private readonly sessions: Sessions;
+  private readonly hosts = new HostCheck();
   private baseUrl = "";
   private closed = false;
 
@@ -265,6 +267,13 @@ export class EmulatorServer {
       listOrder: new ListOrdering(config.listOrder ?? "created", config.faults.seed ?? 1),
     });
     this.server = http.createServer((req, res) => {
+      // Before sign-in, pages, the control plane and the API: only the emulator's own host names.
+      if (!this.hosts.allows(req.headers.host)) {
+        const name = hostName(req.headers.host ?? "");
+        req.resume();
+        this.pipeline.sendProblem(res, problem(421, `this emulator serves only its own host names (${this.hosts.describe()}), not '${name.slice(0, 200)}'`));
+        return;
+      }
       // The pages' calls of the control plane come under /console, where their cookie is sent.
       const control = controlPath(req.url ?? "/");
       if (control) req.url = control;
@@ -335,6 +344,7 @@ export class EmulatorServer {
     const addr = this.server.address();
     if (addr === null || typeof addr === "string") throw new Error("emulator: no TCP address after listen");
     this.sessions.bind(addr.port);
+    this.hosts.bind(addr.address);
     const shownHost = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
     this.baseUrl = `http://${shownHost}:${addr.port}`;
     return this.baseUrl;

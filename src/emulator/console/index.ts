@@ -17,6 +17,7 @@ import type { ApiKey } from "../core/http/types";
 import { fingerprint, type RequestLog, type RequestLogEntry } from "../core/request-log";
 import { esc, frame, type PageName, PAGES, type Raw, SECURITY_HEADERS, signInPage } from "./html";
 import { faultsControls, faultsLive, logControls, logPage, STATUS_FILTERS, type StatusFilter } from "./log-and-faults";
+import { SignInAttempts } from "./attempts";
 import { moneyPage } from "./money";
 import { endpointsPage, itemJson, podsPage, registriesPage, templatesPage, volumesPage } from "./resource-pages";
 import { checkStateChange, crossOrigin, type Session, type Sessions } from "./sessions";
@@ -88,8 +89,10 @@ const FAVICON = "/favicon.ico";
 
 export class Console {
   private readonly assets = new Map<string, Buffer>();
+  private readonly attempts: SignInAttempts;
 
   constructor(private readonly deps: ConsoleDeps) {
+    this.attempts = new SignInAttempts(deps.clock);
     for (const name of Object.keys(ASSETS)) this.assets.set(name, readFileSync(join(__dirname, "assets", name)));
   }
 
@@ -169,14 +172,24 @@ export class Console {
   private signIn(req: http.IncomingMessage, form: string): Answer {
     const cross = crossOrigin(req);
     if (cross) return htmlAnswer(403, signInPage(cross.detail));
+    const client = req.socket.remoteAddress ?? "unknown";
+    const wait = this.attempts.waitMs(client);
+    if (wait > 0) {
+      // Before the key is looked at: while it waits, a client learns nothing of any key.
+      const seconds = Math.ceil(wait / 1000);
+      this.record("POST", "/console/sign-in", 429, null, "consoleSignIn");
+      return htmlAnswer(429, signInPage(`Too many wrong keys from this address: try again in ${seconds} s.`), { "retry-after": String(seconds) });
+    }
     const type = (req.headers["content-type"] ?? "").split(";")[0].trim();
     const key = type === "application/x-www-form-urlencoded" ? new URLSearchParams(form).get("key")?.trim() : undefined;
     const found = key ? this.deps.keys.get(key) : undefined;
     if (!found) {
+      this.attempts.failed(client);
       this.record("POST", "/console/sign-in", 401, null, "consoleSignIn");
       // Never echo what was typed: it may be a real key of another account.
       return htmlAnswer(401, signInPage("That is not a key this emulator accepts."));
     }
+    this.attempts.succeeded(client);
     const session = this.deps.sessions.open(found);
     this.record("POST", "/console/sign-in", 303, fingerprint(found.key), "consoleSignIn");
     return redirect("/console/pods", { "set-cookie": this.deps.sessions.cookie(session) });

@@ -2,6 +2,7 @@
 // 400 with the console's headers; the cookie belongs to one emulator; only the emulator's own host
 // names are served; sign-in slows after failures; keyless requests cannot push authenticated ones
 // out of the request log; one key's sign-ins cannot end another key's sessions.
+import * as http from "node:http";
 import type { Emulator } from "../../../src/emulator";
 import { FULL, READ_ONLY, start } from "../../helpers/emulator-rest";
 
@@ -116,5 +117,94 @@ describe("case 8: sessions are capped per key", () => {
     for (let i = 0; i < 20; i++) await Promise.all(Array.from({ length: 50 }, () => postKey(READ_ONLY)));
     expect((await browse("/console/pods", { cookie: writer })).status).toBe(200);
     expect((await browse("/console/pods", { cookie: firstReader })).headers.get("location")).toBe("/console/sign-in");
+  });
+});
+
+/** A request with a `Host` of our choosing (fetch keeps the URL's). */
+function asHost(host: string, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Seen> {
+  const { hostname, port } = new URL(emu.url);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: hostname, port, method, path, headers: { host, ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => {
+        const h = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) if (typeof v === "string") h.set(k, v);
+        resolve({ status: res.statusCode ?? 0, headers: h, text: Buffer.concat(chunks).toString("utf8") });
+      });
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+describe("case 5: only the emulator's own host names are served", () => {
+  test("another name on the emulator's port is a 421 before sign-in, pages, the control plane and the API", async () => {
+    const port = new URL(emu.url).port;
+    const evil = `rebound.example:${port}`;
+    const form = { "content-type": "application/x-www-form-urlencoded", origin: `http://${evil}` };
+    const signInThere = await asHost(evil, "POST", "/console/sign-in", form, new URLSearchParams({ key: FULL }).toString());
+    expect(signInThere.status).toBe(421);
+    expect(signInThere.headers.get("set-cookie")).toBeNull();
+    expect(JSON.parse(signInThere.text).detail).toBe(`this emulator serves only its own host names (localhost, 127.0.0.1, [::1]), not 'rebound.example'`);
+    const cookie = await signIn(FULL);
+    expect((await asHost(evil, "GET", "/console/pods", { cookie })).status).toBe(421);
+    const patch = { "content-type": "application/json", authorization: `Bearer ${FULL}`, origin: `http://${evil}` };
+    expect((await asHost(evil, "PATCH", "/emulator/faults", patch, '{"rate5xx":1}')).status).toBe(421);
+    expect((await asHost(evil, "GET", "/v2/pods", { authorization: `Bearer ${FULL}` })).status).toBe(421);
+    expect((await asHost("127.0.0.1.nip.example", "GET", "/v2/pods", { authorization: `Bearer ${FULL}` })).status).toBe(421);
+    expect(emu.requestLog().filter((e) => e.op === "updateFaults")).toEqual([]);
+    // The loopback names are the emulator's own.
+    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `app.localhost:${port}`, `127.1.2.3:${port}`, `[::1]:${port}`]) {
+      expect([host, (await asHost(host, "GET", "/v2/pods", { authorization: `Bearer ${FULL}` })).status]).toEqual([host, 200]);
+    }
+    const here = await asHost(`localhost:${port}`, "POST", "/console/sign-in", { ...form, origin: `http://localhost:${port}` }, new URLSearchParams({ key: FULL }).toString());
+    expect(here.status).toBe(303);
+  });
+});
+
+describe("case 6: sign-in slows after repeated failures from one client", () => {
+  test("five wrong keys are free; then each try waits 1 s, 2 s, ... of the emulator's clock, the key unread; a right key resets", async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++) statuses.push((await postKey(`cp_guess_${i}`)).status);
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429, 429]);
+    // Even the right key waits: nothing is learnt while waiting.
+    const waiting = await postKey(FULL);
+    expect([waiting.status, waiting.headers.get("retry-after")]).toEqual([429, "1"]);
+    expect(waiting.headers.get("set-cookie")).toBeNull();
+    expect(waiting.headers.get("content-security-policy")).toMatch(/^default-src 'none'/);
+    emu.advanceClock(1000);
+    expect((await postKey("cp_guess_again")).status).toBe(401);
+    expect((await postKey(FULL)).headers.get("retry-after")).toBe("2");
+    emu.advanceClock(2000);
+    expect((await postKey(FULL)).status).toBe(303);
+    expect((await postKey("cp_typo")).status).toBe(401);
+    const signIns = emu.requestLog().filter((e) => e.op === "consoleSignIn").map((e) => e.status);
+    expect(signIns.filter((s) => s === 429)).toHaveLength(5);
+  });
+});
+
+describe("case 7: the request log keeps every authenticated entry whatever arrives without a key", () => {
+  test("150 keyless requests (404s, missing and unknown keys) leave a 100-entry log's createNetworkVolume in place", async () => {
+    const small = await start({ requestLogSize: 100 });
+    others.push(small);
+    const created = await fetch(`${small.url}/v2/network-volumes`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${FULL}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "kept", size: 10, dataCenter: "US-TX-3" }),
+    });
+    expect(created.status).toBe(201);
+    const noise = (i: number) =>
+      i % 3 === 0
+        ? fetch(`${small.url}/nothing/${i}`)
+        : fetch(`${small.url}/v2/pods`, i % 3 === 1 ? {} : { headers: { authorization: `Bearer cp_unknown_${i}` } });
+    for (let round = 0; round < 3; round++) {
+      const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => noise(round * 50 + i)));
+      expect(new Set(answers.map((r) => r.status))).toEqual(new Set([404, 401]));
+    }
+    const log = small.requestLog();
+    expect(log.filter((e) => e.op === "createNetworkVolume").map((e) => e.status)).toEqual([201]);
+    expect(log.filter((e) => e.key === null)).toHaveLength(100);
+    expect(log[0].op).toBe("createNetworkVolume");
   });
 });
