@@ -12,7 +12,7 @@ import { parse } from "graphql";
 import { startEmulator } from "../src/emulator";
 import { documentCost, MAX_COST } from "../src/emulator/serverless/graphql/cost";
 import { endpointSchema } from "../src/emulator/serverless/graphql/schema";
-import { aliasBomb } from "../tools/hostile/graphql";
+import { aliasBomb, mutationBatch } from "../tools/hostile/graphql";
 
 const option = (name: string, fallback: number): number => {
   const arg = process.argv.slice(2).find((a) => a.startsWith(`--${name}=`));
@@ -55,7 +55,8 @@ async function main(): Promise<void> {
       req.on("error", reject);
       req.end(data);
     });
-  const gql = (query: string) => call("POST", "/graphql", ATTACKER, { query });
+  let gqlKey = ATTACKER;
+  const gql = (query: string) => call("POST", "/graphql", gqlKey, { query });
 
   try {
     const tpl = await call("POST", "/v2/templates", SETUP, { name: "w", image: "worker:1", serverless: true });
@@ -94,8 +95,10 @@ async function main(): Promise<void> {
       ["1 myself, endpoints aliases, every field and 1 pods list", (n) => aliasBomb(1, n, 1)],
       ["1 myself, 1 endpoints, every field and pods aliases", (n) => aliasBomb(1, 1, n)],
       ["myself aliases each `endpoints { id }`", (n) => `{ ${Array.from({ length: n }, (_, i) => `m${i}: myself { endpoints { id } }`).join(" ")} }`],
+      ["aliased mutations (deleteEndpoint of a missing id; a write key)", mutationBatch],
     ];
     for (const [name, make] of shapes) {
+      gqlKey = make === mutationBatch ? SETUP : ATTACKER;
       // The largest n the emulator admits (its answer, not our count, decides).
       let lo = 1;
       let hi = 1;

@@ -30,7 +30,7 @@ export * from "./core/errors";
 export { PacingRegistry, sharedPacing } from "./core/pacing";
 export { type Listed, type UnreadableRecord, unreadableOf, unreadableRecord } from "./core/records";
 export type { Logger } from "./core/transport";
-export { backoffMs } from "./core/retry";
+export { backoffMs, DEFAULT_BACKOFF } from "./core/retry";
 export { DEFAULT_URL, isAmbiguous } from "./core/transport";
 export { ENDPOINT_FIELDS, type EndpointField, type Endpoints } from "./endpoints";
 export type { ModelJobStatusOptions, Models, RunSyncOptions } from "./models";

@@ -69,7 +69,7 @@ export interface EmulatorOptions {
    * prove they rest on none. @default "created"
    */
   listOrder?: "created" | "shuffled";
-  /** Entries the request log keeps before it drops the oldest. @default 1000 */
+  /** Entries the request log keeps of requests with a key (and apart, of those without) before it drops the oldest. @default 1000 */
   requestLogSize?: number;
   /**
    * Requests kept with their bodies and answers for `exchanges()` (a test checks them against
@@ -104,7 +104,10 @@ export interface Emulator {
   readonly url: string;
   /** The first key with both scopes (or the first key if none has both). */
   readonly apiKey: string;
-  /** The last `requestLogSize` requests, oldest first; keys appear as fingerprints only. */
+  /**
+   * The last `requestLogSize` requests with a key and, kept apart, the last `requestLogSize`
+   * without one, oldest first; keys appear as fingerprints only.
+   */
   requestLog(): RequestLogEntry[];
   /** The last `recordExchanges` requests with bodies and answers, oldest first ([] when off). */
   exchanges(): Exchange[];

@@ -22,7 +22,7 @@ import type { JobHandler } from "./serverless/jobs/job";
 import { Meter } from "./core/meter";
 import { computePrice } from "./pods/view";
 import { billingRoutes } from "./billing/routes";
-import { Console, isConsolePath, Sessions } from "./console";
+import { Console, controlPath, isConsolePath, Sessions } from "./console";
 import { clockRoutes } from "./control/clock";
 import { controlRoutes } from "./control/routes";
 import { AdjustableClock } from "./core/clock";
@@ -49,6 +49,7 @@ import { type Exchange, ExchangeRecorder } from "./core/http/exchanges";
 import { Pipeline } from "./core/http/pipeline";
 import { type ListOrder, ListOrdering } from "./core/http/list-order";
 import { Router } from "./core/http/router";
+import { HostCheck, hostName } from "./core/http/host";
 import type { ApiKey, Group } from "./core/http/types";
 
 export interface Timings {
@@ -108,6 +109,8 @@ export class EmulatorServer {
   private readonly recorder?: ExchangeRecorder;
   private readonly sockets = new Set<Socket>();
   private readonly console: Console;
+  private readonly sessions: Sessions;
+  private readonly hosts = new HostCheck();
   private baseUrl = "";
   private closed = false;
 
@@ -220,6 +223,7 @@ export class EmulatorServer {
 
     const keys = new Map(config.keys.map((k) => [k.key, k]));
     const sessions = new Sessions();
+    this.sessions = sessions;
     this.console = new Console({
       sessions,
       keys,
@@ -263,8 +267,18 @@ export class EmulatorServer {
       listOrder: new ListOrdering(config.listOrder ?? "created", config.faults.seed ?? 1),
     });
     this.server = http.createServer((req, res) => {
+      // Before sign-in, pages, the control plane and the API: only the emulator's own host names.
+      if (!this.hosts.allows(req.headers.host)) {
+        const name = hostName(req.headers.host ?? "");
+        req.resume();
+        this.pipeline.sendProblem(res, problem(421, `this emulator serves only its own host names (${this.hosts.describe()}), not '${name.slice(0, 200)}'`));
+        return;
+      }
+      // The pages' calls of the control plane come under /console, where their cookie is sent.
+      const control = controlPath(req.url ?? "/");
+      if (control) req.url = control;
       const path = (req.url ?? "/").split("?")[0];
-      const handled = isConsolePath(path) ? this.console.handle(req, res) : this.pipeline.handle(req, res);
+      const handled = !control && isConsolePath(path) ? this.console.handle(req, res) : this.pipeline.handle(req, res);
       handled.catch((err) => {
         // A bug in a handler must not take the server down; the caller sees a 500.
         console.error("emulator: unexpected error", err);
@@ -329,6 +343,8 @@ export class EmulatorServer {
     });
     const addr = this.server.address();
     if (addr === null || typeof addr === "string") throw new Error("emulator: no TCP address after listen");
+    this.sessions.bind(addr.port);
+    this.hosts.bind(addr.address);
     const shownHost = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
     this.baseUrl = `http://${shownHost}:${addr.port}`;
     return this.baseUrl;

@@ -10,6 +10,7 @@ import type { Page, Response } from "playwright-core";
 import { capturePods, EngineStack, PROJECT } from "../../tools/engine";
 import { type Chromium, launchChromium, signIn } from "../../tools/browser";
 import { type EngineRig, startEngineRig } from "../../tools/engine/rig";
+import { startEmulator } from "../../src/emulator";
 
 const KEY = "cp_sentinel_console_rw_6b1f0c2d9e";
 const READ_ONLY = "cp_sentinel_console_ro_a47e5d13c8";
@@ -143,6 +144,35 @@ test("a read-only key sees everything and its controls are refused with the API'
   expect(await page.locator("svg.chart polyline.spend").count()).toBe(1);
   expect(await page.locator('[data-figure="per-hour"]').textContent()).toMatch(/^\$\d+\.\d{4}$/);
   await page.close();
+}, 120_000);
+
+test("signed in to two emulators on one host at once, each keeps its session and its controls act on it alone", async () => {
+  const otherKey = "cp_sentinel_console_other_3e9a1f";
+  const other = await startEmulator({ port: 0, keys: [{ key: otherKey, scopes: ["read", "write"] }] });
+  try {
+    const context = await chrome.context();
+    const first = await context.newPage();
+    await signIn(first, rig.emu.url, KEY);
+    const second = await context.newPage();
+    await signIn(second, other.url, otherKey);
+    // Both are 127.0.0.1: the browser holds both cookies for the one host name, apart by their names.
+    const port = (url: string) => new URL(url).port;
+    expect((await context.cookies()).map((c) => [c.name, c.path, c.httpOnly, c.sameSite]).sort()).toEqual(
+      [`cp_console_${port(rig.emu.url)}`, `cp_console_${port(other.url)}`].sort().map((n) => [n, "/console", true, "Strict"]),
+    );
+    await first.reload();
+    expect(first.url()).toBe(`${rig.emu.url}/console/pods`);
+    await second.click('nav a[href="/console/faults"]');
+    await second.click("button >> text=Clear all faults");
+    await second.locator("#notice.ok").waitFor();
+    expect(other.requestLog().filter((e) => e.op === "clearFaults").map((e) => [e.status, e.via])).toEqual([[200, "console"]]);
+    expect(rig.emu.requestLog().some((e) => e.op === "clearFaults" && e.status === 200)).toBe(false);
+    await first.click('nav a[href="/console/log"]');
+    await first.waitForURL(`${rig.emu.url}/console/log`);
+    await context.close();
+  } finally {
+    await other.close();
+  }
 }, 120_000);
 
 test("no response body, header, URL or log entry held a key's bytes; nothing left the emulator", async () => {

@@ -8,11 +8,14 @@ import { EngineStack } from "./stack";
 
 /**
  * The environment of a plugin against an emulator: the key reaches it only through Configure
- * (stack config), never the environment, and pods and endpoints are polled every 10 ms.
+ * (stack config), never the environment, pods and endpoints are polled every 10 ms, and a
+ * retry or a look after an ambiguous answer waits milliseconds, not seconds: the emulator's
+ * faults end when their count runs out, not with time, so the real pace only adds wall time.
  */
 export const EMULATOR_ENV: Readonly<Record<string, string | undefined>> = {
   COMPUTEPLATFORM_API_KEY: undefined,
   COMPUTEPLATFORM_POLL_INTERVAL_MS: "10",
+  COMPUTEPLATFORM_RETRY_BASE_MS: "4",
 };
 
 export interface StartPluginOptions extends Partial<Omit<PluginOptions, "config">> {

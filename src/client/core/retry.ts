@@ -36,6 +36,7 @@ export interface BackoffOptions {
   maxBackoffMs: number;
 }
 
+/** The client's backoff when its options set none. */
 export const DEFAULT_BACKOFF: BackoffOptions = { baseDelayMs: 500, maxBackoffMs: 30_000 };
 
 function memberName(item: BareItem): string | undefined {

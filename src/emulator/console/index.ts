@@ -17,9 +17,10 @@ import type { ApiKey } from "../core/http/types";
 import { fingerprint, type RequestLog, type RequestLogEntry } from "../core/request-log";
 import { esc, frame, type PageName, PAGES, type Raw, SECURITY_HEADERS, signInPage } from "./html";
 import { faultsControls, faultsLive, logControls, logPage, STATUS_FILTERS, type StatusFilter } from "./log-and-faults";
+import { SignInAttempts } from "./attempts";
 import { moneyPage } from "./money";
 import { endpointsPage, itemJson, podsPage, registriesPage, templatesPage, volumesPage } from "./resource-pages";
-import { checkStateChange, clearedCookie, crossOrigin, type Session, type Sessions, sessionCookie } from "./sessions";
+import { checkStateChange, crossOrigin, type Session, type Sessions } from "./sessions";
 import type { ConsoleSource } from "./source";
 
 export { Sessions } from "./sessions";
@@ -65,6 +66,19 @@ const jsonAnswer = (status: number, body: unknown, headers: Record<string, strin
 });
 const redirect = (to: string, headers: Record<string, string> = {}): Answer => ({ status: 303, headers: { location: to, ...headers } });
 
+/**
+ * The pages call the control plane under the console's path, where their session cookie is sent
+ * (its Path is /console): `/console/emulator/faults` is `/emulator/faults`.
+ */
+export const CONTROL_VIA_CONSOLE = "/console/emulator/";
+
+/** The control plane's path a request under CONTROL_VIA_CONSOLE stands for, with its query. */
+export function controlPath(url: string): string | undefined {
+  // Judged on the normalised path, so `/console/emulator/../../v2/pods` stands for nothing.
+  const normal = new URL(`http://console.invalid${url.startsWith("/") ? url : "/"}`);
+  return normal.pathname.startsWith(CONTROL_VIA_CONSOLE) ? normal.pathname.slice("/console".length) + normal.search : undefined;
+}
+
 export function isConsolePath(pathname: string): boolean {
   // A browser asks for /favicon.ico on its own: the console's icon, served here like its
   // other assets, so it is neither a 404 nor a line in the request log.
@@ -75,8 +89,10 @@ const FAVICON = "/favicon.ico";
 
 export class Console {
   private readonly assets = new Map<string, Buffer>();
+  private readonly attempts: SignInAttempts;
 
   constructor(private readonly deps: ConsoleDeps) {
+    this.attempts = new SignInAttempts(deps.clock);
     for (const name of Object.keys(ASSETS)) this.assets.set(name, readFileSync(join(__dirname, "assets", name)));
   }
 
@@ -115,7 +131,9 @@ export class Console {
     }
     if (!get) return notAllowed("GET");
     if (parts[0] === "json" && parts.length === 3) {
-      const item = itemJson(this.deps.source, parts[1], decodeURIComponent(parts[2]));
+      const id = decoded(parts[2]);
+      if (id === undefined) return jsonAnswer(400, { detail: `the item id '${parts[2]}' is not a valid percent-encoding` });
+      const item = itemJson(this.deps.source, parts[1], id);
       return item === undefined ? jsonAnswer(404, { detail: `no ${parts[1]} item '${parts[2]}'` }) : jsonAnswer(200, item);
     }
     const page = PAGES.find(([p]) => p === parts[0])?.[0];
@@ -154,17 +172,27 @@ export class Console {
   private signIn(req: http.IncomingMessage, form: string): Answer {
     const cross = crossOrigin(req);
     if (cross) return htmlAnswer(403, signInPage(cross.detail));
+    const client = req.socket.remoteAddress ?? "unknown";
+    const wait = this.attempts.waitMs(client);
+    if (wait > 0) {
+      // Before the key is looked at: while it waits, a client learns nothing of any key.
+      const seconds = Math.ceil(wait / 1000);
+      this.record("POST", "/console/sign-in", 429, null, "consoleSignIn");
+      return htmlAnswer(429, signInPage(`Too many wrong keys from this address: try again in ${seconds} s.`), { "retry-after": String(seconds) });
+    }
     const type = (req.headers["content-type"] ?? "").split(";")[0].trim();
     const key = type === "application/x-www-form-urlencoded" ? new URLSearchParams(form).get("key")?.trim() : undefined;
     const found = key ? this.deps.keys.get(key) : undefined;
     if (!found) {
+      this.attempts.failed(client);
       this.record("POST", "/console/sign-in", 401, null, "consoleSignIn");
       // Never echo what was typed: it may be a real key of another account.
       return htmlAnswer(401, signInPage("That is not a key this emulator accepts."));
     }
+    this.attempts.succeeded(client);
     const session = this.deps.sessions.open(found);
     this.record("POST", "/console/sign-in", 303, fingerprint(found.key), "consoleSignIn");
-    return redirect("/console/pods", { "set-cookie": sessionCookie(session) });
+    return redirect("/console/pods", { "set-cookie": this.deps.sessions.cookie(session) });
   }
 
   private signOut(req: http.IncomingMessage, session: Session | undefined): Answer {
@@ -176,7 +204,7 @@ export class Console {
     }
     this.deps.sessions.close(session);
     this.record("POST", "/console/sign-out", 200, fingerprint(session.key.key), "consoleSignOut");
-    return jsonAnswer(200, { location: "/console/sign-in" }, { "set-cookie": clearedCookie() });
+    return jsonAnswer(200, { location: "/console/sign-in" }, { "set-cookie": this.deps.sessions.cleared() });
   }
 
   private record(method: string, path: string, status: number, key: string | null, op: string): void {
@@ -191,6 +219,15 @@ export class Console {
       via: "console",
     };
     this.deps.log.record(entry, [op]);
+  }
+}
+
+/** A path segment percent-decoded, or undefined for a malformed escape (`%E0%A4%A`). */
+function decoded(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
   }
 }
 

@@ -82,16 +82,16 @@ export function faultsLive(src: ConsoleSource): Raw {
   const noCap = f.noCapacity.map((n, i) => {
     const rest = f.noCapacity.filter((_, j) => j !== i);
     return html`<li data-no-capacity="${n.gpuId}@${n.dataCenterId ?? "*"}">${n.gpuId} in ${n.dataCenterId ?? "every data center"}
-${callButton("Remove", "PATCH", "/emulator/faults", { noCapacity: rest })}</li>`;
+${callButton("Remove", "PATCH", "/console/emulator/faults", { noCapacity: rest })}</li>`;
   });
   const images = f.errorImages.map((p, i) => {
     const rest = f.errorImages.filter((_, j) => j !== i);
-    return html`<li data-error-image="${p}"><code>${p}</code> ${callButton("Remove", "PATCH", "/emulator/faults", { errorImages: rest })}</li>`;
+    return html`<li data-error-image="${p}"><code>${p}</code> ${callButton("Remove", "PATCH", "/console/emulator/faults", { errorImages: rest })}</li>`;
   });
   return html`<dl class="figures">${rates}</dl>
 <h2>No capacity</h2>${noCap.length ? html`<ul>${noCap}</ul>` : html`<p class="empty">Every GPU type has capacity everywhere.</p>`}
 <h2>Error images</h2>${images.length ? html`<ul>${images}</ul>` : html`<p class="empty">No image fails to start.</p>`}
-<p>${callButton("Clear all faults", "DELETE", "/emulator/faults", null, true)}</p>`;
+<p>${callButton("Clear all faults", "DELETE", "/console/emulator/faults", null, true)}</p>`;
 }
 
 export function faultsControls(src: ConsoleSource): Raw {

@@ -3,18 +3,30 @@
 // again (not in a page, a URL, a header or the log). Every state-changing request of a session
 // also carries the session's CSRF token in `x-csrf-token` and, when the browser sends one, an
 // `Origin` of the emulator itself.
+//
+// Browsers keep cookies per host name, not per port: every emulator (and every other web server)
+// on 127.0.0.1 is sent the cookies of the others. So the cookie's name carries the emulator's port
+// (`cp_console_8787`: signing in to a second emulator leaves the first one's session alone), it
+// has no Domain (this host name only) and its Path is /console, the only place the console's pages
+// and their controls (/console/emulator/..., the control plane) are sent from: another server on
+// the host sees it only under its own /console.
 
 import type * as http from "node:http";
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { ApiKey } from "../core/http/types";
 import { type HttpError, problem } from "../core/problem";
 
-export const COOKIE_NAME = "cp_console";
+export const COOKIE_PREFIX = "cp_console_";
+/** Where the cookie is sent: the pages, and the control plane as the pages call it. */
+export const COOKIE_PATH = "/console";
 export const CSRF_HEADER = "x-csrf-token";
 /** Real hours a session lasts (it is not renewed). */
 const TTL_MS = 12 * 3_600_000;
-/** Sessions kept at once; the oldest goes first. */
-const MAX_SESSIONS = 1000;
+/**
+ * Sessions one key keeps at once; its oldest goes first. Per key, so signing in again and again
+ * with one key (a read-only one, say) never ends another key's session.
+ */
+export const MAX_SESSIONS_PER_KEY = 20;
 
 export interface Session {
   readonly id: string;
@@ -34,24 +46,52 @@ function sameText(a: string, b: string): boolean {
 
 export class Sessions {
   private readonly byId = new Map<string, Session>();
+  /** Each key's sessions, oldest first. */
+  private readonly byKey = new Map<string, Session[]>();
+  /** The cookie's name: the emulator's port is known once it listens. */
+  private name = `${COOKIE_PREFIX}0`;
+
+  /** Names the cookie after the port the emulator listens on. */
+  bind(port: number): void {
+    this.name = `${COOKIE_PREFIX}${port}`;
+  }
+
+  get cookieName(): string {
+    return this.name;
+  }
 
   open(key: ApiKey): Session {
     const session: Session = { id: token(), key, csrf: token(), expiresAt: Date.now() + TTL_MS };
     this.byId.set(session.id, session);
-    if (this.byId.size > MAX_SESSIONS) this.byId.delete(this.byId.keys().next().value!);
+    const mine = this.byKey.get(key.key) ?? [];
+    mine.push(session);
+    this.byKey.set(key.key, mine);
+    while (mine.length > MAX_SESSIONS_PER_KEY) this.byId.delete(mine.shift()!.id);
     return session;
   }
 
   close(session: Session): void {
     this.byId.delete(session.id);
+    const mine = this.byKey.get(session.key.key)?.filter((s) => s !== session) ?? [];
+    if (mine.length > 0) this.byKey.set(session.key.key, mine);
+    else this.byKey.delete(session.key.key);
+  }
+
+  /** `Set-Cookie` for a new session: never readable by scripts, never sent by another site. */
+  cookie(session: Session): string {
+    return `${this.name}=${session.id}; Path=${COOKIE_PATH}; HttpOnly; SameSite=Strict; Max-Age=${Math.floor(TTL_MS / 1000)}`;
+  }
+
+  cleared(): string {
+    return `${this.name}=; Path=${COOKIE_PATH}; HttpOnly; SameSite=Strict; Max-Age=0`;
   }
 
   /** The live session the request's cookie names, if any. */
   fromRequest(req: http.IncomingMessage): Session | undefined {
-    const id = cookieValue(req.headers.cookie, COOKIE_NAME);
+    const id = cookieValue(req.headers.cookie, this.name);
     const session = id === undefined ? undefined : this.byId.get(id);
     if (session && session.expiresAt <= Date.now()) {
-      this.byId.delete(session.id);
+      this.close(session);
       return undefined;
     }
     return session;
@@ -62,15 +102,6 @@ export class Sessions {
     const session = this.fromRequest(req);
     return session && { key: session.key, refused: mutates ? checkStateChange(req, session) : undefined };
   }
-}
-
-/** `Set-Cookie` for a new session: never readable by scripts, never sent by another site. */
-export function sessionCookie(session: Session): string {
-  return `${COOKIE_NAME}=${session.id}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${Math.floor(TTL_MS / 1000)}`;
-}
-
-export function clearedCookie(): string {
-  return `${COOKIE_NAME}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`;
 }
 
 export function cookieValue(header: string | undefined, name: string): string | undefined {

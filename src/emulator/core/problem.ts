@@ -20,6 +20,7 @@ export const TITLES: Record<number, string> = {
   409: "Conflict",
   413: "Content Too Large",
   415: "Unsupported Media Type",
+  421: "Misdirected Request",
   422: "Unprocessable Entity",
   429: "Too Many Requests",
   500: "Internal Server Error",

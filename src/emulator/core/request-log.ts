@@ -25,25 +25,58 @@ export function fingerprint(key: string): string {
   return `key_${createHash("sha256").update(key).digest("hex").slice(0, 8)}`;
 }
 
-export class RequestLog {
-  private readonly ring: RequestLogEntry[] = [];
+/** A ring of the last `capacity` entries, each with its place in the order of arrival. */
+class Ring {
+  private readonly items: { seq: number; entry: RequestLogEntry }[] = [];
   private next = 0;
-  private readonly opCounts = new Map<string, number>();
 
   constructor(private readonly capacity: number) {}
 
-  record(entry: RequestLogEntry, ops: readonly string[]): void {
-    if (this.ring.length < this.capacity) this.ring.push(entry);
-    else this.ring[this.next] = entry;
+  add(seq: number, entry: RequestLogEntry): void {
+    if (this.items.length < this.capacity) this.items.push({ seq, entry });
+    else this.items[this.next] = { seq, entry };
     this.next = (this.next + 1) % this.capacity;
+  }
+
+  /** Oldest first. */
+  all(): { seq: number; entry: RequestLogEntry }[] {
+    return this.items.length < this.capacity ? [...this.items] : [...this.items.slice(this.next), ...this.items.slice(0, this.next)];
+  }
+}
+
+/**
+ * The last `capacity` requests made with a key and, apart, the last `capacity` without one (a
+ * missing or unknown key, an unrouted path, a wrong sign-in): requests anyone can send without a
+ * key never push an authenticated entry out. `entries()` gives both in the order they came.
+ */
+export class RequestLog {
+  private readonly keyed: Ring;
+  private readonly keyless: Ring;
+  private seq = 0;
+  private readonly opCounts = new Map<string, number>();
+
+  constructor(capacity: number) {
+    this.keyed = new Ring(capacity);
+    this.keyless = new Ring(capacity);
+  }
+
+  record(entry: RequestLogEntry, ops: readonly string[]): void {
+    (entry.key === null ? this.keyless : this.keyed).add(this.seq++, entry);
     for (const op of ops) this.opCounts.set(op, (this.opCounts.get(op) ?? 0) + 1);
   }
 
   /** Oldest first, copies. */
   entries(): RequestLogEntry[] {
-    const ordered =
-      this.ring.length < this.capacity ? this.ring : [...this.ring.slice(this.next), ...this.ring.slice(0, this.next)];
-    return ordered.map((e) => ({ ...e }));
+    const a = this.keyed.all();
+    const b = this.keyless.all();
+    const out: RequestLogEntry[] = [];
+    let i = 0;
+    let j = 0;
+    while (i < a.length || j < b.length) {
+      const takeA = j >= b.length || (i < a.length && a[i].seq < b[j].seq);
+      out.push({ ...(takeA ? a[i++] : b[j++]).entry });
+    }
+    return out;
   }
 
   counts(): Record<string, number> {

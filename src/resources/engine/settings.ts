@@ -27,6 +27,22 @@ export const CONFIG_KEYS = {
 /** The environment variable of the stack's budget when the stack config does not set one. */
 export const BUDGET_ENV = "COMPUTEPLATFORM_MAX_HOURLY_COST";
 
+/** The environment variable of the client's first backoff ceiling inside the plugin, in ms. */
+export const RETRY_BASE_ENV = "COMPUTEPLATFORM_RETRY_BASE_MS";
+
+/**
+ * The first backoff ceiling the environment sets (a fast pace against the emulator, a slower one
+ * for a crowded account), or undefined for the client's default (500 ms). A value that is not a
+ * whole number of milliseconds is an error naming the variable.
+ */
+export function retryBaseMs(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const raw = env[RETRY_BASE_ENV];
+  if (raw === undefined || raw.trim() === "") return undefined;
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms < 0) throw new Error(`${RETRY_BASE_ENV} must be a whole number of milliseconds, 0 or more (got "${raw}")`);
+  return ms;
+}
+
 /** The stack's budget in USD per hour and where it was set; none when neither sets one. */
 export interface Budget {
   usd: number;
@@ -87,6 +103,7 @@ export function platform(): ComputePlatform {
     apiKey: settings.apiKey,
     apiUrl: settings.apiUrl,
     serverlessUrl: settings.serverlessUrl,
+    baseDelayMs: retryBaseMs(),
   });
   return client;
 }

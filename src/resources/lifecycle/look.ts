@@ -1,4 +1,5 @@
-import { backoffMs, type Clock } from "../../client";
+import { backoffMs, type Clock, DEFAULT_BACKOFF } from "../../client";
+import { retryBaseMs } from "../engine/settings";
 import { isFatal } from "./poller";
 
 /** Looks after an answer that proves nothing (a failed list, an ambiguous create). */
@@ -8,10 +9,12 @@ export const RETIRE_ATTEMPTS = 3;
 
 /**
  * The pause before look number `attempt` (0.5, 1, 2 s, at most 5): the client's backoff at
- * its ceiling. No jitter: these are a few looks of one deployment, not a crowd of clients.
+ * its ceiling, so `COMPUTEPLATFORM_RETRY_BASE_MS` paces both. No jitter: these are a few looks
+ * of one deployment, not a crowd of clients.
  */
 export function lookPauseMs(attempt: number): number {
-  return backoffMs(attempt + 1, () => 1, { baseDelayMs: 250, maxBackoffMs: 5000 });
+  const base = retryBaseMs() ?? DEFAULT_BACKOFF.baseDelayMs;
+  return backoffMs(attempt + 1, () => 1, { baseDelayMs: base / 2, maxBackoffMs: 5000 });
 }
 
 export interface Looking {

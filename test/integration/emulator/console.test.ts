@@ -145,7 +145,7 @@ describe("the console (/console)", () => {
       body: new URLSearchParams({ key: FULL }).toString(),
     });
     const setCookie = res.headers.get("set-cookie")!;
-    expect(setCookie).toMatch(/^cp_console=[\w-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=\d+$/);
+    expect(setCookie).toMatch(/^cp_console_\d+=[\w-]{43}; Path=\/console; HttpOnly; SameSite=Strict; Max-Age=\d+$/);
     const cookie = setCookie.split(";")[0];
     const pods = await browse("/console/pods", { cookie });
     expect(pods.status).toBe(200);
@@ -241,7 +241,7 @@ describe("the console (/console)", () => {
     expect((await browse("/console/sign-out", { method: "POST", cookie })).status).toBe(403);
     const out = await browse("/console/sign-out", { method: "POST", cookie, headers: { "x-csrf-token": csrf } });
     expect(out.status).toBe(200);
-    expect(out.headers.get("set-cookie")).toMatch(/^cp_console=; .*Max-Age=0$/);
+    expect(out.headers.get("set-cookie")).toMatch(/^cp_console_\d+=; Path=\/console; .*Max-Age=0$/);
     expect((await browse("/console/pods", { cookie })).headers.get("location")).toBe("/console/sign-in");
     noKeyBytes();
   });

@@ -80,7 +80,7 @@
       const row = outside.closest("tr");
       const type = outside.dataset.event;
       const body = type === "deleteEndpoint" ? { type, endpointId: row.dataset.endpointId } : { type, podId: row.dataset.podId };
-      await press(outside, "POST", "/emulator/events", body);
+      await press(outside, "POST", "/console/emulator/events", body);
       return;
     }
     if (target && target.closest("button[data-sign-out]")) {
@@ -90,7 +90,7 @@
   });
 
   async function currentFaults() {
-    const res = await fetch("/emulator/faults", { credentials: "same-origin" });
+    const res = await fetch("/console/emulator/faults", { credentials: "same-origin" });
     return res.ok ? res.json() : null;
   }
 
@@ -125,7 +125,7 @@
     if (!(form instanceof HTMLFormElement) || !form.dataset.form) return;
     event.preventDefault();
     const body = await forms[form.dataset.form](form);
-    if (body && (await call("PATCH", "/emulator/faults", body))) await afterChange("Faults set");
+    if (body && (await call("PATCH", "/console/emulator/faults", body))) await afterChange("Faults set");
   });
 
   document.addEventListener("change", (event) => {

@@ -34,6 +34,8 @@ export const COST_CODE = "QUERY_TOO_COSTLY";
 /** What building one endpoint's view costs, and one worker's in it (measured: as many fields). */
 const VIEW_PER_ENDPOINT = 5;
 const VIEW_PER_WORKER = 2;
+/** What one mutation costs besides what it selects (measured: about as much as 60 fields). */
+export const MUTATION_COST = 60;
 
 /** How long the lists are now: what the cost of a list field multiplies. */
 export interface ListSizes {
@@ -63,7 +65,11 @@ export function documentCost(
   // workers there are.
   const workersEach = Math.max(1, Math.ceil(sizes.workers / endpoints));
   const estimator: ComplexityEstimator = ({ type, field, childComplexity }) => {
-    if (type === mutation) mutations++;
+    if (type === mutation) {
+      mutations++;
+      // A change does the store's work and answers an error or an endpoint's view: many fields' worth.
+      return MUTATION_COST + childComplexity;
+    }
     if (type.name === "User" && field.name === "endpoints") {
       // Each `endpoints` builds the view of every endpoint with its workers, whatever it selects.
       return 1 + endpoints * (VIEW_PER_ENDPOINT + childComplexity) + VIEW_PER_WORKER * sizes.workers;
