@@ -2,7 +2,7 @@
 // serverless address for a queue-based endpoint; over REST the platform's own, as answered.
 import { localSettings, queueUrls } from "../../../../src/resources/serverless-endpoint/plan";
 import { restOutputs } from "../../../../src/resources/serverless-endpoint/rest-plan";
-import type { RestEndpoint } from "../../../../src/client";
+import { type RestEndpoint, schemas } from "../../../../src/client";
 
 describe("queueUrls (GraphQL answers none: built on the serverless address)", () => {
   test("a queue-based endpoint's run and runsync, whatever trailing slashes the address has", () => {
@@ -23,21 +23,13 @@ describe("queueUrls (GraphQL answers none: built on the serverless address)", ()
 });
 
 describe("restOutputs: the platform's requestUrls as answered", () => {
+  // An endpoint as the client reads it, through the client's own schema.
   const ep = (requestUrls?: Record<string, unknown>): RestEndpoint =>
-    ({
-      id: "ep1",
-      name: "api",
-      type: "QUEUE_BASED",
-      ...(requestUrls ? { requestUrls } : {}),
-      gpu: { pools: ["ADA_24"], count: 1 },
-      workers: { min: 0, max: 1 },
-      scaling: { type: "QUEUE_DELAY", value: 4, idleTimeout: 5 },
-      dataCenterIds: [],
-      networkVolumes: [],
-      timeout: 300000,
-      flashboot: false,
-      createdAt: "2026-01-01T00:00:00Z",
-    }) as unknown as RestEndpoint;
+    schemas.RestEndpointSchema.parse({
+      ...{ id: "ep1", name: "api", type: "QUEUE_BASED", gpu: { pools: ["ADA_24"] }, workers: { min: 0, max: 1 } },
+      ...{ scaling: { type: "QUEUE_DELAY", value: 4, idleTimeout: 5 }, dataCenterIds: [], networkVolumes: [], timeout: 300000 },
+      ...{ flashboot: "OFF", createdAt: "2026-01-01T00:00:00Z", ...(requestUrls ? { requestUrls } : {}) },
+    });
   const settings = localSettings({});
 
   test("run and runSync of a queue-based endpoint, base of a load-balancing one; fields the contract does not name are left out", () => {
