@@ -62,7 +62,8 @@ test("every costed resource declared in the same turn joins one StackCost named 
 });
 
 test("a resource's own dependsOn is kept beside the StackCost", async () => {
-  const other = new pulumi.CustomResource("test:index:Other", "other", {});
+  class Other extends pulumi.CustomResource {}
+  const other = new Other("test:index:Other", "other", {});
   const opts = joinLedger("pod", "trainer", {}, { dependsOn: other });
   expect(dependsOnOf(opts)).toHaveLength(2);
   expect(dependsOnOf(opts)[0]).toBe(other);
