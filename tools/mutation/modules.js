@@ -19,6 +19,9 @@ const MODULES = [
   // the stack's cost: its report and the ledger of what was created
   "src/resources/stack-cost/report.ts",
   "src/resources/cost/ledger.ts",
+  // the serverless endpoint's plans: over GraphQL, and over REST v2
+  "src/resources/serverless-endpoint/plan.ts",
+  "src/resources/serverless-endpoint/rest-plan.ts",
 ];
 
 /** The folder of unit tests a module is mutated against. */

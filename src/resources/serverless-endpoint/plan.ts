@@ -30,7 +30,8 @@ export const LOCAL_FIELDS = ["waitForWorkers", "readyTimeoutSeconds", "drainTime
 
 /** Platform values that mean the same thing compare equal: "" and null are both any region. */
 function normalized(field: string, value: unknown): unknown {
-  if (field === "locations" && (value === "" || value === undefined)) return null;
+  // (An undefined one already equals null: see sameValue.)
+  if (field === "locations" && value === "") return null;
   return value;
 }
 
@@ -56,7 +57,7 @@ export function changedSavedFields(olds: Record<string, any>, news: Record<strin
   return SAVED_FIELDS.filter((field) => {
     const next = wantedValue(field, olds, news);
     if (next === undefined) return false;
-    if (isUnknown(next)) return true;
+    // An unknown value is the engine's marker, which no old value equals: a change.
     return !sameValue(normalized(field, olds[field]), normalized(field, next));
   });
 }
@@ -99,8 +100,9 @@ export type LocalSettings = Pick<ServerlessEndpointOutputs, (typeof LOCAL_FIELDS
  * State of 0.1.0 has no record at all: the name read.
  */
 export function localSettings(from: (Partial<LocalSettings> & { name?: string }) | undefined): LocalSettings {
+  // The name is read only when there is a `from` (isAutoNamed of none is false).
   const applied =
-    from?.[APPLIED_NAME_KEY] ?? (isAutoNamed(from as Record<string, unknown>) || (from !== undefined && from[DECLARED_KEY] === undefined) ? from?.name : undefined);
+    from?.[APPLIED_NAME_KEY] ?? (isAutoNamed(from as Record<string, unknown>) || (from !== undefined && from[DECLARED_KEY] === undefined) ? from!.name : undefined);
   const settings: LocalSettings = {
     ...(applied ? { [APPLIED_NAME_KEY]: applied } : {}),
     waitForWorkers: from?.waitForWorkers ?? true,
@@ -142,6 +144,7 @@ export function queueUrls(serverlessUrl: string | undefined, id: string, type: s
 
 /** Workers RUNNING now. */
 export function runningWorkers(ep: WireEndpoint): number {
+  // Stryker disable next-line ArrayDeclaration: any stand-in list for none holds no RUNNING worker
   return (ep.pods ?? []).filter((p) => p.desiredStatus === "RUNNING").length;
 }
 

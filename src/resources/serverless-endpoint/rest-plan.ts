@@ -105,12 +105,9 @@ export function planRestDiff(olds: Record<string, any>, news: Record<string, any
   const replaces: string[] = [];
   const newType = news.type ?? DEFAULT_TYPE;
   if (isUnknown(newType) || (olds.type != null && olds.type !== newType)) replaces.push("type");
-  const changed = restChanges(olds, news).map((f) => f.split(".")[0]!);
-  if (!isRest(olds)) changed.push("api");
-  for (const field of LOCAL_FIELDS) {
-    if (news[field] !== undefined && !same(olds[field], news[field])) changed.push(field);
-  }
-  return { changes: replaces.length > 0 || changed.length > 0, replaces, deleteBeforeReplace: false };
+  const changed =
+    restChanges(olds, news).length > 0 || !isRest(olds) || LOCAL_FIELDS.some((field) => news[field] !== undefined && !same(olds[field], news[field]));
+  return { changes: replaces.length > 0 || changed, replaces, deleteBeforeReplace: false };
 }
 
 /** The contract's CreateEndpointRequest for checked inputs. */
