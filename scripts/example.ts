@@ -12,9 +12,9 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { startEmulator } from "../src/emulator";
-import { EXAMPLES_DIR, type ExampleName, projectName, stackConfig } from "../tools/engine/examples";
+import { EXAMPLES_DIR, type ExampleName, stackConfig } from "../tools/engine/examples";
 import { describe, type ExampleSession, openExample } from "../tools/engine/example-session";
-import { formatOutputs, stackOutputs } from "../tools/engine/stack-outputs";
+import { formatOutputs, type StackOutputs } from "../tools/engine/stack-outputs";
 import { settleTranscript } from "./transcripts";
 
 /** Secret stack values an example's README has the user set (`pulumi config set --secret`); here a stand-in. */
@@ -33,19 +33,19 @@ export function exampleNames(): string[] {
 type Print = (line: string) => void;
 
 /** Preview and up of a new stack, its outputs as `pulumi up` prints them, then the same program again (nothing to do). */
-async function firstUp(name: ExampleName, session: ExampleSession, config: Record<string, string>, secretKeys: string[], print: Print): Promise<boolean> {
+async function firstUp(session: ExampleSession, config: Record<string, string>, print: Print): Promise<boolean> {
   for (const [title, mode] of [["preview (new stack)", "preview"], ["up (new stack)", "up"], ["up again (nothing to do)", "up"]] as const) {
     const p = await session.programPhase(`${title}, stack ${session.stack.stack}`, mode, config);
     print(describe(p));
     if (p.error || (title.startsWith("up again") && p.steps.some((s) => s.op !== "same"))) return false;
-    if (title === "up (new stack)") await printOutputs(name, session, config, secretKeys, print);
+    if (title === "up (new stack)") printOutputs(p.outputs, print);
   }
   return true;
 }
 
-async function printOutputs(name: ExampleName, session: ExampleSession, config: Record<string, string>, secretKeys: string[], print: Print): Promise<void> {
-  const outputs = await stackOutputs(path.join(EXAMPLES_DIR, name, "index.ts"), { project: projectName(name), stack: session.stack, config, secretKeys });
-  print(formatOutputs(outputs).replace(/^/gm, "  "));
+/** The stack's outputs after an up: the program's exports from its run against the state (the phase's). */
+function printOutputs(outputs: StackOutputs | undefined, print: Print): void {
+  print(formatOutputs(outputs ?? {}).replace(/^/gm, "  "));
 }
 
 /** What the promotion's pull request changes in Pulumi.prod.yaml besides the tag: room for the launch's load. */
@@ -57,7 +57,7 @@ export const PROMOTED_WORKERS_MAX = "10";
  * workersMax for the launch), and prod's preview shows what its reviewer reads: the pod and the
  * template updated in place, the endpoint updated in place, and the cost line; prod's up applies it.
  */
-async function promote(session: ExampleSession, prod: Record<string, string>, dev: Record<string, string>, secretKeys: string[], print: Print): Promise<boolean> {
+async function promote(session: ExampleSession, prod: Record<string, string>, dev: Record<string, string>, print: Print): Promise<boolean> {
   const [tag, max] = ["promotion:imageTag", "promotion:workersMax"];
   const promoted = { ...prod, [tag]: dev[tag]!, [max]: PROMOTED_WORKERS_MAX };
   const change = `${tag} ${prod[tag]} -> ${dev[tag]}, ${max} ${prod[max]} -> ${PROMOTED_WORKERS_MAX}`;
@@ -69,7 +69,7 @@ async function promote(session: ExampleSession, prod: Record<string, string>, de
   const up = await session.programPhase(`up, stack prod: ${change}`, "up", promoted);
   print(describe(up));
   if (up.error) return false;
-  await printOutputs("promotion", session, promoted, secretKeys, print);
+  printOutputs(up.outputs, print);
   return true;
 }
 
@@ -105,7 +105,6 @@ async function main(): Promise<number> {
   };
   const fromStack = (stack: string) => (fs.existsSync(path.join(EXAMPLES_DIR, name, `Pulumi.${stack}.yaml`)) ? stackConfig(example, stack) : {});
   const secrets = SECRETS[name] ?? {};
-  const secretKeys = ["computeplatform:apiKey", ...Object.keys(secrets)];
   print(`Engine harness run of examples/${name}, stack${stacks.length > 1 ? "s" : ""} ${stacks.join(" then ")}: NOT \`pulumi up\`.`);
   for (const stack of stacks) {
     const file = path.join(EXAMPLES_DIR, name, `Pulumi.${stack}.yaml`);
@@ -122,10 +121,10 @@ async function main(): Promise<number> {
       const session = await openExample(example, { emulator: emu, stack, secretKeys: Object.keys(secrets), podPollMs: 50, onEvent: print });
       sessions.push(session);
       configs[stack] = { ...session.config, ...fromStack(stack), ...secrets };
-      ok = await firstUp(example, session, configs[stack]!, secretKeys, print);
+      ok = await firstUp(session, configs[stack]!, print);
       if (!ok) break;
     }
-    if (ok && promotion) ok = await promote(sessions[1]!, configs.prod!, configs.dev!, secretKeys, print);
+    if (ok && promotion) ok = await promote(sessions[1]!, configs.prod!, configs.dev!, print);
     for (const session of sessions) ok = (await finish(session, ok, print)) && ok;
     const transcripts = sessions.map((s) => s.plugin.transcript());
     const keySeen = [...transcripts, ...sessions.map((s) => s.stack.stateText())].some((t) => t.includes(emu.apiKey));

@@ -20,7 +20,7 @@ export { getCpuFlavors, getDataCenters, getGpuTypes, validVcpuCounts, type Catal
 export { checkPod, Pod, PodFailedError, PodInitError, PodProvider, podArgsSchema, planPodChange, type PodArgs, type PodInputs, type PodOutputs, type PodPlan, type PodProviderOptions } from "./resources/pod";
 // Types the resources' properties and providers name, exported so a program can name them too.
 export type { Cloud, DesiredStatus, WaitFor } from "./resources/pod/schema";
-export type { EndpointInputs, EndpointWorkerOutput, WorkerPrice } from "./resources/serverless-endpoint/schema";
+export type { EndpointInputs, EndpointRequestUrls, EndpointWorkerOutput, WorkerPrice } from "./resources/serverless-endpoint/schema";
 export type { NetworkVolumeInputs } from "./resources/network-volume/schema";
 export type { RegistryCredentialInputs } from "./resources/registry-credential/schema";
 export type { TemplateMountsInput } from "./resources/template/schema";

@@ -1,6 +1,6 @@
 // Quickstart: a GPU pod with a network volume mounted, a Serverless endpoint on its own
-// serverless template, and one runsync smoke call during `pulumi up` (never during
-// `pulumi preview`). Nothing to click together in a console first: the stack makes it all.
+// serverless template, and one runsync smoke job on that endpoint during `pulumi up` (never
+// during `pulumi preview`). Nothing to click together in a console first: the stack makes it all.
 //
 //   pulumi config set computeplatform:apiUrl http://127.0.0.1:8787
 //   pulumi config set computeplatform:apiKey --secret <key>
@@ -46,11 +46,10 @@ const api = new ServerlessEndpoint("api", {
   idleTimeout: 5,
 });
 
-// One call to a hosted image model once the endpoint is up; preview sends nothing.
+// One job on the stack's own endpoint once it is up (its id is known only then); preview sends nothing.
 const smoke = runSyncSmokeTest({
-  endpointId: config.get("smokeModel") ?? "sdxl-turbo",
-  input: { prompt: "a lighthouse at dusk", width: 64, height: 64 },
-  dependsOn: [api.id],
+  endpointId: api.id,
+  input: { prompt: config.get("smokePrompt") ?? "Say hello from the quickstart", max_tokens: 16 },
 });
 
 export const volumeId = volume.id;
@@ -59,8 +58,10 @@ export const podStatus = trainer.status;
 export const podDataCenter = trainer.dataCenterId;
 export const templateId = worker.id;
 export const endpointId = api.id;
+/** Where a client sends the endpoint's jobs (`run`, `runSync`). */
+export const endpointUrls = api.requestUrls;
 export const smokeStatus = smoke.status;
-export const smokeImageUrl = smoke.imageUrl;
+export const smokeOutput = smoke.output;
 
 // What the stack cost over the last day, from the platform's billing (during `pulumi up`; a
 // preview sends nothing). Pods are billed one by one; serverless endpoints only account-wide.

@@ -15,6 +15,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { captureProgramFile, EngineStack, type Registration } from "../../tools/engine";
+import { programExportsFile } from "../../tools/engine/capture";
 import { resolvingIds } from "../../tools/engine/examples";
 import { checkTarball, type PackedFile } from "./tarball";
 import { startPlugin } from "../../tools/engine/rig";
@@ -145,10 +146,18 @@ async function lifecycle(flavor: Flavor, project: string, emu: Emulator): Promis
     for (const r of regs) assert.match(String(r.inputs.__provider), /require\("pulumi-computeplatform\/providers"\)/);
     log(`${flavor}: preview: ${regs.length} resources to create, no write request`);
 
-    const up = await stack.up(resolvingIds(stack, await program(base), { preview: false }));
+    // What the program registers comes from a preview's run (the mocks' ids are placeholders, so
+    // no function of the program may send anything); after the steps the program runs again
+    // against the state, where runSyncSmokeTest sends its job to the endpoint just made.
+    const up = await stack.up(resolvingIds(stack, await program(base, true), { preview: false }));
     ok("up", up);
     assert.deepEqual(ops(up), all);
     const out = (n: string) => [...stack.resources.values()].find((r) => r.urn.endsWith(`::${n}`))!;
+    const live = [...stack.resources.values()].map((r) => ({ type: r.type, name: r.urn.split("::").at(-1)!, id: r.id, outputs: r.outputs }));
+    const exported = await programExportsFile(path.join(project, "bin/index.js"), live, { cwd: project, project: name, stack: "dev", config: base, secretKeys: SECRET_KEYS, env: { COMPUTEPLATFORM_API_KEY: undefined } });
+    assert.equal(exported.smokeStatus?.value, "COMPLETED");
+    assert.deepEqual(exported.smokeOutput?.value, { prompt: "Say hello" }, "the endpoint's test worker echoes the smoke job's input");
+    assert.deepEqual(exported.endpointUrls?.value, { run: `${emu.url}/v2/${out("api").id}/run`, runSync: `${emu.url}/v2/${out("api").id}/runsync` });
     assert.deepEqual(out("trainer").outputs.gpu, { id: "NVIDIA GeForce RTX 4090", count: 1 });
     assert.equal(out("trainer").outputs.status, "RUNNING");
     assert.deepEqual(out("trainer").outputs.mounts, { network: [{ volumeId: out("data").id, path: "/workspace" }] });
@@ -165,10 +174,10 @@ async function lifecycle(flavor: Flavor, project: string, emu: Emulator): Promis
     assert.equal(out("fallback").outputs.hourlyCost, 0.86);
     assert.equal(creates() - podsBefore, 3, "pods made: trainer, app, fallback (the notebook is adopted)");
     assert.match(plugin.transcript(), /cost: \$[\d.]+(-\$[\d.]+)?\/h/, "up prints the stack's cost line");
-    log(`${flavor}: up: ${Object.keys(all).join(", ")} created`);
+    log(`${flavor}: up: ${Object.keys(all).join(", ")} created; the smoke job answered by endpoint api`);
 
     const changed = { ...base, "app:image": "pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime", "app:workersMax": "3" };
-    const change = await stack.up(resolvingIds(stack, await program(changed), { preview: false }));
+    const change = await stack.up(resolvingIds(stack, await program(changed, true), { preview: false }));
     ok("change", change);
     assert.deepEqual(ops(change), { ghcr: "same", data: "same", "stack-cost": "update", trainer: "update", app: "same", notebook: "same", fallback: "same", worker: "same", api: "update" });
     assert.equal(out("trainer").outputs.image, changed["app:image"]);

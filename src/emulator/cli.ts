@@ -16,6 +16,8 @@ also as HTTP calls under /emulator (see docs/emulator.md).
 Server
   --port <n>              TCP port (0 = any free port)               [${DEFAULT_PORT}]
   --host <addr>           interface to bind                          [${DEFAULT_HOST}]
+  --allowed-host <name>   also serve requests whose Host is this name (besides loopback names
+                          and the bound address; others are a 421); repeatable
   --key <key[:scopes]>    accept this API key; scopes comma-separated from read,write
                           (e.g. --key cp_ro:read); repeatable        [one generated read,write key]
   --state-file <path>     keep pods, volumes and endpoints across restarts (atomic writes)
@@ -98,6 +100,7 @@ async function main(): Promise<void> {
         host: { type: "string" },
         key: { type: "string", multiple: true },
         "state-file": { type: "string" },
+        "allowed-host": { type: "string", multiple: true },
         "graphql-save-resets": { type: "boolean" },
         "quota-minute": { type: "string" },
         "quota-hour": { type: "string" },
@@ -165,6 +168,7 @@ async function main(): Promise<void> {
     emu = await startEmulator({
       port: num("port", s("port")) ?? DEFAULT_PORT,
       host: s("host") ?? DEFAULT_HOST,
+      allowedHosts: list("allowed-host"),
       keys,
       quotas: defined(quotas) as Partial<typeof DEFAULT_QUOTAS>,
       timings: defined(timings) as Partial<typeof DEFAULT_TIMINGS>,

@@ -47,6 +47,12 @@ export interface EmulatorOptions {
   port?: number;
   /** Interface to bind. @default "127.0.0.1" */
   host?: string;
+  /**
+   * Host names served besides the loopback names and the bound address (a name in /etc/hosts, a
+   * container's `host.docker.internal`); a request with any other `Host` is answered 421.
+   * @default []
+   */
+  allowedHosts?: string[];
   /** Accepted API keys with their scopes. @default one generated key with read and write */
   keys?: ApiKey[];
   /** Requests per key in each rate-limit window. @default { minute: 60, hour: 3000, day: 50000 } */
@@ -177,6 +183,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     listOrder: options.listOrder ?? "created",
     clock: options.clock ?? Date,
     handler: options.handler,
+    allowedHosts: options.allowedHosts ?? [],
   });
   const url = await server.listen(options.port ?? DEFAULT_PORT, options.host ?? DEFAULT_HOST);
   const full = keys.find((k) => k.scopes.includes("read") && k.scopes.includes("write")) ?? keys[0];

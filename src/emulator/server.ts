@@ -93,6 +93,8 @@ export interface ServerConfig {
   handler?: JobHandler;
   /** The order of list answers (see EmulatorOptions). */
   listOrder?: ListOrder;
+  /** Host names served besides the loopback names and the bound address (see EmulatorOptions). */
+  allowedHosts?: string[];
 }
 
 export class EmulatorServer {
@@ -110,7 +112,7 @@ export class EmulatorServer {
   private readonly sockets = new Set<Socket>();
   private readonly console: Console;
   private readonly sessions: Sessions;
-  private readonly hosts = new HostCheck();
+  private readonly hosts: HostCheck;
   private baseUrl = "";
   private closed = false;
 
@@ -119,6 +121,7 @@ export class EmulatorServer {
 
   constructor(config: ServerConfig) {
     this.clock = new AdjustableClock(config.clock);
+    this.hosts = new HostCheck(config.allowedHosts ?? []);
     const clock = this.clock;
     const now = () => clock.now();
     const ids = new Ids();

@@ -59,6 +59,10 @@ test("a stack stored by release 0.1.0 is refreshed, updated in place and destroy
   expect(byType(stack, "Pod").outputs).toMatchObject({ status: "RUNNING", env: { STAGE: "one" } });
   expect(byType(stack, "NetworkVolume").outputs).toMatchObject({ size: 20, name: "compat-data" });
   expect(byType(stack, "ServerlessEndpoint").outputs).toMatchObject({ name: "compat-api", workersMax: 2 });
+  // Written before endpoints output their job addresses: a refresh adds them.
+  expect(stored.engine.find((r) => r.type.endsWith(":ServerlessEndpoint"))!.outputs.requestUrls).toBeUndefined();
+  const api = byType(stack, "ServerlessEndpoint");
+  expect(api.outputs.requestUrls).toEqual({ run: `${emu.url}/v2/${api.id}/run`, runSync: `${emu.url}/v2/${api.id}/runsync` });
 
   // The same program a release later: nothing to do.
   const program = async (step: string) =>

@@ -82,7 +82,40 @@ async function capture(program, opts = {}) {
   return registrations;
 }
 
-module.exports = { capture };
+/**
+ * Runs `program` under mocks backed by a stack's state (each resource answered with its id and
+ * outputs from `opts.state`, `{ type, name, id, outputs }` each), the engine's part when it runs
+ * the program during an up, and returns its exports once settled: `{ value, secret }` each. A
+ * function of the program that failed (a smoke test's job) rejects.
+ * @param {() => unknown | Promise<unknown>} program
+ */
+async function stackExports(program, opts = {}) {
+  const pulumi = require(require.resolve("@pulumi/pulumi", { paths: [opts.cwd ?? process.cwd()] }));
+  const state = opts.state ?? [];
+  await pulumi.runtime.setMocks(
+    {
+      newResource: (args) => {
+        const live = state.find((r) => r.type === args.type && r.name === args.name);
+        return { id: live?.id ?? `${args.name}-id`, state: live?.outputs ?? args.inputs };
+      },
+      call: (args) => args.inputs,
+    },
+    opts.project ?? "project",
+    opts.stack ?? "stack",
+    false,
+  );
+  pulumi.runtime.setAllConfig(opts.config ?? {}, opts.secretKeys ?? []);
+  const exported = (await program()) ?? {};
+  const out = {};
+  for (const [name, value] of Object.entries(exported)) {
+    if (name === "__esModule") continue;
+    const o = pulumi.output(value);
+    out[name] = { value: await o.promise(), secret: await o.isSecret };
+  }
+  return out;
+}
+
+module.exports = { capture, stackExports };
 
 /** Whether Node loads `file` as an ES module: `.mjs`, or `.js` under a package.json of type module. */
 function isModule(file) {
@@ -109,9 +142,10 @@ if (require.main === module) {
     const main = typeof exported === "function" ? exported : exported?.default;
     return typeof main === "function" ? main() : exported;
   };
-  capture(program, JSON.parse(json ?? "{}")).then(
-    (registrations) => {
-      process.stdout.write(`${JSON.stringify({ registrations })}\n`);
+  const opts = JSON.parse(json ?? "{}");
+  (opts.exports ? stackExports(program, opts).then((outputs) => ({ outputs })) : capture(program, opts).then((registrations) => ({ registrations }))).then(
+    (result) => {
+      process.stdout.write(`${JSON.stringify(result)}\n`);
     },
     (err) => {
       process.stderr.write(`${err?.stack ?? err}\n`);

@@ -72,6 +72,28 @@ export async function captureProgram(program: () => unknown, opts: CaptureOption
  * `pulumi up` would store.
  */
 export async function captureProgramFile(file: string, opts: CaptureOptions = {}): Promise<Registration[]> {
+  const regs = (await runProgramFile(file, opts)).registrations as Registration[];
+  return regs.filter((r) => r.custom);
+}
+
+/** A resource of a stack's state as the program's mocks answer it during an up. */
+export interface LiveResource {
+  type: string;
+  name: string;
+  id: string;
+  outputs: Record<string, unknown>;
+}
+
+/**
+ * Run a program file in a child `node` under mocks backed by a stack's state (`state`), as the
+ * engine runs it during an up once those resources exist, and return its exports, settled.
+ */
+export async function programExportsFile(file: string, state: LiveResource[], opts: CaptureOptions = {}): Promise<Record<string, { value: unknown; secret: boolean }>> {
+  return (await runProgramFile(file, { ...opts, state, exports: true } as CaptureOptions)).outputs as Record<string, { value: unknown; secret: boolean }>;
+}
+
+/** capture-runner.js in child mode: its one JSON line. */
+async function runProgramFile(file: string, opts: CaptureOptions): Promise<Record<string, unknown>> {
   const cwd = opts.cwd ?? path.dirname(file);
   const script = path.join(__dirname, "capture-runner.js");
   const stdout = await new Promise<string>((resolve, reject) => {
@@ -82,6 +104,5 @@ export async function captureProgramFile(file: string, opts: CaptureOptions = {}
       (err, out, errOut) => (err ? reject(new Error(`program ${file} failed: ${errOut || err.message}`)) : resolve(out)),
     );
   });
-  const regs: Registration[] = JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}").registrations;
-  return regs.filter((r) => r.custom);
+  return JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as Record<string, unknown>;
 }

@@ -4,11 +4,21 @@
  * new GPU type), refresh and destroy. Each phase runs the program under mocks with the stack
  * config of that moment, then drives Pulumi's own dynamic-provider plugin as the engine would.
  * `npm run demo` prints what it returns; test/engine/examples-lifecycle.test.ts asserts it.
+ *
+ * Under `pulumi up` the program runs once, and a function of it that takes a resource's id
+ * (`runSyncSmokeTest({ endpointId: api.id })`) runs once the engine has made that resource.
+ * The harness runs the program before the engine's steps, for what it registers, with Pulumi's
+ * mocks giving each resource a placeholder id (`api-id`). So that run is a preview's
+ * (`isDryRun()`: no function sends anything), and after an up's steps the program runs again
+ * against the stack's state (tools/engine/stack-outputs.ts), where `api.id` is the endpoint's
+ * real id: its functions run then, once, and its exports are the stack's outputs. Both runs are
+ * child processes, so each sees the program afresh.
  */
 import type { Emulator } from "../../src/emulator";
 import { EngineStack, type OperationResult, type ProviderPlugin, type Registration } from ".";
 import { startPlugin } from "./rig";
-import { captureExample, exampleDir, type ExampleName, projectName, resolvingIds } from "./examples";
+import { captureExample, exampleDir, exampleExports, type ExampleName, projectName, resolvingIds } from "./examples";
+import type { StackOutputs } from "./stack-outputs";
 
 export const QUICKSTART_IMAGE = "pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime";
 export const UPDATED_IMAGE = "pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime";
@@ -41,6 +51,8 @@ export interface Phase {
   ms: number;
   /** The stack's cost lines the plugin printed during the phase (`cost: $a/h -> $b/h ...`). */
   costLines: string[];
+  /** After an up: the program's exports, from its run against the stack's state (its functions ran then). */
+  outputs?: StackOutputs;
   error?: string;
 }
 
@@ -129,7 +141,7 @@ export interface ExampleSession {
   config: Record<string, string>;
   phases: Phase[];
   /** Runs `run` as one recorded phase. */
-  phase(title: string, run: () => Promise<{ result: OperationResult; changed?: Map<string, string[]> }>): Promise<Phase>;
+  phase(title: string, run: () => Promise<{ result: OperationResult; changed?: Map<string, string[]>; outputs?: StackOutputs }>): Promise<Phase>;
   /** The program run under mocks with `programConfig`, then the engine's steps of a preview or an up. */
   programPhase(title: string, mode: "preview" | "up", programConfig: Record<string, string>): Promise<Phase>;
   /** Stops the plugin. */
@@ -165,13 +177,17 @@ export async function openExample(example: ExampleName, opts: LifecycleOptions &
     const printed = plugin.transcript().length;
     const started = Date.now();
     const stopWatching = watch(emu, opts.watchMs ?? 0, seen, say);
-    let outcome: Awaited<ReturnType<typeof run>>;
+    let outcome: Awaited<ReturnType<typeof run>> | undefined;
+    let failure: unknown;
     try {
       outcome = await run();
+    } catch (err) {
+      // The program's own run failed (a smoke test's job that failed): the phase fails, as the up would.
+      failure = err;
     } finally {
       stopWatching();
     }
-    const { result, changed } = outcome;
+    const { result, changed, outputs } = outcome ?? { result: { steps: [] } };
     const p: Phase = {
       title,
       steps: result.steps.map((s) => {
@@ -189,8 +205,11 @@ export async function openExample(example: ExampleName, opts: LifecycleOptions &
         .split("\n")
         .filter((l) => l.includes("cost: "))
         .map((l) => l.slice(l.indexOf("cost: "))),
+      ...(outputs ? { outputs } : {}),
     };
-    if (result.failures) {
+    if (failure !== undefined) {
+      p.error = `the program failed: ${failure instanceof Error ? failure.message : String(failure)}`;
+    } else if (result.failures) {
       p.error = `check failed for ${result.failures.urn}: ${result.failures.failures.map((f) => `${f.property}: ${f.reason}`).join("; ")}`;
     } else if (result.error) {
       p.error = result.error.message;
@@ -199,15 +218,18 @@ export async function openExample(example: ExampleName, opts: LifecycleOptions &
     return p;
   };
 
-  // A program run (under mocks) followed by the engine's steps, for preview or up.
+  // What the program registers (a preview's run under mocks: see the top of this file), the
+  // engine's steps, and after an up the program's run against the stack's state.
   const programPhase: ExampleSession["programPhase"] = (title, mode, programConfig) =>
     phase(title, async () => {
-      const regs = await captureExample(example, { stack: stackName, config: programConfig, preview: mode === "preview", secretKeys });
+      const regs = await captureExample(example, { stack: stackName, config: programConfig, preview: true, secretKeys });
       const resolved = resolvingIds(stack, regs, { preview: mode === "preview" });
       // What the program changed, against the state before the step runs (read now, before up applies it).
       const changed = new Map(resolved.map((r) => [r.name, changedKeys(stack, r)]));
       const result = mode === "preview" ? await stack.preview(resolved) : await stack.up(resolved);
-      return { result, changed };
+      if (mode === "preview" || result.error || result.failures) return { result, changed };
+      const outputs = await exampleExports(example, stack, { stack: stackName, config: programConfig, secretKeys });
+      return { result, changed, outputs };
     });
 
   return { stack, plugin, config, phases, phase, programPhase, close: () => plugin.stop() };
@@ -269,6 +291,12 @@ export function describe(p: Phase): string {
     .map(([op, n]) => `${op} ${n}`)
     .join(", ");
   for (const line of p.costLines) lines.push(`  ${line}`);
+  // The program's smoke job, sent once the endpoint it names exists (runSyncSmokeTest).
+  const smoke = p.outputs?.smokeStatus?.value;
+  if (smoke !== undefined) {
+    const on = p.outputs?.endpointId?.value;
+    lines.push(`  smoke job${on ? ` on endpoint ${on}` : ""}: ${String(smoke)}, output ${JSON.stringify(p.outputs?.smokeOutput?.value ?? null)}`);
+  }
   lines.push(`  provider calls: ${p.calls.join(", ") || "none"}`);
   lines.push(`  API requests:   ${api || "none"}  (${p.ms} ms)`);
   if (p.error) lines.push(`  FAILED: ${p.error}`);

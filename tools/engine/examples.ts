@@ -7,7 +7,9 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { captureProgramFile, type EngineStack, type Registration, UNKNOWN, urnOf } from ".";
+import { type CaptureOptions, captureProgramFile, type EngineStack, type Registration, UNKNOWN, urnOf } from ".";
+import { type LiveResource, programExportsFile } from "./capture";
+import type { StackOutputs } from "./stack-outputs";
 
 export const ROOT = path.resolve(__dirname, "../..");
 export const EXAMPLES_DIR = path.join(ROOT, "examples");
@@ -64,17 +66,31 @@ export interface CaptureExampleOptions {
 
 /** Run `examples/<name>/index.ts` under mocks and return its custom resources' registrations. */
 export function captureExample(name: ExampleName, opts: CaptureExampleOptions): Promise<Registration[]> {
-  const dir = exampleDir(name);
+  return captureProgramFile(path.join(exampleDir(name), "index.ts"), exampleRun(name, opts));
+}
+
+/**
+ * Run `examples/<name>/index.ts` as the engine runs it during an up, once `stack`'s resources
+ * exist (each answered with its id and outputs from the state), and return its exports,
+ * settled: its functions (a smoke test's job) run then.
+ */
+export function exampleExports(name: ExampleName, stack: EngineStack, opts: Omit<CaptureExampleOptions, "preview">): Promise<StackOutputs> {
+  const state: LiveResource[] = [...stack.resources.values()].map((r) => ({ type: r.type, name: r.urn.split("::").at(-1)!, id: r.id, outputs: r.outputs }));
+  return programExportsFile(path.join(exampleDir(name), "index.ts"), state, exampleRun(name, opts));
+}
+
+/** How an example's program runs: in its folder, TypeScript through Pulumi's own loader. */
+function exampleRun(name: ExampleName, opts: CaptureExampleOptions): CaptureOptions {
   const nodeOptions = [process.env.NODE_OPTIONS, `--require ${JSON.stringify(PULUMI_TYPESCRIPT)}`].filter(Boolean).join(" ");
-  return captureProgramFile(path.join(dir, "index.ts"), {
-    cwd: dir,
+  return {
+    cwd: exampleDir(name),
     project: projectName(name),
     stack: opts.stack,
     preview: opts.preview ?? false,
     config: opts.config,
     secretKeys: opts.secretKeys ?? ["computeplatform:apiKey"],
     env: { NODE_OPTIONS: nodeOptions, PULUMI_NODEJS_TRANSPILE_ONLY: opts.typeCheck ? "false" : "true" },
-  });
+  };
 }
 
 /** The id the harness's mocks give a resource: `<logical name>-id`. */

@@ -17,15 +17,18 @@ export interface OutputsOptions {
 
 type Output = { apply<U>(f: (v: unknown) => U): unknown; isSecret: Promise<boolean> };
 
-/** The value of an export, or of an Output, once known. */
+/** A stack's outputs by export name: each value once known, and whether it is secret. */
+export type StackOutputs = Record<string, { value: unknown; secret: boolean }>;
+
+/** The value of an export, or of an Output, once known; a function of the program that failed (a smoke test's job) rejects. */
 async function settle(pulumi: typeof import("@pulumi/pulumi"), value: unknown): Promise<{ value: unknown; secret: boolean }> {
-  const out = pulumi.output(value) as unknown as Output;
-  const resolved = await new Promise<unknown>((resolve) => out.apply((v) => resolve(v)));
+  const out = pulumi.output(value) as unknown as Output & { promise(): Promise<unknown> };
+  const resolved = await out.promise();
   return { value: resolved, secret: await out.isSecret };
 }
 
 /** Runs `programFile` under mocks backed by `stack`'s state and returns its exports, resolved. */
-export async function stackOutputs(programFile: string, opts: OutputsOptions): Promise<Record<string, { value: unknown; secret: boolean }>> {
+export async function stackOutputs(programFile: string, opts: OutputsOptions): Promise<StackOutputs> {
   const pulumi: typeof import("@pulumi/pulumi") = require(require.resolve("@pulumi/pulumi", { paths: [path.dirname(programFile)] }));
   const state = [...opts.stack.resources.values()];
   await pulumi.runtime.setMocks(
@@ -51,7 +54,7 @@ export async function stackOutputs(programFile: string, opts: OutputsOptions): P
 }
 
 /** The outputs as the CLI prints them: `Outputs:`, then one `    name: value` line each, by name. */
-export function formatOutputs(outputs: Record<string, { value: unknown; secret: boolean }>): string {
+export function formatOutputs(outputs: StackOutputs): string {
   const names = Object.keys(outputs).sort();
   const width = Math.max(0, ...names.map((n) => n.length));
   const show = (o: { value: unknown; secret: boolean }) => (o.secret ? "[secret]" : o.value === undefined ? "undefined" : JSON.stringify(o.value));

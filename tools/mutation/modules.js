@@ -16,6 +16,9 @@ const MODULES = [
   "src/resources/pod/plan.ts",
   "src/resources/pod/create-plan.ts",
   "src/resources/pod/update-plan.ts",
+  // the stack's cost: its report and the ledger of what was created
+  "src/resources/stack-cost/report.ts",
+  "src/resources/cost/ledger.ts",
 ];
 
 /** The folder of unit tests a module is mutated against. */

@@ -91,10 +91,10 @@ const api = new ServerlessEndpoint("api", {
   idleTimeout: 5,
 });
 
+// One job on the stack's own endpoint once it is up: its first worker starts for it (workersMin 0).
 const smoke = runSyncSmokeTest({
-  endpointId: "sdxl-turbo",
-  input: { prompt: "a lighthouse at dusk", width: 64, height: 64 },
-  dependsOn: [api.id],
+  endpointId: api.id,
+  input: { prompt: "Say hello" },
 });
 
 const podSpend = pulumi.output(getBilling({ of: "pods", lastN: 1, bucketSize: "day" }));
@@ -107,7 +107,9 @@ export const appStatus = app.status;
 export const notebookImage = notebook.image;
 export const volumeId = volume.id;
 export const endpointId = api.id;
+export const endpointUrls = api.requestUrls;
 export const smokeStatus = smoke.status;
+export const smokeOutput = smoke.output;
 export const spentOnPodsToday = podSpend.apply((b) => b.metadata.totals.totalAmount);
 export const a6000Price = a6000.apply((g) => g.price.secure);
 export const cpuFlavors = flavorIds;

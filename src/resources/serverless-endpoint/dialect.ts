@@ -10,7 +10,7 @@ import type { SharedList } from "../lifecycle/shared-list";
 import type { LocalSettings } from "./plan";
 import type { EndpointInputs, ServerlessEndpointOutputs } from "./schema";
 
-export type EndpointClient = Pick<ComputePlatform, "endpoints" | "serverless" | "templates"> & Partial<Pick<ComputePlatform, "catalog">>;
+export type EndpointClient = Pick<ComputePlatform, "endpoints" | "serverless" | "templates"> & Partial<Pick<ComputePlatform, "catalog" | "serverlessUrl">>;
 
 /**
  * A create or update whose endpoint exists but did not become ready. `id`, `properties` and

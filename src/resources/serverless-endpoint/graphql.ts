@@ -29,6 +29,7 @@ import {
   type LocalSettings,
   missingLive,
   planEndpointDiff,
+  queueUrls,
   runningWorkers,
   type SavedField,
   wantedValues,
@@ -74,8 +75,10 @@ export class GraphqlDialect implements Dialect<WireEndpoint> {
     return e.type ?? undefined;
   }
 
-  outputs(e: WireEndpoint, settings: LocalSettings, type: string): ServerlessEndpointOutputs {
-    return endpointOutputs(e, settings, type);
+  outputs(e: WireEndpoint, settings: LocalSettings, type: string | undefined): ServerlessEndpointOutputs {
+    const outs = endpointOutputs(e, settings, type);
+    const urls = queueUrls(this.c.client().serverlessUrl, e.id, outs.type);
+    return urls ? { ...outs, requestUrls: urls } : outs;
   }
 
   async rename(saved: WireEndpoint, inputs: EndpointInputs): Promise<void> {
@@ -120,7 +123,7 @@ export class GraphqlDialect implements Dialect<WireEndpoint> {
       },
     });
     if (!ep) return undefined;
-    return { props: endpointOutputs(ep, settings, props?.type), inputs: inputsFromLive(ep, settings) };
+    return { props: this.outputs(ep, settings, props?.type), inputs: inputsFromLive(ep, settings) };
   }
 
   diff(olds: Record<string, any>, news: Record<string, any>) {
@@ -156,7 +159,7 @@ export class GraphqlDialect implements Dialect<WireEndpoint> {
   async settle(saved: WireEndpoint, local: LocalSettings, fallbackType: string | undefined): Promise<ServerlessEndpointOutputs> {
     const settings = { ...local, ...(await this.c.workerPrice(saved.gpuIds)) };
     let latest = saved;
-    const outs = () => endpointOutputs(latest, settings, fallbackType);
+    const outs = () => this.outputs(latest, settings, fallbackType);
     if (!settings.waitForWorkers) return outs();
     const deadline = this.c.clock.now() + 1000 * settings.readyTimeoutSeconds;
     try {

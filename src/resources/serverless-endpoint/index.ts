@@ -10,10 +10,11 @@ import { shimProvider } from "../engine/shim";
 import { LOGICAL_NAME_KEY, ownerInputs } from "../lifecycle/owner";
 import { templateBehind } from "../inputs/template-ref";
 import { LOCAL_FIELDS, SAVED_FIELDS } from "./plan";
-import { ENDPOINT_ARGS, type EndpointType, type EndpointWorkerOutput, type FlashBootType, type GpuId, type ScalerType, TEMPLATE_CHECK_KEY, ENDPOINT_KIND } from "./schema";
+import { ENDPOINT_ARGS, type EndpointRequestUrls, type EndpointType, type EndpointWorkerOutput, type FlashBootType, type GpuId, type ScalerType, TEMPLATE_CHECK_KEY, ENDPOINT_KIND } from "./schema";
 
 export { EndpointNotReadyError, ServerlessEndpointProvider, type ServerlessEndpointProviderOptions } from "./provider";
 export {
+  type EndpointRequestUrls,
   type EndpointWorkerOutput,
   ENDPOINT_TYPES,
   endpointInputsSchema as serverlessEndpointSchema,
@@ -222,6 +223,12 @@ export class ServerlessEndpoint extends pulumi.dynamic.Resource {
   declare readonly executionTimeoutMs: pulumi.Output<number | null>;
   /** The workers when last read (create, update or refresh). */
   declare readonly pods: pulumi.Output<EndpointWorkerOutput[]>;
+  /**
+   * Where a client sends jobs: `run` and `runSync` of a queue-based endpoint (`runSyncSmokeTest`
+   * takes its `id`); over REST `base` for a load-balancing one. Undefined over GraphQL for a
+   * load-balancing endpoint.
+   */
+  declare readonly requestUrls: pulumi.Output<EndpointRequestUrls | undefined>;
   /** Whether create and update wait for `workersMin` RUNNING workers. */
   declare readonly waitForWorkers: pulumi.Output<boolean>;
   /** Seconds create and update wait for the workers. */
@@ -254,7 +261,7 @@ export class ServerlessEndpoint extends pulumi.dynamic.Resource {
       {
         // Every output must be named here (undefined when the program leaves it out) to
         // appear on the class.
-        ...Object.fromEntries([...SAVED_FIELDS, ...LOCAL_FIELDS, "type", "pods", "hourlyCost", "api", "container", "dataCenterIds"].map((k) => [k, undefined])),
+        ...Object.fromEntries([...SAVED_FIELDS, ...LOCAL_FIELDS, "type", "pods", "requestUrls", "hourlyCost", "api", "container", "dataCenterIds"].map((k) => [k, undefined])),
         ...args,
         ...templateCheckInput(args.templateId),
         [LOGICAL_NAME_KEY]: name,

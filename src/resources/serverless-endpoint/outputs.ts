@@ -54,6 +54,14 @@ export interface ServerlessEndpointOutputs {
   executionTimeoutMs: number | null;
   /** The workers when last read. */
   pods: EndpointWorkerOutput[];
+  /**
+   * The addresses a client sends jobs to: `run` and `runSync` of a queue-based endpoint
+   * (`{serverlessUrl}/v2/{id}/run`, `/runsync`); over REST the platform's `requestUrls` as it
+   * answers them (`base` for a load-balancing endpoint). Absent over GraphQL for a
+   * load-balancing endpoint (its paths are the worker's), and in state of 0.2.0 and earlier
+   * until the next update or refresh.
+   */
+  requestUrls?: EndpointRequestUrls;
   /** `rest` for an endpoint managed over REST v2; absent over GraphQL. */
   api?: ApiKind;
   /** A REST-managed endpoint's container, as read back (every field present). */
@@ -77,6 +85,20 @@ export interface ServerlessEndpointOutputs {
   __workerPrice?: WorkerPrice;
   /** The name last applied (the program's or the auto-name); the live one is `name`. */
   __appliedName?: string;
+}
+
+/**
+ * Where a client sends an endpoint's jobs.
+ *
+ * @group Resource outputs
+ */
+export interface EndpointRequestUrls {
+  /** `POST` a job here; the answer is its id, to follow with `status/{jobId}`. */
+  run?: string;
+  /** `POST` a job here and hold the call for its result (`?wait=` ms). */
+  runSync?: string;
+  /** A load-balancing endpoint's address (REST only): the worker defines its paths. */
+  base?: string;
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   DEFAULT_READY_TIMEOUT_SECONDS,
   DEFAULT_TYPE,
   type EndpointInputs,
+  type EndpointRequestUrls,
   FIELD_DEFAULTS,
   SAVED_FIELDS,
   type SavedField,
@@ -127,6 +128,16 @@ export function hourlyCostOf(ep: Pick<WireEndpoint, "gpuIds" | "gpuCount" | "wor
   if (!price || typeof ep.gpuIds !== "string" || firstTier(ep.gpuIds) !== price.tier) return undefined;
   const worker = price.usd * (ep.gpuCount ?? 1);
   return { min: usd(worker * (ep.workersMin ?? 0)), max: usd(worker * (ep.workersMax ?? 0)) };
+}
+
+/**
+ * Where a queue-based endpoint takes jobs, from the client's serverless address (GraphQL answers
+ * no URLs); none for a load-balancing endpoint, whose paths are its worker's, or without an address.
+ */
+export function queueUrls(serverlessUrl: string | undefined, id: string, type: string): EndpointRequestUrls | undefined {
+  if (!serverlessUrl || type !== "QB") return undefined;
+  const at = `${serverlessUrl.replace(/\/+$/, "")}/v2/${encodeURIComponent(id)}`;
+  return { run: `${at}/run`, runSync: `${at}/runsync` };
 }
 
 /** Workers RUNNING now. */

@@ -59,7 +59,9 @@ export function containerOf(ep: RestEndpoint): Required<ContainerInput> {
 /** State of a REST-managed endpoint: the common outputs plus `api`, `container` and `dataCenterIds`. */
 export function restOutputs(ep: RestEndpoint, pods: { desiredStatus: string }[], settings: LocalSettings): ServerlessEndpointOutputs {
   const outs = endpointOutputs(restAsWire(ep, pods), settings, DEFAULT_TYPE) as ServerlessEndpointOutputs & Record<string, unknown>;
-  return { ...outs, api: "rest", container: containerOf(ep), dataCenterIds: [...ep.dataCenterIds] };
+  // The platform's own addresses, the fields the contract names (run and runSync, or base).
+  const urls = Object.fromEntries((["run", "runSync", "base"] as const).flatMap((k) => (typeof ep.requestUrls?.[k] === "string" ? [[k, ep.requestUrls[k]]] : [])));
+  return { ...outs, ...(Object.keys(urls).length > 0 ? { requestUrls: urls } : {}), api: "rest", container: containerOf(ep), dataCenterIds: [...ep.dataCenterIds] };
 }
 
 /** The inputs a refresh reports for a REST-managed endpoint. */

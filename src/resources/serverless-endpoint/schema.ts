@@ -328,4 +328,4 @@ function removalFailures(olds: Record<string, any> | undefined, inputs: Record<s
   return failures;
 }
 
-export type { EndpointWorkerOutput, ServerlessEndpointOutputs, WorkerPrice } from "./outputs";
+export type { EndpointRequestUrls, EndpointWorkerOutput, ServerlessEndpointOutputs, WorkerPrice } from "./outputs";

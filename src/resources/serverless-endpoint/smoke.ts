@@ -1,11 +1,11 @@
 /**
- * A smoke test a Pulumi program can run after its endpoints are up: one hosted-model job
- * (`POST {serverlessUrl}/v2/{id}/runsync`, followed with `status-sync` while it runs) during
- * `pulumi up`, none during `pulumi preview`, which must not spend money or depend on the
- * platform answering.
+ * A smoke test a Pulumi program can run after its endpoints are up: one job on the stack's own
+ * endpoint (or on a hosted model), `POST {serverlessUrl}/v2/{id}/runsync` followed with
+ * `status-sync` while it runs, during `pulumi up`; none during `pulumi preview`, which must not
+ * spend money or depend on the platform answering.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { ComputePlatform, ModelJobFailedError, ModelJobInProgressError } from "../../client";
+import { ComputePlatform, ModelJobFailedError, ModelJobInProgressError, schemas } from "../../client";
 
 /** The stack-config namespace of `computeplatform:apiKey` and friends (see engine/settings.ts). */
 const CONFIG_NAMESPACE = "computeplatform";
@@ -26,9 +26,12 @@ export interface ImageModelInput {
 
 /** @group Serverless smoke test */
 export interface RunSyncSmokeTestArgs {
-  /** The hosted model endpoint to call, e.g. `sdxl-turbo`. */
+  /**
+   * The endpoint to call: the stack's own (a `ServerlessEndpoint`'s `id`, which makes the call
+   * wait for it), or a hosted model such as `sdxl-turbo`.
+   */
   endpointId: pulumi.Input<string>;
-  /** The `input` object of the call; for an image model `prompt`, `width` and `height`. */
+  /** The `input` object of the job: what the endpoint's worker takes; for an image model `prompt`, `width` and `height`. */
   input: pulumi.Input<ImageModelInput | Record<string, unknown>>;
   /**
    * Resources the call must wait for (typically the ServerlessEndpoint the smoke test is
@@ -44,11 +47,11 @@ export interface RunSyncSmokeTestArgs {
    */
   timeoutMs?: pulumi.Input<number>;
   /**
-   * The client to call with.
+   * The client to call with (its `jobs.runSync`).
    * @default a client from stack config (`computeplatform:apiKey`, `computeplatform:apiUrl`,
    *   `computeplatform:serverlessUrl`), then the environment
    */
-  client?: Pick<ComputePlatform, "models">;
+  client?: Pick<ComputePlatform, "jobs">;
 }
 
 /** @group Serverless smoke test */
@@ -57,7 +60,9 @@ export interface RunSyncSmokeTestResult {
   id: string;
   /** `COMPLETED` on success. */
   status: string;
-  /** `output.image_url` of an image model; null when the model returns none. */
+  /** The job's `output`, as the endpoint's worker returned it (any JSON value); null when it returned none. */
+  output: Record<string, unknown> | unknown[] | string | number | boolean | null;
+  /** `output.image_url` of an image model; null when the output has none. */
   imageUrl: string | null;
 }
 
@@ -72,17 +77,14 @@ function clientFromStack(apiKey: string | undefined): ComputePlatform {
 }
 
 /**
- * Call a hosted model once during `pulumi up` and return what it answered. During a preview
+ * Send one job to an endpoint during `pulumi up` (the stack's own, once it is up, or a hosted
+ * model) and return what it answered. During a preview
  * nothing is sent and the result is unknown. A failed call fails the deployment with the
  * client's (redacted) error, which is what a smoke test is for.
  *
  * ```ts
- * const smoke = runSyncSmokeTest({
- *   endpointId: "sdxl-turbo",
- *   input: { prompt: "a lighthouse", width: 64, height: 64 },
- *   dependsOn: [endpoint.id],
- * });
- * export const imageUrl = smoke.imageUrl;
+ * const smoke = runSyncSmokeTest({ endpointId: endpoint.id, input: { prompt: "Say hello" } });
+ * export const smokeOutput = smoke.output;
  * ```
  *
  * @group Serverless smoke test
@@ -102,18 +104,22 @@ export function runSyncSmokeTest(args: RunSyncSmokeTestArgs): pulumi.Output<RunS
 /**
  * The call itself: one submission (a paid job, never sent twice) that the client follows to
  * its end within `timeoutMs`, its answer reduced to what a stack output wants. A job that fails
- * or is still running at the deadline fails the deployment, saying what happened.
+ * or is still running at the deadline fails the deployment, saying what happened. The job
+ * routes of the client's `jobs` take any output a worker returns (a hosted model's too).
  */
 export async function smokeCall(
-  client: Pick<ComputePlatform, "models">,
+  client: Pick<ComputePlatform, "jobs">,
   endpointId: string,
   input: Record<string, unknown>,
   timeoutMs?: number,
 ): Promise<RunSyncSmokeTestResult> {
-  const what = `smoke test of model ${endpointId} failed`;
+  const what = `smoke test of endpoint ${endpointId} failed`;
   let answer;
   try {
-    answer = await client.models.runSync(endpointId, input, { deadlineMs: timeoutMs });
+    // Each hold no longer than the whole budget, when that is shorter than the platform's default hold.
+    const hold = schemas.RUNSYNC_WAIT_MS;
+    const wait = timeoutMs !== undefined && timeoutMs < hold.default ? Math.max(hold.min, Math.floor(timeoutMs)) : undefined;
+    answer = await client.jobs.runSync(endpointId, input, { deadlineMs: timeoutMs, ...(wait !== undefined ? { wait } : {}) });
   } catch (err) {
     if (err instanceof ModelJobFailedError) throw new Error(`${what}: job ${err.jobId} ended ${err.jobStatus}: ${err.jobError}`);
     if (err instanceof ModelJobInProgressError) {
@@ -125,6 +131,7 @@ export async function smokeCall(
     }
     throw err;
   }
-  const imageUrl = answer.output?.image_url;
-  return { id: answer.id, status: answer.status, imageUrl: typeof imageUrl === "string" ? imageUrl : null };
+  const output = (answer.output ?? null) as RunSyncSmokeTestResult["output"];
+  const imageUrl = typeof output === "object" && output !== null ? (output as { image_url?: unknown }).image_url : undefined;
+  return { id: answer.id, status: answer.status, output, imageUrl: typeof imageUrl === "string" ? imageUrl : null };
 }

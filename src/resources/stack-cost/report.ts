@@ -144,6 +144,7 @@ export async function priceEntries(
   olds: Record<string, PricedEntry>,
   news: Record<string, CostEntry>,
   pricer: (entry: CostEntry, old: PricedEntry | undefined) => ReturnType<Pricer>,
+  // Stryker disable next-line ArrowFunction: the default's answer is only ever negated, and undefined negates as false does
   again: (entry: CostEntry, old: PricedEntry) => boolean = () => false,
 ): Promise<Record<string, PricedEntry>> {
   const out: Record<string, PricedEntry> = {};
@@ -242,8 +243,9 @@ export function costReport(olds: Record<string, PricedEntry>, news: Record<strin
     const what = old ? changedFields(old, next).join(", ") || "price" : "added";
     changes.push({ key, label: label(next), what, before, after: next.hourly });
   }
+  // A removed entry that cost nothing (an EXITED pod: its most is 0, so its least is) changes nothing.
   for (const [key, old] of Object.entries(olds)) {
-    if (key in news || !old.hourly || (old.hourly.min === 0 && old.hourly.max === 0)) continue;
+    if (key in news || !old.hourly || old.hourly.max === 0) continue;
     changes.push({ key, label: label(old), what: "removed", before: old.hourly, after: ZERO });
   }
   return { before: total(olds), after: total(news), changes, unpriced };

@@ -44,7 +44,7 @@ describe("the computeplatform-emulator command (dist/emulator/cli.js; `npm test`
     const { child, output } = run(["--help"]);
     expect(await exited(child)).toBe(0);
     for (const flag of [
-      "--port", "--host", "--key", "--state-file", "--quota-minute", "--quota-hour", "--quota-day", "--provisioning-ms",
+      "--port", "--host", "--allowed-host", "--key", "--state-file", "--quota-minute", "--quota-hour", "--quota-day", "--provisioning-ms",
       "--starting-ms", "--drain-ms", "--time-scale", "--seed", "--rate-429", "--rate-5xx", "--drop-rate", "--slow-ms",
       "--error-image", "--no-capacity", "--graphql-save-resets",
     ]) {

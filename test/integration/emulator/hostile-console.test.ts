@@ -161,6 +161,15 @@ describe("case 5: only the emulator's own host names are served", () => {
     const here = await asHost(`localhost:${port}`, "POST", "/console/sign-in", { ...form, origin: `http://localhost:${port}` }, new URLSearchParams({ key: FULL }).toString());
     expect(here.status).toBe(303);
   });
+
+  test("a name given with allowedHosts (--allowed-host) is served too", async () => {
+    await emu.close();
+    emu = await start({ allowedHosts: ["Emulator.Test"] });
+    const port = new URL(emu.url).port;
+    const bearer = { authorization: `Bearer ${FULL}` };
+    expect((await asHost(`emulator.test:${port}`, "GET", "/v2/pods", bearer)).status).toBe(200);
+    expect((await asHost(`other.test:${port}`, "GET", "/v2/pods", bearer)).status).toBe(421);
+  });
 });
 
 describe("case 6: sign-in slows after repeated failures from one client", () => {

@@ -61,18 +61,20 @@ test("a level crowded with one name (600 `pods`) is refused before validation co
   expect((await gql(spread, READ_ONLY)).body.errors[0].message).toBe("more than 10 fragments are spread at one level; the limit is 10");
 });
 
-test("each mutation of a document counts against the rate limit: 300 aliased mutations are a 429, none runs", async () => {
+test("each mutation of a document counts against the rate limit: 100 aliased mutations are a 429, 300 too costly, none runs", async () => {
   emu = await start({ quotas: { minute: 60, hour: 3000, day: 50000 } });
-  const r = await gql(mutationBatch(300));
+  const many = await gql(mutationBatch(300));
+  expect([many.status, many.body.errors?.[0]?.extensions.code]).toEqual([400, "QUERY_TOO_COSTLY"]);
+  const r = await gql(mutationBatch(100));
   expect(r.status).toBe(429);
   expect(r.body.errors[0].extensions.code).toBe("RATE_LIMITED");
-  expect(r.body.errors[0].message).toMatch(/minute window: this request counts as 300 requests/);
+  expect(r.body.errors[0].message).toMatch(/minute window: this request counts as 100 requests/);
   expect(r.headers.get("retry-after")).toMatch(/^\d+$/);
   expect(emu.counts().deleteEndpoint ?? 0).toBe(0);
-  // Refused, it counted nothing: five mutations run and count five of the minute's 60.
+  // Refused, they counted nothing (the 400 counted one): five mutations run and count five of the minute's 60.
   const five = await gql(mutationBatch(5));
   expect(five.status).toBe(200);
   expect(five.body.errors.map((e: any) => e.extensions.code)).toEqual(Array(5).fill("NOT_FOUND"));
   expect(emu.counts().deleteEndpoint).toBe(5);
-  expect(five.headers.get("ratelimit")).toMatch(/^"minute";r=55;/);
+  expect(five.headers.get("ratelimit")).toMatch(/^"minute";r=54;/);
 });

@@ -2,7 +2,7 @@
 // resolve to 127.0.0.1 (DNS rebinding) reaches the emulator's port with its own name in `Host`, and
 // being same-origin to itself, would sign in, read the pages and call the control plane. So a
 // request whose `Host` is not a loopback name (localhost, *.localhost, 127.0.0.0/8, ::1) or the
-// address the emulator is bound to is answered 421 before anything else looks at it. A request
+// address the emulator is bound to (or a name given with --allowed-host) is answered 421 before anything else looks at it. A request
 // without `Host` (HTTP/1.0 from a script; no browser sends one) is let through.
 import { networkInterfaces, hostname } from "node:os";
 
@@ -26,6 +26,11 @@ function loopback(name: string): boolean {
 
 export class HostCheck {
   private readonly own = new Set<string>();
+
+  /** `extra`: names served besides the loopback names and the bound address. */
+  constructor(extra: readonly string[] = []) {
+    for (const name of extra) this.own.add(hostName(name));
+  }
 
   /** The address the emulator listens on; for every interface (0.0.0.0, ::) the machine's own names. */
   bind(address: string): void {

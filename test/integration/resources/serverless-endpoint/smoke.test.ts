@@ -1,11 +1,13 @@
 /**
- * runSyncSmokeTest against the emulator's hosted models over HTTP: it calls runsync during
- * `up` and never during `preview`.
+ * runSyncSmokeTest against the emulator over HTTP: a hosted model, and an endpoint of the same
+ * stack (made by the ServerlessEndpoint provider, over GraphQL and over REST) whose own worker
+ * answers. It calls runsync during `up` and never during `preview`.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { ComputePlatform } from "../../../../src/client";
 import { type Emulator, startEmulator } from "../../../../src/emulator";
-import { runSyncSmokeTest } from "../../../../src/resources/serverless-endpoint";
+import { runSyncSmokeTest, ServerlessEndpointProvider } from "../../../../src/resources/serverless-endpoint";
+import { createServerlessTemplate } from "../../../helpers/emulator-fixtures";
 import { smokeCall } from "../../../../src/resources/serverless-endpoint/smoke";
 
 let emu: Emulator;
@@ -45,7 +47,8 @@ test("up calls the model once and returns the image URL", async () => {
   await pulumi.runtime.setMocks(mocks, "smoke", "dev", false);
   const before = emu.counts().runSync ?? 0;
   const result = await settle(runSyncSmokeTest({ endpointId: pulumi.output("sdxl-turbo"), input, client }));
-  expect(result).toEqual({ id: expect.any(String), status: "COMPLETED", imageUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\//) });
+  const url = expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\//);
+  expect(result).toEqual({ id: expect.any(String), status: "COMPLETED", output: { image_url: url }, imageUrl: url });
   expect(emu.counts().runSync).toBe(before + 1);
   // The URL points at a real image.
   const image = await fetch((result as any).imageUrl);
@@ -94,7 +97,49 @@ describe("a cold endpoint: the job outlasts the call's hold", () => {
   test("past timeoutMs the deployment fails naming the job, which runs on; nothing sent again", async () => {
     const before = cold.counts().runSync ?? 0;
     const err = await smokeCall(coldClient, "sdxl-turbo", input, 1000).catch((e) => e);
-    expect(err.message).toMatch(/smoke test of model sdxl-turbo failed: job \S+ was still IN_PROGRESS after \d+ ms \(the smoke test's timeoutMs\).*runs on.*not sent again/s);
+    expect(err.message).toMatch(/smoke test of endpoint sdxl-turbo failed: job \S+ was still IN_PROGRESS after \d+ ms \(the smoke test's timeoutMs\).*runs on.*not sent again/s);
     expect(cold.counts().runSync).toBe(before + 1);
+  });
+});
+
+describe("an endpoint of the same stack", () => {
+  const make = async (api: "graphql" | "rest") => {
+    const p = new ServerlessEndpointProvider({ client: () => client, pollIntervalMs: 5, maxPollIntervalMs: 20 });
+    const common = { gpuIds: "ADA_24", workersMin: 0, workersMax: 1, waitForWorkers: false };
+    const args =
+      api === "rest"
+        ? { ...common, api, container: { image: "worker:1" } }
+        : { ...common, templateId: await createServerlessTemplate(emu.url, emu.apiKey) };
+    const checked = await p.check({}, { name: `smoke-${api}`, ...args });
+    expect(checked.failures ?? []).toEqual([]);
+    return { p, made: await p.create(checked.inputs!) };
+  };
+
+  test.each(["graphql", "rest"] as const)("over %s: its requestUrls are its job routes, and the smoke job is answered by its own worker", async (api) => {
+    await pulumi.runtime.setMocks(mocks, "smoke", "dev", false);
+    const { p, made } = await make(api);
+    const id = made.id;
+    expect(made.outs!.requestUrls).toEqual({ run: `${emu.url}/v2/${id}/run`, runSync: `${emu.url}/v2/${id}/runsync` });
+    const before = emu.counts().runSync ?? 0;
+    const result = await settle(runSyncSmokeTest({ endpointId: pulumi.output(id), input: { prompt: "hello", sleep_ms: 50 }, client }));
+    // The emulator's test worker echoes the job's input; the first worker started on demand.
+    expect(result).toEqual({ id: expect.any(String), status: "COMPLETED", output: { prompt: "hello", sleep_ms: 50 }, imageUrl: null });
+    expect(emu.counts().runSync).toBe(before + 1);
+    // The same address a client of the platform posts to.
+    const posted = await fetch(made.outs!.requestUrls!.runSync!, {
+      method: "POST",
+      headers: { authorization: `Bearer ${emu.apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ input: { n: 1 } }),
+    });
+    expect(await posted.json()).toMatchObject({ status: "COMPLETED", output: { n: 1 } });
+    await p.delete(id, made.outs!);
+  });
+
+  test("a job its worker fails fails the smoke test, naming the endpoint, the job and the worker's error", async () => {
+    const { p, made } = await make("graphql");
+    await expect(smokeCall(client, made.id, { fail: "model weights missing" })).rejects.toThrow(
+      new RegExp(`smoke test of endpoint ${made.id} failed: job \\S+ ended FAILED: model weights missing`),
+    );
+    await p.delete(made.id, made.outs!);
   });
 });

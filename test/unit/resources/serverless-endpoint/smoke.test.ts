@@ -9,7 +9,7 @@ function answering(answer: Record<string, unknown> | Error) {
     if (answer instanceof Error) throw answer;
     return answer;
   };
-  const client = { models: { runSync } } as unknown as Pick<ComputePlatform, "models">;
+  const client = { jobs: { runSync } } as unknown as Pick<ComputePlatform, "jobs">;
   return { client, calls };
 }
 
@@ -18,19 +18,32 @@ const input = { prompt: "a lighthouse", width: 16, height: 16 };
 describe("runsync smoke test: each outcome of the client's followed job", () => {
   test("COMPLETED gives the job id and the image URL", async () => {
     const { client } = answering({ id: "job-1", status: "COMPLETED", output: { image_url: "http://x/i.png" } });
-    await expect(smokeCall(client, "sdxl-turbo", input)).resolves.toEqual({ id: "job-1", status: "COMPLETED", imageUrl: "http://x/i.png" });
+    await expect(smokeCall(client, "sdxl-turbo", input)).resolves.toEqual({ id: "job-1", status: "COMPLETED", output: { image_url: "http://x/i.png" }, imageUrl: "http://x/i.png" });
   });
 
-  test("the smoke test's timeoutMs is the client's deadline for following the job", async () => {
+  test("any output a worker returns is the result's output (a text model's list, a plain string)", async () => {
+    for (const output of [[{ choices: [{ tokens: ["hi"] }] }], "hello", 3]) {
+      const { client } = answering({ id: "job-1", status: "COMPLETED", output });
+      await expect(smokeCall(client, "ep1", { prompt: "hi" })).resolves.toEqual({ id: "job-1", status: "COMPLETED", output, imageUrl: null });
+    }
+  });
+
+  test("the smoke test's timeoutMs is the client's deadline for following the job, and bounds each hold when shorter than the platform's", async () => {
     const { client, calls } = answering({ id: "job-1", status: "COMPLETED", output: {} });
     await expect(smokeCall(client, "sdxl-turbo", input, 45_000)).resolves.toMatchObject({ imageUrl: null });
-    expect(calls).toEqual([["sdxl-turbo", input, { deadlineMs: 45_000 }]]);
+    await smokeCall(client, "sdxl-turbo", input, 600_000);
+    await smokeCall(client, "sdxl-turbo", input);
+    expect(calls).toEqual([
+      ["sdxl-turbo", input, { deadlineMs: 45_000, wait: 45_000 }],
+      ["sdxl-turbo", input, { deadlineMs: 600_000 }],
+      ["sdxl-turbo", input, { deadlineMs: undefined }],
+    ]);
   });
 
   test("FAILED fails clearly: model, job id and the platform's error", async () => {
     const { client, calls } = answering(new ModelJobFailedError("sdxl-turbo", "job-2", "CUDA out of memory"));
     await expect(smokeCall(client, "sdxl-turbo", input)).rejects.toThrow(
-      /smoke test of model sdxl-turbo failed: job job-2 ended FAILED: CUDA out of memory/,
+      /smoke test of endpoint sdxl-turbo failed: job job-2 ended FAILED: CUDA out of memory/,
     );
     expect(calls).toHaveLength(1);
   });

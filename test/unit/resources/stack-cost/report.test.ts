@@ -139,3 +139,152 @@ test("an entry left unpriced while the catalog was unreachable is priced at the 
   expect(await priceEntries(later, { "pod trainer": pod() }, counting)).toEqual(later);
   expect(asked).toBe(1);
 });
+
+describe("a ledger entry as the program sent it", () => {
+  test("anything but an object is refused as such: null, a list, a text", () => {
+    for (const raw of [null, [], ["pod"], "pod"]) expect(normalizeEntry(raw)).toBe("a ledger entry must be an object");
+    expect(normalizeEntry({ kind: "pod" })).toMatchObject({ name: "?" });
+  });
+
+  test("a pod keeps what prices it and what finds it, each only when set: owner text, a non-empty ignore list, gpu, cpu, maxHourlyCost", () => {
+    const full = normalizeEntry({
+      kind: "pod",
+      name: "t",
+      owner: "Pod-web-3f9a1c2e",
+      ignore: ["gpu.count"],
+      cpu: { id: "cpu3c", vcpuCount: 4, extra: 1 },
+      maxHourlyCost: 2,
+      cloud: "COMMUNITY",
+      desiredStatus: "EXITED",
+    });
+    expect(full).toEqual({
+      kind: "pod",
+      name: "t",
+      owner: "Pod-web-3f9a1c2e",
+      ignore: ["gpu.count"],
+      cpu: { id: "cpu3c", vcpuCount: 4 },
+      maxHourlyCost: 2,
+      cloud: "COMMUNITY",
+      desiredStatus: "EXITED",
+    });
+    const bare = normalizeEntry({ kind: "pod", name: "t", owner: 7, ignore: [], gpu: null, cpu: null, maxHourlyCost: null });
+    expect(bare).toEqual({ kind: "pod", name: "t", cloud: "SECURE", desiredStatus: "RUNNING" });
+    expect(normalizeEntry({ kind: "pod", name: "t", ignore: "gpu" })).not.toHaveProperty("ignore");
+  });
+
+  test("what is left out stays out, not a key holding undefined (state cannot hold undefined)", () => {
+    expect(normalizeEntry({ kind: "pod", name: "t" })).toStrictEqual({ kind: "pod", name: "t", cloud: "SECURE", desiredStatus: "RUNNING" });
+    expect(normalizeEntry({ kind: "endpoint", name: "api", gpuIds: "AMPERE_16" })).toStrictEqual({ kind: "endpoint", name: "api", gpuIds: "AMPERE_16" });
+  });
+
+  test("a gpu or cpu unknown at preview is kept as the marker, so the entry stays unknown", () => {
+    expect(normalizeEntry({ kind: "pod", name: "t", gpu: UNKNOWN })).toMatchObject({ gpu: UNKNOWN });
+    expect(normalizeEntry({ kind: "pod", name: "t", cpu: UNKNOWN })).toMatchObject({ cpu: UNKNOWN });
+  });
+
+  test("an endpoint keeps a worker count of 0 (not left to the platform), its owner and name as texts, a non-empty ignore list, and api only when rest", () => {
+    const declared = {
+      kind: "endpoint",
+      name: "api",
+      gpuIds: "AMPERE_16",
+      workersMin: 0,
+      workersMax: 0,
+      owner: "ServerlessEndpoint-api-1a2b3c4d",
+      declaredName: "my-api",
+      ignore: ["workersMax"],
+      api: "rest",
+    };
+    expect(normalizeEntry(declared)).toStrictEqual(declared);
+    const bare = normalizeEntry({ kind: "endpoint", name: "api", gpuIds: "AMPERE_16", workersMin: null, workersMax: null, owner: 1, declaredName: 2, ignore: [], api: "graphql" });
+    expect(bare).toEqual({ kind: "endpoint", name: "api", gpuIds: "AMPERE_16" });
+  });
+});
+
+describe("a pod's price", () => {
+  test("a CPU pod is priced by its flavor (none when the catalog does not list it); a pod with neither gpu nor cpu has no price", async () => {
+    const asked: unknown[] = [];
+    const byFlavor = async (c: { cpu?: { id: string; vcpuCount: number }; cloud: string }) => {
+      asked.push(c);
+      return c.cpu?.id === "cpu3c" ? 0.12 * c.cpu.vcpuCount : undefined;
+    };
+    expect(await pricePod(pod({ gpu: undefined, cpu: { id: "cpu3c", vcpuCount: 4 } }) as never, byFlavor)).toEqual({ min: 0.48, max: 0.48 });
+    expect(asked).toEqual([{ cpu: { id: "cpu3c", vcpuCount: 4 }, cloud: "SECURE" }]);
+    expect(await pricePod(pod({ gpu: undefined, cpu: { id: "cpu9z", vcpuCount: 4 } }) as never, byFlavor)).toBeUndefined();
+    expect(await pricePod(pod({ gpu: undefined }) as never, byFlavor)).toBeUndefined();
+  });
+
+  test("a GPU choice priced exactly at maxHourlyCost is within it", async () => {
+    expect(await pricePod(pod({ gpu: { id: ["H100", "A100"] }, maxHourlyCost: 1.89 }) as never, podPrice)).toEqual({ min: 1.89, max: 1.89 });
+  });
+});
+
+describe("the cost report's lines", () => {
+  const priced = (entry: CostEntry, hourly: PricedEntry["hourly"], liveId?: string): PricedEntry => ({ ...entry, hourly, ...(liveId ? { liveId } : {}) });
+
+  test("a price kept without asking keeps the live id the last look found, so the next look starts there", async () => {
+    const olds = { "pod trainer": priced(pod(), { min: 0.86, max: 0.86 }, "pod-7") };
+    const kept = await priceEntries(olds, { "pod trainer": pod() }, async () => {
+      throw new Error("not asked");
+    });
+    expect(kept["pod trainer"]).toEqual(olds["pod trainer"]);
+  });
+
+  test("an entry the catalog does not price is not counted, and says so; it is no change", () => {
+    const r = costReport({}, { "pod trainer": priced(pod({ gpu: { id: "B200" } }), null) });
+    expect(r).toMatchObject({ changes: [], unpriced: ["pod trainer (not priced by the catalog)"] });
+  });
+
+  test("the same declaration at another catalog price is a change of price; several changed fields are listed together", () => {
+    const olds = { "pod trainer": priced(pod(), { min: 0.86, max: 0.86 }) };
+    expect(costReport(olds, { "pod trainer": priced(pod(), { min: 0.9, max: 0.9 }) }).changes).toEqual([
+      { key: "pod trainer", label: "pod trainer", what: "price", before: { min: 0.86, max: 0.86 }, after: { min: 0.9, max: 0.9 } },
+    ]);
+    const both = costReport(olds, { "pod trainer": priced(pod({ gpu: { id: "L40S", count: 2 }, cloud: "COMMUNITY" }), { min: 1.5, max: 1.5 }) });
+    expect(both.changes[0]!.what).toBe("gpu.count 1 -> 2, cloud SECURE -> COMMUNITY");
+  });
+
+  test("a changed field reads as the program writes it: a text bare, a list in brackets, a value left out as none, a CPU pod's flavor", () => {
+    const list = costReport({ "pod t": priced(pod(), { min: 0.86, max: 0.86 }) }, { "pod t": priced(pod({ gpu: { id: ["H100", "L40S"] }, maxHourlyCost: 3 }), { min: 2.99, max: 2.99 }) });
+    expect(list.changes[0]!.what).toBe("gpu.id L40S -> [H100, L40S], maxHourlyCost none -> 3");
+    const cpu = (vcpuCount: number) => pod({ gpu: undefined, cpu: { id: "cpu3c", vcpuCount } });
+    const flavor = costReport({ "pod c": priced(cpu(4), { min: 0.48, max: 0.48 }) }, { "pod c": priced(cpu(8), { min: 0.96, max: 0.96 }) });
+    expect(flavor.changes[0]!.what).toBe("cpu.vcpuCount 4 -> 8");
+  });
+
+  test("removing what cost nothing (an EXITED pod) changes nothing; removing what cost something is listed", () => {
+    const olds = {
+      "pod idle": priced(pod({ name: "idle", desiredStatus: "EXITED" }), { min: 0, max: 0 }),
+      "endpoint api": priced(endpoint(), { min: 0, max: 1.72 }),
+    };
+    expect(costReport(olds, {}).changes.map((c) => `${c.label} ${c.what}`)).toEqual(["endpoint api removed"]);
+  });
+
+  test("every entry not counted is named in the line", () => {
+    const r = costReport({}, { "pod a": pod({ name: "a", cloud: UNKNOWN }), "pod b": priced(pod({ name: "b" }), null) });
+    expect(costLine(r)).toBe("cost: $0.00/h -> $0.00/h (+$0.00/h); not counted: pod a (cost unknown until up), pod b (not priced by the catalog)");
+  });
+
+  test("a range whose top stays and whose bottom falls moves down: a minus, never a plus", () => {
+    expect(delta({ min: 1, max: 2 }, { min: 0, max: 2 })).toBe("-$1.00-$0.00/h");
+    expect(delta({ min: 1, max: 1 }, { min: 1, max: 1 })).toBe("+$0.00/h");
+  });
+
+  test("a stack that comes to exactly its budget is within it", () => {
+    const news = { "pod t": priced(pod(), { min: 3, max: 3 }) };
+    expect(overBudget(costReport({}, news), news, 3, "b")).toBeUndefined();
+  });
+
+  test("over budget names the three dearest resources, dearest first, and none that costs nothing or is not priced", () => {
+    const news: Record<string, PricedEntry> = {
+      "pod a": priced(pod({ name: "a" }), { min: 0.86, max: 0.86 }),
+      "pod b": priced(pod({ name: "b" }), { min: 2.99, max: 2.99 }),
+      "pod idle": priced(pod({ name: "idle" }), { min: 0, max: 0 }),
+      "pod c": priced(pod({ name: "c" }), { min: 1.89, max: 1.89 }),
+      "pod new": pod({ name: "new", cloud: UNKNOWN }),
+      "endpoint api": priced(endpoint(), { min: 0, max: 1.72 }),
+    };
+    expect(overBudget(costReport({}, news), news, 1, "b")).toContain("The most: pod b $2.99/h, pod c $1.89/h, endpoint api $0.00-$1.72/h. ");
+    const few = { "pod idle": news["pod idle"]!, "pod a": news["pod a"]! };
+    expect(overBudget(costReport({}, few), few, 0.5, "b")).toContain("The most: pod a $0.86/h. ");
+  });
+});
