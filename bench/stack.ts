@@ -167,9 +167,15 @@ async function settledAll(work: Promise<unknown>[]): Promise<void> {
   if (failed) throw failed.reason;
 }
 
+/** The bound of one gRPC call in the bench: the whole run's, not the rig's minute for a test. */
+const CALL_TIMEOUT_MS = 30 * 60_000;
+
 export async function startPlugin(b: Bench, apiKey: string, probe: boolean): Promise<{ plugin: ProviderPlugin; config: Record<string, string> }> {
   const config = { "computeplatform:apiKey": apiKey, "computeplatform:apiUrl": b.emu.url };
   const plugin = await startConfiguredPlugin(config, {
+    // The engine sets no deadline on a provider call: a create that waits its turn under the
+    // quota takes as long as the quota makes it (300 pods at 60 a minute: minutes, emulated).
+    callTimeoutMs: CALL_TIMEOUT_MS,
     env: {
       // The providers' default pace in emulated time, as COMPUTEPLATFORM_POLL_INTERVAL_MS sets it.
       COMPUTEPLATFORM_POLL_INTERVAL_MS: String(pollMs(b.shape)),

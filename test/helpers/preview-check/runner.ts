@@ -109,7 +109,7 @@ export interface KindModel {
 }
 
 /** Pairs per kind in `npm test`; `PREVIEW_CHECK_RUNS` raises it for a soak. */
-export const DEFAULT_PAIRS = 10;
+export const DEFAULT_PAIRS = 6;
 /** The chain length of one fast-check run: a run is one stack's life, created to destroyed. */
 const CHAIN = 14;
 const DEFAULT_SEED = 20261124;

@@ -14,7 +14,7 @@
  * left as it was), `retainOnDelete` then the name declared again (the kept object is left
  * alone, a new one made), or `aliases` (a logical rename: same id, nothing made or deleted).
  * After every up, the stack's cost ledger equals the live objects' cost as the catalog prices it.
- * How many steps: `WIDENED_FAULT_STEPS` (default 5) and `WIDENED_OPTION_STEPS` (default 2) per
+ * How many steps: `WIDENED_FAULT_STEPS` (default 3; 5 in `npm run soak:preview`) and `WIDENED_OPTION_STEPS` (default 2) per
  * kind; the seed: `PREVIEW_CHECK_SEED`, printed with the tally.
  */
 import type * as pulumi from "@pulumi/pulumi";
@@ -37,7 +37,7 @@ export interface WidenedTally {
 export const newWidenedTally = (): WidenedTally => ({ faultSteps: 0, faults: {}, failedUps: 0, pendingShown: 0, optionSteps: {}, skipped: 0, ledgerChecks: 0 });
 
 export function widenedSettings(env: NodeJS.ProcessEnv = process.env) {
-  return { faultSteps: Number(env.WIDENED_FAULT_STEPS ?? 5), optionSteps: Number(env.WIDENED_OPTION_STEPS ?? 2) };
+  return { faultSteps: Number(env.WIDENED_FAULT_STEPS ?? 3), optionSteps: Number(env.WIDENED_OPTION_STEPS ?? 2) };
 }
 
 type Fault = "5xx" | "drop";
