@@ -22,6 +22,8 @@ const MODULES = [
   // the serverless endpoint's plans: over GraphQL, and over REST v2
   "src/resources/serverless-endpoint/plan.ts",
   "src/resources/serverless-endpoint/rest-plan.ts",
+  // the argument and input checks
+  "src/resources/inputs/arguments.ts",
 ];
 
 /** The folder of unit tests a module is mutated against. */
