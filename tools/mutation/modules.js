@@ -24,6 +24,7 @@ const MODULES = [
   "src/resources/serverless-endpoint/rest-plan.ts",
   // the argument and input checks
   "src/resources/inputs/arguments.ts",
+  "src/resources/inputs/check.ts",
 ];
 
 /** The folder of unit tests a module is mutated against. */
