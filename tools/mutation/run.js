@@ -6,6 +6,11 @@
 //   npm run test:mutation -- --full              every mutant again (the results are rewritten)
 //   npm run test:mutation -- <module>...         only these modules (paths as in modules.js)
 //
+// One limit of Stryker's incremental mode: a surviving static mutant (one the module runs as it
+// loads, such as a constant table's entry) covers no test, so it is reused as surviving even when
+// a new test would kill it. After adding tests for such a constant, run the module once with
+// --full (the pod's plan: 80.5% recorded incrementally, 100% in full).
+//
 // Incremental mode reads and rewrites each module's results, tools/mutation/incremental/*.json,
 // which are committed: CI starts from them and pays only for what changed since. A module
 // whose recorded source and tests are the ones in the work tree, with no new test file that
