@@ -9,9 +9,11 @@ const path = require("node:path");
 const MODULES = [
   // retry timing (pacing.ts: results still to be made)
   "src/client/core/retry.ts",
-  // the lifecycle's applied state and owner tokens
+  // the lifecycle's applied state and owner tokens, a create's recovery and finding it again
   "src/resources/lifecycle/applied.ts",
   "src/resources/lifecycle/owner.ts",
+  "src/resources/lifecycle/recovery.ts",
+  "src/resources/lifecycle/find-again.ts",
   // the pod's plans: replace or update, a create's, an update's requests
   "src/resources/pod/plan.ts",
   "src/resources/pod/create-plan.ts",
