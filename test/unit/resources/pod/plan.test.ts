@@ -261,6 +261,11 @@ describe("Pod patch: only the changed fields, never one the platform answers 400
     expect(() => podPatch(p.olds, p.news)).toThrow(/mounts needs a new pod/);
   });
 
+  test("a PATCH refused for several replaces names each of them, apart", () => {
+    const p = plan(gpuPod, { gpu: { id: "NVIDIA_H100" }, cloud: "COMMUNITY" });
+    expect(() => podPatch(p.olds, p.news)).toThrow("a change of gpu, cloud needs a new pod, not a PATCH");
+  });
+
   test("nextEnv drops the keys the user removed, keeps foreign ones", () => {
     expect(nextEnv({ A: "1", B: "2", X: "p" }, ["A", "B"], { B: "3" })).toEqual({ B: "3", X: "p" });
   });
@@ -470,6 +475,31 @@ describe("an update's requests", () => {
     expect(planUpdate("pod-1", olds, p.news).declaration.hourlyCost).toBe(1.25);
     expect(planUpdate("pod-1", p.olds, p.news).declaration).not.toHaveProperty("hourlyCost");
   });
+
+  test("an update refused for several replaces names each of them, apart", () => {
+    const p = plan(gpuPod, { gpu: { id: "NVIDIA_H100" }, cloud: "COMMUNITY" });
+    expect(() => planUpdate("pod-1", p.olds, p.news)).toThrow("pod pod-1: gpu, cloud cannot change in place; the pod must be replaced");
+  });
+
+  test("state written before __declared existed (or by Pod.get) updates without a price of its own", () => {
+    const p = plan(gpuPod, { image: "img:2" });
+    const { __declared: _declared, ...legacy } = p.olds;
+    const steps = planUpdate("pod-1", legacy as PodOutputs, p.news);
+    expect(steps).toMatchObject({ patch: { image: "img:2" }, recordOnly: false });
+    expect(steps.declaration).not.toHaveProperty("hourlyCost");
+  });
+
+  test("only a change that locks the pod puts the lock last: an unlock stays in the PATCH, and an unlocked pod's stop, restart or restarting PATCH hold no lock back", () => {
+    const locked = { ...gpuPod, locked: true };
+    const unlockAndStop = plan(locked, { locked: false, desiredStatus: "EXITED" });
+    expect(planUpdate("pod-1", unlockAndStop.olds, unlockAndStop.news)).toMatchObject({ lockLast: false, patch: { locked: false } });
+    const unlockAndImage = plan(locked, { locked: false, image: "img:2" });
+    expect(planUpdate("pod-1", unlockAndImage.olds, unlockAndImage.news)).toMatchObject({ lockLast: false, patch: { locked: false, image: "img:2" } });
+    for (const change of [{ desiredStatus: "EXITED" }, { globalNetworking: true }, { image: "img:2" }]) {
+      const p = plan(gpuPod, change);
+      expect(planUpdate("pod-1", p.olds, p.news).lockLast).toBe(false);
+    }
+  });
 });
 
 describe("a locked pod: what the platform refuses, refused before any request", () => {
@@ -524,6 +554,15 @@ describe("a locked pod: what the platform refuses, refused before any request", 
     expect(previewRefusal(both.olds, both.news)).toMatch(/^is locked, and a change of registry restarts/);
     const fine = plan(locked, { name: "web-2" });
     expect(previewRefusal(fine.olds, fine.news)).toBeUndefined();
+  });
+
+  test("preview refuses an unknown registry only of a pod that stays locked: not with a known unlock, nor of a pod being locked, whatever else is unknown", () => {
+    const unlocking = plan(locked, { registry: UNKNOWN, image: UNKNOWN, locked: false });
+    expect(previewRefusal(unlocking.olds, unlocking.news)).toBeUndefined();
+    const locking = plan(gpuPod, { registry: UNKNOWN, image: UNKNOWN, locked: true });
+    expect(previewRefusal(locking.olds, locking.news)).toBeUndefined();
+    const staying = plan(locked, { registry: UNKNOWN, image: UNKNOWN, locked: true });
+    expect(previewRefusal(staying.olds, staying.news)).toMatch(/^is locked, and a change of registry restarts/);
   });
 });
 
