@@ -79,7 +79,7 @@ export function engineProvider(provider: Provider): Provider {
     check: async (olds, news) =>
       hinted(async () => {
         const r = provider.check ? await provider.check(olds, news) : { inputs: news };
-        if ((r.failures ?? []).length === 0 && changes(olds, r.inputs)) requirePlatformSettings();
+        if ((r.failures ?? []).length === 0) refuseMissingSettings(olds, r.inputs);
         return { ...r, inputs: defined(r.inputs) };
       }),
     diff: async (id, olds, news) => (provider.diff ? provider.diff(id, olds, news) : {}),
@@ -100,6 +100,20 @@ export function engineProvider(provider: Provider): Provider {
     },
     delete: async (id, props) => hinted(async () => provider.delete?.(id, props)),
   };
+}
+
+/**
+ * {@link requirePlatformSettings}'s refusal when the checked inputs differ from the last applied
+ * ones (none: a create), so that up sends requests. The settings are looked at first: set, as in
+ * every configured stack, they make the comparison moot, and a preview does not pay for two
+ * canonical texts of each resource's inputs (the StackCost's are the whole ledger).
+ */
+function refuseMissingSettings(olds: Record<string, unknown> | undefined, inputs: Record<string, unknown>): void {
+  try {
+    requirePlatformSettings();
+  } catch (missing) {
+    if (changes(olds, inputs)) throw missing;
+  }
 }
 
 /** Whether checked inputs differ from the last applied ones (none: a create), so that up sends requests. */

@@ -5,7 +5,7 @@
  */
 import fc from "fast-check";
 import { CPU_FLAVORS, DATA_CENTERS, GPU_TYPES } from "../../src/emulator/catalog/data";
-import { GPU_IDS, LOCATIONS } from "../../src/resources/serverless-endpoint";
+import { GPU_IDS, LOCATIONS } from "../../src/resources/serverless-endpoint/schema";
 
 /** Pieces that break naive quoting, templating, parsing and display. */
 const NASTY = ['"', "'", "`", "{", "}", "$" + "{HOME}", "{{x}}", "\n", "\r\n", "\t", "\\", "\\n", "\u0000", "é", "漢字", "🚀", "\u202e", "<b>", "%s", "../", "null", "[]", ";", "$(id)"];

@@ -4,8 +4,8 @@
  * endpoint through the providers fails with 403 before anything is made or changed.
  */
 import { ComputePlatform } from "../../src/client";
-import { PodProvider } from "../../src/resources/pod";
-import { ServerlessEndpointProvider } from "../../src/resources/serverless-endpoint";
+import { PodProvider } from "../../src/resources/pod/provider";
+import { ServerlessEndpointProvider } from "../../src/resources/serverless-endpoint/provider";
 import { compressedClock, READ_ONLY_KEY, type Rig, SENTINEL_KEY, startRig } from "../../tools/faults";
 import { createServerlessTemplate } from "../helpers/emulator-fixtures";
 

@@ -3,7 +3,7 @@
  * up of a new stack, a change that updates in place (a new image), a change that replaces (a
  * new GPU type), refresh and destroy. Each phase runs the program under mocks with the stack
  * config of that moment, then drives Pulumi's own dynamic-provider plugin as the engine would.
- * `npm run demo` prints what it returns; test/engine/examples-lifecycle.test.ts asserts it.
+ * `npm run demo` prints what it returns; test/examples/examples-lifecycle.test.ts asserts it.
  *
  * Under `pulumi up` the program runs once, and a function of it that takes a resource's id
  * (`runSyncSmokeTest({ endpointId: api.id })`) runs once the engine has made that resource.

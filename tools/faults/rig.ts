@@ -19,8 +19,8 @@ import { ComputePlatform } from "../../src/client";
 import type { Clock } from "../../src/client/core/clock";
 import { type Emulator, type Faults, startEmulator } from "../../src/emulator";
 import { priceBook } from "../../src/resources/cost/prices";
-import { PodProvider } from "../../src/resources/pod";
-import { ServerlessEndpointProvider } from "../../src/resources/serverless-endpoint";
+import { PodProvider } from "../../src/resources/pod/provider";
+import { ServerlessEndpointProvider } from "../../src/resources/serverless-endpoint/provider";
 import { PROJECT, PROJECT_DIR, type ProviderPlugin, SECRET_KEYS } from "../engine";
 import { emulatorConfig, startPlugin as startEmulatorPlugin } from "../engine/rig";
 

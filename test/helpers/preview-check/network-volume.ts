@@ -13,7 +13,9 @@
  */
 import fc from "fast-check";
 import { DATA_CENTERS } from "../../../src/emulator/catalog/data";
-import { NetworkVolume, networkVolumeArgsSchema, NETWORK_VOLUME_TYPES, planNetworkVolumeChange } from "../../../src/resources/network-volume";
+import { NetworkVolume } from "../../../src/resources/network-volume";
+import { networkVolumeArgsSchema, NETWORK_VOLUME_TYPES } from "../../../src/resources/network-volume/schema";
+import { planNetworkVolumeChange } from "../../../src/resources/network-volume/plan";
 import type { Decl, KindModel } from "./runner";
 
 const dataCenter = fc.constantFrom(...DATA_CENTERS.map((d) => d.id));

@@ -33,7 +33,9 @@
 import fc from "fast-check";
 import { CPU_FLAVORS, DATA_CENTERS, GPU_TYPES } from "../../../src/emulator/catalog/data";
 import { canonical } from "../../../src/resources/lifecycle/applied";
-import { Pod, planPodChange, podArgsSchema, RECORDED_ONLY } from "../../../src/resources/pod";
+import { Pod } from "../../../src/resources/pod";
+import { planPodChange, RECORDED_ONLY } from "../../../src/resources/pod/plan";
+import { podArgsSchema } from "../../../src/resources/pod/schema";
 import { defined, simpleName } from "./network-volume";
 import type { Decl, KindModel, OutsideChange, World } from "./runner";
 

@@ -19,11 +19,11 @@
  */
 import fc from "fast-check";
 import type { AimedFault } from "../../../src/emulator/core/faults";
-import { NetworkVolumeProvider } from "../../../src/resources/network-volume";
-import { PodProvider } from "../../../src/resources/pod";
-import { RegistryCredentialProvider } from "../../../src/resources/registry-credential";
-import { ServerlessEndpointProvider } from "../../../src/resources/serverless-endpoint";
-import { TemplateProvider } from "../../../src/resources/template";
+import { NetworkVolumeProvider } from "../../../src/resources/network-volume/provider";
+import { PodProvider } from "../../../src/resources/pod/provider";
+import { RegistryCredentialProvider } from "../../../src/resources/registry-credential/provider";
+import { ServerlessEndpointProvider } from "../../../src/resources/serverless-endpoint/provider";
+import { TemplateProvider } from "../../../src/resources/template/provider";
 import { captureProgram, EngineStack, PROJECT, type ProviderPlugin, SECRET_KEYS } from "../../../tools/engine";
 import { resourcesOf } from "../ledger";
 import type { Decl, KindModel, World } from "./runner";

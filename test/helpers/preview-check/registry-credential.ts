@@ -7,7 +7,9 @@
  * hex>`); `deleteWaitSeconds` is state only. No outside change: the platform offers none.
  */
 import fc from "fast-check";
-import { planRegistryCredentialChange, RegistryCredential, registryCredentialArgsSchema } from "../../../src/resources/registry-credential";
+import { RegistryCredential } from "../../../src/resources/registry-credential";
+import { planRegistryCredentialChange } from "../../../src/resources/registry-credential/plan";
+import { registryCredentialArgsSchema } from "../../../src/resources/registry-credential/schema";
 import { defined, simpleName } from "./network-volume";
 import { maybe } from "./pod";
 import type { KindModel } from "./runner";

@@ -12,7 +12,8 @@
  * refused at check.
  */
 import fc from "fast-check";
-import { GPU_IDS, ServerlessEndpoint, serverlessEndpointSchema } from "../../../src/resources/serverless-endpoint";
+import { ServerlessEndpoint } from "../../../src/resources/serverless-endpoint";
+import { GPU_IDS, endpointInputsSchema as serverlessEndpointSchema } from "../../../src/resources/serverless-endpoint/schema";
 import { LOCAL_FIELDS, SAVED_FIELDS } from "../../../src/resources/serverless-endpoint/plan";
 import { planRestDiff, restChanges } from "../../../src/resources/serverless-endpoint/rest-plan";
 import { FIELD_DEFAULTS } from "../../../src/resources/serverless-endpoint/schema";

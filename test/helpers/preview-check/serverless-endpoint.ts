@@ -15,7 +15,8 @@
  * workersMax swaps the two.
  */
 import fc from "fast-check";
-import { GPU_IDS, LOCATIONS, ServerlessEndpoint, serverlessEndpointSchema } from "../../../src/resources/serverless-endpoint";
+import { ServerlessEndpoint } from "../../../src/resources/serverless-endpoint";
+import { GPU_IDS, LOCATIONS, endpointInputsSchema as serverlessEndpointSchema } from "../../../src/resources/serverless-endpoint/schema";
 import { changedSavedFields, LOCAL_FIELDS, planEndpointDiff, SAVED_FIELDS } from "../../../src/resources/serverless-endpoint/plan";
 import { FIELD_DEFAULTS } from "../../../src/resources/serverless-endpoint/schema";
 import { defined, simpleName } from "./network-volume";

@@ -11,7 +11,9 @@
  * - `deleteWaitSeconds`: not on the platform (state only).
  */
 import fc from "fast-check";
-import { planTemplateChange, Template, templateArgsSchema } from "../../../src/resources/template";
+import { Template } from "../../../src/resources/template";
+import { planTemplateChange } from "../../../src/resources/template/plan";
+import { templateArgsSchema } from "../../../src/resources/template/schema";
 import { defined, simpleName } from "./network-volume";
 import { containerValues, env, image, maybe, path, ports } from "./pod";
 import type { Decl, KindModel, OutsideChange, World } from "./runner";

@@ -16,7 +16,7 @@ const PAGES = [
     .filter((f) => f.endsWith(".md") && f !== "design.md" && f !== "emulator.md")
     .map((f) => `docs/${f}`),
 ];
-/** Programs that run: the package test's (`npm run test:package`), and the examples (test/engine/examples-*.test.ts). */
+/** Programs that run: the package test's (`npm run test:package`), and the examples (test/examples/). */
 const PROGRAMS = [
   ...readdirSync(join(ROOT, "scripts/package-test/program")).map((f) => `scripts/package-test/program/${f}`),
   ...readdirSync(join(ROOT, "examples")).map((e) => `examples/${e}/index.ts`).filter((f) => existsSync(join(ROOT, f))),

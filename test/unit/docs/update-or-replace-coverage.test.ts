@@ -1,11 +1,11 @@
 // Every property of each resource's code (its zod schema, the list the generated preview check
 // draws from) is named, in backticks, in the "Update or replace" section of its docs page: a
 // property added to a kind without saying what a change of it does fails here.
-import { networkVolumeArgsSchema } from "../../../src/resources/network-volume";
-import { podArgsSchema } from "../../../src/resources/pod";
-import { registryCredentialArgsSchema } from "../../../src/resources/registry-credential";
-import { serverlessEndpointSchema } from "../../../src/resources/serverless-endpoint";
-import { templateArgsSchema } from "../../../src/resources/template";
+import { networkVolumeArgsSchema } from "../../../src/resources/network-volume/schema";
+import { podArgsSchema } from "../../../src/resources/pod/schema";
+import { registryCredentialArgsSchema } from "../../../src/resources/registry-credential/schema";
+import { endpointInputsSchema as serverlessEndpointSchema } from "../../../src/resources/serverless-endpoint/schema";
+import { templateArgsSchema } from "../../../src/resources/template/schema";
 import { docsUpdateSection } from "../../helpers/docs-tables";
 
 describe.each([

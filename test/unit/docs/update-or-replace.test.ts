@@ -6,7 +6,8 @@ import { planNetworkVolumeChange } from "../../../src/resources/network-volume/p
 import type { NetworkVolumeOutputs } from "../../../src/resources/network-volume";
 import { planRegistryCredentialChange } from "../../../src/resources/registry-credential/plan";
 import type { RegistryCredentialOutputs } from "../../../src/resources/registry-credential";
-import { planTemplateChange, type TemplateOutputs } from "../../../src/resources/template";
+import { planTemplateChange } from "../../../src/resources/template/plan";
+import { type TemplateOutputs } from "../../../src/resources/template/schema";
 import { docsTable } from "../../helpers/docs-tables";
 
 type Plan = { replaces: string[]; updates: string[]; refused?: string };

@@ -8,9 +8,9 @@ import { ComputePlatform } from "../../../../src/client";
 import { type Clock, systemClock } from "../../../../src/client/core/clock";
 import type { Emulator } from "../../../../src/emulator";
 import { baseOwnerToken, pendingName, replacementToken } from "../../../../src/resources/lifecycle/owner";
-import { PodProvider } from "../../../../src/resources/pod";
+import { PodProvider } from "../../../../src/resources/pod/provider";
 import { OWNER_ENV } from "../../../../src/resources/pod/schema";
-import { ServerlessEndpointProvider } from "../../../../src/resources/serverless-endpoint";
+import { ServerlessEndpointProvider } from "../../../../src/resources/serverless-endpoint/provider";
 import { createServerlessTemplate } from "../../../helpers/emulator-fixtures";
 import { type ProviderRig, startProviderRig } from "../../../../tools/engine/rig";
 

@@ -5,11 +5,8 @@
  */
 import type { Clock } from "../../../../src/client/core/clock";
 import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
-import {
-  NetworkVolumeProvider,
-  type NetworkVolumeInputs,
-  type NetworkVolumeOutputs,
-} from "../../../../src/resources/network-volume";
+import { NetworkVolumeProvider } from "../../../../src/resources/network-volume/provider";
+import { type NetworkVolumeInputs, type NetworkVolumeOutputs } from "../../../../src/resources/network-volume/schema";
 import { providerRigForFile } from "../../../../tools/engine/rig";
 
 const rig = providerRigForFile();

@@ -7,7 +7,7 @@
 import { ComputePlatform } from "../../../../src/client";
 import type { Emulator } from "../../../../src/emulator";
 import type { PodInitError, PodOutputs } from "../../../../src/resources/pod";
-import { PodProvider } from "../../../../src/resources/pod";
+import { PodProvider } from "../../../../src/resources/pod/provider";
 import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
 import type { PodInputs } from "../../../../src/resources/pod/schema";
 import { type ProviderRig, startProviderRig } from "../../../../tools/engine/rig";

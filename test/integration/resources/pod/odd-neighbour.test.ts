@@ -6,7 +6,7 @@
  */
 import { type Pod, ResponseValidationError, systemClock } from "../../../../src/client";
 import { Poller, WaitTimeoutError } from "../../../../src/resources/lifecycle/poller";
-import { PodProvider } from "../../../../src/resources/pod";
+import { PodProvider } from "../../../../src/resources/pod/provider";
 import { loopbackClients, wirePod } from "../../../helpers/loopback";
 
 const { setup } = loopbackClients("cp_test_odd_neighbour_0025");

@@ -7,7 +7,9 @@
 import { ComputePlatform } from "../../../../src/client";
 import { type Clock, systemClock } from "../../../../src/client/core/clock";
 import { type Emulator, type Faults, startEmulator } from "../../../../src/emulator";
-import { PodInitError, type PodOutputs, PodProvider } from "../../../../src/resources/pod";
+import { PodInitError } from "../../../../src/resources/pod/status";
+import { type PodOutputs } from "../../../../src/resources/pod/outputs";
+import { PodProvider } from "../../../../src/resources/pod/provider";
 import { createBody, matchesCreate } from "../../../../src/resources/pod/wire";
 import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
 import { checkPod, type PodInputs } from "../../../../src/resources/pod/schema";

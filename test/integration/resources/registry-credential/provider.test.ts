@@ -9,10 +9,8 @@ import { ComputePlatform } from "../../../../src/client";
 import { type Emulator, startEmulator } from "../../../../src/emulator";
 import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
 import { TOGETHER_MS } from "../../../../src/resources/lifecycle/shared-reads";
-import {
-  RegistryCredentialProvider,
-  type RegistryCredentialOutputs,
-} from "../../../../src/resources/registry-credential";
+import { RegistryCredentialProvider } from "../../../../src/resources/registry-credential/provider";
+import { type RegistryCredentialOutputs } from "../../../../src/resources/registry-credential/schema";
 import { FakeClock } from "../../../helpers/fake-clock";
 
 const QUOTAS = { minute: 100_000, hour: 1_000_000, day: 10_000_000 };

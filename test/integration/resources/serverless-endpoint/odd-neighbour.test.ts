@@ -5,7 +5,7 @@
  * Real HTTP against a hostile loopback GraphQL server, through the provider's read.
  */
 import { ResponseValidationError } from "../../../../src/client";
-import { ServerlessEndpointProvider } from "../../../../src/resources/serverless-endpoint";
+import { ServerlessEndpointProvider } from "../../../../src/resources/serverless-endpoint/provider";
 import { loopbackClients, wireEndpoint } from "../../../helpers/loopback";
 
 const { setup } = loopbackClients("cp_test_odd_endpoint_0025");

@@ -5,11 +5,8 @@
 import { ComputePlatform, ConflictError } from "../../../../src/client";
 import { type Clock, systemClock } from "../../../../src/client/core/clock";
 import { type Emulator, startEmulator } from "../../../../src/emulator";
-import {
-  EndpointNotReadyError,
-  ServerlessEndpointProvider,
-  type ServerlessEndpointOutputs,
-} from "../../../../src/resources/serverless-endpoint";
+import { EndpointNotReadyError, ServerlessEndpointProvider } from "../../../../src/resources/serverless-endpoint/provider";
+import { type ServerlessEndpointOutputs } from "../../../../src/resources/serverless-endpoint/schema";
 import { createServerlessTemplate } from "../../../helpers/emulator-fixtures";
 
 const STARTING_MS = 60;

@@ -7,7 +7,8 @@
  */
 import { ComputePlatform } from "../../../../src/client";
 import { type Emulator, startEmulator } from "../../../../src/emulator";
-import { EndpointNotReadyError, ServerlessEndpointProvider, type ServerlessEndpointOutputs } from "../../../../src/resources/serverless-endpoint";
+import { EndpointNotReadyError, ServerlessEndpointProvider } from "../../../../src/resources/serverless-endpoint/provider";
+import { type ServerlessEndpointOutputs } from "../../../../src/resources/serverless-endpoint/schema";
 import { createServerlessTemplate } from "../../../helpers/emulator-fixtures";
 
 let emu: Emulator;

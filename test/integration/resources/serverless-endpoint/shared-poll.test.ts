@@ -7,7 +7,7 @@
  */
 import { ComputePlatform } from "../../../../src/client";
 import { type Emulator, startEmulator } from "../../../../src/emulator";
-import { ServerlessEndpointProvider } from "../../../../src/resources/serverless-endpoint";
+import { ServerlessEndpointProvider } from "../../../../src/resources/serverless-endpoint/provider";
 import { SteppedClock, tracked } from "../../../helpers/stepped-clock";
 import { createServerlessTemplate } from "../../../helpers/emulator-fixtures";
 

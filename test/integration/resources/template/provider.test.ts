@@ -5,7 +5,8 @@
  */
 import { AmbiguousRequestError, ComputePlatform, ConnectionError } from "../../../../src/client";
 import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
-import { TemplateProvider, type TemplateInputs, type TemplateOutputs } from "../../../../src/resources/template";
+import { TemplateProvider } from "../../../../src/resources/template/provider";
+import { type TemplateInputs, type TemplateOutputs } from "../../../../src/resources/template/schema";
 import { FakeClock } from "../../../helpers/fake-clock";
 import { providerRigForFile } from "../../../../tools/engine/rig";
 

@@ -1,13 +1,8 @@
 import { UNKNOWN } from "../../../../src/resources/inputs/check";
 import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
-import {
-  checkNetworkVolume,
-  endpointsMounting,
-  type NetworkVolumeOutputs,
-  NetworkVolumeProvider,
-  planNetworkVolumeChange,
-  podsMounting,
-} from "../../../../src/resources/network-volume";
+import { checkNetworkVolume, type NetworkVolumeOutputs } from "../../../../src/resources/network-volume/schema";
+import { endpointsMounting, planNetworkVolumeChange, podsMounting } from "../../../../src/resources/network-volume/plan";
+import { NetworkVolumeProvider } from "../../../../src/resources/network-volume/provider";
 
 const base = { name: "data", size: 50, dataCenter: "EU-RO-1" };
 

@@ -1,10 +1,7 @@
 import { UNKNOWN } from "../../../../src/resources/inputs/check";
-import {
-  planRegistryCredentialChange,
-  RegistryCredentialProvider,
-  type RegistryCredentialOutputs,
-  registryUsers,
-} from "../../../../src/resources/registry-credential";
+import { planRegistryCredentialChange, registryUsers } from "../../../../src/resources/registry-credential/plan";
+import { RegistryCredentialProvider } from "../../../../src/resources/registry-credential/provider";
+import { type RegistryCredentialOutputs } from "../../../../src/resources/registry-credential/schema";
 
 const base = { name: "ghcr", username: "robot", password: "pw-1" };
 const olds: RegistryCredentialOutputs = { id: "reg-1", ...base, deleteWaitSeconds: 120 };

@@ -1,6 +1,6 @@
 import { UNKNOWN } from "../../../../src/resources/inputs/check";
 import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
-import { checkRegistryCredential } from "../../../../src/resources/registry-credential";
+import { checkRegistryCredential } from "../../../../src/resources/registry-credential/schema";
 
 const PASSWORD = "pw-sentinel-9f2c41";
 const base = { name: "ghcr", username: "robot", password: PASSWORD };

@@ -1,6 +1,7 @@
 import type { Template as WireTemplate } from "../../../../src/client";
 import { UNKNOWN } from "../../../../src/resources/inputs/check";
-import { checkTemplate, planTemplateChange, type TemplateInputs, type TemplateOutputs } from "../../../../src/resources/template";
+import { checkTemplate, type TemplateInputs, type TemplateOutputs } from "../../../../src/resources/template/schema";
+import { planTemplateChange } from "../../../../src/resources/template/plan";
 import { createBody, outputsOf, templateUsers, updateBody } from "../../../../src/resources/template/plan";
 
 const olds: TemplateOutputs = {

@@ -1,7 +1,7 @@
 import { UNKNOWN } from "../../../../src/resources/inputs/check";
 import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
 import { templateFailure } from "../../../../src/resources/serverless-endpoint/schema";
-import { checkTemplate, TEMPLATE_DEFAULTS } from "../../../../src/resources/template";
+import { checkTemplate, TEMPLATE_DEFAULTS } from "../../../../src/resources/template/schema";
 
 const base = { name: "worker", image: "worker:1" };
 
