@@ -7,8 +7,10 @@
 const path = require("node:path");
 
 const MODULES = [
-  // retry timing (pacing.ts: results still to be made)
+  // retry timing, and rate-limit pacing: the pacer and its registry's policy
   "src/client/core/retry.ts",
+  "src/client/core/pacing.ts",
+  "src/client/core/pacing-registry.ts",
   // the lifecycle's applied state and owner tokens, a create's recovery and finding it again
   "src/resources/lifecycle/applied.ts",
   "src/resources/lifecycle/owner.ts",

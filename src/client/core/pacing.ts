@@ -78,6 +78,7 @@ export class Pacer {
     const done = new AbortController();
     const onAbort = () => done.abort(signal!.reason);
     if (signal?.aborted) throw signal.reason;
+    // Stryker disable next-line ObjectLiteral,BooleanLiteral: a signal aborts once, so its listener runs once either way
     signal?.addEventListener("abort", onAbort, { once: true });
     const answer = this.registry.nextAnswer(this.keyId, done.signal);
     const timer = this.clock.sleep(ms, done.signal);

@@ -5,6 +5,9 @@
 import { Pacer, type PacingDecision, PacingRegistry, type PacingTicket, PATIENCE_MS } from "../../../../src/client/core/pacing";
 import type { Clock } from "../../../../src/client/core/clock";
 
+// A wait that never ends (a broken pacer) fails in seconds, not after the suite's limit.
+jest.setTimeout(5000);
+
 const KEY = "k";
 const headers = (r: number, t: number, q = 60, w = 60) => ({
   ratelimit: `"minute";r=${r};t=${t}`,
