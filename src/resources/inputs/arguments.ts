@@ -8,12 +8,16 @@ import type * as pulumi from "@pulumi/pulumi";
 export function editDistance(a: string, b: string): number {
   const s = a.toLowerCase();
   const t = b.toLowerCase();
-  const d: number[][] = Array.from({ length: s.length + 1 }, (_, i) => Array.from({ length: t.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  // Row 0 is j edits (insert j letters); every other row starts at i, its cells past column 0
+  // are filled below.
+  const d: number[][] = Array.from({ length: s.length + 1 }, (_, i) => Array.from({ length: t.length + 1 }, (_, j) => (i === 0 ? j : i)));
   for (let i = 1; i <= s.length; i++) {
     for (let j = 1; j <= t.length; j++) {
       const cost = s[i - 1] === t[j - 1] ? 0 : 1;
       d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+      // A swap of two neighbours. In row or column 1, s[i - 2] or t[j - 2] is undefined, which
+      // equals no letter, so the test needs no bound of its own.
+      if (s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
     }
   }
   return d[s.length]![t.length]!;
@@ -43,7 +47,8 @@ export function nearestName(name: string, known: readonly string[]): string | un
  * where the nearest by letters would be `NVIDIA RTX A6000`); else the nearest by `nearestName`'s rule.
  */
 export function suggestIds(given: string, known: readonly string[]): string[] {
-  const words = (s: string) => s.toLowerCase().split(/[\s_\-/]+/).filter(Boolean);
+  // Stryker disable next-line MethodExpression: both sides are cased by this same function, so upper case matches as lower does
+  const words = (s: string) => s.toLowerCase().split(/[\s_\-/]/).filter(Boolean);
   const wanted = words(given);
   const holding = known
     .map((id) => ({ id, words: words(id) }))
