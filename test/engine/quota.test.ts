@@ -6,8 +6,11 @@
 //     then answers every waiter at once (issue 37); no two lists closer than the tick, no 429;
 //   - two stacks' `up` at once on one key (two plugin processes that cannot see each other's
 //     spending): no 429 between them.
-// The emulator runs its clock 30 times faster (a minute lasts 2 s), so the quota binds within
-// seconds. The plugin loads dist/: `npm run build` before this file alone.
+// The emulator runs its clock 15 times faster (a minute lasts 4 s), so the quota binds within
+// seconds. Not faster: a process the machine delays by 100 ms would lose 1.5 s of the platform's
+// minute, more than a real one ever does, and beside the rest of npm test on 2 cores the two
+// processes' counts went stale enough for a 429 at 30 times (twice in seven full runs).
+// The plugin loads dist/: `npm run build` before this file alone.
 import { type Emulator, startEmulator } from "../../src/emulator";
 import { fingerprint } from "../../src/emulator/core/request-log";
 import { Pod } from "../../src/resources/pod";
@@ -19,7 +22,7 @@ const SETUP_KEY = "cp_quota_setup_7d41c09b2e55";
 const DESTROY_KEY = "cp_quota_destroy_51e08c7a9f3b";
 const SHARED_KEY = "cp_quota_shared_3a9f6b10c4d2";
 /** Emulated ms per real ms. */
-const TIME_SCALE = 30;
+const TIME_SCALE = 15;
 /** The poll tick inside the plugins, real ms (the default 1.5 s in emulated time). */
 const POLL_MS = Math.round(1500 / TIME_SCALE);
 const PARALLEL = Number.POSITIVE_INFINITY;
