@@ -13,6 +13,10 @@
  *   create, update, read   no request: the outputs are the total, each entry's price and a
  *           digest of the checked entries: what diff and delete need, not a second copy of the
  *           entries (those stay in the checked inputs, where the next check reads them).
+ * The checked inputs hold each priced entry as one JSON text, not as an object: the engine
+ * moves them over gRPC at every check and diff, where a stack of 360 costed resources was
+ * 4,086 protobuf values and is now 360 strings (issue 37). The digest is over the parsed
+ * entries, so state whose checked inputs hold objects (0.2.0 and earlier) diffs as the same.
  *   delete  no request: prints the stack's cost going to nothing (every costed resource removed).
  * State written before the outputs were made small (outputs holding the entries) keeps loading:
  * diff and delete read the entries there.
@@ -29,12 +33,14 @@ import { endpointRuns, findLiveEndpoint, findLivePod, type LiveEndpointCompute, 
 import { costLine, costReport, type CostEntry, normalizeEntry, overBudget, type PricedEntry, priceEntries, pricePod, UNPRICED } from "./report";
 
 /**
- * The StackCost's inputs after check, and its outputs.
+ * The StackCost's inputs after check: each priced entry as its JSON text (canonical: keys
+ * sorted), and the total. State written by 0.2.0 and earlier holds the entries as objects;
+ * both are read.
  *
  * @group Providers and checks
  */
 export interface StackCostState {
-  entries: Record<string, PricedEntry>;
+  entries: Record<string, string | PricedEntry>;
   total: { min: number; max: number };
 }
 
@@ -103,7 +109,7 @@ export class StackCostProvider implements pulumi.dynamic.ResourceProvider {
       else entries[key] = entry;
     }
     if (failures.length > 0) return { inputs: news, failures };
-    const before: Record<string, PricedEntry> = isObject(olds?.entries) ? (olds.entries as Record<string, PricedEntry>) : {};
+    const before = parsedEntries(olds?.entries);
     const book = priceBook(this.client);
     const live = liveLists(this.client());
     const found = new Map<CostEntry, string>();
@@ -152,13 +158,13 @@ export class StackCostProvider implements pulumi.dynamic.ResourceProvider {
     }
     const refusal = overBudget(report, priced, limit?.usd, limit?.source ?? "");
     if (refusal) throw new Error(refusal);
-    return { inputs: { ...news, entries: priced, total: report.after } };
+    return { inputs: { ...news, entries: entryTexts(priced), total: report.after } };
   }
 
   /** `olds` are the outputs of the last up: their digest (or, in older state, their entries) against the checked entries. */
   async diff(_id: string, olds: StackCostOutputs, news: StackCostState): Promise<pulumi.dynamic.DiffResult> {
     const before = typeof olds?.digest === "string" ? olds.digest : digest(olds?.entries ?? {});
-    return { changes: before !== digest(news.entries ?? {}), replaces: [] };
+    return { changes: before !== digest(parsedEntries(news?.entries)), replaces: [] };
   }
 
   async create(inputs: StackCostState): Promise<pulumi.dynamic.CreateResult> {
@@ -184,10 +190,36 @@ function digest(entries: Record<string, PricedEntry>): string {
   return createHash("sha256").update(canonical(entries)).digest("hex").slice(0, 16);
 }
 
+/** The checked entries as the next check, diff and create read them: a JSON text parsed, an object (older state) as it is. */
+function parsedEntries(entries: unknown): Record<string, PricedEntry> {
+  const out: Record<string, PricedEntry> = {};
+  if (!isObject(entries)) return out;
+  for (const [key, value] of Object.entries(entries)) {
+    if (typeof value !== "string") out[key] = value as PricedEntry;
+    else {
+      try {
+        out[key] = JSON.parse(value) as PricedEntry;
+      } catch {
+        // Not an entry's text (an unknown value in a preview): kept as it is, so it differs from any entry.
+        out[key] = value as unknown as PricedEntry;
+      }
+    }
+  }
+  return out;
+}
+
+/** Each priced entry as its canonical JSON text (equal entries, equal texts). */
+function entryTexts(entries: Record<string, PricedEntry>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, e] of Object.entries(entries)) out[key] = canonical(e);
+  return out;
+}
+
 function outputs(s: StackCostState): StackCostOutputs {
+  const entries = parsedEntries(s.entries);
   const prices: Record<string, HourlyRange> = {};
-  for (const [key, e] of Object.entries(s.entries ?? {})) if (e.hourly) prices[key] = e.hourly;
-  return { total: s.total, prices, digest: digest(s.entries ?? {}) };
+  for (const [key, e] of Object.entries(entries)) if (e.hourly) prices[key] = e.hourly;
+  return { total: s.total, prices, digest: digest(entries) };
 }
 
 /** Entries enough for the cost line of a delete, from the outputs' prices: the key is the ledger's slot, `<kind> <name>[ #n]`. */

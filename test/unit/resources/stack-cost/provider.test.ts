@@ -1,7 +1,7 @@
 // The StackCost's outputs are what its diff and delete need (issue 37): the total, each entry's
 // price and a digest of the checked entries, not a second copy of the entries, which stay in the
 // checked inputs. State written before (outputs holding the entries) still diffs and deletes.
-import { StackCostProvider, type StackCostState } from "../../../../src/resources/stack-cost/provider";
+import { StackCostProvider, type StackCostOutputs, type StackCostState } from "../../../../src/resources/stack-cost/provider";
 import type { PricedEntry } from "../../../../src/resources/stack-cost/report";
 
 const priced = (n: number): Record<string, PricedEntry> =>
@@ -40,14 +40,47 @@ test("diff against the outputs: no change for the same entries, a change for ano
 
 test("state written before (outputs holding the entries) diffs and deletes as it did", async () => {
   const { p, lines } = provider();
-  const old = state(priced(2));
+  const old: StackCostOutputs = state(priced(2)) as StackCostOutputs;
   expect((await p.diff("stack-cost", old, state(priced(2)))).changes).toBe(false);
   expect((await p.diff("stack-cost", old, state(priced(3)))).changes).toBe(true);
   await p.delete("stack-cost", old);
-  const { outs } = await p.create(old);
+  const { outs } = await p.create(old as StackCostState);
   await p.delete("stack-cost", outs);
   // The same line from either shape: every resource's cost going to nothing.
   expect(lines).toHaveLength(2);
   expect(lines[1]).toBe(lines[0]);
   expect(lines[0]).toMatch(/pod trainer-0 removed.*pod trainer-1 removed/);
+});
+
+// What check returns travels over gRPC at every check and diff: one string per entry, not an
+// object of a dozen protobuf values (a stack of 360 costed resources: 4,086 values before).
+test("check keeps each priced entry as one JSON text; the next check reads it back and prices nothing again", async () => {
+  const { p, lines } = provider();
+  const declared = Object.fromEntries(Object.entries(priced(3)).map(([k, { hourly: _h, liveId: _l, ...e }]) => [k, e]));
+  const before = priced(3);
+  const texts = Object.fromEntries(Object.entries(before).map(([k, e]) => [k, JSON.stringify(e)]));
+  const { inputs, failures } = await p.check({ entries: texts, total: { min: 2.58, max: 2.58 } }, { entries: declared });
+  expect(failures).toBeUndefined();
+  for (const [key, text] of Object.entries(inputs.entries as Record<string, unknown>)) {
+    expect(typeof text).toBe("string");
+    expect(JSON.parse(text as string)).toEqual(before[key]);
+  }
+  expect(inputs.total).toEqual({ min: 2.58, max: 2.58 });
+  // The same prices, so no cost line; the client answers nothing, so no request was needed.
+  expect(lines).toEqual([]);
+  // Equal entries, equal texts: the keys are sorted, whatever order the entry was built in.
+  const again = await p.check({ entries: inputs.entries }, { entries: declared });
+  expect(again.inputs.entries).toEqual(inputs.entries);
+});
+
+test("state written by 0.2.0 (checked entries as objects) checks and diffs as the same stack", async () => {
+  const { p, lines } = provider();
+  const declared = Object.fromEntries(Object.entries(priced(2)).map(([k, { hourly: _h, liveId: _l, ...e }]) => [k, e]));
+  const older = state(priced(2));
+  const { outs } = await p.create(older);
+  const { inputs } = await p.check(older, { entries: declared });
+  expect(Object.values(inputs.entries as object).every((t) => typeof t === "string")).toBe(true);
+  expect(lines).toEqual([]);
+  expect((await p.diff("stack-cost", outs, inputs as StackCostState)).changes).toBe(false);
+  expect((await p.create(inputs as StackCostState)).outs).toEqual(outs);
 });
