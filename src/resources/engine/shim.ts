@@ -33,31 +33,34 @@ export function shimProvider(kind: ProviderKind): pulumi.dynamic.ResourceProvide
 
 const shims = new Map<ProviderKind, pulumi.dynamic.ResourceProvider>();
 
+/** The methods the plugin calls after configure: the package's provider's own. */
+const METHODS = ["check", "diff", "create", "read", "update", "delete"] as const;
+
 function newShim(kind: ProviderKind): pulumi.dynamic.ResourceProvider {
   // `require` by package name: Pulumi's plugin loads this text with require-from-string, so the
   // name resolves from the plugin's cwd, the project directory, as it would from the program.
-  // Everything else (stack config, defaults, partial failures) lives in the package, not here:
-  // what is frozen into state stays this small.
-  const target = (): pulumi.dynamic.ResourceProvider => {
-    let pkg: { dynamicProviders?: Record<string, pulumi.dynamic.ResourceProvider> };
-    try {
-      pkg = require("pulumi-computeplatform/providers");
-    } catch (e) {
-      throw new Error(
-        `cannot load pulumi-computeplatform from ${process.cwd()}; add it to the project's dependencies: ${(e as Error).message}`,
-      );
-    }
-    const provider = pkg.dynamicProviders?.[kind];
-    if (!provider) throw new Error(`the installed pulumi-computeplatform serves no "${kind}" resource`);
-    return provider;
+  // Everything else (stack config, defaults, partial failures, the error for a kind the package
+  // does not serve) lives in the package, not here: what is frozen into state stays this small.
+  //
+  // One method, not seven: the text travels with every resource in every Check and Diff (twice
+  // and three times), and each serialized function costs about 200 bytes of Pulumi's wrapping; at
+  // 2.6 KB it made a preview's Check and Diff 1.45 times a no-op provider's (issue 37). Pulumi's
+  // plugin makes the provider object from this text once per process and calls `configure` on it
+  // before any other method (cmd/dynamic-provider `getProvider`; the object is cached as soon as
+  // it is made, so the methods are put on it before configure's first await). A `function`, not
+  // an arrow: `this` is the object the plugin holds.
+  const shim = {
+    configure: async function (this: Record<string, unknown>, req: pulumi.dynamic.ConfigureRequest) {
+      let providers: { dynamicProvider(kind: ProviderKind): pulumi.dynamic.ResourceProvider };
+      try {
+        providers = require("pulumi-computeplatform/providers");
+      } catch (e) {
+        throw new Error(`add pulumi-computeplatform to the dependencies of the project in ${process.cwd()}: ${(e as Error).message}`);
+      }
+      const provider = providers.dynamicProvider(kind) as unknown as Record<string, (...args: unknown[]) => unknown>;
+      for (const m of METHODS) if (provider[m]) this[m] = provider[m].bind(provider);
+      return provider.configure?.(req);
+    },
   };
-  return {
-    configure: async (req) => target().configure?.(req),
-    check: (olds, news) => target().check!(olds, news),
-    diff: (id, olds, news) => target().diff!(id, olds, news),
-    create: (inputs) => target().create(inputs),
-    read: (id, props) => target().read!(id, props),
-    update: (id, olds, news) => target().update!(id, olds, news),
-    delete: (id, props) => target().delete!(id, props),
-  };
+  return shim as unknown as pulumi.dynamic.ResourceProvider;
 }

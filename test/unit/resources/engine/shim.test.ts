@@ -14,3 +14,9 @@ test("every resource of a kind gets the same shim object, so Pulumi serializes i
 test("each kind has a shim of its own: a resource never borrows another kind's provider", () => {
   expect(new Set(KINDS.map((k) => shimProvider(k))).size).toBe(KINDS.length);
 });
+
+// The text of the shim travels with every resource in every Check and Diff, so it has one
+// serialized function: configure, which the plugin calls first, puts the provider's methods on it.
+test("the shim has one method, configure: the rest are the package's, put on it when the plugin configures it", () => {
+  for (const kind of KINDS) expect(Object.keys(shimProvider(kind))).toEqual(["configure"]);
+});
