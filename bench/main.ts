@@ -11,7 +11,7 @@
 //   --quota-time-scale=10           emulated ms per real ms of benchmark 9 (the poll tick scales with it)
 import { bounded, DEFAULT_SHAPE, fmt, type Shape, table } from "./common";
 import { callsNeeded, type FleetResult, runFleet } from "./fleet";
-import { type FloorResult, runFloor } from "./floor";
+import { type Floor, type FloorResult, prepareFloor } from "./floor";
 import { overhead, type PluginResult, runPlugin } from "./plugin";
 import { type ReadinessResult, runReadiness, summarize } from "./readiness";
 import { type QuotaResult, quotaReport, runQuota } from "./quota";
@@ -97,9 +97,19 @@ export async function main(argv: string[]): Promise<number> {
   if (only.has("stack")) {
     console.log(`Stack benchmarks: the same platform at time scale ${stackShape.timeScale} (an emulated minute lasts ${60 / stackShape.timeScale} real seconds).`);
     const sizes = (option(argv, "stack-n") ?? "30,100,300").split(",").map(Number);
+    const largest = Math.max(...sizes);
     for (const n of sizes) {
+      // The no-op floor at the largest size, as many resources as it has, previewed beside it.
+      let floor: Floor | undefined;
+      if (n === largest) {
+        const resources = n + n + Math.floor(n / 5);
+        floor = await bounded(`no-op floor of ${resources}`, STACK_LIMIT_MS, () => prepareFloor(resources)).catch((err: Error) => {
+          say(`no-op floor of ${resources} resources: FAILED: ${err.message}`);
+          return undefined;
+        });
+      }
       const r = await bounded(`stack N=${n}`, STACK_LIMIT_MS, (signal) =>
-        runStack(stackShape, n, { memory: n === Math.max(...sizes), lone: n === Math.min(...sizes), signal }),
+        runStack(stackShape, n, { memory: n === largest, lone: n === Math.min(...sizes), signal, floor }),
       ).catch((err: Error): StackResult => ({ pods: n, error: err.message }) as StackResult);
       stacks.push(r);
       say(
@@ -108,15 +118,8 @@ export async function main(argv: string[]): Promise<number> {
     }
   }
 
-  let floor: FloorResult | undefined;
-  if (stacks.length > 0) {
-    const largest = stacks.reduce((a, b) => (b.pods > a.pods ? b : a));
-    const resources = largest.pods + largest.pods + Math.floor(largest.pods / 5);
-    floor = await bounded(`no-op floor of ${resources}`, STACK_LIMIT_MS, () => runFloor(resources)).catch(
-      (err: Error): FloorResult => ({ resources, checkMs: 0, diffMs: 0, calls: 0, error: err.message }),
-    );
-    say(`no-op floor of ${resources} resources: ${floor.error ? `FAILED: ${floor.error}` : `${fmt((floor.checkMs + floor.diffMs) / resources, 2)} ms per resource`}`);
-  }
+  const floor: (FloorResult & { rounds: number[] }) | undefined = stacks.find((r) => r.floor)?.floor;
+  if (floor) say(`no-op floor of ${floor.resources} resources: ${floor.error ? `FAILED: ${floor.error}` : `${fmt((floor.checkMs + floor.diffMs) / floor.resources, 2)} ms per resource (median of ${floor.rounds.length})`}`);
 
   const stack = stacks.length > 0 ? stackReport(stackShape, stacks, floor) : undefined;
   const atQuota = quota.length > 0 ? quotaReport(quotaShape, quota) : undefined;

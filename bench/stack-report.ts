@@ -70,7 +70,7 @@ const FLOOR_LIMIT = 1.2;
 
 const perResource = (p: { checkMs: number; diffMs: number }, resources: number) => (p.checkMs + p.diffMs) / resources;
 
-export function stackReport(shape: Shape, results: StackResult[], floor?: FloorResult): { text: string; targets: Target[] } {
+export function stackReport(shape: Shape, results: StackResult[], floor?: FloorResult & { rounds?: number[] }): { text: string; targets: Target[] } {
   const out: string[] = [];
   const targets: Target[] = [];
   const s = shape.timeScale;
@@ -148,8 +148,15 @@ export function stackReport(shape: Shape, results: StackResult[], floor?: FloorR
         ? `   No-op floor FAILED: ${floor.error}`
         : `   The floor: ${floor.resources} resources of a no-op dynamic provider (check returns its inputs, diff no change) through the same plugin,\n` +
             `   previewed the same way: Check ${fmt(floor.checkMs, 0)} ms + Diff ${fmt(floor.diffMs, 0)} ms in ${floor.calls} calls, ` +
-            `${fmt(perResource(floor, floor.resources), 2)} ms per resource (bench/floor.ts).`,
+            `${fmt(perResource(floor, floor.resources), 2)} ms per resource (bench/floor.ts), the median of ${floor.rounds?.length ?? 1} previews.`,
     );
+    const beside = ok.find((r) => r.floor === floor);
+    if (beside && floor.rounds?.length) {
+      out.push(
+        `   Round by round, each a fresh plugin, this stack's preview then the floor's (ms per resource): ` +
+          floor.rounds.map((f, i) => `${fmt(beside.preview.rounds[i] ?? Number.NaN, 2)} / ${fmt(f, 2)} = ${fmt((beside.preview.rounds[i] ?? Number.NaN) / f, 2)} x`).join("; "),
+      );
+    }
   }
 
   const mem = ok.find((r) => r.memory);

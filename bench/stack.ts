@@ -18,6 +18,7 @@ import { Pod } from "../src/resources/pod";
 import { ServerlessEndpoint } from "../src/resources/serverless-endpoint";
 import { captureProgram, EngineStack, PROJECT, ProviderPlugin, type Registration, SECRET_KEYS } from "../tools/engine";
 import { type Bench, calls, median, noPodLeft, type Shape, setupServerlessTemplate, SETUP_KEY, startBench } from "./common";
+import type { Floor, FloorResult } from "./floor";
 import { NaiveFleet } from "./naive";
 import { startPlugin as startConfiguredPlugin } from "../tools/engine/rig";
 
@@ -35,6 +36,12 @@ const SAMPLE_MS = 50;
 const SLOW_START = 10;
 /** Lone reads measured, 2.1 s apart (a read within 2 s of another counts as together). */
 const LONE_READS = 3;
+/**
+ * Previews of the unchanged stack, each a fresh plugin process, alternating with the no-op
+ * floor's when one is given: the machine's pace drifts by a third between minutes, so the two are
+ * measured side by side and each reported as its median.
+ */
+export const PREVIEW_ROUNDS = 3;
 
 export interface PhaseResult {
   /** Real ms. */
@@ -63,7 +70,10 @@ export interface StackResult {
   volumes: number;
   endpoints: number;
   up: PhaseResult;
-  preview: PhaseResult & { checkMs: number; diffMs: number; calls: number };
+  /** The median round's preview (by Check + Diff), with every round's ms per resource. */
+  preview: PhaseResult & { checkMs: number; diffMs: number; calls: number; rounds: number[] };
+  /** The no-op floor's previews, alternating with this stack's (asked for at one size). */
+  floor?: FloorResult & { rounds: number[] };
   refresh: PhaseResult;
   refreshBaseline: PhaseResult;
   destroy: PhaseResult;
@@ -226,7 +236,7 @@ async function untilRunning(b: Bench, ids: Set<string>, signal: AbortSignal): Pr
 }
 
 /** One size: build the stack, then every measured phase on its own key. */
-export async function runStack(shape: Shape, n: number, opts: { memory: boolean; lone: boolean; signal: AbortSignal }): Promise<StackResult> {
+export async function runStack(shape: Shape, n: number, opts: { memory: boolean; lone: boolean; signal: AbortSignal; floor?: Floor }): Promise<StackResult> {
   const keys = { refresh: key("refresh"), refreshBase: key("refresh_base"), destroy: key("destroy"), destroyBase: key("destroy_base") };
   const bench: ApiKey[] = Object.values(keys).map((k) => ({ key: k, scopes: ["read", "write"] }));
   const b = await startBench(opts.memory ? { ...shape, startingMs: SLOW_START * shape.startingMs } : shape, {
@@ -264,13 +274,28 @@ export async function runStack(shape: Shape, n: number, opts: { memory: boolean;
 
     // Preview: a new plugin (a new `pulumi` command), the heap probe off (its collections would
     // be counted in every Check and Diff). Requests would go on the refresh's key; none go.
-    const v = await started(keys.refresh, false);
-    const viewing = new EngineStack(v.plugin, { project: PROJECT, stack: "bench" });
-    for (const [urn, res] of stack.resources) viewing.resources.set(urn, structuredClone(res));
-    const timing = timeCheckAndDiff(v.plugin);
-    const previewed = await phase(b, () => viewing.preview(regs));
-    result.preview = { ...previewed, ...timing };
-    await stop(v.plugin);
+    const resources = result.pods + result.volumes + result.endpoints;
+    const perResource = (t: { checkMs: number; diffMs: number }, count: number) => (t.checkMs + t.diffMs) / count;
+    const ours: StackResult["preview"][] = [];
+    const floors: FloorResult[] = [];
+    for (let round = 0; round < PREVIEW_ROUNDS; round++) {
+      const v = await started(keys.refresh, false);
+      const viewing = new EngineStack(v.plugin, { project: PROJECT, stack: "bench" });
+      for (const [urn, res] of stack.resources) viewing.resources.set(urn, structuredClone(res));
+      const timing = timeCheckAndDiff(v.plugin);
+      const previewed = await phase(b, () => viewing.preview(regs));
+      ours.push({ ...previewed, ...timing, rounds: [] });
+      await stop(v.plugin);
+      if (opts.floor) floors.push(await opts.floor.preview());
+    }
+    const middle = <T extends { checkMs: number; diffMs: number }>(xs: T[], count: number): T =>
+      [...xs].sort((x, y) => perResource(x, count) - perResource(y, count))[Math.floor(xs.length / 2)]!;
+    result.preview = { ...middle(ours, resources), rounds: ours.map((t) => perResource(t, resources)) };
+    if (opts.floor) {
+      const failed = floors.find((f) => f.error);
+      const count = opts.floor.resources;
+      result.floor = failed ? { ...failed, rounds: [] } : { ...middle(floors, count), rounds: floors.map((f) => perResource(f, count)) };
+    }
 
     // Refresh: another plugin, its own key.
     const r = await started(keys.refresh);
