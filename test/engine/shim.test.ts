@@ -56,7 +56,7 @@ test("the serialized pod shim is small and holds no absolute path and no key", a
   // One serialized method (configure) besides the handler: each more costs about 200 bytes in
   // every Check and Diff of every resource.
   expect(bytes).toBeLessThan(1500);
-  expect(text.match(/^function __f\d+/gm)).toHaveLength(2);
+  expect((text as string).match(/^function __f\d+/gm)).toHaveLength(2);
   expect(text).toContain('require("pulumi-computeplatform/providers")');
   expect(text).not.toContain(ROOT);
   expect(text).not.toMatch(/["'`]\/(?:work|home|tmp|usr|root)\//);
