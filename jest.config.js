@@ -1,5 +1,11 @@
 // Babel strips types only (scripts/babel-ts.js); `npm run typecheck` (TypeScript 7, native)
 // is the type check.
+// Every child node a suite starts (the plugin of each engine command, each program run under
+// mocks) loads Pulumi's SDK and this package from scratch: with Node's compile cache on disk
+// they share the compiled code instead of compiling it again, child by child (engine/pod.test.ts:
+// 25.7 s of CPU without, 18.6 s with, its plugin 2.8 -> 1.9 s). A cache the user set is kept.
+process.env.NODE_COMPILE_CACHE ??= require("node:path").join(__dirname, "node_modules", ".cache", "node-compile-cache");
+
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: "node",
