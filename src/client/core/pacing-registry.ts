@@ -28,6 +28,10 @@ import { type HeaderMap, parseRateLimit, parseRateLimitPolicy } from "./retry";
  *     bursting on one key at once may still meet a few 429s, which the client waits out.)
  *   - Leave the window's last two requests to a neighbour: two processes that both read `r=1`
  *     would otherwise both send it, and one whose count is a little old one more.
+ *   - Keep room for a neighbour's requests in flight. An answer whose count is lower than this
+ *     process's own requests explain shows a neighbour; it may have a third of what it heard
+ *     out, let go at a higher count and still on their way (a stalled process). For the
+ *     patience after it was last seen, the window stops that much above the last two.
  * A request out for longer than PATIENCE_MS (a hosted-model call that takes minutes) no longer
  * holds the others back: it reached the server long ago, and the answers of later ones count it.
  *
@@ -82,6 +86,13 @@ interface WindowBudget {
   fresh: boolean;
   /** When the newest request answered in this window went: its count is news of that moment or later. */
   heardFrom: number;
+  /** This process's requests that may count in this window: those out when it began, and every one sent since. */
+  own: number;
+  /**
+   * When an answer last showed a neighbour's requests in this window (the server counted more
+   * than this process sent), and the count then, the highest within the patience.
+   */
+  neighbour?: { at: number; level: number };
 }
 
 interface KeyBudget {
@@ -130,6 +141,18 @@ export type PacingDecision =
  */
 // Stryker disable next-line ArithmeticOperator: an answer's r is below its window's q, so with a quota of one or two every count is spent under either reserve
 const reserveOf = (w: WindowBudget): number => Math.max(0, Math.min(2, (w.quota ?? 3) - 1));
+
+/**
+ * What a window keeps beyond its reserve for a neighbour's requests in flight. A neighbour may
+ * have a third of what it heard out, and requests it let go at a higher count may land after
+ * this process has spent down to the reserve (a process the machine stalls between letting a
+ * request go and sending it: two stacks' ups at once met a 429 so, about one run in five).
+ * Kept while a neighbour was seen spending within the patience, from the highest count it was
+ * seen at, less the one request the reserve already leaves it; none when no neighbour was seen.
+ * It holds back when the window stops, not its pace.
+ */
+const neighbourShare = (w: WindowBudget, nowMs: number): number =>
+  w.neighbour && nowMs - w.neighbour.at < PATIENCE_MS ? Math.max(0, Math.floor((w.neighbour.level - reserveOf(w)) / SHARE) - 1) : 0;
 
 export class PacingRegistry {
   private readonly resumeAt = new Map<string, number>();
@@ -192,10 +215,12 @@ export class PacingRegistry {
         const out = this.recentOut(budget, w.since, nowMs);
         const left = w.lowest - w.lost;
         // Stryker disable next-line ArithmeticOperator: requests out that spend the window are also at least its share, so adding them waits the same
-        if (left - out.count <= reserve) {
+        if (left - out.count <= reserve + neighbourShare(w, nowMs)) {
           // Spent: an answer out may say more; with none out and no reset time known (an
           // answer without `t`), assume a whole window from its start.
           if (out.count > 0) return { waitForAnswer: true, maxWaitMs: out.patienceMs };
+          // Only what is kept for a neighbour's requests in flight holds it: until they have landed.
+          if (left > reserveOf(w) && w.neighbour) return { waitMs: Math.max(1, w.neighbour.at + PATIENCE_MS - nowMs) };
           w.resetAt = w.since + (w.windowMs ?? 1000);
           return { waitMs: Math.max(1, w.resetAt - nowMs) };
         }
@@ -206,6 +231,7 @@ export class PacingRegistry {
     }
     const seq = ++budget.sent;
     budget.out.set(seq, nowMs);
+    for (const w of budget.windows.values()) w.own++;
     if (how.waited && !how.yields) budget.heldBack.set(seq, nowMs);
     return { go: { keyId, sentAt: nowMs, seq } };
   }
@@ -253,12 +279,20 @@ export class PacingRegistry {
             since: ticket.sentAt,
             fresh: true,
             heardFrom: ticket.sentAt,
+            // Every request this process has sent may be in the server's first window.
+            own: budget.sent,
           });
           continue;
         }
         // Sent before this window began: the answer speaks of the previous one.
         if (ticket.sentAt < known.since) continue;
         known.lowest = Math.min(known.lowest, win.remaining);
+        const quota = p?.quota ?? known.quota;
+        // The server counted more of this window than this process sent: a neighbour spends it too.
+        if (quota !== undefined && quota - win.remaining > known.own) {
+          const recent = known.neighbour && nowMs - known.neighbour.at < PATIENCE_MS ? known.neighbour.level : 0;
+          known.neighbour = { at: nowMs, level: Math.max(recent, win.remaining) };
+        }
         known.fresh = true;
         known.heardFrom = Math.max(known.heardFrom, ticket.sentAt);
         if (resetAt !== undefined) known.resetAt = known.resetAt === undefined ? resetAt : Math.min(known.resetAt, resetAt);
@@ -365,6 +399,8 @@ export class PacingRegistry {
         continue;
       }
       w.lowest = w.quota - this.recentOut(budget, Number.NEGATIVE_INFINITY, nowMs).count;
+      w.own = budget.out.size;
+      w.neighbour = undefined;
       w.lost = 0;
       w.resetAt = undefined;
       w.since = nowMs;
