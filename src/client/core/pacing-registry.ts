@@ -5,12 +5,10 @@ import { type HeaderMap, parseRateLimit, parseRateLimitPolicy } from "./retry";
  * Rate-limit pacing, one budget per API key shared by every client in the process.
  *
  * Two mechanisms. A hold: after a 429 (or a hold set by hand) every request with that key
- * waits until the named time. And a budget: every response's `RateLimit` header says how many
- * requests each window has left (`r`) and when it resets (`t`); the registry keeps that count,
- * counts every request it lets go against it until its answer comes, and makes the rest wait
- * for the reset when it runs out. Counting before sending, not reading `r=0` after, keeps a burst of
- * concurrent requests (a fleet of pods created at once) from earning 429s: the answers of
- * requests in flight have not said `r=0` yet when the next ones would go.
+ * waits until the named time. And a budget: each `RateLimit` header says what each window has
+ * left (`r`) and when it resets (`t`); the registry counts every request it lets go against that
+ * until its answer comes, and makes the rest wait for the reset when it runs out. Counting before
+ * sending, not reading `r=0` after, keeps a burst (a fleet of pods created at once) from 429s.
  *
  * The quota is the key's, not the process's: another process (a second stack's `up`, a CI
  * matrix) may spend it at the same time, unseen. So:
@@ -28,24 +26,16 @@ import { type HeaderMap, parseRateLimit, parseRateLimitPolicy } from "./retry";
  *     bursting on one key at once may still meet a few 429s, which the client waits out.)
  *   - Leave the window's last two requests to a neighbour: two processes that both read `r=1`
  *     would otherwise both send it, and one whose count is a little old one more.
- *   - Keep room for a neighbour's requests in flight. An answer whose count is lower than this
- *     process's own requests explain shows a neighbour; it may have a third of what it heard
- *     out, let go at a higher count and still on their way (a stalled process). For the
- *     patience after it was last seen, the window stops that much above the last two.
- * A request out for longer than PATIENCE_MS (a hosted-model call that takes minutes) no longer
- * holds the others back: it reached the server long ago, and the answers of later ones count it.
+ *   - Keep room for a neighbour's requests in flight (`neighbourShare`).
+ * A request out longer than PATIENCE_MS (a hosted-model call) no longer holds the others back.
  *
  * Status reads yield to work. A request that only looks (a poller's list: `yields`) waits while
- * any other request of the key waits for the budget, and while the ones the budget held back
- * are out: it goes after them, so its one answer sees what they did, and a binding quota is
- * spent on the changes first. Where nothing waits for the budget, a status read goes as any
- * other request does. It yields for one window at most (the shortest the server names, else a
- * minute), then waits its turn as any request: however long the work ahead (a fleet of
- * hundreds), a poller's waiters hear of their objects about once a window, before their
- * timeouts.
+ * another request of the key waits for the budget or is out after waiting: its one answer then
+ * sees what they did, and a binding quota is spent on the changes first. It yields for one
+ * window at most (the shortest the server names, else a minute), so a poller's waiters hear of
+ * their objects about once a window, however long the work ahead.
  *
- * A server that sends no `RateLimit` is not gated after its first answer. The registry is
- * keyed by a hash of the key, so the key itself is never held here as a visible value.
+ * A server that sends no `RateLimit` is not gated after its first answer. Keys are held as hashes.
  */
 
 /** How long a request out holds back the requests behind it, at most (ms). */
@@ -88,10 +78,7 @@ interface WindowBudget {
   heardFrom: number;
   /** This process's requests that may count in this window: those out when it began, and every one sent since. */
   own: number;
-  /**
-   * When an answer last showed a neighbour's requests in this window (the server counted more
-   * than this process sent), and the count then, the highest within the patience.
-   */
+  /** When an answer last showed a neighbour spending this window, and the highest count it was seen at within the patience. */
   neighbour?: { at: number; level: number };
 }
 
@@ -143,13 +130,11 @@ export type PacingDecision =
 const reserveOf = (w: WindowBudget): number => Math.max(0, Math.min(2, (w.quota ?? 3) - 1));
 
 /**
- * What a window keeps beyond its reserve for a neighbour's requests in flight. A neighbour may
- * have a third of what it heard out, and requests it let go at a higher count may land after
- * this process has spent down to the reserve (a process the machine stalls between letting a
- * request go and sending it: two stacks' ups at once met a 429 so, about one run in five).
- * Kept while a neighbour was seen spending within the patience, from the highest count it was
- * seen at, less the one request the reserve already leaves it; none when no neighbour was seen.
- * It holds back when the window stops, not its pace.
+ * What a window keeps beyond its reserve for a neighbour seen spending it (an answer's count
+ * lower than this process's own requests explain) within the patience: a third of the highest
+ * count it was seen at, less the one request the reserve leaves it. Its requests let go at that
+ * count may land after this process spent down to the reserve (a stalled process: two ups at
+ * once met a 429 so, one run in five). It moves where the window stops, not its pace.
  */
 const neighbourShare = (w: WindowBudget, nowMs: number): number =>
   w.neighbour && nowMs - w.neighbour.at < PATIENCE_MS ? Math.max(0, Math.floor((w.neighbour.level - reserveOf(w)) / SHARE) - 1) : 0;
