@@ -17,7 +17,7 @@ module.exports = {
   // TypeScript program and a plugin per phase, and took a seventh of npm test's time.
   testPathIgnorePatterns: ["/node_modules/", "<rootDir>/test/examples/"],
   // Every emulator a suite starts has its answers checked against the public REST contract.
-  setupFilesAfterEnv: ["<rootDir>/test/helpers/contract-hook.ts"],
+  setupFilesAfterEnv: ["<rootDir>/test/helpers/contract-hook.ts", "<rootDir>/test/helpers/inspector-sessions.ts"],
   transform: {
     "^.+\\.(t|j)sx?$": ["babel-jest", require("./scripts/babel-ts.js")],
   },
