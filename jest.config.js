@@ -5,6 +5,12 @@
 // they share the compiled code instead of compiling it again, child by child (engine/pod.test.ts:
 // 25.7 s of CPU without, 18.6 s with, its plugin 2.8 -> 1.9 s). A cache the user set is kept.
 process.env.NODE_COMPILE_CACHE ??= require("node:path").join(__dirname, "node_modules", ".cache", "node-compile-cache");
+// Every node a run starts (workers, plugins, programs) allocates a great deal of short-lived
+// memory (each suite loads Pulumi's SDK again); a young generation of 64 MB instead of 16 lets
+// far fewer objects be copied out of it (npm test: 249 s without, 230 s with, CPU 421 s -> 390 s).
+if (!/--max-semi-space-size/.test(process.env.NODE_OPTIONS ?? "")) {
+  process.env.NODE_OPTIONS = [process.env.NODE_OPTIONS, "--max-semi-space-size=64"].filter(Boolean).join(" ");
+}
 
 /** @type {import('jest').Config} */
 module.exports = {
