@@ -27,10 +27,11 @@ module.exports = {
   transform: {
     "^.+\\.(t|j)sx?$": ["babel-jest", require("./scripts/babel-ts.js")],
   },
-  // Jest's default on a 2-core machine is one worker; most suites wait on loopback servers and
-  // plugin processes rather than the CPU, so two workers halve the run (measured on a clean
-  // clone, nothing else running: 168 s with one worker, 82 s with two, 71 s with three).
-  maxWorkers: 2,
+  // Jest's default on a 2-core machine is one worker. Most engine suites wait on their plugin
+  // and program processes, which run on the cores beside the workers, and some wait on a scaled
+  // clock (the quota's windows), so one worker more than the cores keeps both busy (npm test on a
+  // quiet 2-core machine: 232 s with two workers, 192 s with three, 215 s with four).
+  maxWorkers: 3,
   // A bound for a hung test, not a speed target (speed is measured in bench/): the engine tests
   // type-check and run programs in child processes, 17-20 s alone and past 30 s on a loaded
   // 2-core machine, where a 30 s bound failed sound tests.
