@@ -273,7 +273,7 @@ export class PacingRegistry {
         if (ticket.sentAt < known.since) continue;
         known.lowest = Math.min(known.lowest, win.remaining);
         const quota = p?.quota ?? known.quota;
-        // The server counted more of this window than this process sent: a neighbour spends it too.
+        // Stryker disable next-line ConditionalExpression: counted more of this window than this process sent, a neighbour spends it too (no quota known: NaN > own is false)
         if (quota !== undefined && quota - win.remaining > known.own) {
           const recent = known.neighbour && nowMs - known.neighbour.at < PATIENCE_MS ? known.neighbour.level : 0;
           known.neighbour = { at: nowMs, level: Math.max(recent, win.remaining) };

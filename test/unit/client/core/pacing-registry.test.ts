@@ -250,3 +250,64 @@ describe("waiting for an answer", () => {
     expect(removed.mock.calls).toEqual(added.mock.calls.map(([type, listener]) => [type, listener]));
   });
 });
+
+describe("a neighbour seen spending the window", () => {
+  // One process on a key of 60 a minute, its answers without `t`.
+  const MINUTE = `"minute";q=60;w=60`;
+  /** One request, sent at `at` and answered 10 ms later with `r` left (and `policy`; null: none). */
+  const exchange = (reg: PacingRegistry, at: number, r: number, policy: string | null = MINUTE) =>
+    reg.settle(go(reg.reserve(KEY, at)), answer(`"minute";r=${r}`, policy ?? undefined), at + 10);
+  /** Answers at 10, 20 and 40: the first explained by this process's own request, the next two not (60 - 30 > 2, 60 - r > 3). */
+  function seenAt30(lastLeft: number, policy = MINUTE): PacingRegistry {
+    const reg = new PacingRegistry();
+    exchange(reg, 0, 59, policy);
+    exchange(reg, 10, 30, policy);
+    exchange(reg, 30, lastLeft, policy);
+    return reg;
+  }
+
+  test("answers that count exactly the requests this process sent show no neighbour: the window is spent down to its reserve as when alone", () => {
+    const reg = new PacingRegistry();
+    for (let k = 0; k < 40; k++) exchange(reg, k * 10, 59 - k);
+    // 20 left, 2 kept: a third of the 18 may be out at once.
+    expect(goesNow(reg, 400)).toBe(6);
+  });
+
+  test("beyond the two kept, the window keeps a third of the highest count the neighbour was seen at, less one: 8 at a count of 30", () => {
+    expect(seenAt30(11).reserve(KEY, 50)).toHaveProperty("go");
+    // 10 left is 2 + 8: spent for this process until the patience after the last sighting (at 40) has passed.
+    expect(seenAt30(10).reserve(KEY, 50)).toEqual({ waitMs: 40 + PATIENCE_MS - 50 });
+  });
+
+  test("the share is kept for the patience after the neighbour was last seen, and not from then on", () => {
+    const reg = seenAt30(10);
+    expect(reg.reserve(KEY, 40 + PATIENCE_MS - 1)).toEqual({ waitMs: 1 });
+    expect(reg.reserve(KEY, 40 + PATIENCE_MS)).toHaveProperty("go");
+  });
+
+  test("a window down to its reserve waits for its reset, a neighbour seen or not: the patience would not bring a request back", () => {
+    // No window length named either: a whole window is assumed from its start (0), 1 s.
+    expect(seenAt30(2, `"minute";q=60`).reserve(KEY, 50)).toEqual({ waitMs: 1000 - 50 });
+  });
+
+  test("the highest count is kept within the patience of the last sighting; a sighting at or after it starts again from its own count", () => {
+    const within = new PacingRegistry();
+    exchange(within, 0, 59);
+    exchange(within, 10, 30); // seen at 20, at 30
+    exchange(within, 2009, 10); // seen at 2019: still 30
+    expect(within.reserve(KEY, 2029)).toEqual({ waitMs: 2019 + PATIENCE_MS - 2029 });
+    const after = new PacingRegistry();
+    exchange(after, 0, 59);
+    exchange(after, 10, 30);
+    exchange(after, 2010, 10); // seen at 2020 = 20 + the patience: 10, whose share is 1
+    expect(after.reserve(KEY, 2030)).toHaveProperty("go");
+  });
+
+  test("a quota first named by the answer that shows the neighbour is enough to see it", () => {
+    const reg = new PacingRegistry();
+    exchange(reg, 0, 59, null);
+    exchange(reg, 10, 30); // the first policy: 60 - 30 > 2
+    exchange(reg, 30, 10);
+    expect(reg.reserve(KEY, 50)).toEqual({ waitMs: 40 + PATIENCE_MS - 50 });
+  });
+});
