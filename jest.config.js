@@ -7,7 +7,7 @@
 process.env.NODE_COMPILE_CACHE ??= require("node:path").join(__dirname, "node_modules", ".cache", "node-compile-cache");
 // Every node a run starts (workers, plugins, programs) allocates a great deal of short-lived
 // memory (each suite loads Pulumi's SDK again); a young generation of 64 MB instead of 16 lets
-// far fewer objects be copied out of it (npm test: 249 s without, 230 s with, CPU 421 s -> 390 s).
+// far fewer objects be copied out of it (npm test: 249 s without, 232 s with, CPU 421 s -> 399 s).
 if (!/--max-semi-space-size/.test(process.env.NODE_OPTIONS ?? "")) {
   process.env.NODE_OPTIONS = [process.env.NODE_OPTIONS, "--max-semi-space-size=64"].filter(Boolean).join(" ");
 }
@@ -30,7 +30,7 @@ module.exports = {
   // Jest's default on a 2-core machine is one worker. Most engine suites wait on their plugin
   // and program processes, which run on the cores beside the workers, and some wait on a scaled
   // clock (the quota's windows), so one worker more than the cores keeps both busy (npm test on a
-  // quiet 2-core machine: 232 s with two workers, 192 s with three, 215 s with four).
+  // 2-core machine: 232 s with two workers, 192 s and 223 s in two runs with three, 215 s with four).
   maxWorkers: 3,
   // A bound for a hung test, not a speed target (speed is measured in bench/): the engine tests
   // type-check and run programs in child processes, 17-20 s alone and past 30 s on a loaded
