@@ -8,7 +8,7 @@
 // `__provider` text included: padded by 1.5 KB, this floor cost as much as the project did).
 import * as pulumi from "@pulumi/pulumi";
 import { captureProgram, EngineStack, PROJECT, ProviderPlugin } from "../tools/engine";
-import { timeCheckAndDiff } from "./stack";
+import { type CallTimes, timeCheckAndDiff } from "./stack";
 import { startPlugin } from "../tools/engine/rig";
 
 export interface FloorResult {
@@ -16,6 +16,8 @@ export interface FloorResult {
   checkMs: number;
   diffMs: number;
   calls: number;
+  /** Each call's ms by kind and method. */
+  byCall?: CallTimes;
   error?: string;
 }
 

@@ -1,8 +1,8 @@
 // The tables and targets of benchmark 5 (stack.ts): refresh, preview and destroy through the
 // plugin, each beside its per-resource baseline, and the plugin's memory over time.
-import { fmt, type Shape, table } from "./common";
+import { fmt, median, type Shape, table } from "./common";
 import type { FloorResult } from "./floor";
-import { destroyNeeded, type MemorySample, type PhaseResult, pollMs, quotaBoundMs, REFRESH_NEEDED, type StackResult } from "./stack";
+import { type CallTimes, destroyNeeded, type MemorySample, type PhaseResult, pollMs, quotaBoundMs, REFRESH_NEEDED, type StackResult } from "./stack";
 
 /** A target: what, met (undefined: not run), what was measured. */
 export type Target = [string, boolean | undefined, string];
@@ -65,6 +65,38 @@ const MIN_TICKS = 20;
 const LONE_LIMIT_MS = 50;
 /** How long one list answers the reads of its kind (shared-reads.ts, SharedList's maxAgeMs), real ms. */
 const TICK_MS = 2000;
+/** The p-th fraction of `xs` (sorted copy, nearest rank). */
+const quantile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.floor(p * (xs.length - 1))] ?? Number.NaN;
+const total = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+
+/**
+ * Where a preview's time goes, call by call: for each kind and method, its first call (the one
+ * that loads the kind's code), its median and 90th-percentile call and its sum. Then the
+ * one-off part: every first call's excess over its kind's median, and the StackCost's calls
+ * (one resource whose Check and Diff carry every costed resource's entry, so they grow with
+ * the stack but happen once); and what is left per resource, against the floor's.
+ */
+function previewShape(ours: CallTimes, ourCount: number, floor: CallTimes, floorCount: number): string {
+  const rows: (string | number)[][] = [];
+  const oneOff = (by: CallTimes) =>
+    total(Object.entries(by).map(([call, xs]) => (call.startsWith("StackCost ") ? total(xs) : xs[0]! - median(xs))));
+  for (const [who, by] of [["this stack", ours], ["no-op floor", floor]] as const) {
+    for (const [call, xs] of Object.entries(by)) {
+      rows.push([who, call, xs.length, fmt(xs[0]!, 1), fmt(median(xs), 2), fmt(quantile(xs, 0.9), 2), fmt(total(xs), 0)]);
+    }
+  }
+  const all = (by: CallTimes) => total(Object.values(by).flat());
+  const left = (by: CallTimes, count: number) => (all(by) - oneOff(by)) / count;
+  return (
+    "   Where the time goes (the median rounds), call by call:\n" +
+    table(["preview of", "kind and call", "calls", "first ms", "median ms", "p90 ms", "sum ms"], rows).replace(/^/gm, "   ") +
+    `\n   One-off: the first calls' excess over their kind's median and the StackCost's calls, ${fmt(oneOff(ours), 0)} ms of this stack's ` +
+    `${fmt(all(ours), 0)} ms (the floor's first calls: ${fmt(oneOff(floor), 0)} ms of ${fmt(all(floor), 0)}). Without them, ` +
+    `${fmt(left(ours, ourCount), 2)} ms per resource against ${fmt(left(floor, floorCount), 2)} ms: ` +
+    `${fmt(left(ours, ourCount) / left(floor, floorCount), 2)} x (a diagnosis; the target below counts every call).`
+  );
+}
+
 /** A preview's Check + Diff per resource may cost this many times the no-op provider's. */
 const FLOOR_LIMIT = 1.2;
 
@@ -156,6 +188,9 @@ export function stackReport(shape: Shape, results: StackResult[], floor?: FloorR
         `   Round by round, each a fresh plugin, this stack's preview then the floor's (ms per resource): ` +
           floor.rounds.map((f, i) => `${fmt(beside.preview.rounds[i] ?? Number.NaN, 2)} / ${fmt(f, 2)} = ${fmt((beside.preview.rounds[i] ?? Number.NaN) / f, 2)} x`).join("; "),
       );
+    }
+    if (beside && floor.byCall) {
+      out.push(previewShape(beside.preview.byCall, beside.pods + beside.volumes + beside.endpoints, floor.byCall, floor.resources));
     }
   }
 

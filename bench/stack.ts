@@ -71,7 +71,7 @@ export interface StackResult {
   endpoints: number;
   up: PhaseResult;
   /** The median round's preview (by Check + Diff), with every round's ms per resource. */
-  preview: PhaseResult & { checkMs: number; diffMs: number; calls: number; rounds: number[] };
+  preview: PhaseResult & { checkMs: number; diffMs: number; calls: number; byCall: CallTimes; rounds: number[] };
   /** The no-op floor's previews, alternating with this stack's (asked for at one size). */
   floor?: FloorResult & { rounds: number[] };
   refresh: PhaseResult;
@@ -208,9 +208,12 @@ function program(n: number, templateId: string, config: Record<string, string>):
   );
 }
 
-/** Time every Check and Diff the plugin answers (the plugin's side of a preview). */
-export function timeCheckAndDiff(plugin: ProviderPlugin): { checkMs: number; diffMs: number; calls: number } {
-  const totals = { checkMs: 0, diffMs: 0, calls: 0 };
+/** Each call's ms, in the order made, by resource kind and method (`Pod check`, `StackCost diff`). */
+export type CallTimes = Record<string, number[]>;
+
+/** Time every Check and Diff the plugin answers (the plugin's side of a preview), in all and call by call. */
+export function timeCheckAndDiff(plugin: ProviderPlugin): { checkMs: number; diffMs: number; calls: number; byCall: CallTimes } {
+  const totals = { checkMs: 0, diffMs: 0, calls: 0, byCall: {} as CallTimes };
   const wrap = <K extends "check" | "diff">(name: K, into: "checkMs" | "diffMs") => {
     const original = plugin[name].bind(plugin) as (...args: unknown[]) => Promise<unknown>;
     (plugin as unknown as Record<string, unknown>)[name] = async (...args: unknown[]) => {
@@ -218,8 +221,12 @@ export function timeCheckAndDiff(plugin: ProviderPlugin): { checkMs: number; dif
       try {
         return await original(...args);
       } finally {
-        totals[into] += performance.now() - t0;
+        const ms = performance.now() - t0;
+        totals[into] += ms;
         totals.calls++;
+        // The URN's type, `pulumi-nodejs:dynamic/computeplatform:Pod`: its last part.
+        const kind = String(args[0]).split("::")[2]?.split(":").at(-1) ?? "?";
+        (totals.byCall[`${kind} ${name}`] ??= []).push(ms);
       }
     };
   };
