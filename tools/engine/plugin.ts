@@ -101,6 +101,9 @@ export class ProviderPlugin {
         clearTimeout(timer);
         reject(new Error(`plugin exited (${code}) before printing its port; stderr: ${err}`));
       });
+    }).catch(async (e: unknown) => {
+      await engine.close();
+      throw e;
     });
     const client = new provrpc.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
     const plugin = new ProviderPlugin(child, client, engine, opts);
@@ -118,11 +121,16 @@ export class ProviderPlugin {
       plugin.exited = { code, signal };
     });
     // The engine handshakes first; the dynamic provider answers UNIMPLEMENTED and the engine
-    // falls back to Configure for the protocol.
-    await plugin.call("handshake", new provproto.ProviderHandshakeRequest()).catch((e: ProviderCallError) => {
-      if (e.code !== grpc.status.UNIMPLEMENTED) throw e;
-    });
-    await plugin.call("getPluginInfo", new emptyproto.Empty());
+    // falls back to Configure for the protocol. A plugin that fails either is stopped, not left running.
+    try {
+      await plugin.call("handshake", new provproto.ProviderHandshakeRequest()).catch((e: ProviderCallError) => {
+        if (e.code !== grpc.status.UNIMPLEMENTED) throw e;
+      });
+      await plugin.call("getPluginInfo", new emptyproto.Empty());
+    } catch (e) {
+      await plugin.stop();
+      throw e;
+    }
     return plugin;
   }
 

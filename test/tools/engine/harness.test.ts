@@ -47,6 +47,19 @@ const journal = () => fs.readFileSync(path.join(store, "journal.log"), "utf8").t
 const stored = (id: string) => JSON.parse(fs.readFileSync(path.join(store, `${id}.json`), "utf8"));
 const only = (stack: EngineStack) => [...stack.resources.values()][0];
 
+test("a plugin that fails the engine's start is stopped, not left running", async () => {
+  const pidFile = path.join(store, "plugin.pid");
+  const failing = startPlugin(CONFIG, {
+    cwd: ROOT,
+    project: PROJECT,
+    secretKeys: ["fixture:token"],
+    env: { FIXTURE_STORE: store, FIXTURE_PID_FILE: pidFile, NODE_OPTIONS: `--require ${path.join(__dirname, "fixtures/no-plugin-info.js")}` },
+  });
+  await expect(failing).rejects.toThrow(/getPluginInfo/);
+  const pid = Number(fs.readFileSync(pidFile, "utf8"));
+  expect(() => process.kill(pid, 0)).toThrow(expect.objectContaining({ code: "ESRCH" }));
+});
+
 test("up of a new stack: Configure reached the provider with the secret unwrapped; Check then Create", async () => {
   const stack = newStack();
   const res = await stack.up(await capture({ a: { zone: "z1", size: 2 } }));
