@@ -8,7 +8,7 @@
 // `__provider` text included: padded by 1.5 KB, this floor cost as much as the project did).
 import * as pulumi from "@pulumi/pulumi";
 import { captureProgram, EngineStack, PROJECT, ProviderPlugin } from "../tools/engine";
-import { type CallTimes, timeCheckAndDiff } from "./stack";
+import { type CallTimes, timeCheckAndDiff } from "./preview-timing";
 import { startPlugin } from "../tools/engine/rig";
 
 export interface FloorResult {
@@ -18,6 +18,8 @@ export interface FloorResult {
   calls: number;
   /** Each call's ms by kind and method. */
   byCall?: CallTimes;
+  /** Of Check + Diff, the rig's own encoding and decoding (preview-timing.ts). */
+  rigMs?: number;
   error?: string;
 }
 
@@ -76,11 +78,11 @@ export async function prepareFloor(count: number): Promise<Floor> {
         const fresh = new EngineStack(p, { project: PROJECT, stack: "floor" });
         for (const [urn, res] of stack.resources) fresh.resources.set(urn, structuredClone(res));
         const timing = timeCheckAndDiff(p);
-        const previewed = await fresh.preview(regs);
+        const previewed = await fresh.preview(regs).finally(timing.stop);
         if (previewed.error) throw previewed.error;
         const changed = previewed.steps.filter((s) => s.op !== "same");
         if (changed.length > 0) throw new Error(`the no-op preview planned ${changed.length} changes`);
-        Object.assign(result, timing);
+        Object.assign(result, timing.figures());
       } catch (err) {
         result.error = err instanceof Error ? err.message : String(err);
       } finally {

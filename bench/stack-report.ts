@@ -2,7 +2,8 @@
 // plugin, each beside its per-resource baseline, and the plugin's memory over time.
 import { fmt, median, type Shape, table } from "./common";
 import type { FloorResult } from "./floor";
-import { type CallTimes, destroyNeeded, type MemorySample, type PhaseResult, pollMs, quotaBoundMs, REFRESH_NEEDED, type StackResult } from "./stack";
+import type { CallTimes } from "./preview-timing";
+import { destroyNeeded, type MemorySample, type PhaseResult, pollMs, quotaBoundMs, REFRESH_NEEDED, type StackResult } from "./stack";
 
 /** A target: what, met (undefined: not run), what was measured. */
 export type Target = [string, boolean | undefined, string];
@@ -190,7 +191,17 @@ export function stackReport(shape: Shape, results: StackResult[], floor?: FloorR
       );
     }
     if (beside && floor.byCall) {
-      out.push(previewShape(beside.preview.byCall, beside.pods + beside.volumes + beside.endpoints, floor.byCall, floor.resources));
+      const count = beside.pods + beside.volumes + beside.endpoints;
+      out.push(previewShape(beside.preview.byCall, count, floor.byCall, floor.resources));
+      if (floor.rigMs !== undefined) {
+        const less = (p: { checkMs: number; diffMs: number; rigMs?: number }, n: number) => (p.checkMs + p.diffMs - (p.rigMs ?? 0)) / n;
+        out.push(
+          `   The rig's own side of the wire (tools/engine encodes each request and decodes each response with google-protobuf in this\n` +
+            `   process, the work Pulumi's Go engine does under the CLI): ${fmt(beside.preview.rigMs, 0)} ms of this stack's Check + Diff, ` +
+            `${fmt(floor.rigMs, 0)} ms of the floor's. Without it, ${fmt(less(beside.preview, count), 2)} ms per resource against ` +
+            `${fmt(less(floor, floor.resources), 2)} ms: ${fmt(less(beside.preview, count) / less(floor, floor.resources), 2)} x (a diagnosis).`,
+        );
+      }
     }
   }
 

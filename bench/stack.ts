@@ -19,6 +19,7 @@ import { ServerlessEndpoint } from "../src/resources/serverless-endpoint";
 import { captureProgram, EngineStack, PROJECT, ProviderPlugin, type Registration, SECRET_KEYS } from "../tools/engine";
 import { type Bench, calls, median, noPodLeft, type Shape, setupServerlessTemplate, SETUP_KEY, startBench } from "./common";
 import type { Floor, FloorResult } from "./floor";
+import { type PreviewTiming, timeCheckAndDiff } from "./preview-timing";
 import { NaiveFleet } from "./naive";
 import { startPlugin as startConfiguredPlugin } from "../tools/engine/rig";
 
@@ -71,7 +72,7 @@ export interface StackResult {
   endpoints: number;
   up: PhaseResult;
   /** The median round's preview (by Check + Diff), with every round's ms per resource. */
-  preview: PhaseResult & { checkMs: number; diffMs: number; calls: number; byCall: CallTimes; rounds: number[] };
+  preview: PhaseResult & PreviewTiming & { rounds: number[] };
   /** The no-op floor's previews, alternating with this stack's (asked for at one size). */
   floor?: FloorResult & { rounds: number[] };
   refresh: PhaseResult;
@@ -208,33 +209,6 @@ function program(n: number, templateId: string, config: Record<string, string>):
   );
 }
 
-/** Each call's ms, in the order made, by resource kind and method (`Pod check`, `StackCost diff`). */
-export type CallTimes = Record<string, number[]>;
-
-/** Time every Check and Diff the plugin answers (the plugin's side of a preview), in all and call by call. */
-export function timeCheckAndDiff(plugin: ProviderPlugin): { checkMs: number; diffMs: number; calls: number; byCall: CallTimes } {
-  const totals = { checkMs: 0, diffMs: 0, calls: 0, byCall: {} as CallTimes };
-  const wrap = <K extends "check" | "diff">(name: K, into: "checkMs" | "diffMs") => {
-    const original = plugin[name].bind(plugin) as (...args: unknown[]) => Promise<unknown>;
-    (plugin as unknown as Record<string, unknown>)[name] = async (...args: unknown[]) => {
-      const t0 = performance.now();
-      try {
-        return await original(...args);
-      } finally {
-        const ms = performance.now() - t0;
-        totals[into] += ms;
-        totals.calls++;
-        // The URN's type, `pulumi-nodejs:dynamic/computeplatform:Pod`: its last part.
-        const kind = String(args[0]).split("::")[2]?.split(":").at(-1) ?? "?";
-        (totals.byCall[`${kind} ${name}`] ??= []).push(ms);
-      }
-    };
-  };
-  wrap("check", "checkMs");
-  wrap("diff", "diffMs");
-  return totals;
-}
-
 /** Until every pod the emulator holds is RUNNING (the baseline's pods, made with the setup key). */
 async function untilRunning(b: Bench, ids: Set<string>, signal: AbortSignal): Promise<void> {
   while (!b.emu.state().pods.filter((p) => ids.has(p.id)).every((p) => p.status === "RUNNING")) {
@@ -290,8 +264,8 @@ export async function runStack(shape: Shape, n: number, opts: { memory: boolean;
       const viewing = new EngineStack(v.plugin, { project: PROJECT, stack: "bench" });
       for (const [urn, res] of stack.resources) viewing.resources.set(urn, structuredClone(res));
       const timing = timeCheckAndDiff(v.plugin);
-      const previewed = await phase(b, () => viewing.preview(regs));
-      ours.push({ ...previewed, ...timing, rounds: [] });
+      const previewed = await phase(b, () => viewing.preview(regs)).finally(timing.stop);
+      ours.push({ ...previewed, ...timing.figures(), rounds: [] });
       await stop(v.plugin);
       if (opts.floor) floors.push(await opts.floor.preview());
     }
