@@ -35,9 +35,10 @@ function timed(owner: any, name: string, into: { rigMs: number }): () => void {
 }
 
 /**
- * Time every Check and Diff `plugin` answers until `stop()`; `figures()` are those so far. The rig's encoding (Struct.fromJavaScript, the requests' serializeBinary) and decoding
- * (the responses' deserializeBinary, Struct.toJavaScript) is timed by wrapping those methods in
- * this process while it runs: one preview at a time.
+ * Time every Check and Diff `plugin` answers until `stop()`; `figures()` are those so far. The
+ * rig's encoding (Struct.fromJavaScript, the requests' serializeBinary) and decoding (the
+ * responses' deserializeBinary, Struct.toJavaScript) is timed by wrapping those methods in this
+ * process while it runs: one preview at a time.
  */
 export function timeCheckAndDiff(plugin: ProviderPlugin): { stop(): void; figures(): PreviewTiming } {
   const totals: PreviewTiming = { checkMs: 0, diffMs: 0, calls: 0, byCall: {}, rigMs: 0 };

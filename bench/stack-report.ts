@@ -1,6 +1,6 @@
 // The tables and targets of benchmark 5 (stack.ts): refresh, preview and destroy through the
 // plugin, each beside its per-resource baseline, and the plugin's memory over time.
-import { fmt, median, type Shape, table } from "./common";
+import { fmt, median, percentile, type Shape, table } from "./common";
 import type { FloorResult } from "./floor";
 import type { CallTimes } from "./preview-timing";
 import { destroyNeeded, type MemorySample, type PhaseResult, pollMs, quotaBoundMs, REFRESH_NEEDED, type StackResult } from "./stack";
@@ -66,8 +66,6 @@ const MIN_TICKS = 20;
 const LONE_LIMIT_MS = 50;
 /** How long one list answers the reads of its kind (shared-reads.ts, SharedList's maxAgeMs), real ms. */
 const TICK_MS = 2000;
-/** The p-th fraction of `xs` (sorted copy, nearest rank). */
-const quantile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.floor(p * (xs.length - 1))] ?? Number.NaN;
 const total = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
 /**
@@ -83,7 +81,7 @@ function previewShape(ours: CallTimes, ourCount: number, floor: CallTimes, floor
     total(Object.entries(by).map(([call, xs]) => (call.startsWith("StackCost ") ? total(xs) : xs[0]! - median(xs))));
   for (const [who, by] of [["this stack", ours], ["no-op floor", floor]] as const) {
     for (const [call, xs] of Object.entries(by)) {
-      rows.push([who, call, xs.length, fmt(xs[0]!, 1), fmt(median(xs), 2), fmt(quantile(xs, 0.9), 2), fmt(total(xs), 0)]);
+      rows.push([who, call, xs.length, fmt(xs[0]!, 1), fmt(median(xs), 2), fmt(percentile(xs, 90), 2), fmt(total(xs), 0)]);
     }
   }
   const all = (by: CallTimes) => total(Object.values(by).flat());
