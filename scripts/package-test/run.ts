@@ -19,11 +19,19 @@ import { programExportsFile } from "../../tools/engine/capture";
 import { resolvingIds } from "../../tools/engine/examples";
 import { checkTarball, type PackedFile } from "./tarball";
 import { startPlugin } from "../../tools/engine/rig";
+import { blocksOf } from "../../test/integration/docs/blocks";
 
 const ROOT = path.resolve(__dirname, "../..");
 const PROGRAM_DIR = path.join(__dirname, "program");
 /** The Pulumi program, and three client programs (the client docs' examples). */
 const SOURCES = ["index.ts", "client-demo.ts", "client-contract.ts", "client-jobs.ts"];
+/**
+ * Programs taken from the docs as a reader copies them, not from a copy kept here (a copy drifted:
+ * it kept a lookup the page had already mended, which found the deleted pod one run in 36).
+ */
+const FROM_DOCS: Record<string, () => string> = {
+  "client-demo.ts": () => blocksOf("docs/client.md").find((b) => b.kind === "program")!.code,
+};
 const KEY = "cp_package_test_5e1f0a93b2";
 const REGISTRY_TOKEN = "ghp_package_test_token_7c2d";
 const SECRET_KEYS = ["computeplatform:apiKey", "app:registryToken"];
@@ -82,7 +90,7 @@ function writeProjects(dir: string, tarball: string): Record<Flavor, string> {
       },
       files: SOURCES,
     });
-    for (const f of SOURCES) fs.copyFileSync(path.join(PROGRAM_DIR, f), path.join(project, f));
+    for (const f of SOURCES) write(path.join(project, f), FROM_DOCS[f]?.() ?? fs.readFileSync(path.join(PROGRAM_DIR, f), "utf8"));
   }
   return dirs;
 }
