@@ -5,7 +5,8 @@
  * repository, type-checks `program/index.ts` there (once as CommonJS, once as an ES module),
  * and runs each through Pulumi's own dynamic-provider plugin, started in that project, against
  * the emulator the tarball ships: preview, up, a change, refresh after an outside change,
- * destroy. Nothing here resolves the package from the repository: the plugin's cwd is the
+ * destroy. Then every program of the client and emulator pages, taken from the pages as a reader
+ * copies them, runs in each project from the installed package. Nothing here resolves the package from the repository: the plugin's cwd is the
  * fresh project, so `__provider`'s `require("pulumi-computeplatform/providers")` can only find
  * the installed copy. Not part of `npm test` (an install is tens of seconds); `.ci/run` runs it.
  */
@@ -19,19 +20,20 @@ import { programExportsFile } from "../../tools/engine/capture";
 import { resolvingIds } from "../../tools/engine/examples";
 import { checkTarball, type PackedFile } from "./tarball";
 import { startPlugin } from "../../tools/engine/rig";
-import { blocksOf } from "../../test/integration/docs/blocks";
+import { type Block, blocksOf, END, fileStem, outputProblems, runnableCopy } from "../../test/integration/docs/blocks";
 
 const ROOT = path.resolve(__dirname, "../..");
 const PROGRAM_DIR = path.join(__dirname, "program");
-/** The Pulumi program, and three client programs (the client docs' examples). */
-const SOURCES = ["index.ts", "client-demo.ts", "client-contract.ts", "client-jobs.ts"];
 /**
- * Programs taken from the docs as a reader copies them, not from a copy kept here (a copy drifted:
- * it kept a lookup the page had already mended, which found the deleted pod one run in 36).
+ * The client's and the emulator's programs (they import no Pulumi), read from their pages, not
+ * from copies kept here: a copy drifts (one kept a lookup its page had mended, and found the
+ * deleted pod one run in 36). Each is an ES module (`.mts`, as the pages say: they await at the
+ * top), in both projects.
  */
-const FROM_DOCS: Record<string, () => string> = {
-  "client-demo.ts": () => blocksOf("docs/client.md").find((b) => b.kind === "program")!.code,
-};
+const DOC_PROGRAMS = ["docs/client.md", "docs/emulator.md"].flatMap((page) => blocksOf(page).filter((b) => b.kind === "program" && b.runs));
+const docFile = (b: Block) => `${fileStem(b)}.mts`;
+/** The Pulumi program, and the pages' programs. */
+const SOURCES = ["index.ts", ...DOC_PROGRAMS.map(docFile)];
 const KEY = "cp_package_test_5e1f0a93b2";
 const REGISTRY_TOKEN = "ghp_package_test_token_7c2d";
 const SECRET_KEYS = ["computeplatform:apiKey", "app:registryToken"];
@@ -90,7 +92,8 @@ function writeProjects(dir: string, tarball: string): Record<Flavor, string> {
       },
       files: SOURCES,
     });
-    for (const f of SOURCES) write(path.join(project, f), FROM_DOCS[f]?.() ?? fs.readFileSync(path.join(PROGRAM_DIR, f), "utf8"));
+    fs.copyFileSync(path.join(PROGRAM_DIR, "index.ts"), path.join(project, "index.ts"));
+    for (const b of DOC_PROGRAMS) write(path.join(project, docFile(b)), runnableCopy(b));
   }
   return dirs;
 }
@@ -211,19 +214,23 @@ async function lifecycle(flavor: Flavor, project: string, emu: Emulator): Promis
     }
     log(`${flavor}: destroy: nothing left; no key or token in state or plugin output`);
 
-    // The client docs' examples, from the installed `pulumi-computeplatform/client`.
-    const env = { ...process.env, COMPUTEPLATFORM_API_KEY: KEY, COMPUTEPLATFORM_API_URL: emu.url, COMPUTEPLATFORM_SERVERLESS_URL: emu.url, GHCR_TOKEN: REGISTRY_TOKEN };
-    const demo = await run(process.execPath, ["bin/client-demo.js"], project, env);
-    assert.match(demo, /^\w+ PROVISIONING EU-RO-1 4 GB\nCOMPLETED http:\/\/127\.0\.0\.1:\d+\/images\/\w+-64x64\.png\n404 pod '\w+' not found \[404 from GET \/v2\/pods\/\w+\]\n$/);
-    const contract = await run(process.execPath, ["bin/client-contract.js"], project, env);
-    assert.match(contract, /^NVIDIA GeForce RTX 4090 0\.69 EU-RO-1 debug \d+ 0\n$/);
-    const jobs = await run(process.execPath, ["bin/client-jobs.js"], project, env);
-    assert.match(jobs, /^COMPLETED http:\/\/127\.0\.0\.1:\d+\/images\/\w+-64x64\.png 0 0\nhttp:\/\/127\.0\.0\.1:\d+\/images\/[\w-]+\.png\nIN_QUEUE COMPLETED\n$/);
-    log(`${flavor}: the client examples ran:\n${demo}${contract}${jobs}`.trimEnd());
   } finally {
     await client.close();
     await plugin.stop();
   }
+}
+
+/** The pages' programs, as compiled in `project`, run from the installed package against the emulator. */
+async function docPrograms(flavor: Flavor, project: string, emu: Emulator): Promise<void> {
+  const env = { ...process.env, COMPUTEPLATFORM_API_KEY: KEY, COMPUTEPLATFORM_API_URL: emu.url, COMPUTEPLATFORM_SERVERLESS_URL: emu.url, GHCR_TOKEN: REGISTRY_TOKEN };
+  const printed: string[] = [];
+  for (const b of DOC_PROGRAMS) {
+    const out = await run(process.execPath, [`bin/${fileStem(b)}.mjs`], project, env);
+    assert.deepEqual(outputProblems(b, out), [], `${flavor}: ${b.page}:${b.line}, run from the installed package`);
+    if (b.transcript) printed.push(out.replace(`${END}\n`, ""));
+  }
+  const where = DOC_PROGRAMS.map((b) => `${b.page}:${b.line}`).join(", ");
+  log(`${flavor}: the pages' programs ran to their ends (${where}); those with a transcript printed it:\n${printed.join("")}`.trimEnd());
 }
 
 async function main(): Promise<void> {
@@ -275,6 +282,10 @@ async function main(): Promise<void> {
 
     await lifecycle("commonjs", projects.commonjs, emu);
     await lifecycle("module", projects.module, emu);
+    // After both stacks: the pages' programs leave what they make (a registry, a template), which
+    // a stack's "nothing left" after its destroy would count.
+    await docPrograms("commonjs", projects.commonjs, emu);
+    await docPrograms("module", projects.module, emu);
     log("OK");
   } finally {
     await emu?.close();

@@ -80,3 +80,22 @@ export function expectedOutput(transcript: Block): RegExp[] {
       );
     });
 }
+
+/** Printed by a line added to the copy that runs: a program that stops early (or never starts) lacks it. */
+export const END = "-- doc block ran to its end --";
+
+/** The copy of a runnable program that is run: the block as copied, then a line that prints END. */
+export const runnableCopy = (b: Block) => `${b.code}console.log(${JSON.stringify(END)});\n`;
+
+/**
+ * What a run of `runnableCopy(b)` printed, checked: it ran to its end and, when the page shows a
+ * transcript, printed those lines. The problems, none when it did.
+ */
+export function outputProblems(b: Block, stdout: string): string[] {
+  if (!stdout.split("\n").includes(END)) return [`${b.page}:${b.line} stopped before its end; it printed:\n${stdout}`];
+  if (!b.transcript) return [];
+  const lines = stdout.replace(`${END}\n`, "").trimEnd().split("\n");
+  const expected = expectedOutput(b.transcript);
+  if (lines.length !== expected.length) return [`${b.page}:${b.line} printed ${lines.length} lines, its transcript ${expected.length}:\n${lines.join("\n")}`];
+  return expected.flatMap((pattern, i) => (pattern.test(lines[i]!) ? [] : [`${b.page}:${b.line} line ${i + 1}: ${JSON.stringify(lines[i])} is not ${pattern}`]));
+}
