@@ -6,9 +6,10 @@
  * and runs each through Pulumi's own dynamic-provider plugin, started in that project, against
  * the emulator the tarball ships: preview, up, a change, refresh after an outside change,
  * destroy. Then every program of the client and emulator pages, taken from the pages as a reader
- * copies them, runs in each project from the installed package. Nothing here resolves the package from the repository: the plugin's cwd is the
- * fresh project, so `__provider`'s `require("pulumi-computeplatform/providers")` can only find
- * the installed copy. Not part of `npm test` (an install is tens of seconds); `.ci/run` runs it.
+ * copies them, runs in each project from the installed package. Nothing here resolves the package
+ * from the repository: the plugin's cwd is the fresh project, so `__provider`'s
+ * `require("pulumi-computeplatform/providers")` can only find the installed copy. Not part of
+ * `npm test` (an install is tens of seconds); `.ci/run` runs it.
  */
 import { strict as assert } from "node:assert";
 import { execFile, spawn } from "node:child_process";
