@@ -75,6 +75,13 @@ module.exports = {
       from: { path: "^src/" },
       to: { path: "^(?:test|tools|scripts)/" },
     },
+    {
+      name: "only-tests-import-test",
+      comment: "What tests, benchmarks and scripts share lives in tools/: nothing outside test/ imports from test/.",
+      severity: "error",
+      from: { path: "^(?:tools|scripts|bench|examples)/" },
+      to: { path: "^test/" },
+    },
   ],
   options: {
     tsPreCompilationDeps: true,

@@ -21,7 +21,7 @@ import { programExportsFile } from "../../tools/engine/capture";
 import { resolvingIds } from "../../tools/engine/examples";
 import { checkTarball, type PackedFile } from "./tarball";
 import { startPlugin } from "../../tools/engine/rig";
-import { type Block, blocksOf, END, fileStem, outputProblems, runnableCopy } from "../../test/integration/docs/blocks";
+import { type Block, blocksOf, END, fileStem, outputProblems, runnableCopy } from "../../tools/docs/blocks";
 
 const ROOT = path.resolve(__dirname, "../..");
 const PROGRAM_DIR = path.join(__dirname, "program");

@@ -1,5 +1,5 @@
 // Every code block of README.md and docs/ that a reader would run, run or type-checked as
-// copied (test/integration/docs/blocks.ts sorts them). Type checking is one compiler program
+// copied (tools/docs/blocks.ts sorts them). Type checking is one compiler program
 // over all of them (TypeScript 7, as `npm run typecheck`), against the package's built types:
 // client and emulator programs as ES modules (they may await at the top), Pulumi programs as
 // CommonJS. Client and emulator programs then run the documented way
@@ -10,7 +10,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { type Emulator, startEmulator } from "../../../src/emulator";
-import { type Block, blocksOf, fileStem, outputProblems, PAGES, ROOT, runnableCopy } from "./blocks";
+import { type Block, blocksOf, fileStem, outputProblems, PAGES, ROOT, runnableCopy } from "../../../tools/docs/blocks";
 
 const run = promisify(execFile);
 const DIR = path.join(ROOT, "node_modules/.cache/doc-blocks");

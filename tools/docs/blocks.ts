@@ -1,7 +1,9 @@
 // The fenced code blocks of the user's pages (README.md, docs/*.md), each sorted by what a reader
 // does with it, so that each kind has one check:
 // - a whole TypeScript program (it has an `import`): type-checked as copied, and, when it is a
-//   client or emulator program (it imports no Pulumi), run against an emulator;
+//   client or emulator program (it imports no Pulumi), run against an emulator (by
+//   test/integration/docs/doc-blocks.test.ts, and from the installed tarball by
+//   `npm run test:package`);
 // - a transcript (a block with no language right after a program, its first line `$ ...`): the
 //   output that program printed, compared with what it prints now;
 // - a TypeScript excerpt (no `import`): a line-for-line excerpt of a program that runs
@@ -11,7 +13,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
-export const ROOT = join(__dirname, "../../..");
+export const ROOT = join(__dirname, "../..");
 
 export interface Block {
   page: string;
