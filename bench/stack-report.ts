@@ -16,7 +16,8 @@ function reads(r: PhaseResult, list: string, get: string): string {
   return parts.join(" + ") || "-";
 }
 
-const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+const total = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+const mean = (xs: number[]) => total(xs) / Math.max(1, xs.length);
 
 /**
  * How resident memory moved with the poll ticks of a phase: its mean over the second half of
@@ -24,10 +25,10 @@ const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.le
  * before the first tick). NaN when the phase had fewer than MIN_TICKS ticks: too few to tell.
  */
 export function tickGrowthMb(samples: MemorySample[], of: "rssMb" | "heapMb"): number {
-  const total = samples.at(-1)?.ticks ?? 0;
-  if (total < MIN_TICKS) return Number.NaN;
+  const ticks = samples.at(-1)?.ticks ?? 0;
+  if (ticks < MIN_TICKS) return Number.NaN;
   const avg = (keep: (s: MemorySample) => boolean) => mean(samples.filter(keep).map((s) => s[of]));
-  return avg((s) => s.ticks > total / 2) - avg((s) => s.ticks >= 1 && s.ticks <= total / 2);
+  return avg((s) => s.ticks > ticks / 2) - avg((s) => s.ticks >= 1 && s.ticks <= ticks / 2);
 }
 
 /**
@@ -66,7 +67,6 @@ const MIN_TICKS = 20;
 const LONE_LIMIT_MS = 50;
 /** How long one list answers the reads of its kind (shared-reads.ts, SharedList's maxAgeMs), real ms. */
 const TICK_MS = 2000;
-const total = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
 /**
  * Where a preview's time goes, call by call: for each kind and method, its first call (the one
@@ -256,7 +256,7 @@ export function stackReport(shape: Shape, results: StackResult[], floor?: FloorR
       .join("; "),
   ]);
   if (lone) {
-    const ones = Object.values(lone.byOp).reduce((a, b) => a + b, 0);
+    const ones = total(Object.values(lone.byOp));
     targets.push([`a lone read: one request, not slowed noticeably (plugin - direct under ${LONE_LIMIT_MS} ms)`, ones === 1 && lone.pluginMs - lone.directMs < LONE_LIMIT_MS, `${ones} request, ${fmt(lone.pluginMs - lone.directMs)} ms over the direct GET`]);
   }
   // Lists answer before the next tick starts, so two lists closer than a tick are two lists in one tick.
