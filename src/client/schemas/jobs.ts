@@ -2,7 +2,12 @@ import { z } from "zod";
 
 // --- Jobs on an account's own endpoint (`{serverlessUrl}/v2/{endpointId}/...`) ---
 
-const times = { delayTime: z.number().optional(), executionTime: z.number().optional() };
+const times = {
+  delayTime: z.number().optional(),
+  executionTime: z.number().optional(),
+  /** The worker that took the job (`listEndpointWorkers` lists it with its `version`): which release served it. */
+  workerId: z.string().optional(),
+};
 
 /** Every answer of run, runsync, status and status-sync of an endpoint's job; `output` is what its worker returned. */
 export const JobAnswerSchema = z.discriminatedUnion("status", [

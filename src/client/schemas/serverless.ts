@@ -10,7 +10,7 @@ export type RestEndpointType = z.infer<typeof RestEndpointTypeSchema>;
 export const RestFlashBootSchema = z.enum(["OFF", "FLASHBOOT", "PRIORITY_FLASHBOOT"]);
 export type RestFlashBoot = z.infer<typeof RestFlashBootSchema>;
 export const RestScalerTypeSchema = z.enum(["QUEUE_DELAY", "REQUEST_COUNT"]);
-/** The contract's WorkerStatus. Workers are read leniently: a status this release does not know is kept as sent. */
+/** The contract's WorkerStatus values. */
 export const WORKER_STATUSES = ["RUNNING", "IDLE", "INITIALIZING", "THROTTLED", "UNHEALTHY"] as const;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -66,14 +66,28 @@ export type RestEndpoint = z.infer<typeof RestEndpointSchema>;
 
 export const RestEndpointListSchema = z.looseObject({ endpoints: recordsOf(RestEndpointSchema) });
 
+/** The contract's WorkerStatus. */
+export const WorkerStatusSchema = z.enum(WORKER_STATUSES);
+export type WorkerStatus = z.infer<typeof WorkerStatusSchema>;
+/** The contract's ReleaseSource: what produced a release. */
+export const ReleaseSourceSchema = z.enum(["GIT_BUILD", "MANUAL"]);
+export type ReleaseSource = z.infer<typeof ReleaseSourceSchema>;
+
+/**
+ * The contract's Worker. `status` and a release's `source` are read leniently (a value the
+ * contract may add later is kept as sent, typed as the contract's values or any string): a
+ * rollout wait must not fail on every worker of an endpoint because the platform named one
+ * more state.
+ */
 export const EndpointWorkerRecordSchema = z.looseObject({
   id: z.string(),
-  status: z.string(),
+  status: z.union([WorkerStatusSchema, z.string()]),
   isStale: z.boolean(),
   gpuCount: int().min(0),
+  /** The endpoint version this worker runs; null when the platform does not know. */
   version: int().nullable().optional(),
   image: z.string().nullable().optional(),
-  uptimeSeconds: int().nullable().optional(),
+  uptimeSeconds: int().min(0).nullable().optional(),
   gpuTypeId: z.string().nullable().optional(),
   dataCenterId: z.string().nullable().optional(),
   startedAt: z.string().nullable().optional(),
@@ -81,24 +95,56 @@ export const EndpointWorkerRecordSchema = z.looseObject({
 export type EndpointWorkerRecord = z.infer<typeof EndpointWorkerRecordSchema>;
 
 const count = () => int().min(0);
+/** The contract's WorkerSummary: the workers counted by status. */
+export const WorkerSummarySchema = z.looseObject({
+  running: count(),
+  idle: count(),
+  initializing: count(),
+  throttled: count(),
+  unhealthy: count(),
+  total: count(),
+});
+/** The contract's ListEndpointWorkersResponse. */
 export const EndpointWorkersSchema = z.looseObject({
   workers: recordsOf(EndpointWorkerRecordSchema),
-  summary: z.looseObject({
-    running: count(),
-    idle: count(),
-    initializing: count(),
-    throttled: count(),
-    unhealthy: count(),
-    total: count(),
-  }),
+  summary: WorkerSummarySchema,
   endpointVersion: int().nullable().optional(),
 });
 export type EndpointWorkers = z.infer<typeof EndpointWorkersSchema>;
 
+/** The contract's ReleaseDiffEntry: one changed field, `old` and `new` as raw JSON (null when added or removed). */
+const rawJson = z.union([z.null(), z.string(), z.number(), z.boolean(), z.array(z.unknown()), z.record(z.string(), z.unknown())]);
+export const ReleaseDiffEntrySchema = z.looseObject({ field: z.string(), old: rawJson, new: rawJson });
+export type ReleaseDiffEntry = z.infer<typeof ReleaseDiffEntrySchema>;
+
+/** The contract's Release: a versioned configuration of the endpoint and what changed in it. */
+export const ReleaseSchema = z.looseObject({
+  id: z.string(),
+  version: int().nullable().optional(),
+  source: z.union([ReleaseSourceSchema, z.string()]),
+  buildId: z.string().nullable().optional(),
+  createdByUserId: z.string().nullable().optional(),
+  /** Workers running this release's version now. */
+  workerCount: count(),
+  createdAt: z.string(),
+  diff: z.array(ReleaseDiffEntrySchema),
+});
+export type Release = z.infer<typeof ReleaseSchema>;
+
+/** The contract's RolloutSummary: how far the latest version has reached the workers. */
+export const RolloutSummarySchema = z.looseObject({
+  inProgress: z.boolean(),
+  workersOnLatest: count(),
+  workersTotal: count(),
+  percentOnLatest: count().max(100),
+});
+export type RolloutSummary = z.infer<typeof RolloutSummarySchema>;
+
+/** The contract's ListEndpointReleasesResponse: releases newest first, and the rollout. */
 export const EndpointReleasesSchema = z.looseObject({
   endpointVersion: int().nullable().optional(),
-  rollout: z.looseObject({ inProgress: z.boolean(), workersOnLatest: count(), workersTotal: count(), percentOnLatest: count() }),
-  releases: z.array(z.looseObject({ id: z.string(), source: z.string(), createdAt: z.string(), workerCount: count() })),
+  rollout: RolloutSummarySchema,
+  releases: z.array(ReleaseSchema),
 });
 export type EndpointReleases = z.infer<typeof EndpointReleasesSchema>;
 

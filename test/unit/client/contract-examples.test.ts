@@ -40,6 +40,8 @@ const OPERATIONS: Record<string, { response: z.ZodType; request?: z.ZodType }> =
   listPodBilling: { response: schemas.PodBillingResponseSchema },
   listNetworkVolumeBilling: { response: schemas.NetworkVolumeBillingResponseSchema },
   listEndpointBilling: { response: schemas.EndpointBillingResponseSchema },
+  listEndpointWorkers: { response: schemas.EndpointWorkersSchema },
+  listEndpointReleases: { response: schemas.EndpointReleasesSchema },
 };
 
 /** Contract operations with examples that the client does not call, and why. */
@@ -50,8 +52,6 @@ const NOT_CALLED: Record<string, string> = {
   createEndpoint: "this project manages serverless endpoints over GraphQL, not REST",
   getEndpoint: "this project manages serverless endpoints over GraphQL, not REST",
   updateEndpoint: "this project manages serverless endpoints over GraphQL, not REST",
-  listEndpointWorkers: "this project manages serverless endpoints over GraphQL, not REST",
-  listEndpointReleases: "this project manages serverless endpoints over GraphQL, not REST",
   listServerlessBilling: "per-endpoint serverless billing is not part of issue 13's billing (pods, volumes, public endpoints, total)",
   listClusterBilling: "Instant Clusters are not a product of this platform",
 };
@@ -84,6 +84,13 @@ const COMPONENTS: Record<string, { zod: z.ZodType; kind: "response" | "request" 
   Pod: { zod: schemas.PodSchema, kind: "response" },
   PodGlobalNetworking: { zod: schemas.PodGlobalNetworkingSchema, kind: "response" },
   PodActionRequest: { zod: schemas.PodActionRequestSchema, kind: "request" },
+  Worker: { zod: schemas.EndpointWorkerRecordSchema, kind: "response" },
+  WorkerSummary: { zod: schemas.WorkerSummarySchema, kind: "response" },
+  ListEndpointWorkersResponse: { zod: schemas.EndpointWorkersSchema, kind: "response" },
+  Release: { zod: schemas.ReleaseSchema, kind: "response" },
+  ReleaseDiffEntry: { zod: schemas.ReleaseDiffEntrySchema, kind: "response" },
+  RolloutSummary: { zod: schemas.RolloutSummarySchema, kind: "response" },
+  ListEndpointReleasesResponse: { zod: schemas.EndpointReleasesSchema, kind: "response" },
 };
 
 /** The query parameters each operation takes and the zod schema that checks the client's options. */
@@ -112,6 +119,8 @@ const ENUMS: Record<string, z.ZodEnum> = {
   PodStatus: schemas.PodStatusSchema,
   PodAction: schemas.PodActionSchema,
   Cloud: schemas.CloudSchema,
+  WorkerStatus: schemas.WorkerStatusSchema,
+  ReleaseSource: schemas.ReleaseSourceSchema,
 };
 
 function deref(node: Json): Json {

@@ -4,7 +4,10 @@ import { Transport } from "../../../src/client/core/transport";
 import { PacingRegistry } from "../../../src/client/core/pacing";
 import {
   EndpointInputSchema,
+  EndpointReleasesSchema,
   EndpointSchema,
+  EndpointWorkersSchema,
+  JobAnswerSchema,
   NetworkVolumeCreateParamsSchema,
   PodCreateParamsSchema,
   PodSchema,
@@ -87,6 +90,23 @@ describe("responses: strict about required fields, lenient to new ones", () => {
   test("endpoint and runsync responses", () => {
     expect(responseError(EndpointSchema, { id: "e", name: "n", templateId: "t", pods: [] }).message).toContain("gpuIds is required");
     expect(responseError(RunSyncResponseSchema, { id: "r", status: "COMPLETED" }).message).toContain("output is required");
+  });
+
+  test("a job's answer carries the worker that took it", () => {
+    const answer = JobAnswerSchema.parse({ id: "j", status: "COMPLETED", output: {}, workerId: "w1" });
+    expect(answer.workerId).toBe("w1");
+    expect(responseError(JobAnswerSchema, { id: "j", status: "IN_PROGRESS", workerId: 7 }).message).toContain("workerId is invalid");
+  });
+
+  test("releases and workers: nullable where the contract says, a status it may add later kept as sent", () => {
+    const releases = { rollout: { inProgress: true, workersOnLatest: 1, workersTotal: 2, percentOnLatest: 50 } };
+    const release = { id: "r", source: "MANUAL", createdAt: "2026-01-01T00:00:00Z", workerCount: 1, diff: [{ field: "template.env", old: ["A"], new: null }] };
+    expect(EndpointReleasesSchema.parse({ ...releases, endpointVersion: null, releases: [{ ...release, version: null, buildId: null }] }).releases[0]!.diff[0]!.new).toBeNull();
+    expect(responseError(EndpointReleasesSchema, { ...releases, releases: [{ ...release, diff: [{ field: "x", old: 1 }] }] }).message).toContain("releases[0].diff[0].new");
+    expect(responseError(EndpointReleasesSchema, { rollout: { ...releases.rollout, percentOnLatest: 101 }, releases: [] }).message).toContain("rollout.percentOnLatest");
+    const worker = { id: "w", status: "DRAINING", isStale: true, gpuCount: 1, version: null, image: null };
+    const summary = { running: 0, idle: 0, initializing: 0, throttled: 0, unhealthy: 0, total: 1 };
+    expect(EndpointWorkersSchema.parse({ workers: [worker], summary }).workers[0]!.status).toBe("DRAINING");
   });
 });
 
