@@ -45,6 +45,7 @@ import { type Template, Templates } from "./templates/store";
 import { ServerlessService } from "./serverless/service";
 import { RestEndpoints } from "./serverless/rest/endpoints";
 import { serverlessRoutes } from "./serverless/routes";
+import { endpointSchema } from "./serverless/graphql/schema";
 import { type Exchange, ExchangeRecorder } from "./core/http/exchanges";
 import { Pipeline } from "./core/http/pipeline";
 import { type ListOrder, ListOrdering } from "./core/http/list-order";
@@ -262,6 +263,7 @@ export class EmulatorServer {
       log: this.log,
       clock,
       persist: () => this.persistence.save(),
+      graphqlMutations: new Set(Object.keys(endpointSchema().getMutationType()?.getFields() ?? {})),
       fallback: (method, path) => {
         const png = method === "GET" ? this.serverless.image(path) : undefined;
         return png ? { status: 200, raw: { data: png, contentType: "image/png" } } : undefined;

@@ -95,6 +95,41 @@ describe("state file", () => {
     }
   });
 
+  test("reads write nothing: a GraphQL query from a write key leaves the file as it was; a mutation writes it", async () => {
+    const file = join(dir, "reads.json");
+    const emu = await start({ stateFile: file });
+    const graphql = async (query: string) => {
+      const res = await fetch(`${emu.url}/graphql`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${FULL}`, "content-type": "application/json" },
+        body: JSON.stringify({ query }),
+      });
+      expect(res.status).toBe(200);
+      return (await res.json()) as { data: any; errors?: unknown };
+    };
+    try {
+      const tpl = await createServerlessTemplate(emu.url, FULL);
+      const saved = await graphql(`mutation { saveEndpoint(input: { name: "ep", gpuIds: "ADA_24", templateId: "${tpl}" }) { id } }`);
+      // Each save renames a fresh file over the target: a new inode is a write, whatever the clock.
+      const written = fs.statSync(file).ino;
+      const bytes = fs.readFileSync(file, "utf8");
+      for (let i = 0; i < 5; i++) {
+        const read = await graphql("{ myself { endpoints { id name pods { id desiredStatus } } serverlessDiscount { type } } }");
+        expect(read.data.myself.endpoints.map((e: { id: string }) => e.id)).toEqual([saved.data.saveEndpoint.id]);
+      }
+      expect((await client(() => emu).get("/v2/pods")).status).toBe(200);
+      expect(fs.statSync(file).ino).toBe(written);
+      expect(fs.readFileSync(file, "utf8")).toBe(bytes);
+      // A document that runs a mutation is still saved before its answer.
+      const renamed = await graphql(`mutation { saveEndpoint(input: { id: "${saved.data.saveEndpoint.id}", name: "ep2", gpuIds: "ADA_24", templateId: "${tpl}" }) { id } }`);
+      expect(renamed.errors).toBeUndefined();
+      expect(fs.statSync(file).ino).not.toBe(written);
+      expect(JSON.parse(fs.readFileSync(file, "utf8")).serverless.endpoints.map((e: { name: string }) => e.name)).toEqual(["ep2"]);
+    } finally {
+      await emu.close();
+    }
+  });
+
   test("writes are atomic: a write that fails before the rename leaves the old file whole and no temp file", () => {
     const file = join(dir, "atomic.json");
     writeFileAtomic(file, '{"version":"old"}');

@@ -27,6 +27,12 @@ export interface PipelineDeps {
   clock: { now(): number };
   /** Writes the state file after a change. */
   persist: () => void;
+  /**
+   * The root fields of GraphQL's Mutation type. The GraphQL route cannot say beforehand whether
+   * a document changes anything (one route serves queries and mutations): a document that ran
+   * one of these is saved before its answer, and a query, whoever's key sent it, writes nothing.
+   */
+  graphqlMutations: ReadonlySet<string>;
   /** Answers a GET no route serves (the PNGs behind `output.image_url`), without auth. */
   fallback: (method: string, path: string) => Reply | undefined;
   /** The order of list answers (list-order.ts). */
@@ -241,7 +247,8 @@ export class Pipeline {
       ex.ops = reply.ops?.length ? reply.ops : ["graphql"];
       ex.entry.op = ex.ops.join(",");
     }
-    if (reply.status < 400 && (mutates || (kind === "graphql" && canWrite))) this.deps.persist();
+    const changed = mutates || (kind === "graphql" && ex.ops.some((op) => this.deps.graphqlMutations.has(op)));
+    if (reply.status < 400 && changed) this.deps.persist();
     return this.finish(ex, { ...reply, headers: { ...reply.headers, ...rateHeaders } }, drop);
   }
 
