@@ -185,7 +185,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     handler: options.handler,
     allowedHosts: options.allowedHosts ?? [],
   });
-  const url = await server.listen(options.port ?? DEFAULT_PORT, options.host ?? DEFAULT_HOST);
+  let url: string;
+  try {
+    url = await server.listen(options.port ?? DEFAULT_PORT, options.host ?? DEFAULT_HOST);
+  } catch (err) {
+    // A port in use: the state file's lock and the workers' timers must not outlive the failed start.
+    await server.close();
+    throw err;
+  }
   const full = keys.find((k) => k.scopes.includes("read") && k.scopes.includes("write")) ?? keys[0];
   return {
     url,

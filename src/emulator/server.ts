@@ -219,11 +219,7 @@ export class EmulatorServer {
       router.add(g.routes);
       this.persistence.register(g.state ?? []);
     }
-    if (config.stateFile) {
-      this.persistence.load();
-      // Written once at start so an unwritable path fails here, not on the first change.
-      this.persistence.save();
-    }
+    this.persistence.open();
 
     const keys = new Map(config.keys.map((k) => [k.key, k]));
     const sessions = new Sessions();
@@ -352,6 +348,7 @@ export class EmulatorServer {
     this.hosts.bind(addr.address);
     const shownHost = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
     this.baseUrl = `http://${shownHost}:${addr.port}`;
+    this.persistence.announce(this.baseUrl);
     return this.baseUrl;
   }
 
@@ -364,7 +361,7 @@ export class EmulatorServer {
     this.server.closeIdleConnections();
     for (const socket of this.sockets) socket.destroy();
     await closing;
-    this.persistence.save();
+    this.persistence.close();
   }
 }
 

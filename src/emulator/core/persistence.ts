@@ -2,7 +2,8 @@
 // no record types: every group saves and restores its own part, and a part missing from an
 // older file is left as the group started it.
 
-import { readStateFile, writeFileAtomic } from "./state-file";
+import { readStateFile, sweepTempFiles, writeFileAtomic } from "./state-file";
+import { StateFileLock } from "./state-lock";
 
 export const STATE_VERSION = 1;
 
@@ -15,6 +16,7 @@ export interface StatePart {
 
 export class Persistence {
   private readonly parts: StatePart[] = [];
+  private lock: StateFileLock | undefined;
 
   constructor(private readonly file: string | undefined) {}
 
@@ -27,10 +29,43 @@ export class Persistence {
     }
   }
 
-  /** Restores every part from the file, if there is one. */
-  load(): void {
+  /**
+   * Takes the file for this emulator (its lock: a second emulator is refused), sweeps what saves
+   * cut short left beside it, restores every part from it, if there is one, and writes it once,
+   * so an unwritable path fails at start rather than on the first change. On any failure the
+   * lock is let go and the file is left as it was.
+   */
+  open(): void {
     if (!this.file) return;
-    const saved = readStateFile(this.file) as Record<string, unknown> | undefined;
+    this.lock = StateFileLock.acquire(this.file);
+    try {
+      sweepTempFiles(this.file);
+      this.load(this.file);
+      this.save();
+    } catch (err) {
+      this.lock.release();
+      this.lock = undefined;
+      throw err;
+    }
+  }
+
+  /** Names the address this emulator listens on in the lock, for a second start's refusal. */
+  announce(url: string): void {
+    this.lock?.announce(url);
+  }
+
+  /** Writes the state a last time and lets go of the file. */
+  close(): void {
+    try {
+      this.save();
+    } finally {
+      this.lock?.release();
+      this.lock = undefined;
+    }
+  }
+
+  private load(file: string): void {
+    const saved = readStateFile(file) as Record<string, unknown> | undefined;
     if (saved === undefined) return;
     if (saved.version !== STATE_VERSION) {
       throw new Error(`state file ${this.file} has version ${saved.version}; this emulator reads version ${STATE_VERSION}`);

@@ -22,6 +22,26 @@ const realFs: AtomicFs = {
 
 let tempCounter = 0;
 
+/** The temporary file a write of `file` goes through: `.<name>.<pid>.<n>.tmp` beside it. */
+export function tempFileFor(file: string): string {
+  return path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${++tempCounter}.tmp`);
+}
+
+/**
+ * Removes what writes of `file` left behind when their process was killed between creating the
+ * temporary file and renaming it: files named as `tempFileFor` names them for this very file,
+ * nothing else in the directory. Called at start, under the state file's lock, so no live
+ * writer of the file can own one. Returns the names removed.
+ */
+export function sweepTempFiles(file: string): string[] {
+  const dir = path.dirname(file);
+  const prefix = `.${path.basename(file)}.`;
+  const own = (name: string) => name.startsWith(prefix) && name.endsWith(".tmp") && /^\d+\.\d+$/.test(name.slice(prefix.length, -".tmp".length));
+  const removed = fs.readdirSync(dir).filter(own);
+  for (const name of removed) fs.rmSync(path.join(dir, name), { force: true });
+  return removed;
+}
+
 /**
  * Writes `data` to `file` so a reader only ever sees the old or the new content: the bytes go
  * to a temporary file in the same directory (rename is atomic only within one file system),
@@ -29,7 +49,7 @@ let tempCounter = 0;
  * temporary file is removed and the target is left as it was.
  */
 export function writeFileAtomic(file: string, data: string, io: AtomicFs = realFs): void {
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${++tempCounter}.tmp`);
+  const temp = tempFileFor(file);
   let fd: number | undefined;
   try {
     fd = io.openSync(temp, "w", 0o600);

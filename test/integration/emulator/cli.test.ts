@@ -2,6 +2,7 @@
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ComputePlatform } from "../../../src/client";
 import { createServerlessTemplate } from "../../helpers/emulator-fixtures";
@@ -68,6 +69,44 @@ describe("the computeplatform-emulator command (dist/emulator/cli.js; `npm test`
       child.kill("SIGTERM");
     }
     expect(await exited(child)).toBe(0);
+  });
+
+  test("--state-file is one emulator's: a second start is refused naming the first; after a kill -9 the next one takes the lock over", async () => {
+    const dir = fs.mkdtempSync(join(tmpdir(), "cp-cli-lock-"));
+    const file = join(dir, "state.json");
+    const args = ["--port", "0", "--key", "cp_cli_lock", "--state-file", file];
+    const urlOf = (text: string) => /export COMPUTEPLATFORM_API_URL=(\S+)/.exec(text)![1];
+    const h = { authorization: "Bearer cp_cli_lock", "content-type": "application/json" };
+    const first = run(args);
+    let third: ReturnType<typeof run> | undefined;
+    try {
+      await until(() => /COMPUTEPLATFORM_API_KEY=/.test(first.output()));
+      const firstUrl = urlOf(first.output());
+      const created = await fetch(`${firstUrl}/v2/pods`, { method: "POST", headers: h, body: JSON.stringify({ name: "acked", image: "i:1", gpu: { id: RTX4090 } }) });
+      expect(created.status).toBe(201);
+      const pod = (await created.json()) as { id: string };
+
+      const second = run(args);
+      await until(() => second.child.exitCode !== null || /COMPUTEPLATFORM_API_KEY=/.test(second.output()));
+      second.child.kill("SIGKILL"); // if it started after all, it must not outlive the test
+      expect(second.output()).toContain(`in use by another emulator (pid ${first.child.pid}, ${firstUrl}`);
+      expect(second.child.exitCode).toBe(2);
+
+      // Killed outright: no close, the lock stays behind, held by a pid that no longer runs.
+      first.child.kill("SIGKILL");
+      await exited(first.child);
+      expect(fs.existsSync(`${file}.lock`)).toBe(true);
+      third = run(args);
+      await until(() => /COMPUTEPLATFORM_API_KEY=/.test(third!.output()));
+      const again = await fetch(`${urlOf(third.output())}/v2/pods/${pod.id}`, { headers: h });
+      expect(((await again.json()) as { name: string }).name).toBe("acked");
+      expect(JSON.parse(fs.readFileSync(`${file}.lock`, "utf8")).pid).toBe(third.child.pid);
+    } finally {
+      first.child.kill("SIGKILL");
+      third?.child.kill("SIGTERM");
+      if (third) expect(await exited(third.child)).toBe(0);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("an unknown flag exits 2 with a message", async () => {

@@ -89,7 +89,8 @@ describe("state file", () => {
         const saved = JSON.parse(fs.readFileSync(file, "utf8"));
         expect(saved.pods.map((p: any) => p.id)).toContain(pod.id);
       }
-      expect(fs.readdirSync(dir).filter((f) => f.includes("sync.json"))).toEqual(["sync.json"]);
+      // The lock stays while the emulator runs (it goes at close); no temporary file stays.
+      expect(fs.readdirSync(dir).filter((f) => f.includes("sync.json"))).toEqual(["sync.json", "sync.json.lock"]);
     } finally {
       await emu.close();
     }
@@ -148,6 +149,75 @@ describe("state file", () => {
     expect(fs.readdirSync(dir).filter((f) => f.includes("atomic.json"))).toEqual(["atomic.json"]);
   });
 
+  test("a start sweeps the temporary files that saves cut short left beside its state file, and only those", async () => {
+    const sub = fs.mkdtempSync(join(dir, "sweep-"));
+    const file = join(sub, "state.json");
+    // A save killed after its bytes were written and before the rename: its temporary file stays.
+    const killedAfterWrite = {
+      openSync: fs.openSync,
+      writeSync: (fd: number, data: string) => fs.writeSync(fd, data),
+      fsyncSync: fs.fsyncSync,
+      closeSync: fs.closeSync,
+      renameSync: () => {
+        throw new Error("killed");
+      },
+      rmSync: () => undefined,
+    };
+    expect(() => writeFileAtomic(file, "{}", killedAfterWrite)).toThrow("killed");
+    fs.writeFileSync(join(sub, ".state.json.4242.17.tmp"), "x".repeat(4096)); // another process's
+    const others = [".other.json.4242.1.tmp", "state.json.4242.1.tmp", ".state.json.bak", ".state.json.x.1.tmp", ".state.json.1.tmp", "notes.txt"];
+    for (const f of others) fs.writeFileSync(join(sub, f), "kept");
+    const leftovers = fs.readdirSync(sub).filter((f) => !others.includes(f));
+    expect(leftovers).toHaveLength(2);
+
+    const emu = await start({ stateFile: file });
+    try {
+      const now = fs.readdirSync(sub);
+      expect(now.filter((f) => leftovers.includes(f))).toEqual([]);
+      expect(now.filter((f) => others.includes(f)).sort()).toEqual([...others].sort());
+      expect(JSON.parse(fs.readFileSync(file, "utf8")).version).toBe(1);
+    } finally {
+      await emu.close();
+    }
+  });
+
+  test("two emulators on one state file: the second refuses to start, naming the first's pid and address", async () => {
+    const file = join(dir, "shared.json");
+    const first = await start({ stateFile: file });
+    let pod: { id: string };
+    try {
+      const refused = start({ stateFile: file });
+      await expect(refused).rejects.toThrow(`in use by another emulator (pid ${process.pid}, ${first.url}`);
+      // The refused start changed nothing: the first keeps the file, and its creates survive.
+      pod = await client(() => first).createPod({ name: "first", gpu: { id: RTX4090 } });
+    } finally {
+      await first.close();
+    }
+    const second = await start({ stateFile: file });
+    try {
+      expect((await client(() => second).get(`/v2/pods/${pod.id}`)).body.name).toBe("first");
+    } finally {
+      await second.close();
+    }
+  });
+
+  test("a lock its holder left behind is taken over: same pid as this process, but no emulator here holds it", async () => {
+    const file = join(dir, "left.json");
+    const lock = `${file}.lock`;
+    const first = await start({ stateFile: file });
+    const held = fs.readFileSync(lock, "utf8");
+    await first.close();
+    expect(fs.existsSync(lock)).toBe(false);
+    // As if the first had been cut off before it let go (a restart that got the same pid).
+    fs.writeFileSync(lock, held);
+    const second = await start({ stateFile: file });
+    try {
+      expect(JSON.parse(fs.readFileSync(lock, "utf8"))).toMatchObject({ pid: process.pid, url: second.url });
+    } finally {
+      await second.close();
+    }
+  });
+
   test("an unwritable state-file path fails at start, not on the first change", async () => {
     await expect(start({ stateFile: join(dir, "no-such-dir", "state.json") })).rejects.toThrow(/ENOENT/);
   });
@@ -158,5 +228,8 @@ describe("state file", () => {
     await expect(start({ stateFile: file })).rejects.toThrow(/torn\.json is not valid JSON/);
     fs.writeFileSync(file, '{"version":99}');
     await expect(start({ stateFile: file })).rejects.toThrow(/version 99/);
+    // Left as it was, and no lock held for a start that did not happen.
+    expect(fs.readFileSync(file, "utf8")).toBe('{"version":99}');
+    expect(fs.readdirSync(dir).filter((f) => f.includes("torn.json"))).toEqual(["torn.json"]);
   });
 });
