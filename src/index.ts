@@ -21,6 +21,7 @@ export { checkPod, Pod, PodFailedError, PodInitError, PodProvider, podArgsSchema
 // Types the resources' properties and providers name, exported so a program can name them too.
 export type { Cloud, DesiredStatus, WaitFor } from "./resources/pod/schema";
 export type { EndpointInputs, EndpointRequestUrls, EndpointWorkerOutput, WorkerPrice } from "./resources/serverless-endpoint/schema";
+export type { EndpointRolloutOutput } from "./resources/serverless-endpoint/outputs";
 export type { NetworkVolumeInputs } from "./resources/network-volume/schema";
 export type { RegistryCredentialInputs } from "./resources/registry-credential/schema";
 export type { TemplateMountsInput } from "./resources/template/schema";

@@ -31,8 +31,9 @@ const batch = new Pod("batch", {
   ports: ["8000/http"],
 });
 
-// The workers' template, one per stack: a new tag updates it in place (PATCH), and endpoints
-// pick up a template's change when their workers next start.
+// The workers' template, one per stack: a new tag updates it in place (PATCH), which makes a
+// new release of the endpoint bound to it: its preview shows the endpoint rolling (`template`),
+// and `up` returns once every worker runs the new image.
 const worker = new Template("inference-worker", {
   image: `ghcr.io/acme/inference-worker:${settings.imageTag}`,
   serverless: true,

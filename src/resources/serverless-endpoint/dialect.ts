@@ -70,6 +70,8 @@ export interface Dialect<E extends { id: string; name: string }> {
   /** A refresh's read; undefined when gone. */
   read(id: string, props: Partial<ServerlessEndpointOutputs> | undefined, settings: LocalSettings): Promise<{ props: ServerlessEndpointOutputs; inputs: Record<string, unknown> } | undefined>;
   diff(olds: Record<string, any>, news: Record<string, any>): pulumi.dynamic.DiffResult;
+  /** Why an update of `olds` to `news` has a rollout to wait for (plan.ts rolloutReasons); none when nothing rolls. */
+  rolls(olds: Record<string, any>, news: Record<string, any>): string[];
   /** The drain's read: the endpoint now, undefined when gone. */
   current(id: string, deadline: number): Promise<E | undefined>;
   boundsOf(e: E): Bounds;

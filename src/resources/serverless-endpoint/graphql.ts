@@ -30,6 +30,7 @@ import {
   missingLive,
   planEndpointDiff,
   queueUrls,
+  rolloutReasons,
   runningWorkers,
   type SavedField,
   wantedValues,
@@ -128,6 +129,10 @@ export class GraphqlDialect implements Dialect<WireEndpoint> {
 
   diff(olds: Record<string, any>, news: Record<string, any>) {
     return planEndpointDiff(olds, news);
+  }
+
+  rolls(olds: Record<string, any>, news: Record<string, any>): string[] {
+    return rolloutReasons(olds, news, changedSavedFields(olds, news));
   }
 
   current(id: string, deadline: number): Promise<WireEndpoint | undefined> {

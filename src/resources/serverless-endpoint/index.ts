@@ -10,9 +10,11 @@ import { shimProvider } from "../engine/shim";
 import { LOGICAL_NAME_KEY, ownerInputs } from "../lifecycle/owner";
 import { templateBehind } from "../inputs/template-ref";
 import { LOCAL_FIELDS, SAVED_FIELDS } from "./plan";
-import { ENDPOINT_ARGS, type EndpointRequestUrls, type EndpointType, type EndpointWorkerOutput, type FlashBootType, type GpuId, type ScalerType, TEMPLATE_CHECK_KEY, ENDPOINT_KIND } from "./schema";
+import type { EndpointRolloutOutput } from "./outputs";
+import { ENDPOINT_ARGS, type EndpointRequestUrls, type EndpointType, type EndpointWorkerOutput, type FlashBootType, type GpuId, type ScalerType, TEMPLATE_CHECK_KEY, TEMPLATE_ROLLS_KEY, ENDPOINT_KIND } from "./schema";
 
 export { EndpointNotReadyError, ServerlessEndpointProvider, type ServerlessEndpointProviderOptions } from "./provider";
+export type { EndpointRolloutOutput } from "./outputs";
 export {
   type EndpointRequestUrls,
   type EndpointWorkerOutput,
@@ -177,6 +179,24 @@ export interface ServerlessEndpointArgs {
    * @default 600 (10 minutes)
    */
   drainTimeoutSeconds?: pulumi.Input<number>;
+  /**
+   * Whether create and update wait, after a change that rolls the workers (the bound Template's
+   * container, or this endpoint's `gpuIds`, `gpuCount`, `flashBootType`, `networkVolumeId`,
+   * `locations`, `dataCenterIds`, `templateId`, `container`), until the rollout is over: every
+   * worker runs the new release. A rollout whose new workers cannot start fails the deployment,
+   * naming the release (docs/serverless-endpoint.md, "Releases and rollouts"). With `false` they
+   * return once the platform has the change; `version` and `rollout` say how far it got. Changes
+   * in place with no request.
+   * @default true
+   */
+  waitForRollout?: pulumi.Input<boolean>;
+  /**
+   * How long create and update wait for a rollout, in seconds (1..86400). When it runs out the
+   * endpoint is kept in state with its rollout in progress and the deployment fails; the next
+   * `up` waits again. Changes in place with no request.
+   * @default 1800 (30 minutes: about four worker starts in a row, a quarter of the workers at a time)
+   */
+  rolloutTimeoutSeconds?: pulumi.Input<number>;
 }
 
 /**
@@ -235,6 +255,20 @@ export class ServerlessEndpoint extends pulumi.dynamic.Resource {
   declare readonly readyTimeoutSeconds: pulumi.Output<number>;
   /** Seconds delete may take. */
   declare readonly drainTimeoutSeconds: pulumi.Output<number>;
+  /** Whether create and update wait for a rollout. */
+  declare readonly waitForRollout: pulumi.Output<boolean>;
+  /** Seconds create and update wait for a rollout. */
+  declare readonly rolloutTimeoutSeconds: pulumi.Output<number>;
+  /**
+   * The endpoint's configuration version on the platform (its `endpointVersion`) as `up` last
+   * read it: every change of the endpoint or of its bound template makes a new release.
+   */
+  declare readonly version: pulumi.Output<number | null | undefined>;
+  /**
+   * Its rollout as `up` last read it: `inProgress`, `workersOnLatest`, `workersTotal`,
+   * `percentOnLatest`, and `serving` (the versions ready workers run) after a wait.
+   */
+  declare readonly rollout: pulumi.Output<EndpointRolloutOutput | undefined>;
   /**
    * USD per hour at `workersMin` and at `workersMax` workers: one worker is `gpuCount` GPUs at
    * the catalog price of the first tier of `gpuIds` (the highest price among that tier's GPU
@@ -261,7 +295,7 @@ export class ServerlessEndpoint extends pulumi.dynamic.Resource {
       {
         // Every output must be named here (undefined when the program leaves it out) to
         // appear on the class.
-        ...Object.fromEntries([...SAVED_FIELDS, ...LOCAL_FIELDS, "type", "pods", "requestUrls", "hourlyCost", "api", "container", "dataCenterIds"].map((k) => [k, undefined])),
+        ...Object.fromEntries([...SAVED_FIELDS, ...LOCAL_FIELDS, "type", "pods", "requestUrls", "hourlyCost", "api", "container", "dataCenterIds", "version", "rollout"].map((k) => [k, undefined])),
         ...args,
         ...templateCheckInput(args.templateId),
         [LOGICAL_NAME_KEY]: name,
@@ -293,8 +327,13 @@ export class ServerlessEndpoint extends pulumi.dynamic.Resource {
   }
 }
 
-/** The hidden input through which check() learns the `serverless` of the Template behind `templateId`. */
+/**
+ * The hidden inputs from the Template behind `templateId`: its `serverless`, for check(), and
+ * what its workers run (TEMPLATE_ROLLS_KEY), whose change the diff shows on this endpoint as a
+ * rollout of its workers.
+ */
 function templateCheckInput(templateId: unknown): Record<string, unknown> {
   const ref = templateBehind(templateId);
-  return ref ? { [TEMPLATE_CHECK_KEY]: { resourceName: ref.resourceName, serverless: ref.serverless } } : {};
+  if (!ref) return {};
+  return { [TEMPLATE_CHECK_KEY]: { resourceName: ref.resourceName, serverless: ref.serverless }, ...(ref.rolls ? { [TEMPLATE_ROLLS_KEY]: ref.rolls } : {}) };
 }

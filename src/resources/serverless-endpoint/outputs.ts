@@ -74,6 +74,20 @@ export interface ServerlessEndpointOutputs {
   readyTimeoutSeconds: number;
   /** @default 600 */
   drainTimeoutSeconds: number;
+  /** @default true */
+  waitForRollout: boolean;
+  /** @default 1800 */
+  rolloutTimeoutSeconds: number;
+  /**
+   * The endpoint's configuration version on the platform when last read (its `endpointVersion`):
+   * each save that changes the endpoint, and each change of its bound template, makes a new one.
+   * Absent in state of 0.2.0 and earlier until the next update.
+   */
+  version?: number | null;
+  /** Its rollout when last read: how far the latest version has reached the workers. */
+  rollout?: EndpointRolloutOutput;
+  /** What the workers of the Template behind `templateId` run, as last applied (inputs/template-ref.ts). */
+  template?: unknown;
   /** The saved fields the program declared: removing one sends the platform's default (FIELD_DEFAULTS). */
   __declared?: SavedField[];
   /**
@@ -85,6 +99,27 @@ export interface ServerlessEndpointOutputs {
   __workerPrice?: WorkerPrice;
   /** The name last applied (the program's or the auto-name); the live one is `name`. */
   __appliedName?: string;
+}
+
+/**
+ * An endpoint's rollout, as the platform's releases report it, and which versions serve.
+ *
+ * @group Resource outputs
+ */
+export interface EndpointRolloutOutput {
+  /** True while a worker runs an older version, or a worker of the latest version is starting or unhealthy. */
+  inProgress: boolean;
+  /** Ready workers of the latest version. */
+  workersOnLatest: number;
+  /** Every worker of the endpoint. */
+  workersTotal: number;
+  /** `round(100 * workersOnLatest / workersTotal)`, 100 with no worker. */
+  percentOnLatest: number;
+  /**
+   * The versions ready workers run (the ones serving jobs), ascending; known when `up` waited
+   * for the rollout, else absent. A held rollout serves an older version than `version`.
+   */
+  serving?: number[];
 }
 
 /**

@@ -12,6 +12,7 @@ import {
   DECLARED_KEY,
   DEFAULT_DRAIN_TIMEOUT_SECONDS,
   DEFAULT_READY_TIMEOUT_SECONDS,
+  DEFAULT_ROLLOUT_TIMEOUT_SECONDS,
   DEFAULT_TYPE,
   type EndpointInputs,
   type EndpointRequestUrls,
@@ -19,14 +20,43 @@ import {
   SAVED_FIELDS,
   type SavedField,
   type ServerlessEndpointOutputs,
+  TEMPLATE_ROLLS_KEY,
   type WorkerPrice,
 } from "./schema";
+import { rollingChanges, templateChanges } from "./rollout-plan";
 import { usd } from "../cost/prices";
 
 export { SAVED_FIELDS, type SavedField } from "./schema";
 
 /** Settings of this resource that the platform never sees: they shape the waits. */
-export const LOCAL_FIELDS = ["waitForWorkers", "readyTimeoutSeconds", "drainTimeoutSeconds"] as const;
+export const LOCAL_FIELDS = ["waitForWorkers", "readyTimeoutSeconds", "drainTimeoutSeconds", "waitForRollout", "rolloutTimeoutSeconds"] as const;
+type LocalField = (typeof LOCAL_FIELDS)[number];
+
+/** Each local setting's default: state written before a setting existed holds none, and means it. */
+export const LOCAL_DEFAULTS = {
+  waitForWorkers: true,
+  readyTimeoutSeconds: DEFAULT_READY_TIMEOUT_SECONDS,
+  drainTimeoutSeconds: DEFAULT_DRAIN_TIMEOUT_SECONDS,
+  waitForRollout: true,
+  rolloutTimeoutSeconds: DEFAULT_ROLLOUT_TIMEOUT_SECONDS,
+} as const satisfies Record<LocalField, boolean | number>;
+
+/** The local settings that change (their old value, or the default in state that predates it). */
+export function changedLocalFields(olds: Record<string, any>, news: Record<string, any>): LocalField[] {
+  return LOCAL_FIELDS.filter((field) => news[field] !== undefined && !sameValue(olds[field] ?? LOCAL_DEFAULTS[field], news[field]));
+}
+
+/**
+ * Why `up` has a rollout to wait for, in the release's names: the changed fields that roll the
+ * workers (the endpoint's own, `changed`, and the bound Template's container), and a rollout the
+ * state says was not over when last read (an `up` whose wait ran out or failed), unless the
+ * program no longer waits for rollouts.
+ */
+export function rolloutReasons(olds: Record<string, any>, news: Record<string, any>, changed: readonly string[]): string[] {
+  const reasons = [...rollingChanges(changed), ...templateChanges(olds[TEMPLATE_ROLLS_KEY], news[TEMPLATE_ROLLS_KEY])];
+  if (news.waitForRollout !== false && olds.rollout?.inProgress === true) reasons.push("rollout");
+  return [...new Set(reasons)];
+}
 
 /** Platform values that mean the same thing compare equal: "" and null are both any region. */
 function normalized(field: string, value: unknown): unknown {
@@ -75,10 +105,8 @@ export function planEndpointDiff(olds: Record<string, any>, news: Record<string,
   const replaces: string[] = [];
   const newType = news.type ?? DEFAULT_TYPE;
   if (isUnknown(newType) || (olds.type != null && olds.type !== newType)) replaces.push("type");
-  const changed: string[] = changedSavedFields(olds, news);
-  for (const field of LOCAL_FIELDS) {
-    if (news[field] !== undefined && !sameValue(olds[field], news[field])) changed.push(field);
-  }
+  const saved = changedSavedFields(olds, news);
+  const changed = [...saved, ...changedLocalFields(olds, news), ...rolloutReasons(olds, news, saved)];
   return { changes: replaces.length > 0 || changed.length > 0, replaces, deleteBeforeReplace: false };
 }
 
@@ -105,9 +133,11 @@ export function localSettings(from: (Partial<LocalSettings> & { name?: string })
     from?.[APPLIED_NAME_KEY] ?? (isAutoNamed(from as Record<string, unknown>) || (from !== undefined && from[DECLARED_KEY] === undefined) ? from!.name : undefined);
   const settings: LocalSettings = {
     ...(applied ? { [APPLIED_NAME_KEY]: applied } : {}),
-    waitForWorkers: from?.waitForWorkers ?? true,
+    waitForWorkers: from?.waitForWorkers ?? LOCAL_DEFAULTS.waitForWorkers,
     readyTimeoutSeconds: from?.readyTimeoutSeconds ?? DEFAULT_READY_TIMEOUT_SECONDS,
     drainTimeoutSeconds: from?.drainTimeoutSeconds ?? DEFAULT_DRAIN_TIMEOUT_SECONDS,
+    waitForRollout: from?.waitForRollout ?? LOCAL_DEFAULTS.waitForRollout,
+    rolloutTimeoutSeconds: from?.rolloutTimeoutSeconds ?? DEFAULT_ROLLOUT_TIMEOUT_SECONDS,
     // The saved fields the program declared (check() lists them); state of 0.1.0 has none.
     [DECLARED_KEY]: [...(from?.[DECLARED_KEY] ?? [])],
   };

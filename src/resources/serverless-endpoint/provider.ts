@@ -38,7 +38,17 @@ import { type Dialect, type EndpointClient, EndpointNotReadyError, MAX_POLLS } f
 import { GraphqlDialect } from "./graphql";
 import { firstTier, type LocalSettings, localSettings, WORKER_PRICE_KEY } from "./plan";
 import { RestDialect } from "./rest";
-import { checkEndpointInputs, DEFAULT_DRAIN_TIMEOUT_SECONDS, DEFAULT_TYPE, ENDPOINT_KIND, type EndpointInputs, isOwnerNamed, type ServerlessEndpointOutputs } from "./schema";
+import { RolloutNotOverError, settleRollout } from "./rollout";
+import {
+  checkEndpointInputs,
+  DEFAULT_DRAIN_TIMEOUT_SECONDS,
+  DEFAULT_TYPE,
+  ENDPOINT_KIND,
+  type EndpointInputs,
+  isOwnerNamed,
+  type ServerlessEndpointOutputs,
+  TEMPLATE_ROLLS_KEY,
+} from "./schema";
 
 export { EndpointNotReadyError } from "./dialect";
 
@@ -61,6 +71,12 @@ export interface ServerlessEndpointProviderOptions extends ProviderOptions<Pick<
    * @default 15000
    */
   maxPollIntervalMs?: number;
+}
+
+/** What state keeps of the last `up` that no platform read gives back: the Template's fingerprint applied, the version and rollout. */
+function carried(props: Partial<ServerlessEndpointOutputs> | undefined): Partial<ServerlessEndpointOutputs> {
+  const keep = [TEMPLATE_ROLLS_KEY, "version", "rollout"] as const;
+  return Object.fromEntries(keep.filter((k) => props?.[k] !== undefined).map((k) => [k, props![k]]));
 }
 
 /** The dialect of an endpoint managed through `api` (inputs or state): GraphQL unless "rest". */
@@ -148,17 +164,31 @@ export class ServerlessEndpointProvider implements pulumi.dynamic.ResourceProvid
 
   async read(id: string, props?: Partial<ServerlessEndpointOutputs>): Promise<pulumi.dynamic.ReadResult<ServerlessEndpointOutputs>> {
     const r = await this.dialects[apiOf(props)].read(id, props, localSettings(props));
-    // An empty result tells the engine the endpoint is gone.
-    return r ? { id, props: r.props, inputs: r.inputs as unknown as ServerlessEndpointOutputs } : {};
+    // An empty result tells the engine the endpoint is gone. A refresh reads no releases: the
+    // version and rollout stay as `up` last read them.
+    return r ? { id, props: { ...carried(props), ...r.props }, inputs: r.inputs as unknown as ServerlessEndpointOutputs } : {};
   }
 
+  /**
+   * The dialect's update, then the rollout: after a change that rolls the workers (the
+   * endpoint's own, or the bound Template's, which its own update already made on the
+   * platform) or when state says the last rollout was not over, the wait until it is.
+   */
   async update(id: string, olds: ServerlessEndpointOutputs, news: EndpointInputs): Promise<pulumi.dynamic.UpdateResult<ServerlessEndpointOutputs>> {
     const d = this.dialects[apiOf(news)];
+    const settings = localSettings(news);
+    const reasons = d.rolls(olds, news);
+    let outs: ServerlessEndpointOutputs;
     try {
-      return { outs: await d.update(id, olds, news, localSettings(news)) };
+      outs = await d.update(id, olds, news, settings);
+    } catch (err) {
+      // Not applied: the Template's change and the rollout stay to be waited for by the next up.
+      if (err instanceof EndpointNotReadyError) throw new EndpointNotReadyError(err.id, { ...carried(olds), ...err.properties }, err.reasons);
+      throw err;
     } finally {
       d.wrote(id);
     }
+    return { outs: await this.released(id, outs, settings, reasons, news) };
   }
 
   /**
@@ -243,7 +273,7 @@ export class ServerlessEndpointProvider implements pulumi.dynamic.ResourceProvid
     });
     const type = d.typeOf(made) ?? inputs.type ?? DEFAULT_TYPE;
     const named = (outs: ServerlessEndpointOutputs) => ({ ...outs, name: inputs.name });
-    if (pending === inputs.name) return { id: made.id, outs: await d.settle(made, settings, type) };
+    if (pending === inputs.name) return { id: made.id, outs: await this.released(made.id, await d.settle(made, settings, type), settings, [], inputs) };
     const rename = () => d.rename(made, inputs).finally(() => d.wrote(made.id));
     let outs: ServerlessEndpointOutputs;
     try {
@@ -257,10 +287,44 @@ export class ServerlessEndpointProvider implements pulumi.dynamic.ResourceProvid
     }
     try {
       await rename();
-      return { id: made.id, outs: named(outs) };
     } catch (err) {
       // Kept in state with the name it has: the next up's diff shows the rename and makes it.
       throw new EndpointNotReadyError(made.id, outs, [`endpoint ${made.id} was made, but giving it its name failed: ${err instanceof Error ? err.message : String(err)}`]);
+    }
+    return { id: made.id, outs: await this.released(made.id, named(outs), settings, [], inputs) };
+  }
+
+  /**
+   * The outputs with the endpoint's version and rollout (rollout.ts), after waiting for the
+   * rollout `reasons` expect, and the Template's fingerprint this endpoint has now applied. A
+   * rollout that did not finish keeps the endpoint in state, saying so, and the next `up` waits
+   * again (its diff sees the rollout in progress). A read that only fills the outputs and fails
+   * leaves them out (unknown) rather than fail a change the platform made.
+   */
+  private async released(id: string, outs: ServerlessEndpointOutputs, settings: LocalSettings, reasons: readonly string[], news: EndpointInputs): Promise<ServerlessEndpointOutputs> {
+    const template = (news as Record<string, unknown>)[TEMPLATE_ROLLS_KEY];
+    const applied = template === undefined ? outs : { ...outs, [TEMPLATE_ROLLS_KEY]: template };
+    const client = this.client();
+    // A client made for GraphQL endpoints alone (a test's) has no REST half to read releases with.
+    if (!client.serverless) return applied;
+    const wait = settings.waitForRollout && reasons.length > 0;
+    try {
+      const state = await settleRollout({
+        client,
+        id,
+        clock: this.clock,
+        signal: this.signal,
+        reasons,
+        wait,
+        timeoutSeconds: settings.rolloutTimeoutSeconds,
+        pollIntervalMs: this.pollIntervalMs,
+        maxPollIntervalMs: this.maxPollIntervalMs,
+      });
+      return { ...applied, ...state };
+    } catch (err) {
+      if (err instanceof RolloutNotOverError) throw new EndpointNotReadyError(id, { ...applied, ...err.state }, [err.message]);
+      if (!wait) return applied;
+      throw new EndpointNotReadyError(id, applied, [`waiting for the rollout of endpoint ${id} failed: ${err instanceof Error ? err.message : String(err)}`]);
     }
   }
 

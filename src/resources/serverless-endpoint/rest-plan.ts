@@ -8,7 +8,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { Endpoint as WireEndpoint, RestEndpoint, RestEndpointCreateParams, RestEndpointUpdateParams } from "../../client";
 import { isUnknown } from "../inputs/check";
-import { changedSavedFields, endpointOutputs, inputsFromLive, LOCAL_FIELDS, type LocalSettings } from "./plan";
+import { changedLocalFields, changedSavedFields, endpointOutputs, inputsFromLive, type LocalSettings, rolloutReasons } from "./plan";
 import { type ContainerInput, DEFAULT_TYPE, type EndpointInputs, type SavedField, type ServerlessEndpointOutputs } from "./schema";
 
 /** The saved fields REST cannot show or change: the bound template's id, and GraphQL's `locations`. */
@@ -105,8 +105,8 @@ export function planRestDiff(olds: Record<string, any>, news: Record<string, any
   const replaces: string[] = [];
   const newType = news.type ?? DEFAULT_TYPE;
   if (isUnknown(newType) || (olds.type != null && olds.type !== newType)) replaces.push("type");
-  const changed =
-    restChanges(olds, news).length > 0 || !isRest(olds) || LOCAL_FIELDS.some((field) => news[field] !== undefined && !same(olds[field], news[field]));
+  const changes = restChanges(olds, news);
+  const changed = changes.length > 0 || !isRest(olds) || changedLocalFields(olds, news).length > 0 || rolloutReasons(olds, news, changes).length > 0;
   return { changes: replaces.length > 0 || changed, replaces, deleteBeforeReplace: false };
 }
 

@@ -20,7 +20,7 @@
 import { NotFoundError, type RestEndpoint, type Template } from "../../client";
 import { ClientReads } from "../lifecycle/shared-reads";
 import { type Bounds, type Dialect, type DialectContext, type EndpointClient, EndpointNotReadyError, goneError, MAX_POLLS } from "./dialect";
-import { type LocalSettings, wantedValue } from "./plan";
+import { type LocalSettings, rolloutReasons, wantedValue } from "./plan";
 import {
   containerOf,
   podsOfWorkers,
@@ -79,6 +79,11 @@ export class RestDialect implements Dialect<RestEndpoint> {
 
   diff(olds: Record<string, any>, news: Record<string, any>) {
     return planRestDiff(olds, news);
+  }
+
+  rolls(olds: Record<string, any>, news: Record<string, any>): string[] {
+    // The move from GraphQL binds the endpoint to a template of its own: a new release that rolls.
+    return rolloutReasons(olds, news, [...restChanges(olds, news), ...(olds.api === "rest" ? [] : ["templateId"])]);
   }
 
   async update(id: string, olds: ServerlessEndpointOutputs, news: EndpointInputs, settings: LocalSettings): Promise<ServerlessEndpointOutputs> {

@@ -54,6 +54,12 @@ export const FIELD_DEFAULTS = {
 } as const;
 export const DEFAULT_READY_TIMEOUT_SECONDS = 600;
 export const DEFAULT_DRAIN_TIMEOUT_SECONDS = 600;
+/**
+ * Half an hour: a rollout replaces the workers a quarter at a time (the platform starts at most
+ * `max(1, ceil(workers / 4))` at once), so about four worker starts in a row, and a GPU worker's
+ * start (pulling a large image) can take several minutes.
+ */
+export const DEFAULT_ROLLOUT_TIMEOUT_SECONDS = 1800;
 /** A day: a wait longer than this is a typo, and every wait must have a bound. */
 const MAX_TIMEOUT_SECONDS = 86_400;
 
@@ -192,6 +198,8 @@ export const endpointInputsSchema = z
     waitForWorkers: z.boolean({ error: "waitForWorkers must be true or false" }),
     readyTimeoutSeconds: timeoutSeconds("readyTimeoutSeconds"),
     drainTimeoutSeconds: timeoutSeconds("drainTimeoutSeconds"),
+    waitForRollout: z.boolean({ error: "waitForRollout must be true or false" }),
+    rolloutTimeoutSeconds: timeoutSeconds("rolloutTimeoutSeconds"),
     },
     {
       error: (iss) =>
@@ -215,6 +223,14 @@ export const endpointInputsSchema = z
  * `{ resourceName, serverless }` of that Template (serverless may be unknown at preview).
  */
 export const TEMPLATE_CHECK_KEY = "__template";
+
+/**
+ * The hidden input (and output) the class sets when `templateId` is a Template's own `id`
+ * output: what that Template's workers run (inputs/template-ref.ts `TemplateRolls`). Not
+ * `__`-prefixed, so that Pulumi's display shows its change on the endpoint
+ * (`~ template: { ~ image: ... }`): the change that rolls its workers.
+ */
+export const TEMPLATE_ROLLS_KEY = "template";
 
 /**
  * A template known (at preview already) not to be serverless: the platform would refuse the
@@ -243,7 +259,7 @@ export type EndpointInputs = z.infer<typeof endpointInputsSchema> & {
 export const ENDPOINT_ARGS: readonly string[] = Object.keys(endpointInputsSchema.shape);
 
 /** Properties the engine or the resource class add; not the user's. */
-const RESERVED_KEYS = new Set<string>(["__provider", LOGICAL_NAME_KEY, OWNER_TOKEN_KEY, DECLARED_KEY, APPLIED_NAME_KEY, TEMPLATE_CHECK_KEY, ...OWNER_INPUT_KEYS]);
+const RESERVED_KEYS = new Set<string>(["__provider", LOGICAL_NAME_KEY, OWNER_TOKEN_KEY, DECLARED_KEY, APPLIED_NAME_KEY, TEMPLATE_CHECK_KEY, TEMPLATE_ROLLS_KEY, ...OWNER_INPUT_KEYS]);
 
 /** The kind in owner tokens: an endpoint and a pod of the same logical name never share one. */
 export const ENDPOINT_KIND = "ServerlessEndpoint";
@@ -278,6 +294,8 @@ export function checkEndpointInputs(
     waitForWorkers: news.waitForWorkers ?? true,
     readyTimeoutSeconds: news.readyTimeoutSeconds ?? DEFAULT_READY_TIMEOUT_SECONDS,
     drainTimeoutSeconds: news.drainTimeoutSeconds ?? DEFAULT_DRAIN_TIMEOUT_SECONDS,
+    waitForRollout: news.waitForRollout ?? true,
+    rolloutTimeoutSeconds: news.rolloutTimeoutSeconds ?? DEFAULT_ROLLOUT_TIMEOUT_SECONDS,
   };
   // Pulumi hands over an omitted optional input as absent, but be strict about `undefined`
   // anyway: it cannot be serialized into state.

@@ -4,7 +4,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { shimProvider } from "../engine/shim";
-import { noteTemplate } from "../inputs/template-ref";
+import { noteTemplate, rollsOfArgs } from "../inputs/template-ref";
 import { LOGICAL_NAME_KEY, ownerInputs } from "../lifecycle/owner";
 import { PLATFORM_FIELDS } from "./plan";
 import type { TemplateCategory, TemplateMountsInput } from "./schema";
@@ -134,7 +134,8 @@ export class Template extends pulumi.dynamic.Resource {
       "computeplatform",
       "Template",
     );
-    noteTemplate(this.id, { resourceName: name, serverless: this.serverless });
+    // What the workers of endpoints bound to it run: an endpoint's preview shows its change as a rollout.
+    noteTemplate(this.id, { resourceName: name, serverless: this.serverless, ...(opts?.id === undefined ? { rolls: rollsOfArgs(args) } : {}) });
   }
 
   /**

@@ -169,6 +169,7 @@ describe("docs/serverless-endpoint.md's update-or-replace table says what the pl
     type: "LB", name: "api-2", gpuIds: "ADA_24,AMPERE_24", templateId: "tpl-2", idleTimeout: 9, locations: "US",
     flashBootType: "FLASHBOOT", scalerType: "REQUEST_COUNT", scalerValue: 7, workersMin: 1, workersMax: 5,
     networkVolumeId: "vol-9", waitForWorkers: false, readyTimeoutSeconds: 30, drainTimeoutSeconds: 30,
+    waitForRollout: false, rolloutTimeoutSeconds: 60,
   };
   const olds = {
     ...checkEndpointInputs(undefined, base).inputs, type: "QB", idleTimeout: 5, locations: null, flashBootType: "OFF",

@@ -17,7 +17,7 @@ import {
 } from "../../../../src/resources/serverless-endpoint/rest-plan";
 import { DECLARED_KEY, type EndpointInputs } from "../../../../src/resources/serverless-endpoint/schema";
 
-const SETTINGS = { waitForWorkers: true, readyTimeoutSeconds: 600, drainTimeoutSeconds: 600, [DECLARED_KEY]: [] };
+const SETTINGS = { waitForWorkers: true, readyTimeoutSeconds: 600, drainTimeoutSeconds: 600, waitForRollout: true, rolloutTimeoutSeconds: 1800, [DECLARED_KEY]: [] };
 
 /** An endpoint as the client reads it, through the client's own schema. */
 const ep = (over: Record<string, unknown> = {}): RestEndpoint =>

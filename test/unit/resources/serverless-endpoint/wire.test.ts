@@ -18,7 +18,7 @@ import {
 } from "../../../../src/resources/serverless-endpoint/plan";
 import { APPLIED_NAME_KEY, checkEndpointInputs, DECLARED_KEY, type EndpointInputs } from "../../../../src/resources/serverless-endpoint/schema";
 
-const DEFAULTS = { waitForWorkers: true, readyTimeoutSeconds: 600, drainTimeoutSeconds: 600, [DECLARED_KEY]: [] };
+const DEFAULTS = { waitForWorkers: true, readyTimeoutSeconds: 600, drainTimeoutSeconds: 600, waitForRollout: true, rolloutTimeoutSeconds: 1800, [DECLARED_KEY]: [] };
 
 /** An endpoint as the GraphQL client reads it. */
 const live = (over: Record<string, unknown> = {}): WireEndpoint =>
@@ -37,9 +37,11 @@ describe("the settings only this resource keeps", () => {
 
   test("the program's wait settings and declared fields are kept (a copy of the list)", () => {
     const declared = ["workersMin"] as never[];
-    const from = { waitForWorkers: false, readyTimeoutSeconds: 30, drainTimeoutSeconds: 10, [DECLARED_KEY]: declared };
+    const from = { waitForWorkers: false, readyTimeoutSeconds: 30, drainTimeoutSeconds: 10, waitForRollout: false, rolloutTimeoutSeconds: 60, [DECLARED_KEY]: declared };
     const settings = localSettings(from);
     expect(settings).toStrictEqual(from);
+    // State written before the rollout settings existed means their defaults.
+    expect(localSettings({ waitForWorkers: true, readyTimeoutSeconds: 30, drainTimeoutSeconds: 10, [DECLARED_KEY]: [] })).toMatchObject({ waitForRollout: true, rolloutTimeoutSeconds: 1800 });
     expect(settings[DECLARED_KEY]).not.toBe(declared);
   });
 
@@ -107,7 +109,7 @@ describe("the endpoint as state holds it", () => {
     const settings = { ...DEFAULTS, readyTimeoutSeconds: 30, [WORKER_PRICE_KEY]: { tier: "ADA_24", usd: 0.5 }, [APPLIED_NAME_KEY]: "api-applied" };
     const inputs = inputsFromLive(live({ name: "renamed-outside" }), settings);
     expect(inputs).toStrictEqual({
-      type: "QB", waitForWorkers: true, readyTimeoutSeconds: 30, drainTimeoutSeconds: 600, [DECLARED_KEY]: [],
+      type: "QB", waitForWorkers: true, readyTimeoutSeconds: 30, drainTimeoutSeconds: 600, waitForRollout: true, rolloutTimeoutSeconds: 1800, [DECLARED_KEY]: [],
       name: "api-applied", gpuIds: "ADA_24,AMPERE_24", templateId: "tpl-1", idleTimeout: 5, flashBootType: "OFF", scalerType: "QUEUE_DELAY",
       scalerValue: 4, workersMin: 1, workersMax: 3, gpuCount: 2, executionTimeoutMs: 300000,
     });
