@@ -5,7 +5,7 @@
  * spend money or depend on the platform answering.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { ComputePlatform, ModelJobFailedError, ModelJobInProgressError, schemas } from "../../client";
+import { ComputePlatform, ModelJobFailedError, ModelJobInProgressError, NotFoundError, schemas } from "../../client";
 
 /** The stack-config namespace of `computeplatform:apiKey` and friends (see engine/settings.ts). */
 const CONFIG_NAMESPACE = "computeplatform";
@@ -47,11 +47,12 @@ export interface RunSyncSmokeTestArgs {
    */
   timeoutMs?: pulumi.Input<number>;
   /**
-   * The client to call with (its `jobs.runSync`).
+   * The client to call with (its `jobs.runSync`, and `serverless.workers` to tell which release
+   * served the job).
    * @default a client from stack config (`computeplatform:apiKey`, `computeplatform:apiUrl`,
    *   `computeplatform:serverlessUrl`), then the environment
    */
-  client?: Pick<ComputePlatform, "jobs">;
+  client?: Pick<ComputePlatform, "jobs"> & Partial<Pick<ComputePlatform, "serverless">>;
 }
 
 /** @group Serverless smoke test */
@@ -64,6 +65,13 @@ export interface RunSyncSmokeTestResult {
   output: Record<string, unknown> | unknown[] | string | number | boolean | null;
   /** `output.image_url` of an image model; null when the output has none. */
   imageUrl: string | null;
+  /** The worker that took the job (the platform's `workerId`); null when the answer names none (a hosted model). */
+  workerId: string | null;
+  /**
+   * The endpoint version (release) that worker runs: the endpoint's latest, or the smoke test
+   * fails. Null when the platform does not tell (a hosted model, or a worker no longer listed).
+   */
+  release: number | null;
 }
 
 /** The program's client: stack config first (as the providers' `configure()` reads it), then the environment. */
@@ -108,7 +116,7 @@ export function runSyncSmokeTest(args: RunSyncSmokeTestArgs): pulumi.Output<RunS
  * routes of the client's `jobs` take any output a worker returns (a hosted model's too).
  */
 export async function smokeCall(
-  client: Pick<ComputePlatform, "jobs">,
+  client: Pick<ComputePlatform, "jobs"> & Partial<Pick<ComputePlatform, "serverless">>,
   endpointId: string,
   input: Record<string, unknown>,
   timeoutMs?: number,
@@ -133,5 +141,34 @@ export async function smokeCall(
   }
   const output = (answer.output ?? null) as RunSyncSmokeTestResult["output"];
   const imageUrl = typeof output === "object" && output !== null ? (output as { image_url?: unknown }).image_url : undefined;
-  return { id: answer.id, status: answer.status, output, imageUrl: typeof imageUrl === "string" ? imageUrl : null };
+  const workerId = typeof answer.workerId === "string" ? answer.workerId : null;
+  const release = workerId === null ? null : await servedBy(client, endpointId, answer.id, workerId);
+  return { id: answer.id, status: answer.status, output, imageUrl: typeof imageUrl === "string" ? imageUrl : null, workerId, release };
+}
+
+/**
+ * The release that served the job: the version of its worker (`listEndpointWorkers`), which must
+ * be the endpoint's latest (a job answered by a stale worker says nothing of the new release).
+ * Null when the platform cannot tell: no workers list (a hosted model), the worker gone since.
+ */
+async function servedBy(client: Partial<Pick<ComputePlatform, "serverless">>, endpointId: string, jobId: string, workerId: string): Promise<number | null> {
+  if (!client.serverless) return null;
+  let listed;
+  try {
+    listed = await client.serverless.workers(endpointId);
+  } catch (err) {
+    if (err instanceof NotFoundError) return null;
+    throw err;
+  }
+  const worker = [...listed.workers].find((w) => w.id === workerId);
+  const version = typeof worker?.version === "number" ? worker.version : null;
+  const latest = listed.endpointVersion ?? null;
+  if (worker && (worker.isStale || (version !== null && latest !== null && version !== latest))) {
+    throw new Error(
+      `smoke test of endpoint ${endpointId} failed: job ${jobId} was served by worker ${workerId}, which runs release ${version ?? "?"}` +
+        `${worker.image ? ` (image ${JSON.stringify(worker.image)})` : ""}, not the endpoint's latest release ${latest ?? "?"}: ` +
+        "its rollout was not over. Run `pulumi up` again once it is (a ServerlessEndpoint waits for its rollout unless waitForRollout is false).",
+    );
+  }
+  return version;
 }
