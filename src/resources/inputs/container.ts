@@ -2,6 +2,7 @@
 // for every kind that carries a container configuration (pods, templates). Each message names
 // the property the way a program writes it.
 import { z } from "zod";
+import { isUnknown } from "./check";
 
 const PORT_RULE = "must be <port>/<protocol> with a port from 1 to 65535, e.g. 8888/http or 22/tcp";
 const PORT_PATTERN = /^([1-9][0-9]{0,4})\/([a-z]+)$/;
@@ -13,6 +14,14 @@ export function onlyKeys(what: string, allowed: string) {
 }
 
 export const nonEmpty = (what: string) => z.string({ error: `${what} must be a string` }).min(1, `${what} must not be empty`);
+/** Every kind's `adopt`: the ID of an existing object to take over (lifecycle/adopt.ts). */
+export const adoptId = (noun: string) => nonEmpty(`adopt (the ID of an existing ${noun})`).optional();
+
+/** The id checked inputs ask to adopt (lifecycle/adopt.ts), once it is known. */
+export function adoptTarget(inputs: unknown): string | undefined {
+  const id = (inputs as { adopt?: unknown } | undefined)?.adopt;
+  return typeof id === "string" && id !== "" && !isUnknown(id) ? id : undefined;
+}
 
 /** Smallest persistent mount, in GB (the contract's PersistentMount). */
 export const PERSISTENT_MIN_GB = 10;

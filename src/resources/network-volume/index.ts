@@ -61,6 +61,17 @@ export interface NetworkVolumeArgs {
    * @default 120
    */
   deleteWaitSeconds?: pulumi.Input<number>;
+  /**
+   * ID of an existing volume to take under management instead of creating one (the way in,
+   * since `pulumi import` does not work for dynamic resources: pulumi/pulumi#16175). The
+   * first `up` keeps the volume and its data, and changes only what differs (a new name, a
+   * larger size); its `dataCenter` and `type` must be declared as it has them, which the
+   * preview checks. From then on the stack owns it: `pulumi destroy` deletes it (use
+   * `protect` or `retainOnDelete` to keep it). Read at creation only: a later change or
+   * removal shows no diff and sends nothing (it neither replaces nor updates the volume).
+   * @default undefined (create a new volume)
+   */
+  adopt?: pulumi.Input<string>;
 }
 
 /**
@@ -106,6 +117,7 @@ export class NetworkVolume extends pulumi.dynamic.Resource {
         dataCenter: a.dataCenter,
         type: a.type,
         deleteWaitSeconds: a.deleteWaitSeconds,
+        adopt: a.adopt,
         [LOGICAL_NAME_KEY]: name,
       },
       opts,

@@ -24,6 +24,8 @@ import { type Clock, type ComputePlatform, type NetworkVolume, systemClock } fro
 import { platform, type ProviderOptions } from "../engine/settings";
 import { DEFAULT_IN_USE_POLL_MS, deleteWaitMs, deleteWhenUnused } from "../lifecycle/in-use";
 import { createListedFirst } from "../lifecycle/find-again";
+import { adopt, type Adoptable, checkAdoption, kindOfId, refuseReplaceWhileAdopted, releaseClaim } from "../lifecycle/adopt";
+import { adoptTarget } from "../inputs/container";
 import { ClientReads, orGone } from "../lifecycle/shared-reads";
 import { endpointsMounting, outputsOf, planNetworkVolumeChange, podsMounting, updateBody, type VolumeHolder } from "./plan";
 import { checkNetworkVolume, DEFAULT_DELETE_WAIT_SECONDS, type NetworkVolumeInputs, type NetworkVolumeOutputs, shrinkRefusal } from "./schema";
@@ -65,14 +67,16 @@ export class NetworkVolumeProvider implements pulumi.dynamic.ResourceProvider<Ne
   }
 
   async check(olds: any, news: any): Promise<pulumi.dynamic.CheckResult<NetworkVolumeInputs>> {
-    return checkNetworkVolume(olds, news);
+    const result = checkNetworkVolume(olds, news);
+    return checkAdoption(this.adoptable(), olds, adoptTarget(result.inputs), result);
   }
 
-  async diff(_id: string, olds: NetworkVolumeOutputs, news: NetworkVolumeInputs): Promise<pulumi.dynamic.DiffResult> {
+  async diff(id: string, olds: NetworkVolumeOutputs, news: NetworkVolumeInputs): Promise<pulumi.dynamic.DiffResult> {
     const plan = planNetworkVolumeChange(olds, news);
     // check() refuses a shrink of the inputs; this catches one against state that a refresh
     // grew. Failing here stops the preview instead of a replace that loses the data.
     if (plan.refused) throw new Error(`NetworkVolume ${olds.name}: ${plan.refused}`);
+    refuseReplaceWhileAdopted("NetworkVolume", olds.name, id, news as unknown as Record<string, unknown>, plan.replaces);
     return {
       changes: plan.replaces.length > 0 || plan.updates.length > 0,
       replaces: plan.replaces,
@@ -81,6 +85,7 @@ export class NetworkVolumeProvider implements pulumi.dynamic.ResourceProvider<Ne
   }
 
   async create(inputs: NetworkVolumeInputs): Promise<pulumi.dynamic.CreateResult<NetworkVolumeOutputs>> {
+    if (inputs.adopt) return adopt(this.adoptable(), inputs.adopt, inputs, async ({ id, baseline }) => ({ id: id, outs: (await this.update(id, baseline, inputs)).outs }));
     const client = this.client();
     const body = { name: inputs.name, size: inputs.size, dataCenter: inputs.dataCenter, ...(inputs.type ? { type: inputs.type } : {}) };
     const volume = await createListedFirst<NetworkVolume>({
@@ -139,9 +144,25 @@ export class NetworkVolumeProvider implements pulumi.dynamic.ResourceProvider<Ne
         holders: (signal) => this.holders(id, signal),
         remedy: "Terminate the pod(s) or delete the endpoint(s), or remove the mount",
       });
+      releaseClaim("NetworkVolume", id);
     } finally {
       this.reads.of(this.client()).wrote(id);
     }
+  }
+
+  /** How an existing volume becomes this resource's (lifecycle/adopt.ts): its data center and tier never change. */
+  private adoptable(): Adoptable<NetworkVolume, NetworkVolumeOutputs, NetworkVolumeInputs> {
+    const client = this.client();
+    return {
+      kind: "NetworkVolume",
+      noun: "network volume",
+      find: (id) => orGone(() => client.networkVolumes.get(id, { signal: this.signal })),
+      baseline: (v, inputs) => ({ id: v.id, ...outputsOf(v, inputs.deleteWaitSeconds) }),
+      plan: planNetworkVolumeChange,
+      fixed: (v) => `dataCenter: ${JSON.stringify(v.dataCenter)}${v.type ? `, type: ${JSON.stringify(v.type)}` : ""}`,
+      wayOut: "remove adopt to create a new volume as declared (and move the data yourself)",
+      elsewhere: (id) => kindOfId(client, id, "NetworkVolume", this.signal),
+    };
   }
 
   /** The pods and endpoints that mount the volume now. */

@@ -2,6 +2,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { checkNamedArgs, isUnknown } from "../inputs/check";
+import { adoptId } from "../inputs/container";
 import { DEFAULT_DELETE_WAIT_SECONDS, deleteWaitSecondsSchema, MAX_DELETE_WAIT_SECONDS } from "../lifecycle/in-use";
 import type { LOGICAL_NAME_KEY } from "../lifecycle/owner";
 
@@ -26,6 +27,7 @@ export interface NetworkVolumeInputs {
   dataCenter: string;
   type?: NetworkVolumeType;
   deleteWaitSeconds?: number;
+  adopt?: string;
   [LOGICAL_NAME_KEY]?: string;
 }
 
@@ -83,6 +85,7 @@ export const networkVolumeArgsSchema = z
       .enum(NETWORK_VOLUME_TYPES, { error: `type must be one of ${NETWORK_VOLUME_TYPES.join(", ")}` })
       .optional(),
     deleteWaitSeconds: deleteWaitSecondsSchema,
+    adopt: adoptId("network volume"),
   })
   .strict();
 
@@ -97,7 +100,7 @@ export function checkNetworkVolume(
   olds: Record<string, unknown> | undefined,
   news: Record<string, unknown>,
 ): pulumi.dynamic.CheckResult<NetworkVolumeInputs> {
-  const result = checkNamedArgs<NetworkVolumeInputs>("NetworkVolume", networkVolumeArgsSchema, olds, news, "volume", ["deleteWaitSeconds", "type"]);
+  const result = checkNamedArgs<NetworkVolumeInputs>("NetworkVolume", networkVolumeArgsSchema, olds, news, "volume", ["deleteWaitSeconds", "type", "adopt"]);
   const shrink = shrinkRefusal(olds?.size, result.inputs?.size, olds?.dataCenter, result.inputs?.dataCenter);
   if (shrink) result.failures.push({ property: "size", reason: shrink });
   return result;

@@ -15,7 +15,7 @@
  *           tick until RUNNING (or ports published); desiredStatus EXITED: POST .../action stop;
  *           locked: PATCH {locked: true} last. A pod that ends in ERROR or times out fails
  *           with its id and outputs kept (Pulumi's partial state), so it is never forgotten.
- *           adopt: GET /v2/pods/{adopt}, PATCH the differences: no POST. The create is planned
+ *           adopt: GET /v2/pods/{adopt} (at check too: lifecycle/adopt.ts), PATCH the differences: no POST. The create is planned
  *           once (create-plan.ts); the POST and its GPU fallback are placement.ts.
  *   read    alone: GET /v2/pods/{id}. Reads that come together (a refresh): the shared
  *           GET /v2/pods, one for all of them (lifecycle/shared-reads.ts); a pod missing
@@ -37,14 +37,16 @@ import { type PollerTimings, pollFromEnv } from "../lifecycle/poller";
 import { recordAfterStep } from "../lifecycle/applied";
 import { idsOf, listBefore } from "../lifecycle/find-again";
 import { createWithRecovery, OwningProvider } from "../lifecycle/recovery";
+import { adopt, type Adoptable, checkAdoption, kindOfId, refuseReplaceWhileAdopted, releaseClaim, unfinishedCreate } from "../lifecycle/adopt";
+import { adoptTarget } from "../inputs/container";
 import { catalogFailures, computeChanged } from "./catalog-check";
 import type { PodDeclaration, PodOutputs } from "./outputs";
 import { checkPod, DEFAULT_WAIT_TIMEOUT_SECONDS, type LivePod, OWNER_ENV, type PodInputs } from "./schema";
 import { type CreatePlan, planCreate, planExisting } from "./create-plan";
 import { hourlyCostOf, place } from "./placement";
-import { declarationOf, type PodPlan, planPodChange } from "./plan";
+import { declarationOf, type PodPlan, planKnownPodChange, planPodChange } from "./plan";
 import { planUpdate, previewRefusal } from "./update-plan";
-import { describeFixed, inputsFromState, newestOf, ownedBy, podOutputs } from "./wire";
+import { describeFixed, inputsFromState, newestOf, ownedBy, ownerBaseOf, podOutputs } from "./wire";
 import { converge, lastSeen, type PodContext, PodInitError, provisioning, STOPPED } from "./status";
 
 type Created = pulumi.dynamic.CreateResult<PodOutputs>;
@@ -85,8 +87,9 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
    * preview sends no request per pod.
    */
   async check(olds: any, news: any): Promise<pulumi.dynamic.CheckResult<PodInputs>> {
-    const result = checkPod(olds, news, (base) => this.predecessors.get(base));
-    const inputs = result.inputs as PodInputs;
+    const checked = checkPod(olds, news, (base) => this.predecessors.get(base));
+    const inputs = checked.inputs as PodInputs;
+    const result = await checkAdoption(this.adoptable(this.client()), olds, adoptTarget(inputs), checked);
     if ((result.failures ?? []).length > 0 || !computeChanged(olds, inputs)) return result;
     const lists = await priceBook(this.client).lists(inputs);
     return lists ? { ...result, failures: catalogFailures(inputs, lists.gpus, lists.cpus) } : result;
@@ -97,13 +100,7 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
     // second check and the create follow in this process: they derive the new token from it.
     this.predecessors.record(baseOf("Pod", news as any), id);
     const plan = planPodChange(olds, news);
-    if (plan.replaces.length > 0 && typeof news.adopt === "string" && news.adopt === olds.id) {
-      // A replacement would adopt this same pod again, and then delete it as the old one.
-      throw new Error(
-        `Pod ${olds.name}: ${plan.replaces.join(", ")} cannot change on an adopted pod while adopt is set. ` +
-          "Remove adopt to let Pulumi create a new pod and delete this one, or change the program back.",
-      );
-    }
+    refuseReplaceWhileAdopted("Pod", olds.name, id, news as unknown as Record<string, unknown>, plan.replaces);
     // What up could not do on a locked pod fails here, at preview, rather than at up.
     const refused = plan.replaces.length === 0 ? previewRefusal(olds, news) : undefined;
     if (refused) throw new Error(`Pod ${olds.name} ${refused}`);
@@ -113,7 +110,7 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
   async create(inputs: PodInputs): Promise<Created> {
     const plan = planCreate(inputs);
     const client = this.client();
-    if (inputs.adopt) return this.adopt(client, inputs.adopt, plan);
+    if (inputs.adopt) return adopt(this.adoptable(client), inputs.adopt, inputs, async ({ id, baseline }) => ({ id, outs: await this.apply(client, id, baseline, inputs) }));
     if (!plan.token) return this.createNew(client, plan);
     return this.createOwned(client, plan, plan.token);
   }
@@ -144,6 +141,7 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
 
   async delete(id: string, props: PodOutputs): Promise<void> {
     this.predecessors.forget(id);
+    releaseClaim("Pod", id);
     const client = this.client();
     // Unlock only a lock this resource set: someone else's lock is theirs to lift.
     const lockedHere = props?.__declared?.locked === true && props.locked !== false;
@@ -280,23 +278,34 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
     }
   }
 
-  /** Take an existing pod under management: GET, check what cannot change, PATCH the rest. */
-  private async adopt(client: ComputePlatform, id: string, plan: CreatePlan): Promise<Created> {
-    const pod = await this.find(client, id);
-    if (!pod) throw new Error(`adopt: there is no pod with ID ${id}`);
-    if (pod.status === "TERMINATED") throw new Error(`adopt: pod ${id} is TERMINATED and cannot be adopted`);
-    const { baseline, change } = planExisting(pod, plan);
-    const dcs = plan.inputs.dataCenterIds;
-    if (change.replaces.includes("dataCenterIds") && dcs) {
-      throw new Error(`adopt: pod ${id} runs in data center ${pod.dataCenterId}, which is not among dataCenterIds (${dcs.join(", ")})`);
-    }
-    if (change.replaces.length > 0) {
-      throw new Error(
-        `adopt: pod ${id} differs from the declaration in ${change.replaces.join(", ")}, which cannot change on an ` +
-          `existing pod; declare them as the pod has them (${describeFixed(pod)})`,
-      );
-    }
-    return { id, outs: await this.apply(client, id, baseline, plan.inputs, change) };
+  /**
+   * How an existing pod becomes this resource's (lifecycle/adopt.ts): compute, cloud, mount and
+   * data center fixed; a pod another stack's resource made (its owner mark) or whose create never
+   * finished is refused, since that stack may still manage it.
+   */
+  private adoptable(client: ComputePlatform): Adoptable<LivePod, PodOutputs, PodInputs> {
+    return {
+      kind: "Pod",
+      noun: "pod",
+      find: (id) => this.find(client, id),
+      baseline: (pod, inputs) => planExisting(pod, planCreate(inputs)).baseline,
+      plan: (baseline, inputs) => planKnownPodChange(baseline, inputs),
+      fixed: describeFixed,
+      wayOut: "remove adopt to create a new pod as declared",
+      refuse: (pod, inputs) => {
+        if (pod.status === "TERMINATED") return "is TERMINATED and cannot be adopted";
+        const owner = ownerBaseOf(pod);
+        if (owner !== undefined && owner !== baseOf("Pod", inputs as unknown as Record<string, unknown>)) {
+          return (
+            `was made by another Pulumi resource (its env ${OWNER_ENV} holds that resource's owner mark), which may still manage ` +
+            "it: adopt it in the stack that made it; if it has left that stack (retainOnDelete, pulumi state delete), remove " +
+            `${OWNER_ENV} from its env by hand (its container restarts) and adopt it then`
+          );
+        }
+        return unfinishedCreate(pod.name);
+      },
+      elsewhere: (id) => kindOfId(client, id, "Pod", this.signal),
+    };
   }
 
   /**

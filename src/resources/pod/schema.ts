@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { MountsParams, Pod as WirePod } from "../../client";
 import { splitUnknownArgs } from "../inputs/arguments";
 import { checkFailures, containsUnknown, gpuChoices, isUnknown } from "../inputs/check";
-import { containerRules, nonEmpty, onlyKeys, PERSISTENT_MIN_GB, persistentMountRule } from "../inputs/container";
+import { adoptId, containerRules, nonEmpty, onlyKeys, PERSISTENT_MIN_GB, persistentMountRule } from "../inputs/container";
 import { LOGICAL_NAME_KEY, OWNER_INPUT_KEYS, OWNER_TOKEN_KEY, ownerToken, resolveName } from "../lifecycle/owner";
 
 /**
@@ -154,7 +154,7 @@ export const podArgsSchema = z.strictObject(
       .min(1, "waitTimeoutSeconds must be at least 1")
       .max(MAX_WAIT_TIMEOUT_SECONDS, `waitTimeoutSeconds must be at most ${MAX_WAIT_TIMEOUT_SECONDS} (a day)`),
     /** ID of an existing pod to take under management instead of creating one. */
-    adopt: nonEmpty("adopt (the ID of an existing pod)").optional(),
+    adopt: adoptId("pod"),
     /** The most a fallback choice may cost, in USD per hour; a GPU type above it is not tried. */
     maxHourlyCost: z
       .number({ error: "maxHourlyCost must be a number of USD per hour" })

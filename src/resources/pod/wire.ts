@@ -123,6 +123,17 @@ export function ownedBy(pod: Pick<LivePod, "env">, token: string): boolean {
   return typeof v === "string" && (v === token || v.startsWith(`${token}.`));
 }
 
+/**
+ * The base token of the resource whose create made `pod` (its owner mark is `<token>.<8 hex>`,
+ * a replacement's `.<base>` after it: create-plan.ts), or undefined for a pod no stack made.
+ */
+export function ownerBaseOf(pod: Pick<LivePod, "env">): string | undefined {
+  const v = pod.env?.[OWNER_ENV];
+  if (typeof v !== "string" || v === "") return undefined;
+  const parts = v.split(".");
+  return parts[2] ?? parts[0];
+}
+
 export function newestOf(pods: LivePod[]): LivePod | undefined {
   return pods.reduce<LivePod | undefined>((best, p) => (!best || p.createdAt > best.createdAt ? p : best), undefined);
 }
@@ -134,6 +145,7 @@ export function describeFixed(pod: LivePod): string {
   parts.push(`cloud: "${pod.cloud}"`);
   if (pod.mounts?.persistent) parts.push(`mounts.persistent.size: ${pod.mounts.persistent.size}`);
   if (pod.mounts?.network?.[0]) parts.push(`mounts.network[0].volumeId: "${pod.mounts.network[0].volumeId}"`);
+  if (pod.dataCenterId) parts.push(`dataCenterIds allowing "${pod.dataCenterId}"`);
   return parts.join(", ");
 }
 

@@ -48,6 +48,20 @@ export interface RegistryCredentialArgs {
    * @default 120
    */
   deleteWaitSeconds?: pulumi.Input<number>;
+  /**
+   * ID of an existing credential to take under management instead of creating one (the way
+   * in, since `pulumi import` does not work for dynamic resources: pulumi/pulumi#16175). Its
+   * `name` must be declared as it is (the platform has no update), which the preview checks.
+   * The platform never returns a credential's user name and password, so adopting cannot
+   * check them: the first `up` sends nothing and records the program's `username` and
+   * `password` as the credential's, unverified. If they are not what the credential holds,
+   * pulls keep using the old ones until a change of either (with `adopt` removed) or
+   * `pulumi up --replace` makes a new credential with the program's. From then on the stack
+   * owns it: `pulumi destroy` deletes it. Read at creation only: a later change or removal
+   * shows no diff and sends nothing (it neither replaces nor updates the credential).
+   * @default undefined (create a new credential)
+   */
+  adopt?: pulumi.Input<string>;
 }
 
 /**
@@ -94,6 +108,7 @@ export class RegistryCredential extends pulumi.dynamic.Resource {
         username: secret(a.username),
         password: secret(a.password),
         deleteWaitSeconds: a.deleteWaitSeconds,
+        adopt: a.adopt,
         [LOGICAL_NAME_KEY]: name,
       },
       {

@@ -25,6 +25,8 @@ import { type Clock, type ComputePlatform, type Registry, systemClock } from "..
 import { platform, type ProviderOptions } from "../engine/settings";
 import { DEFAULT_DELETE_WAIT_SECONDS, DEFAULT_IN_USE_POLL_MS, deleteWaitMs, deleteWhenUnused, type InUseHolder } from "../lifecycle/in-use";
 import { createListedFirst } from "../lifecycle/find-again";
+import { adopt, type Adoptable, checkAdoption, kindOfId, refuseReplaceWhileAdopted, releaseClaim } from "../lifecycle/adopt";
+import { adoptTarget } from "../inputs/container";
 import { ClientReads, orGone } from "../lifecycle/shared-reads";
 import { outputsOf, planRegistryCredentialChange, registryUsers } from "./plan";
 import { checkRegistryCredential, type RegistryCredentialInputs, type RegistryCredentialOutputs } from "./schema";
@@ -68,11 +70,13 @@ export class RegistryCredentialProvider
   }
 
   async check(olds: any, news: any): Promise<pulumi.dynamic.CheckResult<RegistryCredentialInputs>> {
-    return checkRegistryCredential(olds, news);
+    const result = checkRegistryCredential(olds, news);
+    return checkAdoption(this.adoptable(), olds, adoptTarget(result.inputs), result);
   }
 
-  async diff(_id: string, olds: RegistryCredentialOutputs, news: RegistryCredentialInputs): Promise<pulumi.dynamic.DiffResult> {
+  async diff(id: string, olds: RegistryCredentialOutputs, news: RegistryCredentialInputs): Promise<pulumi.dynamic.DiffResult> {
     const plan = planRegistryCredentialChange(olds, news);
+    refuseReplaceWhileAdopted("RegistryCredential", olds.name, id, news as unknown as Record<string, unknown>, plan.replaces);
     return {
       changes: plan.replaces.length > 0 || plan.updates.length > 0,
       replaces: plan.replaces,
@@ -81,6 +85,8 @@ export class RegistryCredentialProvider
   }
 
   async create(inputs: RegistryCredentialInputs): Promise<pulumi.dynamic.CreateResult<RegistryCredentialOutputs>> {
+    // Adopted: the platform has no update, and the secrets cannot be compared; nothing is sent.
+    if (inputs.adopt) return adopt(this.adoptable(), inputs.adopt, inputs, async ({ id, baseline }) => ({ id: id, outs: baseline }));
     const client = this.client();
     const registry = await createListedFirst<Registry>({
       noun: "registry credential",
@@ -130,9 +136,31 @@ export class RegistryCredentialProvider
         holders: (signal) => this.users(id, signal),
         remedy: "Terminate the pod(s) or delete the template(s), or set their registry to another credential",
       });
+      releaseClaim("RegistryCredential", id);
     } finally {
       this.reads.of(this.client()).wrote(id);
     }
+  }
+
+  /**
+   * How an existing credential becomes this resource's (lifecycle/adopt.ts). Its name cannot
+   * change (no update); its secrets cannot be read, so state takes the program's, unverified.
+   */
+  private adoptable(): Adoptable<Registry, RegistryCredentialOutputs, RegistryCredentialInputs> {
+    const client = this.client();
+    return {
+      kind: "RegistryCredential",
+      noun: "registry credential",
+      find: (id) => orGone(() => client.registries.get(id, { signal: this.signal })),
+      baseline: (r, inputs) => ({ id: r.id, ...outputsOf(r, inputs, inputs.deleteWaitSeconds) }),
+      plan: planRegistryCredentialChange,
+      fixed: (r) => `name: ${JSON.stringify(r.name)}`,
+      wayOut: "remove adopt to create a new credential as declared",
+      caveat:
+        "the platform never returns a credential's username and password, so state records the program's, unverified " +
+        "(a change of either, with adopt removed, makes a new credential with them)",
+      elsewhere: (id) => kindOfId(client, id, "RegistryCredential", this.signal),
+    };
   }
 
   /** The live pods and the templates that name the credential now. */

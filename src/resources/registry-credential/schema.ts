@@ -3,6 +3,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { checkNamedArgs } from "../inputs/check";
+import { adoptId } from "../inputs/container";
 import { deleteWaitSecondsSchema } from "../lifecycle/in-use";
 import { LOGICAL_NAME_KEY } from "../lifecycle/owner";
 
@@ -16,6 +17,7 @@ export interface RegistryCredentialInputs {
   username: string;
   password: string;
   deleteWaitSeconds?: number;
+  adopt?: string;
   [LOGICAL_NAME_KEY]?: string;
 }
 
@@ -61,6 +63,7 @@ export const registryCredentialArgsSchema = z
       .string({ error: required("password", "the registry password or access token") })
       .min(1, "password must not be empty"),
     deleteWaitSeconds: deleteWaitSecondsSchema,
+    adopt: adoptId("registry credential"),
   })
   .strict();
 
@@ -72,5 +75,5 @@ export function checkRegistryCredential(
   olds: Record<string, unknown> | undefined,
   news: Record<string, unknown>,
 ): pulumi.dynamic.CheckResult<RegistryCredentialInputs> {
-  return checkNamedArgs<RegistryCredentialInputs>("RegistryCredential", registryCredentialArgsSchema, olds, news, "registry", ["deleteWaitSeconds"]);
+  return checkNamedArgs<RegistryCredentialInputs>("RegistryCredential", registryCredentialArgsSchema, olds, news, "registry", ["deleteWaitSeconds", "adopt"]);
 }

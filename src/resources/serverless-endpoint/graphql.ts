@@ -135,6 +135,10 @@ export class GraphqlDialect implements Dialect<WireEndpoint> {
     return rolloutReasons(olds, news, changedSavedFields(olds, news));
   }
 
+  changes(olds: Record<string, any>, news: Record<string, any>): string[] {
+    return changedSavedFields(olds, news);
+  }
+
   current(id: string, deadline: number): Promise<WireEndpoint | undefined> {
     // From the shared poller's next list: a stack's endpoints deleted together share one read.
     return this.pollUntil(id, () => true, deadline);

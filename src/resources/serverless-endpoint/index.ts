@@ -197,6 +197,20 @@ export interface ServerlessEndpointArgs {
    * @default 1800 (30 minutes: about four worker starts in a row, a quarter of the workers at a time)
    */
   rolloutTimeoutSeconds?: pulumi.Input<number>;
+  /**
+   * ID of an existing endpoint to take under management instead of creating one (the way in,
+   * since `pulumi import` does not work for dynamic resources: pulumi/pulumi#16175), made in
+   * the console or over either API. The first `up` keeps its id, so its `requestUrls` and
+   * every client that calls them keep working, and saves only what differs from the program,
+   * through the API `api` names; its `type` must be declared as it is, which the preview
+   * checks. Over REST the endpoint's container is its bound template's: a container change
+   * PATCHes that template, and every endpoint bound to it (adopt an endpoint that shares its
+   * template with others over GraphQL). From then on the stack owns it: `pulumi destroy`
+   * scales it to 0 and deletes it. Read at creation only: a later change or removal shows
+   * no diff and sends nothing (it neither replaces nor updates the endpoint).
+   * @default undefined (create a new endpoint)
+   */
+  adopt?: pulumi.Input<string>;
 }
 
 /**

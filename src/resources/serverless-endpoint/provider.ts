@@ -31,6 +31,8 @@ import { backoffMs, type Clock, type ComputePlatform, ConflictError, NotFoundErr
 import { priceBook, tierPrice } from "../cost/prices";
 import { platform, type ProviderOptions } from "../engine/settings";
 import { createFoundAgain } from "../lifecycle/find-again";
+import { adopt, type Adoptable, checkAdoption, kindOfId, refuseReplaceWhileAdopted, releaseClaim, unfinishedCreate } from "../lifecycle/adopt";
+import { adoptTarget } from "../inputs/container";
 import { baseOf, OWNER_TOKEN_KEY, pendingName, Predecessors } from "../lifecycle/owner";
 import { pollFromEnv } from "../lifecycle/poller";
 import { createWithRecovery } from "../lifecycle/recovery";
@@ -120,14 +122,17 @@ export class ServerlessEndpointProvider implements pulumi.dynamic.ResourceProvid
   }
 
   async check(olds: any, news: any): Promise<pulumi.dynamic.CheckResult<EndpointInputs>> {
-    return checkEndpointInputs(olds, news, (base) => this.predecessors.get(base)) as pulumi.dynamic.CheckResult<EndpointInputs>;
+    const result = checkEndpointInputs(olds, news, (base) => this.predecessors.get(base)) as pulumi.dynamic.CheckResult<EndpointInputs>;
+    return checkAdoption(this.adoptable(result.inputs as EndpointInputs), olds, adoptTarget(result.inputs), result);
   }
 
   async diff(id: string, olds: ServerlessEndpointOutputs, news: EndpointInputs): Promise<pulumi.dynamic.DiffResult> {
     // If the engine replaces this endpoint, its second check and the create follow in this
     // process: they derive the new token (and auto-name) from it.
     this.predecessors.record(baseOf(ENDPOINT_KIND, news), id);
-    return this.dialects[apiOf(news)].diff(olds, news);
+    const verdict = this.dialects[apiOf(news)].diff(olds, news);
+    refuseReplaceWhileAdopted(ENDPOINT_KIND, olds.name, id, news, verdict.replaces ?? []);
+    return verdict;
   }
 
   /**
@@ -136,6 +141,8 @@ export class ServerlessEndpointProvider implements pulumi.dynamic.ResourceProvid
    * user gave may be another stack's too: its create still takes only what it made.
    */
   async create(inputs: EndpointInputs): Promise<Created> {
+    // Adopted: the same id (so the same requestUrls), the update sends only what differs.
+    if (inputs.adopt) return adopt(this.adoptable(inputs), inputs.adopt, inputs, async ({ id, baseline }) => ({ id: id, ...(await this.update(id, baseline, inputs)) }));
     const d = this.dialects[apiOf(inputs)];
     const settings = localSettings(inputs);
     const old = this.predecessors.get(baseOf(ENDPOINT_KIND, inputs));
@@ -200,12 +207,32 @@ export class ServerlessEndpointProvider implements pulumi.dynamic.ResourceProvid
     const d = this.dialects[apiOf(props)];
     try {
       await this.drain(d, id, props);
+      releaseClaim(ENDPOINT_KIND, id);
     } finally {
       d.wrote(id);
     }
   }
 
   // ---- steps ----
+
+  /**
+   * How an existing endpoint becomes this resource's (lifecycle/adopt.ts), through the API the
+   * program names: read as that API shows it, its type fixed, the dialect's update from there.
+   */
+  private adoptable(inputs: EndpointInputs): Adoptable<ServerlessEndpointOutputs, ServerlessEndpointOutputs, EndpointInputs> {
+    const d = this.dialects[apiOf(inputs)];
+    return {
+      kind: ENDPOINT_KIND,
+      noun: "endpoint",
+      find: async (id) => (await d.read(id, undefined, localSettings(inputs)))?.props,
+      baseline: (live) => live,
+      plan: (baseline, news) => ({ replaces: d.diff(baseline, news).replaces ?? [], updates: d.changes(baseline, news) }),
+      fixed: (live) => `type: ${JSON.stringify(live.type)}`,
+      wayOut: "remove adopt to create a new endpoint as declared (its id and requestUrls would change)",
+      refuse: (live) => unfinishedCreate(live.name),
+      elsewhere: (id) => kindOfId(this.client(), id, ENDPOINT_KIND, this.signal),
+    };
+  }
 
   private async drain(d: AnyDialect, id: string, props: Partial<ServerlessEndpointOutputs>): Promise<void> {
     const deadline = this.clock.now() + 1000 * (props?.drainTimeoutSeconds ?? DEFAULT_DRAIN_TIMEOUT_SECONDS);

@@ -86,6 +86,10 @@ export class RestDialect implements Dialect<RestEndpoint> {
     return rolloutReasons(olds, news, [...restChanges(olds, news), ...(olds.api === "rest" ? [] : ["templateId"])]);
   }
 
+  changes(olds: Record<string, any>, news: Record<string, any>): string[] {
+    return restChanges(olds, news);
+  }
+
   async update(id: string, olds: ServerlessEndpointOutputs, news: EndpointInputs, settings: LocalSettings): Promise<ServerlessEndpointOutputs> {
     const client = this.c.client();
     let current = olds as ServerlessEndpointOutputs & Record<string, any>;

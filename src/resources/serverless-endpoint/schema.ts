@@ -7,6 +7,7 @@ import { z } from "zod";
 import { ENDPOINT_FIELDS, type EndpointField, schemas, validateGpuIds, validateLocations } from "../../client";
 import { didYouMean, splitUnknownArgs } from "../inputs/arguments";
 import { checkFailures } from "../inputs/check";
+import { adoptId } from "../inputs/container";
 import { autoName, LOGICAL_NAME_KEY, OWNER_INPUT_KEYS, OWNER_TOKEN_KEY, ownerToken, resolveName } from "../lifecycle/owner";
 
 const { GPU_TIERS, LOCATIONS } = schemas;
@@ -200,6 +201,7 @@ export const endpointInputsSchema = z
     drainTimeoutSeconds: timeoutSeconds("drainTimeoutSeconds"),
     waitForRollout: z.boolean({ error: "waitForRollout must be true or false" }),
     rolloutTimeoutSeconds: timeoutSeconds("rolloutTimeoutSeconds"),
+    adopt: adoptId("endpoint"),
     },
     {
       error: (iss) =>
@@ -308,8 +310,8 @@ export function checkEndpointInputs(
   // Outside the schema's refinement, so it is reported beside any other failure.
   for (const issue of interfaceIssues(own)) failures.push({ property: issue.path[0]!, reason: issue.message });
   inputs[DECLARED_KEY] = SAVED_FIELDS.filter((f) => inputs[f] !== undefined);
-  // REST's create has no `type`: a load-balancing endpoint is made over GraphQL, then moved.
-  if (inputs.api === "rest" && inputs.type === "LB" && olds?.type !== "LB")
+  // REST's create has no `type`: a load-balancing endpoint is made over GraphQL, then moved (or adopted).
+  if (inputs.api === "rest" && inputs.type === "LB" && olds?.type !== "LB" && inputs.adopt === undefined)
     failures.push({
       property: "type",
       reason:

@@ -90,6 +90,17 @@ export interface TemplateArgs {
    * @default 120
    */
   deleteWaitSeconds?: pulumi.Input<number>;
+  /**
+   * ID of an existing template to take under management instead of creating one (the way
+   * in, since `pulumi import` does not work for dynamic resources: pulumi/pulumi#16175). The
+   * first `up` keeps its id (endpoints and pods that name it keep running it) and PATCHes only
+   * what differs; a persistent mount it has must be declared (PATCH cannot drop one), which
+   * the preview checks. From then on the stack owns it: `pulumi destroy` deletes it. Read
+   * at creation only: a later change or removal shows no diff and sends nothing (it neither
+   * replaces nor updates the template).
+   * @default undefined (create a new template)
+   */
+  adopt?: pulumi.Input<string>;
 }
 
 /**

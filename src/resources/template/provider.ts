@@ -25,12 +25,14 @@ import type * as pulumi from "@pulumi/pulumi";
 import { BadRequestError, type Clock, type ComputePlatform, ConflictError, NotFoundError, systemClock, type Template as WireTemplate } from "../../client";
 import { platform, type ProviderOptions } from "../engine/settings";
 import { deleteWhenUnused } from "../lifecycle/in-use";
+import { adopt, type Adoptable, checkAdoption, kindOfId, refuseReplaceWhileAdopted, releaseClaim } from "../lifecycle/adopt";
+import { adoptTarget } from "../inputs/container";
 import { createListedFirst } from "../lifecycle/find-again";
 import { ClientReads, orGone } from "../lifecycle/shared-reads";
 import { createBody, outputsOf, planTemplateChange, templateUsers, updateBody } from "./plan";
 import { checkTemplate, DEFAULT_DELETE_WAIT_SECONDS, type TemplateInputs, type TemplateOutputs } from "./schema";
 
-type Client = Pick<ComputePlatform, "templates" | "endpoints" | "pods">;
+type Client = Pick<ComputePlatform, "templates" | "endpoints" | "pods"> & Partial<Pick<ComputePlatform, "networkVolumes" | "registries" | "serverless">>;
 
 /**
  * Dependencies of the provider; tests inject a client, a fake clock and a signal.
@@ -69,15 +71,18 @@ export class TemplateProvider implements pulumi.dynamic.ResourceProvider<Templat
   }
 
   async check(olds: any, news: any): Promise<pulumi.dynamic.CheckResult<TemplateInputs>> {
-    return checkTemplate(olds, news);
+    const result = checkTemplate(olds, news);
+    return checkAdoption(this.adoptable(), olds, adoptTarget(result.inputs), result);
   }
 
-  async diff(_id: string, olds: TemplateOutputs, news: TemplateInputs): Promise<pulumi.dynamic.DiffResult> {
+  async diff(id: string, olds: TemplateOutputs, news: TemplateInputs): Promise<pulumi.dynamic.DiffResult> {
     const plan = planTemplateChange(olds, news);
+    refuseReplaceWhileAdopted("Template", olds.name, id, news as unknown as Record<string, unknown>, plan.replaces);
     return { changes: plan.replaces.length > 0 || plan.updates.length > 0, replaces: plan.replaces, deleteBeforeReplace: false };
   }
 
   async create(inputs: TemplateInputs): Promise<pulumi.dynamic.CreateResult<TemplateOutputs>> {
+    if (inputs.adopt) return adopt(this.adoptable(), inputs.adopt, inputs, async ({ id, baseline }) => ({ id: id, outs: (await this.update(id, baseline, inputs)).outs }));
     const made = await this.createOnce(inputs);
     return { id: made.id, outs: outputsOf(made, inputs.deleteWaitSeconds) };
   }
@@ -123,12 +128,28 @@ export class TemplateProvider implements pulumi.dynamic.ResourceProvider<Templat
         clock: this.clock,
         signal: this.signal,
       });
+      releaseClaim("Template", id);
     } finally {
       this.reads.of(this.client()).wrote(id);
     }
   }
 
   // ---- steps ----
+
+  /** How an existing template becomes this resource's (lifecycle/adopt.ts): every field PATCHes but a persistent mount's removal. */
+  private adoptable(): Adoptable<WireTemplate, TemplateOutputs, TemplateInputs> {
+    const client = this.client();
+    return {
+      kind: "Template",
+      noun: "template",
+      find: (id) => orGone(() => client.templates.get(id, this.opts())),
+      baseline: (t, inputs) => outputsOf(t, inputs.deleteWaitSeconds),
+      plan: planTemplateChange,
+      fixed: (t) => `mounts: ${JSON.stringify(outputsOf(t, undefined).mounts)}`,
+      wayOut: "remove adopt to create a new template as declared",
+      elsewhere: (id) => kindOfId(client, id, "Template", this.signal),
+    };
+  }
 
   /** POST, never twice; after an ambiguous answer only a template not seen before it (lifecycle/find-again.ts). */
   private createOnce(inputs: TemplateInputs): Promise<WireTemplate> {

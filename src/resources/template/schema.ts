@@ -4,7 +4,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { checkFailures, isUnknown } from "../inputs/check";
 import { splitUnknownArgs } from "../inputs/arguments";
-import { containerRules, nonEmpty, onlyKeys, persistentMountRule } from "../inputs/container";
+import { adoptId, containerRules, nonEmpty, onlyKeys, persistentMountRule } from "../inputs/container";
 import { LOGICAL_NAME_KEY, OWNER_INPUT_KEYS, resolveName } from "../lifecycle/owner";
 import { DEFAULT_DELETE_WAIT_SECONDS, MAX_DELETE_WAIT_SECONDS } from "../lifecycle/in-use";
 
@@ -52,6 +52,7 @@ export interface TemplateInputs {
   public: boolean;
   category: TemplateCategory;
   deleteWaitSeconds: number;
+  adopt?: string;
   [LOGICAL_NAME_KEY]?: string;
 }
 
@@ -108,6 +109,7 @@ export const templateArgsSchema = z.strictObject(
       error: (iss) => `category must be one of ${TEMPLATE_CATEGORIES.join(", ")} (got ${JSON.stringify(iss.input)})`,
     }),
     deleteWaitSeconds: z.number({ error: waitRule }).int(waitRule).min(0, waitRule).max(MAX_DELETE_WAIT_SECONDS, waitRule),
+    adopt: adoptId("template"),
   },
   { error: onlyKeys("Template", "the properties of TemplateArgs") },
 );

@@ -31,6 +31,8 @@ export const networkVolumeModel: KindModel = {
     dataCenter,
     type: fc.option(fc.constantFrom(...NETWORK_VOLUME_TYPES), { nil: undefined }),
     deleteWaitSeconds: fc.option(fc.integer({ min: 0, max: 3600 }), { nil: undefined }),
+    // Read at creation only; adoption has its own walk (test/engine/adopt.test.ts).
+    adopt: fc.constant(undefined),
   }),
   initial: () =>
     fc

@@ -16,7 +16,7 @@
  * - `globalNetworking`, `locked`: back to false; `desiredStatus`: RUNNING.
  * - `waitFor`, `waitTimeoutSeconds`: not on the platform (they shape the waits).
  * - `adopt`: names a pod to take over at create, so a walk draws it only absent (adoption has
- *   its own tests in test/engine/pod.test.ts).
+ *   its own walk in test/engine/adopt.test.ts).
  * Draws that break a cross-field rule are put right (`repair`): the compute the change set
  * wins over the other one; a CPU pod drops a persistent mount and globalNetworking; a
  * non-NVIDIA GPU drops globalNetworking and COMMUNITY; a `maxHourlyCost` under every GPU choice's

@@ -17,6 +17,8 @@ import type { KindModel } from "./runner";
 const secretText = fc.stringMatching(/^[A-Za-z0-9_.@-]{1,12}$/);
 
 const values = (): Record<string, fc.Arbitrary<unknown>> => ({
+  // Read at creation only; adoption has its own walk (test/engine/adopt.test.ts).
+  adopt: fc.constant(undefined),
   name: maybe(simpleName),
   username: secretText,
   password: secretText,

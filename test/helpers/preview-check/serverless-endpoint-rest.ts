@@ -41,6 +41,8 @@ const dataCenterIds = fc.shuffledSubarray(["US-TX-3", "US-KS-2", "EU-RO-1"], { m
 const volumeRef = (world: World) => fc.oneof(fc.constant(null), fc.constantFrom(...world.fixtures.volumes!));
 
 const values = (world: World): Record<string, fc.Arbitrary<unknown>> => ({
+  // Read at creation only; adoption has its own walk (test/engine/adopt.test.ts).
+  adopt: fc.constant(undefined),
   name: maybe(simpleName),
   gpuIds,
   api: fc.constant("rest"),

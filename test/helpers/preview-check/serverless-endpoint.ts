@@ -39,6 +39,8 @@ const executionTimeoutMs = fc.constantFrom(0, 1000, 300000, 600000);
 const volumeRef = (world: World) => fc.oneof(fc.constant(null), fc.constantFrom(...world.fixtures.volumes!));
 
 const values = (world: World): Record<string, fc.Arbitrary<unknown>> => ({
+  // Read at creation only; adoption has its own walk (test/engine/adopt.test.ts).
+  adopt: fc.constant(undefined),
   name: maybe(simpleName),
   gpuIds,
   templateId: fc.constantFrom(...world.fixtures.templates!),

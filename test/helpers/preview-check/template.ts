@@ -22,6 +22,8 @@ const mounts = fc.record({ persistent: fc.record({ size: fc.integer({ min: 10, m
 const category = fc.constantFrom("CPU", "NVIDIA", "AMD");
 
 const values = (world: World): Record<string, fc.Arbitrary<unknown>> => ({
+  // Read at creation only; adoption has its own walk (test/engine/adopt.test.ts).
+  adopt: fc.constant(undefined),
   ...containerValues(world),
   mounts: maybe(mounts),
   serverless: maybe(fc.boolean()),

@@ -51,8 +51,8 @@ function provider(over: ConstructorParameters<typeof PodProvider>[0] = {}) {
 }
 
 /** Checked inputs, as the engine hands them to create/update. */
-async function inputs(p: PodProvider, news: Record<string, unknown>, olds?: Record<string, unknown>): Promise<PodInputs> {
-  const checked = await p.check(olds ?? {}, { image: "img/app:1", gpu: { id: gpuId }, [LOGICAL_NAME_KEY]: "web", ...news });
+async function inputs(p: PodProvider, news: Record<string, unknown>, olds?: Record<string, unknown>, logicalName = "web"): Promise<PodInputs> {
+  const checked = await p.check(olds ?? {}, { image: "img/app:1", gpu: { id: gpuId }, [LOGICAL_NAME_KEY]: logicalName, ...news });
   expect(checked.failures ?? []).toEqual([]);
   return checked.inputs!;
 }
@@ -378,25 +378,51 @@ test("globalNetworking applies at the next start: the update restarts a running 
   await p.delete(created.id, outs);
 });
 
-test("adopt: an existing pod is taken over by PATCHing what differs; what cannot change is refused", async () => {
+test("adopt: an existing pod is taken over by PATCHing what differs; what cannot change is refused at check and at create", async () => {
   const existing = await client.pods.create({ name: "legacy", image: "img/app:1", gpu: { id: gpuId }, env: { A: "1" } });
   const p = provider();
+  const refusal = async (news: Record<string, unknown>, logicalName = "web") =>
+    (await p.check({}, { image: "img/app:1", gpu: { id: gpuId }, [LOGICAL_NAME_KEY]: logicalName, ...news })).failures;
+  // At check (the preview), before any write: what cannot change, a missing pod, one of another kind.
+  expect(await refusal({ name: "legacy", adopt: existing.id, cloud: "COMMUNITY" })).toEqual([
+    { property: "adopt", reason: expect.stringMatching(/^adopt: pod .* differs from the declaration in cloud.*cloud: "SECURE".*remove adopt/) },
+  ]);
+  expect(await refusal({ adopt: "no-such-pod" })).toEqual([{ property: "adopt", reason: "adopt: there is no pod with ID no-such-pod" }]);
+  const volume = await client.networkVolumes.create({ name: "not-a-pod", size: 10, dataCenter: "EU-RO-1" });
+  expect(await refusal({ adopt: volume.id })).toEqual([
+    { property: "adopt", reason: `adopt: there is no pod with ID ${volume.id}: ${volume.id} is a NetworkVolume's ID; declare it with that kind's resource` },
+  ]);
   const c0 = emu.counts();
   const adopted = await p.create(await inputs(p, { name: "legacy", adopt: existing.id, env: { A: "2" } }));
   expect(adopted.id).toBe(existing.id);
   expect(delta(c0).createPod ?? 0).toBe(0);
   expect(adopted.outs).toMatchObject({ status: "RUNNING", env: { A: "2" } });
-  await expect(p.create(await inputs(p, { name: "legacy", adopt: existing.id, cloud: "COMMUNITY" }))).rejects.toThrow(
-    /adopt: pod .* differs from the declaration in cloud.*cloud: "SECURE"/,
-  );
-  await expect(p.create(await inputs(p, { adopt: "no-such-pod" }))).rejects.toThrow(/no pod with ID no-such-pod/);
+  // Another resource of this deployment adopting the same pod is refused.
+  expect(await refusal({ name: "legacy", adopt: existing.id, env: { A: "2" } }, "other")).toEqual([
+    { property: "adopt", reason: expect.stringContaining('is adopted by another resource of this deployment (Pod "web")') },
+  ]);
+  // create refuses the same way (the pod may have changed since the preview); old inputs skip the look at check.
+  const later = await inputs(p, { name: "legacy", adopt: existing.id, cloud: "COMMUNITY" }, { name: "legacy" });
+  await expect(p.create(later)).rejects.toThrow(/adopt: pod .* differs from the declaration in cloud/);
   // A replace while adopt names this pod would adopt it again and then delete it: refused at preview.
   const adoptedInputs = await inputs(p, { name: "legacy", adopt: existing.id, env: { A: "2" } });
   await expect(p.diff(existing.id, adopted.outs!, { ...adoptedInputs, cloud: "COMMUNITY" })).rejects.toThrow(
-    /cannot change on an adopted pod while adopt is set/,
+    /cloud cannot change on an adopted object while adopt is set/,
   );
   expect(await p.diff(existing.id, adopted.outs!, adoptedInputs)).toEqual({ changes: false, replaces: [] });
   await p.delete(existing.id, adopted.outs!);
+  await client.networkVolumes.delete(volume.id);
+});
+
+test("adopt: a pod another resource made (its owner mark) is refused; its own maker may adopt it back", async () => {
+  const p = provider();
+  const made = await p.create(await inputs(p, { name: "kept" }, undefined, "maker"));
+  expect(await p.check({}, { image: "img/app:1", gpu: { id: gpuId }, [LOGICAL_NAME_KEY]: "web", name: "kept", adopt: made.id })).toMatchObject({
+    failures: [{ property: "adopt", reason: expect.stringMatching(/^adopt: pod .* was made by another Pulumi resource .*COMPUTEPLATFORM_OWNER/) }],
+  });
+  const back = await p.check({}, { image: "img/app:1", gpu: { id: gpuId }, [LOGICAL_NAME_KEY]: "maker", name: "kept", adopt: made.id });
+  expect(back.failures ?? []).toEqual([]);
+  await p.delete(made.id, made.outs!);
 });
 
 test("a pod deleted outside Pulumi reads as gone", async () => {
