@@ -14,7 +14,7 @@
 import fc from "fast-check";
 import { ServerlessEndpoint } from "../../../src/resources/serverless-endpoint";
 import { GPU_IDS, endpointInputsSchema as serverlessEndpointSchema } from "../../../src/resources/serverless-endpoint/schema";
-import { LOCAL_FIELDS, SAVED_FIELDS } from "../../../src/resources/serverless-endpoint/plan";
+import { changedLocalFields, SAVED_FIELDS } from "../../../src/resources/serverless-endpoint/plan";
 import { planRestDiff, restChanges } from "../../../src/resources/serverless-endpoint/rest-plan";
 import { FIELD_DEFAULTS } from "../../../src/resources/serverless-endpoint/schema";
 import { defined, simpleName } from "./network-volume";
@@ -61,6 +61,8 @@ const values = (world: World): Record<string, fc.Arbitrary<unknown>> => ({
   waitForWorkers: maybe(fc.boolean()),
   readyTimeoutSeconds: maybe(fc.integer({ min: 1, max: 600 })),
   drainTimeoutSeconds: maybe(fc.integer({ min: 1, max: 600 })),
+  waitForRollout: maybe(fc.boolean()),
+  rolloutTimeoutSeconds: maybe(fc.integer({ min: 1, max: 600 })),
 });
 
 function repair(next: Decl): Decl {
@@ -174,7 +176,7 @@ export const serverlessEndpointRestModel: KindModel = {
     const updates =
       diff.replaces!.length > 0
         ? []
-        : [...new Set(restChanges(olds, news).map((f) => f.split(".")[0]!)), ...LOCAL_FIELDS.filter((f) => news[f] !== undefined && olds[f] !== news[f])];
+        : [...new Set(restChanges(olds, news).map((f) => f.split(".")[0]!)), ...changedLocalFields(olds, news)];
     return { replaces: diff.replaces ?? [], updates };
   },
 };

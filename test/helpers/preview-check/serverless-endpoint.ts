@@ -9,7 +9,8 @@
  * - `idleTimeout`, `scalerType`, `scalerValue`: no default to return to, so check refuses the
  *   removal, naming the field (counted as refused draws).
  * - `type`: fixed at creation: a new endpoint, QB.
- * - `waitForWorkers`, `readyTimeoutSeconds`, `drainTimeoutSeconds`: not on the platform.
+ * - `waitForWorkers`, `readyTimeoutSeconds`, `drainTimeoutSeconds`, `waitForRollout`,
+ *   `rolloutTimeoutSeconds`: not on the platform.
  * A field never declared is the platform's choice (the emulator's defaults), never compared.
  * Draws that break a cross-field rule are put right (`repair`): workersMin above a declared
  * workersMax swaps the two.
@@ -17,7 +18,7 @@
 import fc from "fast-check";
 import { ServerlessEndpoint } from "../../../src/resources/serverless-endpoint";
 import { GPU_IDS, LOCATIONS, endpointInputsSchema as serverlessEndpointSchema } from "../../../src/resources/serverless-endpoint/schema";
-import { changedSavedFields, LOCAL_FIELDS, planEndpointDiff, SAVED_FIELDS } from "../../../src/resources/serverless-endpoint/plan";
+import { changedLocalFields, changedSavedFields, planEndpointDiff, SAVED_FIELDS } from "../../../src/resources/serverless-endpoint/plan";
 import { FIELD_DEFAULTS } from "../../../src/resources/serverless-endpoint/schema";
 import { defined, simpleName } from "./network-volume";
 import { maybe } from "./pod";
@@ -58,6 +59,8 @@ const values = (world: World): Record<string, fc.Arbitrary<unknown>> => ({
   waitForWorkers: maybe(fc.boolean()),
   readyTimeoutSeconds: maybe(fc.integer({ min: 1, max: 600 })),
   drainTimeoutSeconds: maybe(fc.integer({ min: 1, max: 600 })),
+  waitForRollout: maybe(fc.boolean()),
+  rolloutTimeoutSeconds: maybe(fc.integer({ min: 1, max: 600 })),
 });
 
 function repair(next: Decl): Decl {
@@ -118,7 +121,7 @@ export const serverlessEndpointModel: KindModel = {
     ),
   plan: (olds, news) => {
     const diff = planEndpointDiff(olds, news);
-    const updates = diff.replaces!.length > 0 ? [] : [...changedSavedFields(olds, news), ...LOCAL_FIELDS.filter((f) => news[f] !== undefined && olds[f] !== news[f])];
+    const updates = diff.replaces!.length > 0 ? [] : [...changedSavedFields(olds, news), ...changedLocalFields(olds, news)];
     return { replaces: diff.replaces ?? [], updates };
   },
 };
