@@ -55,6 +55,20 @@ module.exports = {
       to: { path: "^src/client/", pathNot: "^src/client/index\\.ts$" },
     },
     {
+      name: "account-uses-client-entry-and-marks",
+      comment: "src/account/ (the account command) reads the platform through the client's public entry, and of the resources only the marks they write (lifecycle/owner.ts, pod/schema.ts); it loads no Pulumi.",
+      severity: "error",
+      from: { path: "^src/account/" },
+      to: { path: ["^src/client/(?!index\\.ts$)", "^src/resources/(?!lifecycle/owner\\.ts$|pod/schema\\.ts$)", "^src/emulator/", "^@pulumi/"] },
+    },
+    {
+      name: "nothing-imports-account",
+      comment: "The account command is on top: nothing in src/ imports it.",
+      severity: "error",
+      from: { path: "^src/", pathNot: "^src/account/" },
+      to: { path: "^src/account/" },
+    },
+    {
       name: "client-imports-no-pulumi",
       comment: "The client knows nothing of Pulumi, nor of the resources or the emulator.",
       severity: "error",
