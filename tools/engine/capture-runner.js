@@ -14,9 +14,12 @@ async function capture(program, opts = {}) {
   // The copy of the SDK the program itself loads: its module state holds the mocks.
   const pulumi = require(require.resolve("@pulumi/pulumi", { paths: [opts.cwd ?? process.cwd()] }));
   const registrations = [];
+  // Transforms the program registers for every resource (`pulumi.runtime.registerResourceTransform`).
+  const stackTransforms = [];
   const mocks = {
     newResource: (args) => ({ id: `${args.name}-id`, state: args.inputs }),
     call: (args) => args.inputs,
+    registerTransform: (t) => stackTransforms.push(t),
   };
   await pulumi.runtime.setMocks(mocks, opts.project ?? "project", opts.stack ?? "stack", opts.preview ?? false);
   pulumi.runtime.setAllConfig(opts.config ?? {}, opts.secretKeys ?? []);
@@ -43,7 +46,7 @@ async function capture(program, opts = {}) {
     });
     return read(req, callback);
   };
-  monitor.registerResource = (req, callback) => {
+  const record = (req) =>
     registrations.push({
       type: req.getType(),
       name: req.getName(),
@@ -70,7 +73,24 @@ async function capture(program, opts = {}) {
         ],
       },
     });
-    return register(req, callback);
+  // The engine runs the transforms before anything else sees a registration (source_eval.go,
+  // RegisterResource: the resource's own `transforms`, then the stack's), and takes their
+  // properties as the resource's inputs: so does the rig, before it records and registers it.
+  // (Parents' transforms and changed options are not played.)
+  monitor.registerResource = (req, callback) => {
+    const own = (req.getTransformsList?.() ?? []).map((cb) => monitor.transformCallbacks?.get(cb.getToken())).filter(Boolean);
+    const transforms = [...own, ...stackTransforms];
+    if (transforms.length === 0) {
+      record(req);
+      return register(req, callback);
+    }
+    transformed(pulumi, req, transforms).then(
+      () => {
+        record(req);
+        register(req, callback);
+      },
+      (err) => callback(err),
+    );
   };
   try {
     await program();
@@ -80,6 +100,17 @@ async function capture(program, opts = {}) {
     monitor.readResource = read;
   }
   return registrations;
+}
+
+/** Runs `transforms` in order on the registration's properties and puts the result in `req`. */
+async function transformed(pulumi, req, transforms) {
+  let props = pulumi.runtime.deserializeProperties(req.getObject());
+  for (const t of transforms) {
+    const result = await t({ type: req.getType(), name: req.getName(), custom: req.getCustom(), props, opts: {} });
+    if (result?.props) props = result.props;
+  }
+  const { Struct } = require(require.resolve("google-protobuf/google/protobuf/struct_pb.js", { paths: [require.resolve("@pulumi/pulumi")] }));
+  req.setObject(Struct.fromJavaScript(await pulumi.runtime.serializeProperties(`transform ${req.getName()}`, props)));
 }
 
 /**

@@ -59,6 +59,11 @@ export interface RunOptions {
   parallel?: number;
   /** `--target <urn>`: only these resources are created, updated or deleted. */
   targets?: string[];
+  /**
+   * `--exclude <urn>`: these resources are left as they are (no Check, no Diff, a new one not
+   * created), and neither they nor what depends on them in the state is deleted.
+   */
+  excludes?: string[];
   /** `--replace <urn>`: these resources are replaced whatever their diff says. */
   replace?: string[];
 }
@@ -119,6 +124,9 @@ export class EngineStack {
     const urns = regs.map((r) => this.urn(r));
     const at = new Map(urns.map((u, i) => [u, i]));
     const targets = opts.targets && new Set(opts.targets);
+    // step_generator.go, isIncludedInOperation: --target decides when given, else --exclude.
+    const excludes = !targets && opts.excludes?.length ? new Set(opts.excludes) : undefined;
+    const included = (urn: string) => (targets ? targets.has(urn) : !excludes?.has(urn));
     const replaceTargets = new Set(opts.replace ?? []);
     // deployment_executor.go, checkTargets: every target names a resource of the program or the state.
     for (const t of [...(targets ?? []), ...replaceTargets]) {
@@ -169,9 +177,11 @@ export class EngineStack {
           steps.push({ urn, op: "read" });
           return false;
         }
-        // step_generator.go, isIncludedInOperation: outside --target, an existing resource is a
-        // SameStep on its old state (no Check, no Diff) and a new one is not created.
-        if (targets && !targets.has(urn)) {
+        // step_generator.go, isIncludedInOperation: outside --target (or under --exclude), an
+        // existing resource is a SameStep on its old state (no Check, no Diff) and a new one is
+        // not created. Only --target refuses what depends on such a skipped create
+        // (validateSteps); under --exclude the dependent goes ahead.
+        if (!included(urn)) {
           steps.push({ urn, op: "same" });
           if (!old) skipped.add(urn);
           return false;
@@ -258,7 +268,10 @@ export class EngineStack {
       // Resources no longer in the program (only targeted ones under --target) and the old
       // sides of replacements go, in the engine's delete order.
       const wanted = new Set(urns);
-      const gone = [...this.resources.values()].filter((r) => !wanted.has(r.urn) && !aliased.has(r.urn) && (!targets || targets.has(r.urn)));
+      const kept = excludes ? this.withDependents(excludes) : undefined;
+      const gone = [...this.resources.values()].filter(
+        (r) => !wanted.has(r.urn) && !aliased.has(r.urn) && (!targets || targets.has(r.urn)) && !kept?.has(r.urn),
+      );
       for (const res of gone.reverse()) steps.push({ urn: res.urn, op: res.external ? "discard" : "delete" });
       const condemned = [...[...replaced.values()].map((res) => ({ res, replacing: true })), ...gone.map((res) => ({ res, replacing: false }))];
       await this.deleteAll(condemned, opts, preview);
@@ -267,6 +280,24 @@ export class EngineStack {
     } catch (error) {
       return { steps: steps ?? collected(), error: error as Error };
     }
+  }
+
+  /**
+   * step_generator.go, determineForbiddenResourcesToDeleteFromExcludes: the excluded resources
+   * and, through the state's dependencies, everything that depends on them.
+   */
+  private withDependents(urns: ReadonlySet<string>): Set<string> {
+    const out = new Set(urns);
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const r of this.resources.values()) {
+        if (!out.has(r.urn) && (r.options?.dependencies ?? []).some((d) => out.has(d))) {
+          out.add(r.urn);
+          grew = true;
+        }
+      }
+    }
+    return out;
   }
 
   /**

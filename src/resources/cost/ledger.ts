@@ -84,6 +84,30 @@ export function ledgerIdentity(kind: string, logicalName: string, owner: Record<
   return { owner: baseOwnerToken(kind, owner, logicalName), ...(ignore.length > 0 ? { ignore } : {}) };
 }
 
+const COSTED_TYPE = /^pulumi-nodejs:dynamic\/computeplatform:(Pod|ServerlessEndpoint)$/;
+
+/** Whether `value` (an input, walked a few levels deep) takes an output of a Pod or a ServerlessEndpoint. */
+function fromCostedOutputs(value: unknown, depth = 0): boolean {
+  if (pulumi.Output.isInstance(value)) {
+    const resources = (value as unknown as { resources?: () => Set<{ __pulumiType?: unknown }> }).resources?.() ?? new Set();
+    return [...resources].some((r) => typeof r.__pulumiType === "string" && COSTED_TYPE.test(r.__pulumiType));
+  }
+  if (depth > 3 || value === null || typeof value !== "object") return false;
+  return Object.values(value).some((v) => fromCostedOutputs(v, depth + 1));
+}
+
+/**
+ * The entry as the ledger can wait for it: a pricing field taken from another costed resource's
+ * outputs would wait for that resource, which waits for the stack's cost, which would wait for
+ * the field. Such a field is left out and named (`atWrite`): the cost line says the resource is
+ * priced at its write, and the budget is held there (cost/guard.ts), with the value it sends.
+ */
+function pricedHere(entry: Record<string, pulumi.Input<unknown>>): Record<string, unknown> {
+  const atWrite = Object.keys(entry).filter((k) => fromCostedOutputs(entry[k]));
+  if (atWrite.length === 0) return entry;
+  return { ...Object.fromEntries(Object.entries(entry).filter(([k]) => !atWrite.includes(k))), atWrite };
+}
+
 /**
  * Adds a costed resource to the program's ledger: `entry` holds what prices it (inputs, as
  * declared). Returns the options to register it with: `dependsOn` the StackCost, so it
@@ -112,7 +136,7 @@ export function joinLedger(
   }
   let slot = `${kind} ${name}`;
   for (let n = 2; slot in ledger.entries; n++) slot = `${kind} ${name} #${n}`;
-  ledger.entries[slot] = { kind, name, ...entry };
+  ledger.entries[slot] = { kind, name, ...pricedHere(entry) };
   // Closes once the program's current turn is over: every resource declared with this one is in.
   clearTimeout(ledger.timer);
   ledger.timer = setTimeout(ledger.close, 0);

@@ -19,6 +19,11 @@ export const usd = (n: number): number => Math.round(n * 1000) / 1000;
 /** `$3.58/h`. */
 export const perHour = (n: number): string => `$${n.toFixed(2)}/h`;
 
+/** `$3.58/h`, or `$0.86-$3.44/h` for a range. */
+export function range(r: HourlyRange): string {
+  return r.min === r.max ? perHour(r.max) : `$${r.min.toFixed(2)}-$${r.max.toFixed(2)}/h`;
+}
+
 /** The catalog lists prices come from; each read at most once per client. */
 export class PriceBook {
   private gpuList: Promise<GpuType[]> | undefined;
@@ -67,18 +72,22 @@ export class PriceBook {
   }
 }
 
-const books = new WeakMap<object, PriceBook>();
+/** One `T` per client, made on its first need: what every provider of a process shares. */
+export function perClient<C extends object, T>(make: (client: () => C) => T): (client: () => C) => T {
+  const made = new WeakMap<object, T>();
+  return (client) => {
+    const c = client();
+    let t = made.get(c);
+    if (!t) {
+      t = make(() => c);
+      made.set(c, t);
+    }
+    return t;
+  };
+}
 
 /** The one price book of a client: every resource of a deployment reads the catalog through it. */
-export function priceBook(client: () => Pick<ComputePlatform, "catalog">): PriceBook {
-  const c = client();
-  let book = books.get(c);
-  if (!book) {
-    book = new PriceBook(() => c);
-    books.set(c, book);
-  }
-  return book;
-}
+export const priceBook: (client: () => Pick<ComputePlatform, "catalog">) => PriceBook = perClient((c) => new PriceBook(c));
 
 /** What prices a pod: its compute and cloud. */
 export interface PodCompute {

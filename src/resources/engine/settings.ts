@@ -22,10 +22,14 @@ export const CONFIG_KEYS = {
   apiUrl: "computeplatform:apiUrl",
   serverlessUrl: "computeplatform:serverlessUrl",
   maxHourlyCost: "computeplatform:maxHourlyCost",
+  accountMaxHourlyCost: "computeplatform:accountMaxHourlyCost",
 } as const;
 
 /** The environment variable of the stack's budget when the stack config does not set one. */
 export const BUDGET_ENV = "COMPUTEPLATFORM_MAX_HOURLY_COST";
+
+/** The environment variable of the account's budget when the stack config does not set one. */
+export const ACCOUNT_BUDGET_ENV = "COMPUTEPLATFORM_ACCOUNT_MAX_HOURLY_COST";
 
 /** The environment variable of the client's first backoff ceiling inside the plugin, in ms. */
 export const RETRY_BASE_ENV = "COMPUTEPLATFORM_RETRY_BASE_MS";
@@ -43,20 +47,33 @@ export function retryBaseMs(env: NodeJS.ProcessEnv = process.env): number | unde
   return ms;
 }
 
-/** The stack's budget in USD per hour and where it was set; none when neither sets one. */
+/** A budget in USD per hour and where it was set; none when neither sets one. */
 export interface Budget {
   usd: number;
   source: string;
 }
 
 let stackBudget: string | undefined;
+let accountBudgetText: string | undefined;
 
 /**
- * The budget: stack config `computeplatform:maxHourlyCost`, else the environment. A value
+ * The stack's budget: stack config `computeplatform:maxHourlyCost`, else the environment. A value
  * that is not a positive number is an error naming where it came from.
  */
 export function budget(env: NodeJS.ProcessEnv = process.env): Budget | undefined {
-  const [raw, source] = stackBudget !== undefined ? [stackBudget, CONFIG_KEYS.maxHourlyCost] : [env[BUDGET_ENV], BUDGET_ENV];
+  return readBudget(stackBudget, CONFIG_KEYS.maxHourlyCost, env[BUDGET_ENV], BUDGET_ENV);
+}
+
+/**
+ * The account's budget, the most every pod and endpoint of the account together may cost:
+ * stack config `computeplatform:accountMaxHourlyCost`, else the environment.
+ */
+export function accountBudget(env: NodeJS.ProcessEnv = process.env): Budget | undefined {
+  return readBudget(accountBudgetText, CONFIG_KEYS.accountMaxHourlyCost, env[ACCOUNT_BUDGET_ENV], ACCOUNT_BUDGET_ENV);
+}
+
+function readBudget(fromConfig: string | undefined, configKey: string, fromEnv: string | undefined, envKey: string): Budget | undefined {
+  const [raw, source] = fromConfig !== undefined ? [fromConfig, configKey] : [fromEnv, envKey];
   if (raw === undefined || raw.trim() === "") return undefined;
   const usd = Number(raw);
   if (!Number.isFinite(usd) || usd <= 0) throw new Error(`${source} must be a number of USD per hour, more than 0 (got "${raw}")`);
@@ -73,8 +90,12 @@ export function configureFromStack(config: pulumi.dynamic.Config): void {
     const value: unknown = config.get(key);
     return typeof value === "string" && value !== "" ? value : undefined;
   };
-  const max: unknown = config.get(CONFIG_KEYS.maxHourlyCost);
-  stackBudget = max === undefined || max === null || max === "" ? undefined : String(max);
+  const setting = (key: string): string | undefined => {
+    const value: unknown = config.get(key);
+    return value === undefined || value === null || value === "" ? undefined : String(value);
+  };
+  stackBudget = setting(CONFIG_KEYS.maxHourlyCost);
+  accountBudgetText = setting(CONFIG_KEYS.accountMaxHourlyCost);
   setPlatformSettings({
     apiKey: text(CONFIG_KEYS.apiKey),
     apiUrl: text(CONFIG_KEYS.apiUrl),

@@ -192,3 +192,28 @@ export class Predecessors {
     for (const [base, known] of this.byBase) if (known === id) this.byBase.delete(base);
   }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Stack marks: whose stack an object is, readable on the platform
+//
+// An owner token is a hash: it finds a create again, but nobody reading the account can tell
+// from it which stack made a pod. So a pod also carries its stack in clear (env
+// `COMPUTEPLATFORM_STACK`, `<organization>/<project>/<stack>`): the budget kept at each write
+// counts the stack's own pods by it, and the account's budget names the stack of each spender.
+// Endpoints have no field to carry it (GraphQL's input has none), and pods made before the mark
+// existed lack it: those are the account's, of no stack anyone can name.
+// ---------------------------------------------------------------------------------------------
+
+/** The env key a pod carries its stack in. */
+export const STACK_MARK_ENV = "COMPUTEPLATFORM_STACK";
+
+/**
+ * The stack of checked inputs, `<organization>/<project>/<stack>` (`<project>/<stack>` where the
+ * program knows no organization); undefined without the hidden inputs that say it.
+ */
+export function stackOf(inputs: Record<string, unknown> | undefined): string | undefined {
+  const part = (k: string) => (typeof inputs?.[k] === "string" && inputs[k] !== "" ? (inputs[k] as string) : undefined);
+  const [organization, project, stack] = [part("__organization"), part("__project"), part("__stack")];
+  if (!project || !stack) return undefined;
+  return [organization, project, stack].filter(Boolean).join("/");
+}

@@ -30,11 +30,13 @@ export interface CreatePlan {
   mark?: string;
   /** A replacement diffed in this process: a pod with its token is an earlier try to take over (owner.ts). */
   replacement: boolean;
+  /** The pod this one replaces (its id, as `diff` saw it): the engine deletes it once this one exists. */
+  replaces?: string;
   /** The declaration kept in state beside the live pod. */
   declaration: PodDeclaration;
 }
 
-export function planCreate(inputs: PodInputs): CreatePlan {
+export function planCreate(inputs: PodInputs, replaces?: string): CreatePlan {
   const token = inputs[OWNER_TOKEN_KEY];
   const base = baseOf("Pod", inputs as unknown as Record<string, unknown>);
   // A replacement's mark also ends with the base token: the stack's cost finds the pod by it (stack-cost/what-runs.ts).
@@ -54,6 +56,7 @@ export function planCreate(inputs: PodInputs): CreatePlan {
     token,
     mark,
     replacement: token !== undefined && token !== base,
+    ...(token !== undefined && token !== base && replaces ? { replaces } : {}),
   };
 }
 

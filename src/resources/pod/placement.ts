@@ -5,8 +5,10 @@
  */
 import { BadRequestError, type ComputePlatform, type PodCreateParams } from "../../client";
 import { perHour, priceBook } from "../cost/prices";
+import { holdBudgets } from "../cost/guard";
 import { createFoundAgain } from "../lifecycle/find-again";
 import type { CreatePlan } from "./create-plan";
+import { podCreateWrite } from "./costed-write";
 import { type LivePod, OWNER_ENV } from "./schema";
 import type { PodContext } from "./status";
 import { matchesCreate, newestOf } from "./wire";
@@ -32,7 +34,7 @@ export function isNoCapacity(err: unknown): err is BadRequestError {
  */
 export async function place(ctx: Placing, plan: CreatePlan, found: Found): Promise<LivePod> {
   const { inputs } = plan;
-  if (!inputs.gpu) return post(ctx, plan.body, found);
+  if (!inputs.gpu) return post(ctx, plan, plan.body, found);
   const where = inputs.dataCenterIds?.length ? `data centers ${inputs.dataCenterIds.join(", ")}` : "any data center";
   const tried: string[] = [];
   for (const gpuId of plan.gpuChoices) {
@@ -45,7 +47,7 @@ export async function place(ctx: Placing, plan: CreatePlan, found: Found): Promi
       }
     }
     try {
-      return await post(ctx, plan.bodyFor(gpuId), found);
+      return await post(ctx, plan, plan.bodyFor(gpuId), found);
     } catch (err) {
       if (!isNoCapacity(err)) throw err;
       tried.push(`"${gpuId}" x${inputs.gpu.count} in ${where}: ${err.status} ${err.detail}`);
@@ -68,8 +70,12 @@ export async function hourlyCostOf(client: ComputePlatform, pod: LivePod): Promi
   }
 }
 
-/** The pod a POST of `body` made: after an ambiguous answer, only one not seen before it (lifecycle/find-again.ts). */
-function post(ctx: Placing, body: PodCreateParams, found: Found): Promise<LivePod> {
+/**
+ * The pod a POST of `body` made: after an ambiguous answer, only one not seen before it
+ * (lifecycle/find-again.ts). Each try is held to the budgets first, with the body it sends.
+ */
+async function post(ctx: Placing, plan: CreatePlan, body: PodCreateParams, found: Found): Promise<LivePod> {
+  await holdBudgets(() => ctx.client, podCreateWrite(plan, body));
   return createFoundAgain<LivePod>({
     noun: "pod",
     name: body.name,

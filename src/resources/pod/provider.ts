@@ -30,6 +30,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { type ComputePlatform, ConflictError, NotFoundError } from "../../client";
+import { holdBudgets } from "../cost/guard";
 import { priceBook } from "../cost/prices";
 import { platform, type ProviderOptions } from "../engine/settings";
 import { baseOf, isPendingName } from "../lifecycle/owner";
@@ -43,6 +44,7 @@ import { catalogFailures, computeChanged } from "./catalog-check";
 import type { PodDeclaration, PodOutputs } from "./outputs";
 import { checkPod, DEFAULT_WAIT_TIMEOUT_SECONDS, type LivePod, OWNER_ENV, type PodInputs } from "./schema";
 import { type CreatePlan, planCreate, planExisting } from "./create-plan";
+import { podUpdateWrite } from "./costed-write";
 import { hourlyCostOf, place } from "./placement";
 import { declarationOf, type PodPlan, planKnownPodChange, planPodChange } from "./plan";
 import { planUpdate, previewRefusal } from "./update-plan";
@@ -108,7 +110,7 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
   }
 
   async create(inputs: PodInputs): Promise<Created> {
-    const plan = planCreate(inputs);
+    const plan = planCreate(inputs, this.predecessors.get(baseOf("Pod", inputs as any)));
     const client = this.client();
     if (inputs.adopt) return adopt(this.adoptable(client), inputs.adopt, inputs, async ({ id, baseline }) => ({ id, outs: await this.apply(client, id, baseline, inputs) }));
     if (!plan.token) return this.createNew(client, plan);
@@ -318,6 +320,7 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
     const steps = planUpdate(id, olds, news, change);
     // The pod as last read is the pod: nothing the platform holds changes.
     if (steps.recordOnly) return podOutputs(olds as unknown as LivePod, news, steps.declaration);
+    await holdBudgets(() => client, podUpdateWrite(id, olds, news));
     let last: LivePod | undefined;
     try {
       last =

@@ -4,7 +4,7 @@ import type { MountsParams, Pod as WirePod } from "../../client";
 import { splitUnknownArgs } from "../inputs/arguments";
 import { checkFailures, containsUnknown, gpuChoices, isUnknown } from "../inputs/check";
 import { adoptId, containerRules, nonEmpty, onlyKeys, PERSISTENT_MIN_GB, persistentMountRule } from "../inputs/container";
-import { LOGICAL_NAME_KEY, OWNER_INPUT_KEYS, OWNER_TOKEN_KEY, ownerToken, resolveName } from "../lifecycle/owner";
+import { LOGICAL_NAME_KEY, OWNER_INPUT_KEYS, OWNER_TOKEN_KEY, ownerToken, resolveName, STACK_MARK_ENV } from "../lifecycle/owner";
 
 /**
  * The Pod's inputs as `check()` settles them: the platform's pod rules, the
@@ -78,6 +78,11 @@ export const podArgsSchema = z.strictObject(
       .refine((env) => !Object.hasOwn(env, OWNER_ENV), {
         path: [OWNER_ENV],
         message: `env.${OWNER_ENV} is set by this provider to find a pod again after an interrupted create; remove it from env`,
+      })
+      // A pod that said it was another stack's would be counted in that stack's budget.
+      .refine((env) => !Object.hasOwn(env, STACK_MARK_ENV), {
+        path: [STACK_MARK_ENV],
+        message: `env.${STACK_MARK_ENV} is set by this provider to say which stack a pod is (budgets count by it); remove it from env`,
       })
       .optional(),
     registry: containerRules.registry.optional(),

@@ -6,7 +6,7 @@
 import type { PodCreateParams } from "../../client";
 import { defined, gpuChoices } from "../inputs/check";
 import { canonical, recordKey } from "../lifecycle/applied";
-import { isAutoNamed } from "../lifecycle/owner";
+import { isAutoNamed, STACK_MARK_ENV, stackOf } from "../lifecycle/owner";
 import type { PodDeclaration, PodOutputs } from "./outputs";
 import { type LivePod, OWNER_ENV, type PodInputs, type PodMountsInput } from "./schema";
 
@@ -86,6 +86,8 @@ export function createBody(inputs: PodInputs, mark?: string, gpuId?: string): Po
   if (inputs.env !== undefined) body.env = { ...inputs.env };
   // Only the declared env keys are ever compared (planPodChange), so this one never shows a diff.
   if (mark) body.env = { ...body.env, [OWNER_ENV]: mark };
+  const stack = stackOf(inputs as unknown as Record<string, unknown>);
+  if (stack) body.env = { ...body.env, [STACK_MARK_ENV]: stack };
   if (inputs.registry !== undefined) body.registry = inputs.registry;
   if (inputs.gpu) body.gpu = { id: gpuId ?? gpuChoices(inputs.gpu.id)[0]!, count: inputs.gpu.count };
   if (inputs.cpu) body.cpu = { id: inputs.cpu.id, vcpuCount: inputs.cpu.vcpuCount };

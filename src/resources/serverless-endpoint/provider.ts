@@ -28,6 +28,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { backoffMs, type Clock, type ComputePlatform, ConflictError, NotFoundError, systemClock } from "../../client";
+import { type BudgetClient, holdBudgets } from "../cost/guard";
 import { priceBook, tierPrice } from "../cost/prices";
 import { platform, type ProviderOptions } from "../engine/settings";
 import { createFoundAgain } from "../lifecycle/find-again";
@@ -37,6 +38,7 @@ import { baseOf, OWNER_TOKEN_KEY, pendingName, Predecessors } from "../lifecycle
 import { pollFromEnv } from "../lifecycle/poller";
 import { createWithRecovery } from "../lifecycle/recovery";
 import { type Dialect, type EndpointClient, EndpointNotReadyError, MAX_POLLS } from "./dialect";
+import { endpointWrite } from "./costed-write";
 import { GraphqlDialect } from "./graphql";
 import { firstTier, type LocalSettings, localSettings, WORKER_PRICE_KEY } from "./plan";
 import { RestDialect } from "./rest";
@@ -183,6 +185,7 @@ export class ServerlessEndpointProvider implements pulumi.dynamic.ResourceProvid
    */
   async update(id: string, olds: ServerlessEndpointOutputs, news: EndpointInputs): Promise<pulumi.dynamic.UpdateResult<ServerlessEndpointOutputs>> {
     const d = this.dialects[apiOf(news)];
+    await holdBudgets(this.client as BudgetClient, endpointWrite(news, olds, id));
     const settings = localSettings(news);
     const reasons = d.rolls(olds, news);
     let outs: ServerlessEndpointOutputs;
@@ -286,6 +289,7 @@ export class ServerlessEndpointProvider implements pulumi.dynamic.ResourceProvid
    * finishes (an owned create, owner.ts), then it takes its own.
    */
   private async createNew(d: AnyDialect, inputs: EndpointInputs, settings: LocalSettings, excluded: Set<string>, pending: string): Promise<Created> {
+    await holdBudgets(this.client as BudgetClient, endpointWrite(inputs, undefined, undefined, this.predecessors.get(baseOf(ENDPOINT_KIND, inputs))));
     const made = await createFoundAgain({
       noun: "endpoint",
       name: pending,

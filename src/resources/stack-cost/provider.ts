@@ -25,11 +25,13 @@ import { createHash } from "node:crypto";
 import * as pulumi from "@pulumi/pulumi";
 import { type ComputePlatform, ConfigurationError } from "../../client";
 import { canonical } from "../lifecycle/applied";
-import { budget, platform } from "../engine/settings";
+import { accountBudget, budget, platform } from "../engine/settings";
 import { isFatal } from "../lifecycle/poller";
 import { costedKinds } from "../cost/handed";
+import { accountView, type AccountView } from "../cost/account";
+import { accountCost } from "../cost/guard";
 import { type HourlyRange, perHour, priceBook } from "../cost/prices";
-import { endpointRuns, findLiveEndpoint, findLivePod, type LiveEndpointCompute, type LivePodCompute, podRuns } from "./what-runs";
+import { endpointRuns, findLiveEndpoint, findLivePod, type LiveEndpointCompute, podRuns } from "./what-runs";
 import { costLine, costReport, type CostEntry, normalizeEntry, overBudget, type PricedEntry, priceEntries, pricePod, UNPRICED } from "./report";
 
 /**
@@ -70,22 +72,18 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
 
 /**
  * The live pods and endpoints, each listed at most once per check and only when an entry needs
- * them; none when the client cannot list. REST-managed endpoints are listed over REST v2, in
- * the resource's names, so a stack of them sends no GraphQL request.
+ * them; none when the client cannot list. Pods, and endpoints managed over REST v2, come from the
+ * account's lists (cost/account.ts), which the budget kept at each write reads after this check
+ * without listing again; GraphQL-managed endpoints from GraphQL's list, so a stack of them sends no
+ * REST request, unless the account's budget reads the account's endpoints anyway.
  */
-function liveLists(client: Partial<Pick<ComputePlatform, "pods" | "endpoints" | "serverless">>) {
-  let pods: Promise<LivePodCompute[]> | undefined;
+function liveLists(client: Partial<Pick<ComputePlatform, "endpoints">>, account: AccountView, accountRead: boolean) {
   let endpoints: Promise<LiveEndpointCompute[]> | undefined;
-  let restEndpoints: Promise<LiveEndpointCompute[]> | undefined;
   return {
-    pods: () => (pods ??= client.pods ? (client.pods.list() as Promise<unknown> as Promise<LivePodCompute[]>) : Promise.resolve([])),
-    endpoints: () => (endpoints ??= client.endpoints ? (client.endpoints.list() as Promise<unknown> as Promise<LiveEndpointCompute[]>) : Promise.resolve([])),
-    restEndpoints: () =>
-      (restEndpoints ??= client.serverless
-        ? client.serverless.list().then((list) =>
-            list.map((e) => ({ id: e.id, name: e.name, gpuIds: (e.gpu?.pools ?? []).join(","), workersMin: e.workers.min, workersMax: e.workers.max, gpuCount: e.gpu?.count ?? 1 })),
-          )
-        : Promise.resolve([])),
+    pods: () => account.pods(),
+    endpoints: () =>
+      accountRead ? account.endpoints() : (endpoints ??= client.endpoints ? (client.endpoints.list() as Promise<unknown> as Promise<LiveEndpointCompute[]>) : Promise.resolve([])),
+    restEndpoints: () => account.endpoints(),
   };
 }
 
@@ -111,7 +109,11 @@ export class StackCostProvider implements pulumi.dynamic.ResourceProvider {
     if (failures.length > 0) return { inputs: news, failures };
     const before = parsedEntries(olds?.entries);
     const book = priceBook(this.client);
-    const live = liveLists(this.client());
+    // Each command checks the stack's cost once, before any costed write: the account is read anew.
+    const account = accountView(this.client);
+    account.renew();
+    const accountLimit = accountBudget();
+    const live = liveLists(this.client(), account, accountLimit !== undefined);
     const found = new Map<CostEntry, string>();
     let catalogError: string | undefined;
     // What runs (stack-cost/what-runs.ts): an entry of a resource that exists is priced from its live
@@ -150,8 +152,11 @@ export class StackCostProvider implements pulumi.dynamic.ResourceProvider {
       if (id && priced[key]) priced[key]!.liveId = id;
     }
     const report = costReport(before, priced, catalogError);
+    const liveIds = new Set([...Object.values(before), ...Object.values(priced)].map((e) => e.liveId).filter((id): id is string => typeof id === "string"));
+    const onAccount = accountLimit && !catalogError ? await accountCost(account, { liveIds, after: report.after }, accountLimit) : undefined;
     const line = costLine(report);
-    if (line) this.print(line);
+    if (line) this.print(onAccount ? `${line}; ${onAccount.line}` : line);
+    if (onAccount?.refusal) throw new Error(onAccount.refusal);
     const limit = budget();
     if (limit && catalogError) {
       throw new Error(`the stack's budget ${perHour(limit.usd)} (${limit.source}) cannot be held: reading the catalog's prices failed (${catalogError})`);

@@ -5,7 +5,7 @@
  */
 import { canonical } from "../lifecycle/applied";
 import { containsUnknown, gpuChoices } from "../inputs/check";
-import { type HourlyRange, perHour, usd } from "../cost/prices";
+import { type HourlyRange, perHour, range, usd } from "../cost/prices";
 
 /**
  * What the ledger records of one Pod: what prices it, as declared.
@@ -24,6 +24,8 @@ export interface PodEntry {
   owner?: string;
   /** Pricing paths the program hides with ignoreChanges: up leaves them as they are. */
   ignore?: string[];
+  /** Pricing fields taken from another costed resource's outputs (cost/ledger.ts): priced at the write. */
+  atWrite?: string[];
 }
 
 /**
@@ -47,6 +49,8 @@ export interface EndpointEntry {
   ignore?: string[];
   /** `rest` for an endpoint managed over REST v2: its live object is read there (GraphQL is retiring). */
   api?: "rest";
+  /** Pricing fields taken from another costed resource's outputs (cost/ledger.ts): priced at the write. */
+  atWrite?: string[];
 }
 
 /** @group Providers and checks */
@@ -94,6 +98,7 @@ export function normalizeEntry(raw: unknown): CostEntry | string {
     else if (raw.gpu !== undefined && raw.gpu !== null) entry.gpu = raw.gpu;
     if (raw.cpu !== undefined && raw.cpu !== null) entry.cpu = isObject(raw.cpu) ? { id: raw.cpu.id, vcpuCount: raw.cpu.vcpuCount } : raw.cpu;
     if (raw.maxHourlyCost !== undefined && raw.maxHourlyCost !== null) entry.maxHourlyCost = raw.maxHourlyCost;
+    if (Array.isArray(raw.atWrite) && raw.atWrite.length > 0) entry.atWrite = raw.atWrite;
     return entry as unknown as PodEntry;
   }
   if (raw.kind === "endpoint") {
@@ -111,6 +116,7 @@ export function normalizeEntry(raw: unknown): CostEntry | string {
       ...(typeof raw.declaredName === "string" ? { declaredName: raw.declaredName } : {}),
       ...(Array.isArray(raw.ignore) && raw.ignore.length > 0 ? { ignore: raw.ignore as string[] } : {}),
       ...(raw.api === "rest" ? { api: "rest" as const } : {}),
+      ...(Array.isArray(raw.atWrite) && raw.atWrite.length > 0 ? { atWrite: raw.atWrite as string[] } : {}),
     };
   }
   return `a ledger entry's kind must be pod or endpoint (got ${JSON.stringify(raw.kind)})`;
@@ -150,7 +156,7 @@ export async function priceEntries(
   const out: Record<string, PricedEntry> = {};
   for (const [key, entry] of Object.entries(news)) {
     const old = olds[key];
-    if (containsUnknown(entry)) out[key] = entry;
+    if (containsUnknown(entry) || entry.atWrite) out[key] = entry;
     else if (old && old.hourly !== undefined && priceKey(old) === priceKey(entry) && !again(entry, old)) {
       out[key] = { ...entry, hourly: old.hourly, ...(old.liveId ? { liveId: old.liveId } : {}) };
     } else {
@@ -172,10 +178,7 @@ export function total(entries: Record<string, PricedEntry>): HourlyRange {
   return { min: usd(min), max: usd(max) };
 }
 
-/** `$3.58/h`, or `$0.86-$3.44/h` for a range. */
-export function range(r: HourlyRange): string {
-  return r.min === r.max ? perHour(r.max) : `$${r.min.toFixed(2)}-$${r.max.toFixed(2)}/h`;
-}
+export { range } from "../cost/prices";
 
 /** `+$3.58/h`, `-$0.86/h`, or for a range `+$0.00-$2.58/h`, `-$1.55-$2.93/h` (`+$0.86 to -$0.86/h` when the signs differ). */
 export function delta(before: HourlyRange, after: HourlyRange): string {
@@ -234,7 +237,14 @@ export function costReport(olds: Record<string, PricedEntry>, news: Record<strin
   for (const [key, next] of Object.entries(news)) {
     const old = olds[key];
     if (next.hourly === undefined || next.hourly === null) {
-      const why = next.hourly === null ? "not priced by the catalog" : containsUnknown(next) ? "cost unknown until up" : `catalog unreadable: ${catalogError}`;
+      const why =
+        next.hourly === null
+          ? "not priced by the catalog"
+          : next.atWrite
+            ? `priced at its create or update: ${next.atWrite.join(", ")} from another resource's outputs`
+            : containsUnknown(next)
+              ? "cost unknown until up"
+              : `catalog unreadable: ${catalogError}`;
       unpriced.push(`${label(next)} (${why})`);
       continue;
     }

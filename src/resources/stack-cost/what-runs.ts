@@ -16,30 +16,15 @@
  * auto-name. Once found, its id is kept in the entry, so the next look finds it by id, or its
  * replacement by the token derived from that id.
  */
+import type { AccountEndpoint, AccountPod } from "../cost/account";
 import { gpuChoices } from "../inputs/check";
 import { autoName, isPendingName, replacementToken } from "../lifecycle/owner";
 
-/** A live pod, as far as pricing goes. */
-export interface LivePodCompute {
-  id: string;
-  name: string;
-  status: string;
-  createdAt: string;
-  env: Record<string, string>;
-  gpu?: { id: string; count: number } | null;
-  cpu?: { id: string; vcpuCount: number } | null;
-  cloud: "SECURE" | "COMMUNITY";
-}
+/** A live pod, as far as pricing goes (the account's lists, cost/account.ts). */
+export type LivePodCompute = AccountPod;
 
 /** A live endpoint, as far as pricing goes. */
-export interface LiveEndpointCompute {
-  id: string;
-  name: string;
-  gpuIds: string;
-  workersMin?: number | null;
-  workersMax?: number | null;
-  gpuCount?: number | null;
-}
+export type LiveEndpointCompute = AccountEndpoint;
 
 /** The platform's defaults for an endpoint's workers (the contract's): what a new endpoint gets when the program leaves them out. */
 export const ENDPOINT_WORKER_DEFAULTS = { workersMin: 0, workersMax: 3, gpuCount: 1 } as const;
