@@ -67,13 +67,16 @@
  * keys a Diff names: Pulumi's dynamic-provider plugin names none, so it has no effect unless the
  * provider answers DIFF_UNKNOWN); `ignoreChanges`; `retainOnDelete`; `aliases`;
  * `deleteBeforeReplace`; the `import` option (a Read with no inputs and no state, which the
- * dynamic-provider plugin cannot serve); `.get` (a read step, External); `--replace`; `--target`.
+ * dynamic-provider plugin cannot serve); `.get` (a read step, External); `--replace`; `--target`;
+ * `--exclude` (excluded resources neither checked, created nor deleted, nor what they depend on
+ * deleted); transforms (`registerResourceTransform` and the `transforms` option, run on the
+ * properties before the registration is recorded, the resource's own then the stack's).
  *
  * Not played, and why: parents and components (the programs here register top-level custom
  * resources only); provider resources and default-provider changes (one plugin is the provider);
  * `deletedWith`, `replaceWith`, `replacementTrigger` (no program here uses them); --target-dependents,
- * --exclude, --continue-on-error, pending operations and the snapshot journal (no test needs
- * them yet); `deleteBeforeReplace: false` overriding a provider's `true` (the capture records
+ * --exclude-dependents, --continue-on-error, pending operations and the snapshot journal (no test
+ * needs them yet); a transform's changed options, and parents' transforms; `deleteBeforeReplace: false` overriding a provider's `true` (the capture records
  * the flag, not whether it was set); a program's wait for its dependencies' real outputs (under
  * mocks every registration arrives at once with mock ids: see `resolvingIds`); the rig's default
  * of one step at a time (the engine's is unbounded) keeps `calls` in one order for the tests that

@@ -61,7 +61,7 @@ export interface RunOptions {
   targets?: string[];
   /**
    * `--exclude <urn>`: these resources are left as they are (no Check, no Diff, a new one not
-   * created), and neither they nor what depends on them in the state is deleted.
+   * created), and neither they nor what they depend on in the state is deleted.
    */
   excludes?: string[];
   /** `--replace <urn>`: these resources are replaced whatever their diff says. */
@@ -268,7 +268,7 @@ export class EngineStack {
       // Resources no longer in the program (only targeted ones under --target) and the old
       // sides of replacements go, in the engine's delete order.
       const wanted = new Set(urns);
-      const kept = excludes ? this.withDependents(excludes) : undefined;
+      const kept = excludes ? this.withDependencies(excludes) : undefined;
       const gone = [...this.resources.values()].filter(
         (r) => !wanted.has(r.urn) && !aliased.has(r.urn) && (!targets || targets.has(r.urn)) && !kept?.has(r.urn),
       );
@@ -283,19 +283,17 @@ export class EngineStack {
   }
 
   /**
-   * step_generator.go, determineForbiddenResourcesToDeleteFromExcludes: the excluded resources
-   * and, through the state's dependencies, everything that depends on them.
+   * step_generator.go, determineForbiddenResourcesToDeleteFromExcludes (getExcludeDependencies):
+   * the excluded resources and, through the state, everything they depend on.
    */
-  private withDependents(urns: ReadonlySet<string>): Set<string> {
-    const out = new Set(urns);
-    for (let grew = true; grew; ) {
-      grew = false;
-      for (const r of this.resources.values()) {
-        if (!out.has(r.urn) && (r.options?.dependencies ?? []).some((d) => out.has(d))) {
-          out.add(r.urn);
-          grew = true;
-        }
-      }
+  private withDependencies(urns: ReadonlySet<string>): Set<string> {
+    const out = new Set<string>();
+    const frontier = [...urns];
+    while (frontier.length > 0) {
+      const urn = frontier.shift()!;
+      if (out.has(urn)) continue;
+      out.add(urn);
+      frontier.push(...(this.resources.get(urn)?.options?.dependencies ?? []));
     }
     return out;
   }

@@ -1,10 +1,10 @@
 // The engine's rules the rig plays beyond one call sequence, proved on the fixture provider
 // through Pulumi's own plugin: protect, replaceOnChanges, the import option, `.get`, --replace,
-// --target, dependency order and parallel steps. Each failure is the engine's own message.
+// --target, --exclude, transforms, dependency order and parallel steps. Each failure is the engine's own message.
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import type * as pulumi from "@pulumi/pulumi";
+import * as pulumi from "@pulumi/pulumi";
 import { Counter, type CounterArgs } from "./fixtures/counter";
 import { captureProgram, EngineError, EngineStack, ProviderCallError, type ProviderPlugin, type Registration } from "../../../tools/engine";
 import { startPlugin } from "../../../tools/engine/rig";
@@ -152,6 +152,44 @@ test("--target: only the targets change; a new resource outside is not made, and
   expect(refused.error?.message).toBe(`Resource '${urn("b")}' will be destroyed but was not specified in --target list.\nEither include resource in --target list or pass --target-dependents to proceed.`);
   const leaf = await stack.destroy({ targets: [urn("b")] });
   expect([leaf.error, [...stack.resources.keys()].sort()]).toEqual([undefined, [urn("a"), urn("gone")].sort()]);
+  await stack.destroy();
+});
+
+test("--exclude: an excluded resource is neither checked, created nor deleted (nor what it depends on), and what depends on it goes ahead", async () => {
+  const { stack, regs, urn } = newStack();
+  await stack.up(await regs({ a: { zone: "z1", size: 1 }, dep: { zone: "z1", size: 1 }, gone: { zone: "z1", size: 1, after: ["dep"] }, other: { zone: "z1", size: 1 } }));
+  stack.calls.length = 0;
+  // a excluded (its change not made), n new and excluded (not made), m depends on n and is made; dep, gone and other
+  // left the program: other goes, gone (excluded) stays, and so does dep, which gone depends on.
+  const res = await stack.up(await regs({ a: { zone: "z1", size: 5 }, n: { zone: "z1", size: 1 }, m: { zone: "z1", size: 1, after: ["n"] } }), {
+    excludes: [urn("a"), urn("n"), urn("gone")],
+  });
+  expect(res.error).toBeUndefined();
+  expect(res.steps.map((s) => [s.urn.split("::").at(-1), s.op])).toEqual([
+    ["a", "same"],
+    ["n", "same"],
+    ["m", "create"],
+    ["other", "delete"],
+  ]);
+  expect(stack.calls).toEqual(["Check m", "Create m", "Delete other"]);
+  expect(stack.resources.get(urn("a"))!.inputs.size).toBe(1);
+  expect([...stack.resources.keys()].sort()).toEqual([urn("a"), urn("dep"), urn("gone"), urn("m")].sort());
+  await stack.destroy();
+});
+
+test("transforms: the stack's and a resource's own run on its properties before the engine sees them", async () => {
+  const { stack, urn } = newStack();
+  const registered = await captureProgram(
+    () => {
+      pulumi.runtime.registerResourceTransform((args) => ({ props: { ...args.props, size: args.props.size * 10 }, opts: args.opts }));
+      new Counter("a", { zone: "z1", size: 1 }, { transforms: [(args) => ({ props: { ...args.props, size: args.props.size + 1 }, opts: args.opts })] });
+    },
+    { project: PROJECT, stack: stack.stack, config: CONFIG, secretKeys: ["fixture:token"] },
+  );
+  // The resource's own first (1 + 1), then the stack's (x 10).
+  expect(registered.find((r) => r.name === "a")!.inputs.size).toBe(20);
+  expect((await stack.up(registered)).error).toBeUndefined();
+  expect(stack.resources.get(urn("a"))!.inputs.size).toBe(20);
   await stack.destroy();
 });
 

@@ -5,6 +5,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { BUDGET_ENV } from "../../../../src/resources/engine/settings";
 import { joinLedger, ledgerIdentity, STACK_COST_NAME, StackCost } from "../../../../src/resources/cost/ledger";
 import { baseOwnerToken } from "../../../../src/resources/lifecycle/owner";
+import { Pod } from "../../../../src/resources/pod";
 
 /** The resources the program registered, by name, with their inputs. */
 let registered: Map<string, pulumi.runtime.MockResourceArgs>;
@@ -59,6 +60,17 @@ test("every costed resource declared in the same turn joins one StackCost named 
   // Its provider is the shim of the stack-cost kind; its total is an output only.
   expect(inputs.__provider).toContain('kind: "stack-cost"');
   expect(Object.keys(inputs).sort()).toEqual(["__provider", "entries"]);;
+});
+
+test("a pricing field taken from a Pod's or an endpoint's outputs is left out and named (priced at the write); other outputs are waited for", async () => {
+  const a = new Pod("a", { image: "img:1", gpu: { id: "L40S", count: 1 } });
+  const otherOutput = pulumi.output("from config");
+  joinLedger("pod", "b", { gpu: { id: a.gpu.apply((g) => g!.id), count: 2 }, cloud: "SECURE", label: otherOutput }, undefined);
+  const entries = await turnEnds();
+  expect(entries["pod b"]).toEqual({ kind: "pod", name: "b", cloud: "SECURE", label: "from config", atWrite: ["gpu"] });
+  // Its own entry, declared plainly, keeps every field.
+  expect(entries["pod a"]).toMatchObject({ gpu: { id: "L40S", count: 1 } });
+  expect(entries["pod a"]).not.toHaveProperty("atWrite");
 });
 
 test("a resource's own dependsOn is kept beside the StackCost", async () => {

@@ -15,6 +15,8 @@ import {
   Predecessors,
   replacementToken,
   resolveName,
+  STACK_MARK_ENV,
+  stackOf,
 } from "../../../../src/resources/lifecycle/owner";
 import { planPodChange } from "../../../../src/resources/pod/plan";
 import { checkPod, OWNER_ENV } from "../../../../src/resources/pod/schema";
@@ -113,6 +115,11 @@ describe("ownerToken in check", () => {
     expect(r.failures).toEqual([{ property: `env.${OWNER_ENV}`, reason: expect.stringMatching(/set by this provider/) }]);
   });
 
+  test("the stack mark's env var is the provider's too: declaring it fails check, naming the key", () => {
+    const r = checkPod({}, { ...pod, env: { [STACK_MARK_ENV]: "acme/infra/prod" } });
+    expect(r.failures).toEqual([{ property: `env.${STACK_MARK_ENV}`, reason: expect.stringMatching(/set by this provider to say which stack/) }]);
+  });
+
   test("the token and the hidden inputs never make a diff", () => {
     const first = checkPod({}, pod).inputs!;
     const outs = {
@@ -146,6 +153,19 @@ describe("endpoints", () => {
     const inputs = checkEndpointInputs({}, ep).inputs;
     const olds = { name: inputs.name, gpuIds: "AMPERE_24", templateId: "tpl", type: "QB", waitForWorkers: true, readyTimeoutSeconds: 600, drainTimeoutSeconds: 600 };
     expect(planEndpointDiff(olds, { ...inputs, __ownerToken: "0000000000000000", __stack: "x" }).changes).toBe(false);
+  });
+});
+
+describe("stack marks", () => {
+  test("stackOf: organization, project and stack from the hidden inputs, the organization left out where the program knows none", () => {
+    expect(STACK_MARK_ENV).toBe("COMPUTEPLATFORM_STACK");
+    expect(stackOf({ __organization: "acme", __project: "infra", __stack: "dev" })).toBe("acme/infra/dev");
+    expect(stackOf({ __organization: "", __project: "infra", __stack: "dev" })).toBe("infra/dev");
+    expect(stackOf({ __project: "infra", __stack: "dev" })).toBe("infra/dev");
+    expect(stackOf({ __organization: "acme", __stack: "dev" })).toBeUndefined();
+    expect(stackOf({ __organization: "acme", __project: "infra" })).toBeUndefined();
+    expect(stackOf({ __organization: "acme", __project: 7, __stack: "dev" })).toBeUndefined();
+    expect(stackOf(undefined)).toBeUndefined();
   });
 });
 

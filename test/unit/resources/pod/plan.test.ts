@@ -594,6 +594,11 @@ describe("a create's plan", () => {
     const p = planCreate({ ...owned, __ownerToken: token } as PodInputs);
     expect(p.replacement).toBe(true);
     expect(p.mark).toMatch(new RegExp(`^${token}\\.[0-9a-f]{8}\\.${base}$`));
+    // The pod it replaces, as diff saw it: the budgets leave it out (the engine deletes it next).
+    expect(planCreate({ ...owned, __ownerToken: token } as PodInputs, "pod-old").replaces).toBe("pod-old");
+    // Not a replacement: an id handed in says nothing.
+    expect(planCreate(owned, "pod-old")).not.toHaveProperty("replaces");
+    expect(planCreate({ ...owned, __ownerToken: token } as PodInputs)).not.toHaveProperty("replaces");
   });
 
   test("without a token (a provider driven directly) the body has the name and no mark", () => {

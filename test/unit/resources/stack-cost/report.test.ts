@@ -1,5 +1,5 @@
 import { UNKNOWN } from "../../../../src/resources/inputs/check";
-import { BUDGET_ENV, budget, configureFromStack } from "../../../../src/resources/engine/settings";
+import { ACCOUNT_BUDGET_ENV, accountBudget, BUDGET_ENV, budget, configureFromStack } from "../../../../src/resources/engine/settings";
 import {
   type CostEntry,
   costLine,
@@ -105,9 +105,15 @@ test("the budget: stack config first, else the environment; anything but a posit
   expect(budget({})).toBeUndefined();
   expect(budget({ [BUDGET_ENV]: "3.5" })).toEqual({ usd: 3.5, source: "COMPUTEPLATFORM_MAX_HOURLY_COST" });
   expect(() => budget({ [BUDGET_ENV]: "-1" })).toThrow('COMPUTEPLATFORM_MAX_HOURLY_COST must be a number of USD per hour, more than 0 (got "-1")');
-  configureFromStack({ get: (key: string) => (key === "computeplatform:maxHourlyCost" ? "2" : undefined) } as never);
+  // The account's budget reads the same way, from its own key and variable.
+  expect(accountBudget({ [BUDGET_ENV]: "3.5" })).toBeUndefined();
+  expect(accountBudget({ [ACCOUNT_BUDGET_ENV]: "40" })).toEqual({ usd: 40, source: "COMPUTEPLATFORM_ACCOUNT_MAX_HOURLY_COST" });
+  expect(() => accountBudget({ [ACCOUNT_BUDGET_ENV]: "lots" })).toThrow('COMPUTEPLATFORM_ACCOUNT_MAX_HOURLY_COST must be a number of USD per hour, more than 0 (got "lots")');
+  const config: Record<string, unknown> = { "computeplatform:maxHourlyCost": "2", "computeplatform:accountMaxHourlyCost": 30 };
+  configureFromStack({ get: (key: string) => config[key] } as never);
   try {
     expect(budget({ [BUDGET_ENV]: "3.5" })).toEqual({ usd: 2, source: "computeplatform:maxHourlyCost" });
+    expect(accountBudget({ [ACCOUNT_BUDGET_ENV]: "40" })).toEqual({ usd: 30, source: "computeplatform:accountMaxHourlyCost" });
   } finally {
     configureFromStack({ get: () => undefined } as never);
   }
@@ -262,6 +268,19 @@ describe("the cost report's lines", () => {
   test("every entry not counted is named in the line", () => {
     const r = costReport({}, { "pod a": pod({ name: "a", cloud: UNKNOWN }), "pod b": priced(pod({ name: "b" }), null) });
     expect(costLine(r)).toBe("cost: $0.00/h -> $0.00/h (+$0.00/h); not counted: pod a (cost unknown until up), pod b (not priced by the catalog)");
+  });
+
+  test("an entry priced at the write (a field from another resource's outputs) is not priced here, and the line says why", async () => {
+    const raw = { kind: "pod", name: "b", cloud: "SECURE", atWrite: ["gpu", "cloud"] };
+    const entry = normalizeEntry(raw) as CostEntry;
+    expect(entry).toMatchObject({ atWrite: ["gpu", "cloud"] });
+    expect(normalizeEntry({ ...raw, atWrite: [] })).not.toHaveProperty("atWrite");
+    expect(normalizeEntry({ kind: "endpoint", name: "e", gpuIds: "ADA_24", atWrite: ["workersMax"] })).toMatchObject({ atWrite: ["workersMax"] });
+    expect(normalizeEntry({ kind: "endpoint", name: "e", gpuIds: "ADA_24", atWrite: [] })).not.toHaveProperty("atWrite");
+    const pricer = jest.fn(async () => ({ min: 1, max: 1 }));
+    const out = await priceEntries({}, { "pod b": entry }, pricer);
+    expect(pricer).not.toHaveBeenCalled();
+    expect(costLine(costReport({}, out))).toBe("cost: $0.00/h -> $0.00/h (+$0.00/h); not counted: pod b (priced at its create or update: gpu, cloud from another resource's outputs)");
   });
 
   test("a range whose top stays and whose bottom falls moves down: a minus, never a plus", () => {
