@@ -7,9 +7,11 @@
  *   GET /v2/serverless    the account's endpoints, whichever API made them (one store): workers and GPUs
  *
  * One plugin process serves one command (`pulumi preview`, `pulumi up`), so a list per process
- * is a list per command. A process that lives on (a test driving one plugin through several
- * commands) starts over when the stack's cost is checked again (each command checks it once,
- * before any costed write) or when its lists are older than `MAX_AGE_MS`.
+ * is a list per command, however long the command and however many its writes. A process that
+ * lives on (a test driving one plugin through several commands) starts over when the stack's
+ * cost is checked again: each command checks it once, before any costed write, unless
+ * `--target` or `--exclude` skip it, when the lists of the process's last check stand (the
+ * engine starts a plugin per command, so under the CLI there are none).
  *
  * What a write of this process changes after the lists were read is kept beside them (`noted`):
  * the lists say what ran before the command, the notes what the command's own writes made of it.
@@ -59,9 +61,6 @@ export interface Spender {
   key?: string;
 }
 
-/** Lists older than this are read again (a process that serves several commands). */
-export const MAX_AGE_MS = 30_000;
-
 const STOPPED = new Set(["EXITED", "TERMINATED"]);
 const ZERO: HourlyRange = { min: 0, max: 0 };
 
@@ -99,22 +98,19 @@ interface Note {
 
 /** What the account runs, per client: the lists once, the notes of this process's writes. */
 export class AccountView {
-  private generation: { at: number; pods?: Promise<AccountPod[]>; endpoints?: Promise<AccountEndpoint[]> } | undefined;
+  private generation: { pods?: Promise<AccountPod[]>; endpoints?: Promise<AccountEndpoint[]> } | undefined;
   private notes: Note[] = [];
 
-  constructor(
-    private readonly client: () => Partial<Pick<ComputePlatform, "pods" | "serverless" | "catalog">>,
-    private readonly now: () => number = Date.now,
-  ) {}
+  constructor(private readonly client: () => Partial<Pick<ComputePlatform, "pods" | "serverless" | "catalog">>) {}
 
   /** Start over: the next reader lists again, and the notes of earlier writes are in those lists. */
   renew(): void {
-    this.generation = { at: this.now() };
+    this.generation = {};
     this.notes = [];
   }
 
   private current() {
-    if (!this.generation || this.now() - this.generation.at > MAX_AGE_MS) this.renew();
+    if (!this.generation) this.renew();
     return this.generation!;
   }
 
