@@ -3,20 +3,30 @@
 // a Pulumi program that adopts it (`program`). The key comes from the environment only, so it
 // never lands in a shell's history, and nothing printed carries it or any secret.
 
+import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { ComputePlatform } from "../client";
 import { type Kind, KINDS } from "./kinds";
 import { readStates } from "./owners";
+import { programReport, writeProgram } from "./program";
 import { readAccount, sweepOf } from "./sweep";
 import { sweepTable } from "./table";
 
 const HELP = `Usage: computeplatform-account [sweep] [options]
+       computeplatform-account program [--out <file>] [--kinds <a,b>] [--name <text>] [--ids <a,b>]
 
 Lists every object of the account (pods, serverless endpoints, network volumes, templates,
 registry credentials) with its owner, its state and what it costs now, largest first: one
 list per kind, paced like every client call.
 
+program writes a TypeScript Pulumi program that declares each object as it is, with
+adopt (references between them as references, secrets as stack config), and prints what it
+left out and the config to set; its first \`pulumi up\` changes nothing.
+
 Options
+  --out <file>           program: write the program there (else it is printed)
+  --name <text>          program: only objects whose name contains the text
+  --ids <a,b>            program: only these ids
   --json                 print JSON instead of the table
   --state <file>         a stack's exported state (\`pulumi stack export > dev.json\`): names the
                          stack that owns each object it holds; repeatable
@@ -44,13 +54,16 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
       json: { type: "boolean", default: false },
       state: { type: "string", multiple: true, default: [] },
       kinds: { type: "string" },
+      out: { type: "string" },
+      name: { type: "string" },
+      ids: { type: "string" },
       "api-url": { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
   if (values.help) return HELP;
   const command = positionals[0] ?? "sweep";
-  if (command !== "sweep") throw new Error(`unknown command ${JSON.stringify(command)}; see --help`);
+  if (command !== "sweep" && command !== "program") throw new Error(`unknown command ${JSON.stringify(command)}; see --help`);
   const kinds = kindsOf(values.kinds);
   const states = readStates(values.state ?? []);
   const apiUrl = values["api-url"] ?? env.COMPUTEPLATFORM_API_URL;
@@ -58,6 +71,13 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
   if (!apiUrl) throw new Error("No API address: set COMPUTEPLATFORM_API_URL or give --api-url");
   const client = new ComputePlatform({ apiKey: env.COMPUTEPLATFORM_API_KEY, apiUrl, env });
   try {
+    if (command === "program") {
+      const ids = values.ids?.split(",").map((i) => i.trim()).filter((i) => i !== "");
+      const written = writeProgram(await readAccount(client, KINDS), { kinds, name: values.name, ids });
+      if (values.out === undefined) return written.text;
+      writeFileSync(values.out, written.text);
+      return `wrote ${values.out}\n${programReport(written)}`;
+    }
     const sweep = sweepOf(await readAccount(client, kinds), states);
     return values.json ? JSON.stringify(sweep, null, 2) : sweepTable(sweep);
   } finally {

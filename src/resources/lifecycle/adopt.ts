@@ -62,9 +62,21 @@ export interface Adoption<T, O> {
   live: T;
   baseline: O;
   updates: string[];
+  /** Fields not known yet (a preview): checked, and updated if they differ, at up. */
+  deferred: string[];
 }
 
-/** Read the object and apply every rule; throws {@link AdoptionRefused}. */
+/** Whether a value holds one not known until another resource is made (a preview's inputs). */
+function holdsUnknown(v: unknown): boolean {
+  if (v === pulumi.runtime.unknownValue) return true;
+  return v !== null && typeof v === "object" && Object.values(v).some(holdsUnknown);
+}
+
+/**
+ * Read the object and apply every rule; throws {@link AdoptionRefused}. At a preview a field that
+ * takes another resource's output not made yet (an adopted volume's id) is unknown: it is not
+ * refused then (`deferred` names it), and create checks it once known.
+ */
 export async function lookAdoption<T, O, I>(a: Adoptable<T, O, I>, id: string, inputs: I): Promise<Adoption<T, O>> {
   const live = await a.find(id);
   if (live === undefined) {
@@ -78,13 +90,16 @@ export async function lookAdoption<T, O, I>(a: Adoptable<T, O, I>, id: string, i
   const baseline = a.baseline(live, inputs);
   const change = a.plan(baseline, inputs);
   if (change.refused) throw new AdoptionRefused(`${a.noun} ${id}: ${change.refused}`);
-  if (change.replaces.length > 0) {
+  const given = inputs as Record<string, unknown>;
+  const deferred = change.replaces.filter((p) => holdsUnknown(given[p]));
+  const replaces = change.replaces.filter((p) => !deferred.includes(p));
+  if (replaces.length > 0) {
     throw new AdoptionRefused(
-      `${a.noun} ${id} differs from the declaration in ${change.replaces.join(", ")}, which cannot change on an existing ` +
-        `${a.noun}; declare ${change.replaces.length > 1 ? "them" : "it"} as the ${a.noun} has ${change.replaces.length > 1 ? "them" : "it"} (${a.fixed(live)}), or ${a.wayOut}`,
+      `${a.noun} ${id} differs from the declaration in ${replaces.join(", ")}, which cannot change on an existing ` +
+        `${a.noun}; declare ${replaces.length > 1 ? "them" : "it"} as the ${a.noun} has ${replaces.length > 1 ? "them" : "it"} (${a.fixed(live)}), or ${a.wayOut}`,
     );
   }
-  return { id, live, baseline, updates: change.updates };
+  return { id, live, baseline, updates: change.updates.filter((p) => !holdsUnknown(given[p])), deferred: [...deferred, ...change.updates.filter((p) => holdsUnknown(given[p]))] };
 }
 
 // Objects adopted in this plugin process (one deployment), by kind and id: who took each.
@@ -140,11 +155,12 @@ export async function checkAdoption<T, O, I>(
   if (id === undefined || failures.length > 0 || (olds !== undefined && Object.keys(olds).length > 0)) return result;
   const inputs = result.inputs as I;
   try {
-    const { updates } = await lookAdoption(a, id, inputs);
+    const { updates, deferred } = await lookAdoption(a, id, inputs);
     claim(a.kind, id, who(a, inputs));
     note(
       `${who(a, inputs)} adopts ${a.noun} ${id}: nothing is created; ` +
         (updates.length > 0 ? `the first up updates ${updates.join(", ")} in place` : "the first up changes nothing on it") +
+        (deferred.length > 0 ? ` (${deferred.join(", ")}: known at up, from resources not made yet)` : "") +
         (a.caveat ? `; ${a.caveat}` : ""),
     );
     return result;
