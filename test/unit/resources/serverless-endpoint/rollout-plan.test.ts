@@ -8,7 +8,7 @@ import { checkEndpointInputs, SAVED_FIELDS } from "../../../../src/resources/ser
 const container = { image: "worker:1", args: "", ports: ["8000/http"], env: { MODEL: "a", TOKEN: "s3cret" }, registry: null };
 const rolls = templateRolls(container);
 
-describe("which changes roll the workers (open-parts, Releases and rollouts)", () => {
+describe("which changes roll the workers (the platform's releases: a release rolls when its diff names one of them)", () => {
   test.each<[string, string | null]>([
     ["gpuIds", "gpu.pools"],
     ["gpuCount", "gpu.count"],
