@@ -105,7 +105,10 @@ describe("wait and the job's outcome", () => {
 
 describe("against the emulator's slow and failing jobs", () => {
   test("a job longer than wait is followed to COMPLETED; a failing prompt -> ModelJobFailedError; one submission each", async () => {
-    const emu = await startEmulator({ port: 0, keys: [{ key: KEY, scopes: ["read", "write"] }], timeScale: 100 });
+    // Time scale 10: the 5 s job lasts 500 real ms and the 1 s wait 100 ms. At 100 (50 ms for the
+    // job) a loaded 2-core machine reached the server's first look after the job had ended, so
+    // runsync answered COMPLETED and no status-sync was sent.
+    const emu = await startEmulator({ port: 0, keys: [{ key: KEY, scopes: ["read", "write"] }], timeScale: 10 });
     const cp = track(new ComputePlatform({ apiKey: KEY, apiUrl: emu.url, serverlessUrl: emu.url, pacing: new PacingRegistry(), env: {} }));
     try {
       emu.setFaults({ modelJobMs: 5000, failingPrompts: ["^boom"] });
