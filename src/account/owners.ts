@@ -1,13 +1,14 @@
 /*
  * Who owns an object of the account. The strongest answer is a stack's own state (`pulumi stack
  * export`): it names the stack and the resource. Without it, the platform carries two marks the
- * resources write: a pod a stack made holds its owner mark in env (the stack itself is a hash and
- * cannot be read back), and an unfinished create's object carries the pending name. Everything
+ * resources write: a pod a stack made holds its stack in env (`COMPUTEPLATFORM_STACK`; one made
+ * before that mark existed, only its owner mark, a hash that cannot be read back), and an
+ * unfinished create's object carries the pending name. Everything
  * else cannot be told apart from a hand-made object, and the sweep says so.
  */
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
-import { isPendingName, PENDING_SUFFIX } from "../resources/lifecycle/owner";
+import { isPendingName, PENDING_SUFFIX, STACK_MARK_ENV } from "../resources/lifecycle/owner";
 import { OWNER_ENV } from "../resources/pod/schema";
 import type { Kind } from "./kinds";
 
@@ -85,14 +86,16 @@ export function ownerOf(kind: Kind, o: { id: string; name?: string | null; env?:
     return { by: "state", stacks, resource: held[0]!.resource, text };
   }
   if (isPendingName(o.name)) {
-    return { by: "unfinished", text: `an unfinished create of a stack (name ends in ${PENDING_SUFFIX}): that stack's next up takes it over or deletes it; if it never runs again, delete it` };
+    return { by: "unfinished", text: `an unfinished create (name ends in ${PENDING_SUFFIX}): its stack's next up takes it over or deletes it; else delete it` };
   }
   if (kind === "Pod") {
+    const stack = o.env?.[STACK_MARK_ENV];
+    if (typeof stack === "string" && stack !== "") return { by: "mark", stacks: [stack], text: `stack ${stack} (its pod's stack mark)` };
     const mark = o.env?.[OWNER_ENV];
     if (typeof mark === "string" && mark !== "") {
-      return { by: "mark", text: `a Pulumi stack (owner mark ${mark.split(".")[0]}); give its state (--state) to name it` };
+      return { by: "mark", text: `a Pulumi stack (owner mark ${mark.split(".")[0]}; --state names it)` };
     }
-    return { by: "unmarked", text: "no stack mark: made by hand, or adopted by a stack (give its state to tell)" };
+    return { by: "unmarked", text: "no stack mark (by hand, or adopted; --state tells)" };
   }
-  return { by: "unknown", text: `cannot tell: the platform keeps no owner mark on ${NOUNS[kind]} (give the stacks' states with --state)` };
+  return { by: "unknown", text: `cannot tell (no owner mark on ${NOUNS[kind]}; --state tells)` };
 }

@@ -19,7 +19,7 @@
  */
 import type { Endpoint, NetworkVolume, Pod, Registry, Template } from "../client";
 import { type Kind, KINDS } from "./kinds";
-import { isPendingName } from "../resources/lifecycle/owner";
+import { isPendingName, STACK_MARK_ENV } from "../resources/lifecycle/owner";
 import { OWNER_ENV } from "../resources/pod/schema";
 import type { AccountLists } from "./sweep";
 
@@ -46,7 +46,7 @@ export interface WrittenProgram {
 }
 
 /** Keys the platform adds to a pod's env (never declared). */
-const PLATFORM_ENV = new Set(["COMPUTEPLATFORM_POD_ID", OWNER_ENV]);
+const PLATFORM_ENV = new Set(["COMPUTEPLATFORM_POD_ID", OWNER_ENV, STACK_MARK_ENV]);
 
 const SUFFIX: Record<Kind, string> = { Pod: "Pod", ServerlessEndpoint: "Endpoint", NetworkVolume: "Volume", Template: "Template", RegistryCredential: "Credential" };
 
@@ -151,7 +151,11 @@ export function writeProgram(lists: AccountLists, filter: ProgramFilter = {}): W
   }
   for (const p of lists.pods as Pod[]) {
     if (p.status === "TERMINATED") continue;
-    const marked = typeof p.env?.[OWNER_ENV] === "string" ? `made by a Pulumi stack's Pod (env ${OWNER_ENV}): it belongs in that stack, and adopt refuses it` : undefined;
+    const stack = p.env?.[STACK_MARK_ENV];
+    const marked =
+      typeof p.env?.[OWNER_ENV] === "string"
+        ? `made by a Pulumi stack's Pod${stack ? ` (stack ${stack})` : ""} (env ${OWNER_ENV}): it belongs in that stack, and adopt refuses it`
+        : undefined;
     const t = take("Pod", p, unfinished(p.name) ?? marked);
     if (!t) continue;
     const env = Object.fromEntries(Object.entries(p.env ?? {}).filter(([k]) => !PLATFORM_ENV.has(k)));

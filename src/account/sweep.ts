@@ -138,9 +138,10 @@ export function sweepOf(lists: AccountLists, states: StateOwners): Sweep {
     .sort((a, b) => b.perHour - a.perHour || KINDS.indexOf(a.kind) - KINDS.indexOf(b.kind) || a.name.localeCompare(b.name));
   const perHour = objects.reduce((sum, o) => sum + o.perHour, 0);
   const notes = [
-    "Owners: a stack is named only from its exported state (--state, `pulumi stack export`). Without it, only a pod made by a " +
-      "stack (its env COMPUTEPLATFORM_OWNER) and an unfinished create (a name ending in ~creating) carry a mark; the platform " +
-      "keeps none on volumes, templates, credentials, endpoints a stack finished making, or adopted objects.",
+    "Owners: a stack's exported state (--state, `pulumi stack export`) names the stack of every object it holds. Without it, " +
+      "a pod a stack made carries its stack (env COMPUTEPLATFORM_STACK; an older one only its owner mark, COMPUTEPLATFORM_OWNER) " +
+      "and an unfinished create a name ending in ~creating; the platform keeps no mark on volumes, templates, credentials, " +
+      "endpoints a stack finished making, or adopted objects.",
     `Costs: what each object bills now, per hour and per ${HOURS_PER_MONTH}-hour month at that rate. Volumes at the published ` +
       `storage rates (${Object.entries(VOLUME_USD_PER_GB_MONTH).map(([t, r]) => `${t} $${r}`).join(", ")} per GB-month; the API serves none).`,
   ];

@@ -90,6 +90,8 @@ test("the written program adopts every object: no create, update or delete, then
   const preview = await stack.preview(resolvingIds(stack, await run(true), { preview: true }));
   expect(preview.failures).toBeUndefined();
   expect(preview.error).toBeUndefined();
+  // The endpoint's template and volume are adopted in the same up: their ids are known then.
+  await rig.plugin.waitForTranscript(`adopts endpoint ${graphqlEp.id}: nothing is created; the first up changes nothing on it (templateId, networkVolumeId: known at up, from resources not made yet)`);
   const from = rig.emu.requestLog().length;
   const up = await stack.up(resolvingIds(stack, await run(false), { preview: false }));
   expect(up.error).toBeUndefined();

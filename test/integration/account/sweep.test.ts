@@ -118,7 +118,9 @@ test("every object once, with its owner or why it cannot be told, and a cost equ
   expect(rates).toEqual([...rates].sort((a, b) => b - a));
   // Without the states, the marks alone: a stack's pod says so, and cannot say which.
   const unnamed = sweepOf(await readAccount(client, ["Pod"]), new Map());
-  expect(unnamed.objects.find((o) => o.id === prodPod)!.owner).toMatchObject({ by: "mark", text: expect.stringContaining("a Pulumi stack (owner mark") });
+  expect(unnamed.objects.find((o) => o.id === prodPod)!.owner).toMatchObject({ by: "mark", stacks: ["ml/prod"], text: "stack ml/prod (its pod's stack mark)" });
+  // The orphan a killed plugin left carries only the owner mark: it says so.
+  expect(unnamed.objects.find((o) => o.id === orphan.id)!.owner.by).toBe("unfinished");
 
   // The figures are what the emulator bills: a whole hour bucket after the sweep, object by object.
   const now = emu.now();
