@@ -45,7 +45,8 @@ Faults (off by default)
   --rate-5xx <p>          share of requests answered 500/502/503 (0..1)
   --drop-rate <p>         share of requests processed, then the connection cut (0..1)
   --slow-ms <n>           delay every response by n real ms
-  --error-image <regex>   pods with a matching image end in ERROR; repeatable
+  --error-image <regex>   pods with a matching image end in ERROR, endpoint workers
+                          UNHEALTHY; repeatable
   --no-capacity <gpu[@dc]> no capacity for a GPU type (in one data center); repeatable
   --model-job-ms <n>      every hosted-model job takes n emulated ms (runsync answers
                           IN_PROGRESS when its wait is shorter; status and

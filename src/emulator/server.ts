@@ -146,6 +146,8 @@ export class EmulatorServer {
       newId: () => ids.newId("tpl"),
       registryExists: (id) => this.registries.has(id),
       usedBy: (id) => this.serverless.endpointUsing("templateId", id),
+      // The endpoints bound to it release the change (and roll, when it reaches their workers).
+      changed: (before, after, except) => this.serverless.templateChanged(before, after, except),
     });
     this.pods = new Pods({
       now,
@@ -187,8 +189,19 @@ export class EmulatorServer {
         isServerlessTemplate: (id) => this.templates.isServerless(id),
         volumeExists: (id) => this.volumes.has(id),
       },
+      templateImage: (id) => this.templates.imageOf(id),
+      failsToStart: (image) => this.faults.failsToStart(image),
     });
 
+    const restEndpoints = new RestEndpoints({
+      store: this.serverless.endpointStore,
+      now,
+      baseUrl: () => this.baseUrl,
+      templates: this.templates,
+      volumeExists: (id) => this.volumes.has(id),
+      registryExists: (id) => this.registries.has(id),
+      random: seededRandom((config.faults.seed ?? 1) ^ 0x7e57),
+    });
     const groups: Group[] = [
       podRoutes(this.pods),
       networkVolumeRoutes(this.volumes),
@@ -197,18 +210,7 @@ export class EmulatorServer {
       catalogRoutes((gpuId, dc) => this.faults.hasCapacity(gpuId, dc)),
       billingRoutes(meter, now),
       serverlessRoutes(this.serverless, (model) => meter.charge("endpoint", model, "endpoint", MODEL_CALL_PRICE, now()), now),
-      restServerlessRoutes(
-        new RestEndpoints({
-          store: this.serverless.endpointStore,
-          now,
-          baseUrl: () => this.baseUrl,
-          startingMs: config.timings.startingMs / config.timeScale,
-          templates: this.templates,
-          volumeExists: (id) => this.volumes.has(id),
-          registryExists: (id) => this.registries.has(id),
-          random: seededRandom((config.faults.seed ?? 1) ^ 0x7e57),
-        }),
-      ),
+      restServerlessRoutes(restEndpoints),
       controlRoutes({ faults: this.faults, pods: this.pods, removeEndpoint: (id) => this.serverless.removeFromOutside(id) }),
       clockRoutes(clock, config.timeScale, () => this.serverless.endpointJobs.sync(now())),
     ];
@@ -233,6 +235,7 @@ export class EmulatorServer {
         pods: () => this.pods.all().map((p) => this.pods.view(p)),
         endpoints: () => this.serverless.endpoints(),
         endpointJobs: (id) => ({ health: this.serverless.endpointJobs.health(id), recent: this.serverless.endpointJobs.recent(id, 10) }),
+        endpointReleases: (id) => restEndpoints.releases(id),
         volumes: () => this.volumes.list(),
         templates: () => this.templates.list(),
         registries: () => this.registries.list(),

@@ -5,6 +5,7 @@
 
 import { GPU_TYPES, volumePricePerHour } from "../catalog/data";
 import type { PodView } from "../pods/store";
+import type { ReleasesView } from "../serverless/rest/endpoints";
 import type { EndpointView } from "../serverless/service";
 import { eventButton, html, jsonLink, type Raw, table, usd } from "./html";
 import type { ConsoleSource } from "./source";
@@ -68,11 +69,19 @@ export function endpointCostRange(e: EndpointView): { min: number; max: number }
   return { min: e.workersMin * e.gpuCount * Math.min(...prices), max: e.workersMax * e.gpuCount * Math.max(...prices) };
 }
 
-function endpointRow(e: EndpointView): Raw {
+/** "done" or how far the rollout is: the workers on the latest version of all listed. */
+function rolloutText(r: ReleasesView["rollout"]): string {
+  const part = `${r.workersOnLatest} of ${r.workersTotal} workers on the latest (${r.percentOnLatest}%)`;
+  return r.inProgress ? `rolling out: ${part}` : `done: ${part}`;
+}
+
+function endpointRow(src: ConsoleSource, e: EndpointView): Raw {
   const by = (s: string) => e.pods.filter((w) => w.desiredStatus === s).length;
   const range = endpointCostRange(e);
-  return html`<tr data-endpoint-id="${e.id}">
+  const rel = src.endpointReleases(e.id);
+  return html`<tr data-endpoint-id="${e.id}" data-version="${rel.endpointVersion}" data-rollout="${rel.rollout.inProgress ? "in-progress" : "done"}">
 <td>${e.name}</td><td>${jsonLink("endpoints", e.id)}</td>
+<td class="num">v${rel.endpointVersion}</td><td>${rolloutText(rel.rollout)}</td>
 <td>${by("RUNNING")} running, ${by("STARTING")} starting, ${by("EXITED")} draining</td>
 <td class="num">${e.workersMin}</td><td class="num">${e.workersMax}</td><td>${e.gpuCount} × ${e.gpuIds.split(",").join(", ")}</td>
 <td class="num">${usd(range.min)} – ${usd(range.max)}</td>
@@ -88,23 +97,41 @@ function endpointJobsSection(src: ConsoleSource, e: EndpointView): Raw {
     .filter((s) => s.resource === "serverless" && s.id.startsWith(`${e.id}-w`))
     .reduce((a, s) => a + (Math.max(0, Math.min(s.to ?? now, now) - s.from) * s.rate) / 3_600_000, 0);
   const rows = recent.map(
-    (j) => html`<tr data-job-id="${j.answer.id}"><td>${new Date(j.submittedAt).toISOString()}</td><td>${j.answer.status}</td>
+    (j) => html`<tr data-job-id="${j.answer.id}"><td>${new Date(j.submittedAt).toISOString()}</td><td>${j.answer.status}</td><td><code>${j.answer.workerId ?? ""}</code></td>
 <td><details><summary>${j.answer.id}</summary><pre>${JSON.stringify(j.answer, null, 2)}</pre></details></td></tr>`,
   );
   const q = health.jobs;
   const w = health.workers;
   return html`<section class="endpoint-jobs" data-endpoint-id="${e.id}"><h2>${e.name} <code>${e.id}</code></h2>
 <p data-queue="${q.inQueue}">Queue: ${q.inQueue} waiting, ${q.inProgress} running; ${q.completed} completed, ${q.failed} failed, ${q.retried} retried.
-Workers: ${w.initializing} initializing, ${w.idle} idle, ${w.running} running. Spent: <span data-figure="spent">${usd(spent, 6)}</span>.</p>
-${table(["Submitted", "Status", "Job (click for its answer)"], rows, "No jobs yet.")}</section>`;
+Workers: ${w.initializing} initializing, ${w.idle} idle, ${w.running} running, ${w.unhealthy} unhealthy. Spent: <span data-figure="spent">${usd(spent, 6)}</span>.</p>
+${releasesPart(src.endpointReleases(e.id))}
+${table(["Submitted", "Status", "Worker", "Job (click for its answer)"], rows, "No jobs yet.")}</section>`;
+}
+
+/** A diff entry as one line: `field: old → new`, values as JSON (env as its names only). */
+const diffLine = (d: ReleasesView["releases"][number]["diff"][number]) => html`<li><code>${d.field}</code>: ${JSON.stringify(d.old)} → ${JSON.stringify(d.new)}</li>`;
+
+/** The endpoint's version, its rollout's progress and its releases (newest first) with their diffs. */
+function releasesPart(rel: ReleasesView): Raw {
+  const rows = rel.releases
+    .slice(0, 10)
+    .map(
+      (r) => html`<tr data-release-version="${r.version}"><td class="num">v${r.version}</td><td>${r.createdAt}</td><td class="num">${r.workerCount}</td>
+<td>${r.diff.length === 0 ? "created" : html`<ul class="diff">${r.diff.map(diffLine)}</ul>`}</td></tr>`,
+    );
+  const more = rel.releases.length > 10 ? ` (the newest 10 of ${rel.releases.length}; all in listEndpointReleases)` : "";
+  return html`<p data-rollout="${rel.rollout.inProgress ? "in-progress" : "done"}" data-percent="${rel.rollout.percentOnLatest}">Version <strong>v${rel.endpointVersion}</strong>, ${rolloutText(rel.rollout)}.
+Releases${more}:</p>
+${table(["Version", "Created", "Workers on it", "What changed"], rows, "No releases.")}`;
 }
 
 export function endpointsPage(src: ConsoleSource): Raw {
   const list = src.endpoints();
   return html`<p class="summary" data-count="${list.length}">${list.length} serverless endpoints. Cost range: workersMin on
 the cheapest GPU of the tiers to workersMax on the dearest, at list price; workers bill gpuCount × their tier's price while they run.</p>${table(
-    ["Name", "Id", "Workers", "workersMin", "workersMax", "GPU tiers", "Cost/h", "Outside events"],
-    list.map(endpointRow),
+    ["Name", "Id", "Version", "Rollout", "Workers", "workersMin", "workersMax", "GPU tiers", "Cost/h", "Outside events"],
+    list.map((e) => endpointRow(src, e)),
     "No serverless endpoints.",
   )}${list.map((e) => endpointJobsSection(src, e))}`;
 }

@@ -9,6 +9,7 @@ import type { PodView } from "../pods/store";
 import type { Registry } from "../registries/store";
 import type { RequestLogEntry } from "../core/request-log";
 import type { EndpointHealth, JobAnswer } from "../serverless/jobs/job";
+import type { ReleasesView } from "../serverless/rest/endpoints";
 import type { EndpointView } from "../serverless/service";
 import type { Template } from "../templates/store";
 
@@ -18,6 +19,8 @@ export interface ConsoleSource {
   endpoints(): readonly EndpointView[];
   /** An endpoint's queue and workers by state (its `health`) and its most recent jobs, newest first. */
   endpointJobs(id: string): { health: EndpointHealth; recent: { answer: JobAnswer; submittedAt: number }[] };
+  /** An endpoint's version, releases and rollout, as `listEndpointReleases` answers them. */
+  endpointReleases(id: string): ReleasesView;
   volumes(): NetworkVolume[];
   templates(): Template[];
   /** Ids and names only: the emulator keeps no credential. */

@@ -15,7 +15,7 @@ export interface Faults {
   dropAfterProcessRate?: number;
   /** Real milliseconds added before every response. @default 0 */
   slowMs?: number;
-  /** Pods whose image matches one of these end in ERROR instead of RUNNING. @default [] */
+  /** Pods whose image matches one of these end in ERROR instead of RUNNING; endpoint workers are UNHEALTHY. @default [] */
   errorImages?: (RegExp | string)[];
   /** No capacity for a GPU type (in one data center, or everywhere when omitted). @default [] */
   noCapacity?: { gpuId: string; dataCenterId?: string }[];

@@ -17,6 +17,7 @@ import { EndpointJobs } from "./jobs/queue";
 import type { WorkerHooks } from "./endpoints/store";
 import { renderImage } from "./hosted-models/models";
 import { type ServerlessDiscount, type ServerlessSnapshot, snapshotSchema } from "./snapshot";
+import { type ReleasedTemplate, templateChange } from "./endpoints/releases";
 
 export { GPU_TIERS, LOCATIONS, MAX_WORKERS, ENDPOINT_DEFAULTS } from "./endpoints/store";
 export { IMAGE_MODELS, MAX_PIXELS_PER_SIDE } from "./hosted-models/models";
@@ -47,6 +48,17 @@ export interface ServerlessServiceOptions {
     volumeExists: (id: string) => boolean;
   };
   /**
+   * The image of a template: what an endpoint bound to it starts, and what its workers show.
+   * @default none (workers show a null image)
+   */
+  templateImage?: (templateId: string) => string | null;
+  /**
+   * Whether a worker of this image cannot start (the emulator's `errorImages` fault): it stays
+   * UNHEALTHY and takes no job.
+   * @default every image starts
+   */
+  failsToStart?: (image: string) => boolean;
+  /**
    * How a hosted-model job goes: its length in emulated ms and whether it fails (the
    * emulator's `modelJobMs` and `failingPrompts` faults).
    * @default every job completes at once
@@ -72,7 +84,7 @@ export interface ServerlessServiceOptions {
 }
 
 /** An endpoint as a reader sees it: the platform's endpoint fields with `pods` at the current time. */
-export interface EndpointView extends Omit<EndpointRecord, "workers" | "createdAt" | "dataCenterIds"> {
+export interface EndpointView extends Omit<EndpointRecord, "workers" | "createdAt" | "dataCenterIds" | "version" | "image" | "releases"> {
   pods: WorkerView[];
 }
 
@@ -96,10 +108,14 @@ export class ServerlessService {
       clock: opts.clock,
       random: opts.random,
       timeScale: opts.timeScale ?? 1,
-      startMs: (ep) => this.store.startMs(ep),
       handler: opts.handler,
     });
-    this.store.hooks = { onWorker: opts.onWorker, sync: (now) => this.endpointJobs.sync(now) };
+    this.store.hooks = {
+      onWorker: opts.onWorker,
+      sync: (now) => this.endpointJobs.sync(now),
+      imageOf: (id) => opts.templateImage?.(id) ?? null,
+      failsToStart: opts.failsToStart,
+    };
     this.jobCalls = new JobCalls(this.endpointJobs);
     this.discount = opts.serverlessDiscount ?? null;
   }
@@ -159,7 +175,7 @@ export class ServerlessService {
     const parsed = snapshotSchema.safeParse(s);
     if (!parsed.success)
       throw new Error(`not a serverless snapshot: ${z.prettifyError(parsed.error)}`);
-    this.store.load(parsed.data);
+    this.store.load(parsed.data, (id) => this.opts.templateImage?.(id) ?? null);
     this.jobs.runCounter = parsed.data.runCounter;
     this.discount = parsed.data.serverlessDiscount;
   }
@@ -168,6 +184,14 @@ export class ServerlessService {
   endpoints(): readonly (EndpointView & { dataCenterIds: string[] })[] {
     const now = this.opts.clock.now();
     return Object.freeze(this.store.list().map((ep) => ({ ...this.view(ep, now), dataCenterIds: [...ep.dataCenterIds] })));
+  }
+
+  /**
+   * A template changed: every endpoint bound to it but `except` (whose own save named the
+   * change already) makes a release of the fields a release names; a change of none makes none.
+   */
+  templateChanged(before: ReleasedTemplate, after: ReleasedTemplate & { id: string }, except?: string): void {
+    this.store.templateChanged(after.id, templateChange(before, after), this.opts.clock.now(), except);
   }
 
   /** Deletes an endpoint from outside the account's requests (the emulator's outside event); false when there is none. */
@@ -206,7 +230,8 @@ export class ServerlessService {
   }
 
   private view(ep: EndpointRecord, now: number): EndpointView {
-    const { workers: _w, createdAt: _c, dataCenterIds: _d, ...fields } = ep;
+    // Releases are REST's (GraphQL has no field for them): listEndpointReleases reads them.
+    const { workers: _w, createdAt: _c, dataCenterIds: _d, version: _v, image: _i, releases: _r, ...fields } = ep;
     return {
       ...fields,
       // GraphQL's Int and two-value enum over the values REST may have stored.

@@ -3,6 +3,7 @@
 // first state files have defaults, so an older file keeps loading.
 import { z } from "zod";
 import { ENDPOINT_TYPES, type EndpointRecord, MAX_WORKERS, SCALER_TYPES } from "./endpoints/store";
+import { MAX_RELEASES, releaseId } from "./endpoints/releases";
 
 /** The account-level discount reported by `myself { serverlessDiscount }`. */
 export interface ServerlessDiscount {
@@ -18,6 +19,18 @@ const workerSchema = z.object({
   // Absent before workers took jobs; a held job (`jobId`) is not kept: jobs live in memory only.
   readyAt: z.number().optional(),
   idleSince: z.number().optional(),
+  // Absent before releases: the endpoint's version and its template's image (see EndpointStore.load).
+  version: z.number().int().min(1).optional(),
+  image: z.string().nullable().optional(),
+  cannotStart: z.boolean().optional(),
+  replacing: z.boolean().optional(),
+  retiring: z.boolean().optional(),
+});
+const releaseSchema = z.object({
+  id: z.string().min(1),
+  version: z.number().int().min(1),
+  createdAt: z.number(),
+  diff: z.array(z.object({ field: z.string(), old: z.unknown(), new: z.unknown() }).transform((d) => ({ field: d.field, old: d.old ?? null, new: d.new ?? null }))),
 });
 const endpointSchemaZ = z.object({
   id: z.string().min(1),
@@ -43,7 +56,11 @@ const endpointSchemaZ = z.object({
   dataCenterIds: z.array(z.string()).default([]),
   createdAt: z.number(),
   workers: z.array(workerSchema),
-});
+  // Absent before releases: version 1, its one release made with the endpoint.
+  version: z.number().int().min(1).default(1),
+  image: z.string().nullable().optional(),
+  releases: z.array(releaseSchema).max(MAX_RELEASES).optional(),
+}).transform((ep) => ({ ...ep, releases: ep.releases ?? [{ id: releaseId(ep.id, 1), version: 1, createdAt: ep.createdAt, diff: [] }] }));
 export const snapshotSchema = z.object({
   version: z.literal(1),
   idCounter: z.number().int().min(0),

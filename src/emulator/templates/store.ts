@@ -31,6 +31,11 @@ export interface TemplateEnvironment {
   registryExists: (id: string) => boolean;
   /** What uses the template now (an endpoint), or undefined. */
   usedBy: (templateId: string) => string | undefined;
+  /**
+   * Told after every update (the endpoints bound to it make a release); `except` is passed on
+   * from the update (an endpoint whose own save already recorded the change).
+   */
+  changed?: (before: Template, after: Template, except?: string) => void;
 }
 
 /** Container disk when the request gives none (as for pods). */
@@ -73,6 +78,11 @@ export class Templates {
     return [...this.byId.values()].map((t) => structuredClone(t));
   }
 
+  /** The image of a template, or null when there is none. */
+  imageOf(id: string): string | null {
+    return this.byId.get(id)?.image ?? null;
+  }
+
   /** Whether `id` names a serverless template (what an endpoint's `templateId` must name). */
   isServerless(id: string): boolean {
     return this.byId.get(id)?.serverless === true;
@@ -83,8 +93,9 @@ export class Templates {
     return [...this.byId.values()].find((t) => t.registry === registryId);
   }
 
-  update(id: string, body: unknown): Template {
+  update(id: string, body: unknown, except?: string): Template {
     const template = this.mustGet(id);
+    const before = structuredClone(template);
     const errors = validate(updateTemplateSchema, body);
     if (errors.length > 0) throw contractViolation(errors);
     const b = body as TemplateBody;
@@ -98,6 +109,7 @@ export class Templates {
     Object.assign(template, structuredClone(rest));
     // Omitting mounts or sending {} leaves the mount unchanged (TemplateMounts).
     if (mounts?.persistent) template.mounts = { persistent: { ...mounts.persistent } };
+    this.env.changed?.(before, structuredClone(template), except);
     return structuredClone(template);
   }
 

@@ -236,6 +236,30 @@ describe("the console (/console)", () => {
     noKeyBytes();
   });
 
+  test("the endpoints page shows each endpoint's version, its releases with their diffs, the rollout's progress and each job's worker", async () => {
+    // A clock that moves only when the test moves it: the rollout is seen half way.
+    await emu.close();
+    emu = await start({ clock: { now: () => Date.UTC(2026, 5, 1) } });
+    const ep = (await api.post("/v2/serverless", { name: "shown", image: "worker:1", env: { SECRET_TOKEN: "hidden-value" }, gpu: { pools: ["ADA_24"] }, workers: { min: 1, max: 1 } })).body;
+    emu.advanceClock(20);
+    const job = (await api.post(`/v2/${ep.id}/runsync`, { input: { a: 1 } })).body;
+    await api.patch(`/v2/serverless/${ep.id}`, { image: "worker:2", env: { SECRET_TOKEN: "other-value" } });
+    const { cookie } = await signIn(FULL);
+    const rolling = (await browse("/console/endpoints", { cookie })).text;
+    expect(rolling).toMatch(new RegExp(`<tr data-endpoint-id="${ep.id}" data-version="2" data-rollout="in-progress">`));
+    expect(rolling).toContain("rolling out: 0 of 2 workers on the latest (0%)");
+    expect(rolling).toContain('<tr data-release-version="2">');
+    expect(rolling).toContain("<code>template.image</code>: &quot;worker:1&quot; → &quot;worker:2&quot;");
+    expect(rolling).toContain('<tr data-release-version="1">');
+    expect(rolling).toContain(`<code>${job.workerId}</code>`);
+    // env by its names: the release never shows a value.
+    expect(rolling).not.toMatch(/hidden-value|other-value/);
+    emu.advanceClock(20);
+    const done = (await browse("/console/endpoints", { cookie })).text;
+    expect(done).toContain("done: 1 of 1 workers on the latest (100%)");
+    noKeyBytes();
+  });
+
   test("sign-out ends the session", async () => {
     const { cookie, csrf } = await signIn(FULL);
     expect((await browse("/console/sign-out", { method: "POST", cookie })).status).toBe(403);

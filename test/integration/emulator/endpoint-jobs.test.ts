@@ -74,7 +74,8 @@ describe("run, status and the test worker", () => {
     expect((await workers(id)).workers.map((w: any) => w.status)).toEqual(["INITIALIZING"]);
     await advance(3000);
     const done = await call("GET", `/v2/${id}/status/${run.body.id}`);
-    expect(done.body).toEqual({ id: run.body.id, status: "COMPLETED", output: { hello: "world", n: 1 }, delayTime: 3000, executionTime: 0 });
+    const [worker] = (await workers(id)).workers;
+    expect(done.body).toEqual({ id: run.body.id, status: "COMPLETED", output: { hello: "world", n: 1 }, delayTime: 3000, executionTime: 0, workerId: worker.id });
     expect((await health(id)).jobs).toMatchObject({ completed: 1, inQueue: 0, inProgress: 0 });
   });
 
@@ -301,7 +302,8 @@ describe("webhooks", () => {
       const far = await call("POST", `/v2/${id}/runsync`, { input: { a: 2 }, webhook: "http://192.0.2.1/hook" });
       expect(far.body.status).toBe("COMPLETED");
       for (let i = 0; i < 200 && got.length === 0; i++) await new Promise((res) => setTimeout(res, 10));
-      expect(got).toEqual([{ id: r.body.id, status: "COMPLETED", output: { a: 1 }, delayTime: 0, executionTime: 0 }]);
+      expect(got).toEqual([{ id: r.body.id, status: "COMPLETED", output: { a: 1 }, delayTime: 0, executionTime: 0, workerId: r.body.workerId }]);
+      expect((await workers(id)).workers.map((w: any) => w.id)).toEqual([r.body.workerId]);
     } finally {
       await new Promise((r) => server.close(r));
     }

@@ -4,6 +4,7 @@
 // computed from them and `clock.now()` at read time, so there is no timer to stop and a
 // time-scaled emulator only has to pass shorter timings.
 import { GraphQLError } from "graphql";
+import { type DiffEntry, endpointDiff, MAX_RELEASES, type ReleaseRecord, releaseId, rolls, type templateChange } from "./releases";
 
 export const GPU_TIERS = [
   "AMPERE_16",
@@ -58,6 +59,31 @@ export interface WorkerRecord {
   jobId?: string | null;
   /** When it last finished a job (its idle timeout counts from then, or from readyAt). */
   idleSince?: number;
+  /** The endpoint version it runs: stale while below the endpoint's. */
+  version: number;
+  /** The image it runs: its endpoint's image when it was started. */
+  image: string | null;
+  /** Its image matched the `errorImages` fault when it was started: it never becomes ready (UNHEALTHY). */
+  cannotStart?: boolean;
+  /** Started by a rollout in place of a stale worker: once ready, it retires one (../jobs/rollout.ts). */
+  replacing?: boolean;
+  /** A stale worker a replacement took over: it finishes its job, takes no other, then drains. */
+  retiring?: boolean;
+}
+
+/** A live worker's state: starting, cannot start, or started with a job or without. */
+export type WorkerState = "INITIALIZING" | "UNHEALTHY" | "IDLE" | "RUNNING";
+
+/** The state of a live worker at `now`, given when it is (or was) ready. */
+export function workerState(w: WorkerRecord, readyAt: number, now: number): WorkerState {
+  if (now < readyAt) return "INITIALIZING";
+  if (w.cannotStart) return "UNHEALTHY";
+  return w.jobId ? "RUNNING" : "IDLE";
+}
+
+/** The workers an endpoint keeps: the live ones, less the replacements a rollout is starting beside them. */
+export function keptWorkers(ep: EndpointRecord): WorkerRecord[] {
+  return ep.workers.filter((w) => w.drainingSince === null && !w.replacing);
 }
 
 /** What the store tells about its workers: billing meters a worker from start to leave. */
@@ -66,6 +92,10 @@ export interface WorkerHooks {
   onWorker?: (ep: EndpointRecord, w: WorkerRecord, event: "start" | "leave", at: number) => void;
   /** Called before workers are read, so jobs and scaling are replayed up to `now` first. */
   sync?: (now: number) => void;
+  /** The image of a template (what an endpoint bound to it starts); null when unknown. */
+  imageOf?: (templateId: string) => string | null;
+  /** Whether an image cannot start (the `errorImages` fault). */
+  failsToStart?: (image: string) => boolean;
 }
 
 /** FlashBoot starts a worker this many times faster than a cold start. */
@@ -93,6 +123,12 @@ export interface EndpointRecord {
   dataCenterIds: string[];
   createdAt: number;
   workers: WorkerRecord[];
+  /** The latest version (`endpointVersion`): 1 at creation, + 1 per release. */
+  version: number;
+  /** The image workers of the latest version start: the bound template's at the latest release. */
+  image: string | null;
+  /** Newest first, at most MAX_RELEASES. */
+  releases: ReleaseRecord[];
 }
 
 export interface WorkerView {
@@ -104,6 +140,15 @@ export interface Timings {
   startingMs: number;
   drainMs: number;
 }
+
+/** A change of the bound template as a release names it, and the image it leaves. */
+export type TemplateChange = ReturnType<typeof templateChange>;
+
+/** An endpoint as a state file holds it: files written before releases lack the image and the workers' versions. */
+export type Restored = Omit<EndpointRecord, "image" | "workers"> & {
+  image?: string | null;
+  workers: (Omit<WorkerRecord, "version" | "image"> & { version?: number; image?: string | null })[];
+};
 
 /** The coerced `EndpointInput`: a key is absent when the caller left the field out. */
 export type EndpointInput = Partial<Record<string, unknown>>;
@@ -220,7 +265,7 @@ export class EndpointStore {
     input: EndpointInput,
     now: number,
     refViolations?: (next: EndpointRecord) => string[],
-    { resetLeftOut = false }: { resetLeftOut?: boolean } = {},
+    { resetLeftOut = false, template }: { resetLeftOut?: boolean; template?: TemplateChange } = {},
   ): EndpointRecord {
     // Jobs and scaling replayed up to now first: the copy below then starts from current workers.
     this.hooks.sync?.(now);
@@ -249,6 +294,9 @@ export class EndpointStore {
           dataCenterIds: [],
           createdAt: now,
           workers: [],
+          version: 1,
+          image: null,
+          releases: [],
         };
     for (const key of EDITABLE) {
       if (Object.hasOwn(input, key)) (next as any)[key] = input[key];
@@ -261,10 +309,46 @@ export class EndpointStore {
     if (violations.length === 0 && refViolations) violations.push(...refViolations(next));
     if (violations.length > 0) throw gqlError("BAD_USER_INPUT", violations.join("; "));
     // Only an accepted create takes an id, so a refused one leaves nothing behind.
-    if (!existing) next.id = this.freshId();
+    if (!existing) {
+      next.id = this.freshId();
+      next.releases = [{ id: releaseId(next.id, 1), version: 1, createdAt: now, diff: [] }];
+    }
+    if (!existing || next.templateId !== existing.templateId) next.image = this.hooks.imageOf?.(next.templateId) ?? null;
+    if (template) next.image = template.image;
+    if (existing) this.release(next, [...endpointDiff(existing, next), ...(template?.diff ?? [])], now);
     this.reconcile(next, now);
     this.byId.set(next.id, next);
+    // A release that rolls starts its first replacements now.
+    this.hooks.sync?.(now);
     return next;
+  }
+
+  /**
+   * The bound template changed (a PATCH of it, or of a REST endpoint's container): a release on
+   * every endpoint bound to it but `except` (whose own save already named the change).
+   */
+  templateChanged(templateId: string, change: TemplateChange, now: number, except?: string): void {
+    if (change.diff.length === 0) return;
+    this.hooks.sync?.(now);
+    for (const ep of this.byId.values()) {
+      if (ep.templateId !== templateId || ep.id === except) continue;
+      ep.image = change.image;
+      this.release(ep, change.diff, now);
+    }
+    this.hooks.sync?.(now);
+  }
+
+  /**
+   * A new version, when the diff names a field. One that rolls leaves every worker on its
+   * version (stale now: ../jobs/rollout.ts replaces them); one that does not moves the workers
+   * of the previous version to the new one where they stand.
+   */
+  private release(ep: EndpointRecord, diff: DiffEntry[], now: number): void {
+    if (diff.length === 0) return;
+    const previous = ep.version;
+    ep.version = previous + 1;
+    ep.releases = [{ id: releaseId(ep.id, ep.version), version: ep.version, createdAt: now, diff }, ...ep.releases].slice(0, MAX_RELEASES);
+    if (!rolls(diff)) for (const w of ep.workers) if (w.version === previous) w.version = ep.version;
   }
 
   delete(id: string): void {
@@ -291,10 +375,23 @@ export class EndpointStore {
     return ep.flashBootType === "OFF" ? this.timings.startingMs : this.timings.startingMs / FLASHBOOT_SPEEDUP;
   }
 
-  /** Starts one more worker of `ep` at `at` (the job queue's scaler, and the workersMin rule). */
-  addWorker(ep: EndpointRecord, at: number): WorkerRecord {
+  /**
+   * Starts one more worker of `ep` at `at`, of its latest version and image (the job queue's
+   * scaler, the workersMin rule, and a rollout's replacements, which say `replacing`).
+   */
+  addWorker(ep: EndpointRecord, at: number, { replacing = false } = {}): WorkerRecord {
     this.workerCounter += 1;
-    const w: WorkerRecord = { id: `${ep.id}-w${this.workerCounter}`, createdAt: at, drainingSince: null, readyAt: at + this.startMs(ep), jobId: null };
+    const w: WorkerRecord = {
+      id: `${ep.id}-w${this.workerCounter}`,
+      createdAt: at,
+      drainingSince: null,
+      readyAt: at + this.startMs(ep),
+      jobId: null,
+      version: ep.version,
+      image: ep.image,
+    };
+    if (ep.image !== null && this.hooks.failsToStart?.(ep.image)) w.cannotStart = true;
+    if (replacing) w.replacing = true;
     ep.workers.push(w);
     this.hooks.onWorker?.(ep, w, "start", at);
     return w;
@@ -304,10 +401,26 @@ export class EndpointStore {
   drainWorker(ep: EndpointRecord, w: WorkerRecord, at: number): void {
     w.drainingSince = at;
     w.jobId = null;
+    delete w.replacing;
+    delete w.retiring;
     this.hooks.onWorker?.(ep, w, "leave", at);
   }
 
-  /** What a reader sees of the workers at `now`: drained workers are gone. */
+  /** When a worker is (or was) ready: absent from state files written before jobs, the starting time after its creation. */
+  readyAt(ep: EndpointRecord, w: WorkerRecord): number {
+    return w.readyAt ?? w.createdAt + this.startMs(ep);
+  }
+
+  /** The live workers and their states at `now`, jobs and rollouts replayed first. */
+  listed(ep: EndpointRecord, now: number): { worker: WorkerRecord; state: WorkerState }[] {
+    this.hooks.sync?.(now);
+    return ep.workers.filter((w) => w.drainingSince === null).map((worker) => ({ worker, state: workerState(worker, this.readyAt(ep, worker), now) }));
+  }
+
+  /**
+   * What GraphQL's `pods` shows at `now`: drained workers are gone, and a worker that cannot
+   * start reads STARTING (GraphQL has no state for it).
+   */
   workersAt(ep: EndpointRecord, now: number): WorkerView[] {
     this.hooks.sync?.(now);
     const out: WorkerView[] = [];
@@ -316,10 +429,8 @@ export class EndpointStore {
         if (now < w.drainingSince + this.timings.drainMs)
           out.push({ id: w.id, desiredStatus: "EXITED" });
       } else {
-        out.push({
-          id: w.id,
-          desiredStatus: now < (w.readyAt ?? w.createdAt + this.timings.startingMs) ? "STARTING" : "RUNNING",
-        });
+        const state = workerState(w, this.readyAt(ep, w), now);
+        out.push({ id: w.id, desiredStatus: state === "INITIALIZING" || state === "UNHEALTHY" ? "STARTING" : "RUNNING" });
       }
     }
     return out;
@@ -334,7 +445,8 @@ export class EndpointStore {
     ep.workers = ep.workers.filter(
       (w) => w.drainingSince === null || now < w.drainingSince + this.timings.drainMs,
     );
-    const live = ep.workers.filter((w) => w.drainingSince === null);
+    // A rollout's replacements are extra: they take a stale worker's place, not a kept one's.
+    const live = keptWorkers(ep);
     for (let i = live.length; i < ep.workersMin; i++) this.addWorker(ep, now);
     // Newest first (the last added among equals): they are the least likely to be started.
     const newestFirst = live.reverse().sort((a, b) => b.createdAt - a.createdAt);
@@ -368,9 +480,17 @@ export class EndpointStore {
     };
   }
 
-  load(s: { idCounter: number; workerCounter: number; endpoints: EndpointRecord[] }): void {
+  /**
+   * Replaces everything with a snapshot. One written before releases has no image: its
+   * endpoints and workers take their template's (`imageOf`), as no worker ran another.
+   */
+  load(s: { idCounter: number; workerCounter: number; endpoints: Restored[] }, imageOf: (templateId: string) => string | null): void {
     this.byId.clear();
-    for (const ep of structuredClone(s.endpoints)) this.byId.set(ep.id, ep);
+    for (const saved of structuredClone(s.endpoints)) {
+      const image = saved.image === undefined ? imageOf(saved.templateId) : saved.image;
+      const workers = saved.workers.map((w) => ({ ...w, version: w.version ?? saved.version, image: w.image === undefined ? image : w.image }));
+      this.byId.set(saved.id, { ...saved, image, workers });
+    }
     this.idCounter = s.idCounter;
     this.workerCounter = s.workerCounter;
   }

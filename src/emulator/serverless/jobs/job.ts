@@ -1,7 +1,7 @@
 // The jobs of the account's own endpoints: what a job is, what the queue keeps per endpoint,
 // what a reader is answered, the emulator's limits on them, and the problem+json refusal the
 // job routes share. The queue (queue.ts) and the workers (workers.ts) build on these.
-import type { EndpointRecord, EndpointStore } from "../endpoints/store";
+import type { EndpointStore } from "../endpoints/store";
 import type { JobPolicy } from "./envelope";
 import type { WorkerPlan } from "./test-worker";
 
@@ -26,6 +26,8 @@ export interface JobAnswer {
   executionTime?: number;
   output?: unknown;
   error?: string;
+  /** The worker that took it (listEndpointWorkers names its version and image); absent while queued. */
+  workerId?: string;
 }
 
 /** A job as the queue keeps it (the answers are built from it). */
@@ -69,8 +71,6 @@ export interface QueueOptions {
   random: () => number;
   /** Emulated ms per clock ms. */
   timeScale: number;
-  /** Clock ms a worker of `ep` is initializing (shorter with FlashBoot). */
-  startMs: (ep: EndpointRecord) => number;
   handler?: JobHandler;
 }
 

@@ -14,7 +14,8 @@ import type { EndpointRecord, WorkerRecord } from "../endpoints/store";
 import { checkEnvelope, isLoopback, POLICY_LIMITS } from "./envelope";
 import { type EndpointHealth, type EndpointJobStatus, FINAL, type Job, type JobAnswer, MAX_EVENTS, MAX_JOBS_PER_ENDPOINT, JOB_RETENTION_MS, type Queue, type QueueOptions, type Reply, refuse } from "./job";
 import { planTestJob, type WorkerPlan } from "./test-worker";
-import { leaveIdle, nextEvent, readyAt, scaleUp, type WorkerState, workerStates } from "./workers";
+import { latestReady, roll, takesJobs } from "./rollout";
+import { leaveIdle, nextEvent, scaleUp, type WorkerState, workerStates } from "./workers";
 
 export class EndpointJobs {
   private readonly queues = new Map<string, Queue>();
@@ -80,6 +81,7 @@ export class EndpointJobs {
   answer(job: Job): JobAnswer {
     const now = this.opts.clock.now();
     const out: JobAnswer = { id: job.id, status: job.status };
+    if (job.workerId !== undefined) out.workerId = job.workerId;
     if (job.startedAt !== undefined) {
       out.delayTime = Math.round((job.startedAt - job.submittedAt) * this.scale);
       out.executionTime = Math.round(((job.finishedAt ?? now) - job.startedAt) * this.scale);
@@ -170,12 +172,12 @@ export class EndpointJobs {
         ready: count("IDLE") + count("RUNNING"),
         running: count("RUNNING"),
         throttled: 0,
-        unhealthy: 0,
+        unhealthy: count("UNHEALTHY"),
       },
     };
   }
 
-  /** Each live worker's state at `now` (INITIALIZING, IDLE, RUNNING), for health and listEndpointWorkers. */
+  /** Each live worker's state at `now` (INITIALIZING, UNHEALTHY, IDLE, RUNNING), for health and listEndpointWorkers. */
   workerStates(ep: EndpointRecord, now: number): { worker: WorkerRecord; state: WorkerState }[] {
     return workerStates(this.opts, ep, now);
   }
@@ -246,9 +248,12 @@ export class EndpointJobs {
           changed = true;
         }
       }
-      // Free, started workers take queued jobs, oldest first (low-priority jobs after the rest).
+      if (roll(this.opts, ep, t)) changed = true;
+      // Free, started workers take queued jobs, oldest first (low-priority jobs after the rest);
+      // during a rollout the latest version's workers, stale ones only while none of those is ready.
       const queued = jobs.filter((j) => j.status === "IN_QUEUE").sort((a, b) => Number(!!a.policy.lowPriority) - Number(!!b.policy.lowPriority) || a.seq - b.seq);
-      const free = [...live.values()].filter((w) => !w.jobId && readyAt(this.opts, ep, w) <= t).sort((a, b) => (a.idleSince ?? 0) - (b.idleSince ?? 0));
+      const latest = latestReady(this.opts, ep, t);
+      const free = ep.workers.filter((w) => w.drainingSince === null && takesJobs(this.opts, ep, w, t, latest)).sort((a, b) => (a.idleSince ?? 0) - (b.idleSince ?? 0));
       while (queued.length > 0 && free.length > 0) {
         this.start(ep, queued.shift()!, free.shift()!, t);
         changed = true;

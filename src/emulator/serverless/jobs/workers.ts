@@ -3,28 +3,37 @@
 // one above `workersMin` leaves, and the next of these events after a time. All times are clock
 // ms; durations given in emulated ms or seconds are divided by the time scale. The queue
 // (queue.ts) calls these while it replays events; they change only the endpoint's worker records.
-import type { EndpointRecord, WorkerRecord } from "../endpoints/store";
+//
+// During a rollout (rollout.ts) the replacements it starts are extra: the scaler, the idle
+// timeout and workersMin count the workers the endpoint keeps (`keptWorkers`), so a rollout
+// neither looks like a scale-up to them nor lets them undo it.
+import { type EndpointRecord, keptWorkers, type WorkerRecord, type WorkerState, workerState } from "../endpoints/store";
 import type { Queue, QueueOptions } from "./job";
 
 /** What the worker rules need of the queue's options. */
-export type WorkerOptions = Pick<QueueOptions, "store" | "startMs" | "timeScale">;
+export type WorkerOptions = Pick<QueueOptions, "store" | "timeScale">;
 
-export type WorkerState = "INITIALIZING" | "IDLE" | "RUNNING";
+export type { WorkerState };
 
 const live = (ep: EndpointRecord): WorkerRecord[] => ep.workers.filter((w) => w.drainingSince === null);
 
 export function readyAt(o: WorkerOptions, ep: EndpointRecord, w: WorkerRecord): number {
-  return w.readyAt ?? w.createdAt + o.startMs(ep);
+  return o.store.readyAt(ep, w);
 }
 
-/** Each live worker's state at `now` (INITIALIZING, IDLE, RUNNING), for health and listEndpointWorkers. */
+/** Whether a worker takes jobs at `t`: started, and its image could start. */
+export function serving(o: WorkerOptions, ep: EndpointRecord, w: WorkerRecord, t: number): boolean {
+  return !w.cannotStart && readyAt(o, ep, w) <= t;
+}
+
+/** Each live worker's state at `now`, for health and listEndpointWorkers. */
 export function workerStates(o: WorkerOptions, ep: EndpointRecord, now: number): { worker: WorkerRecord; state: WorkerState }[] {
-  return live(ep).map((worker) => ({ worker, state: now < readyAt(o, ep, worker) ? "INITIALIZING" : worker.jobId ? "RUNNING" : "IDLE" }));
+  return live(ep).map((worker) => ({ worker, state: workerState(worker, readyAt(o, ep, worker), now) }));
 }
 
 /** Adds workers as the scaler asks, never above workersMax. */
 export function scaleUp(o: WorkerOptions, ep: EndpointRecord, q: Queue, t: number): boolean {
-  const workers = live(ep);
+  const workers = keptWorkers(ep);
   if (workers.length >= ep.workersMax) return false;
   const queued = [...q.active].filter((j) => j.status === "IN_QUEUE");
   const inProgress = q.active.size - queued.length;
@@ -43,12 +52,13 @@ export function scaleUp(o: WorkerOptions, ep: EndpointRecord, q: Queue, t: numbe
   return true;
 }
 
-/** Workers above workersMin leave after idleTimeout seconds with no job. */
+/** Workers above workersMin leave after idleTimeout seconds with no job (one that cannot start is not idle: it stays). */
 export function leaveIdle(o: WorkerOptions, ep: EndpointRecord, t: number): boolean {
-  let count = live(ep).length;
+  const kept = keptWorkers(ep);
+  let count = kept.length;
   if (count <= ep.workersMin) return false;
-  const idle = live(ep)
-    .filter((w) => !w.jobId && readyAt(o, ep, w) <= t)
+  const idle = kept
+    .filter((w) => !w.jobId && serving(o, ep, w, t))
     .map((w) => ({ w, at: leaveAt(o, ep, w) }))
     .filter((x) => x.at <= t)
     .sort((a, b) => a.at - b.at);
@@ -72,11 +82,9 @@ export function nextEvent(o: WorkerOptions, ep: EndpointRecord, q: Queue, t: num
   const at = (x: number | undefined) => {
     if (x !== undefined && x > t && x < next) next = x;
   };
-  const workers = live(ep);
-  for (const w of workers) {
-    at(readyAt(o, ep, w));
-    if (!w.jobId && workers.length > ep.workersMin) at(leaveAt(o, ep, w));
-  }
+  const kept = keptWorkers(ep);
+  for (const w of live(ep)) at(readyAt(o, ep, w));
+  for (const w of kept) if (!w.jobId && !w.cannotStart && kept.length > ep.workersMin) at(leaveAt(o, ep, w));
   let oldest = Infinity;
   for (const j of q.active) {
     if (j.status === "IN_PROGRESS") {

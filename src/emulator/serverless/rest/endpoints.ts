@@ -24,6 +24,8 @@ import type { Template } from "../../templates/store";
 import { createEndpointSchema, updateEndpointSchema, validate } from "../../core/validate";
 import { fromLaterRevision } from "./dialect";
 import { type EndpointInput, type EndpointRecord, type EndpointStore, GPU_TIERS, MAX_WORKERS } from "../endpoints/store";
+import { type DiffEntry, templateChange } from "../endpoints/releases";
+import { checkContainerLimits } from "../../catalog/limits";
 
 const CONTAINER_FIELDS = ["image", "args", "disk", "ports", "env", "registry"] as const;
 
@@ -32,14 +34,14 @@ export interface RestEnvironment {
   now(): number;
   /** The emulator's base URL, for `requestUrls` (known only after listen). */
   baseUrl(): string;
-  /** Emulated ms a new worker is INITIALIZING (the store's starting time). */
-  startingMs: number;
   templates: {
     create(body: unknown): Template;
     get(id: string): Template;
-    update(id: string, body: unknown): Template;
+    /** `except`: the endpoint whose own release already names the change. */
+    update(id: string, body: unknown, except?: string): Template;
     delete(id: string): void;
   };
+
   volumeExists(id: string): boolean;
   registryExists(id: string): boolean;
   /** Random in [0, 1): the bound template's name suffix. */
@@ -47,6 +49,30 @@ export interface RestEnvironment {
 }
 
 type Body = Record<string, any>;
+
+/** The contract's RolloutSummary. */
+export interface RolloutView {
+  inProgress: boolean;
+  workersOnLatest: number;
+  workersTotal: number;
+  percentOnLatest: number;
+}
+
+/** The contract's ListEndpointReleasesResponse, as the emulator fills it. */
+export interface ReleasesView {
+  endpointVersion: number;
+  rollout: RolloutView;
+  releases: {
+    id: string;
+    version: number;
+    source: "MANUAL";
+    buildId: null;
+    createdByUserId: null;
+    workerCount: number;
+    createdAt: string;
+    diff: DiffEntry[];
+  }[];
+}
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -94,10 +120,14 @@ export class RestEndpoints {
     if (errors.length > 0) throw contractViolation(errors);
     const b = body as Body;
     this.crossField(b, existing);
-    const ep = mapped(() => this.env.store.save({ ...this.storeInput(b), id }, this.env.now()));
     const container = pick(b, CONTAINER_FIELDS);
-    // Every check that could refuse the template's change ran above (the schema, the registry).
-    if (Object.keys(container).length > 0) this.env.templates.update(ep.templateId, container);
+    const before = this.templateOf(existing);
+    // The endpoint's own release names the template's change too; the other endpoints bound to
+    // the template get theirs from the template's update below.
+    const template = before && Object.keys(container).length > 0 ? templateChange(before, { ...before, ...container }) : undefined;
+    const ep = mapped(() => this.env.store.save({ ...this.storeInput(b), id }, this.env.now(), undefined, { template }));
+    // Every check that could refuse the template's change ran above (the schema, the registry, the limits).
+    if (Object.keys(container).length > 0) this.env.templates.update(ep.templateId, container, ep.id);
     return this.view(ep);
   }
 
@@ -116,54 +146,64 @@ export class RestEndpoints {
   workers(id: string): unknown {
     const ep = this.mustGet(id);
     const now = this.env.now();
-    const records = new Map(ep.workers.map((w) => [w.id, w]));
-    const image = this.templateOf(ep)?.image ?? null;
     const placed = this.placement(ep);
-    const workers = this.env.store
-      .workersAt(ep, now)
-      .filter((w) => w.desiredStatus !== "EXITED") // a draining worker is no longer listed
-      .map((w) => {
-        const rec = records.get(w.id);
-        const startedAt = rec?.readyAt ?? (rec?.createdAt ?? now) + this.env.startingMs;
-        const started = w.desiredStatus === "RUNNING";
-        // The job queue's view: a started worker holding a job is RUNNING, else IDLE.
-        const status = !started ? "INITIALIZING" : rec?.jobId ? "RUNNING" : "IDLE";
-        return {
-          id: w.id,
-          status,
-          isStale: false,
-          version: null,
-          gpuCount: ep.gpuCount,
-          image,
-          uptimeSeconds: started ? Math.floor((now - startedAt) / 1000) : null,
-          gpuTypeId: placed.gpuTypeId,
-          dataCenterId: placed.dataCenterId,
-          startedAt: started ? iso(startedAt) : null,
-        };
-      });
+    const workers = this.env.store.listed(ep, now).map(({ worker: w, state }) => {
+      const startedAt = this.env.store.readyAt(ep, w);
+      const started = state === "IDLE" || state === "RUNNING";
+      return {
+        id: w.id,
+        status: state,
+        isStale: w.version < ep.version,
+        version: w.version,
+        gpuCount: ep.gpuCount,
+        image: w.image,
+        uptimeSeconds: started ? Math.floor((now - startedAt) / 1000) : null,
+        gpuTypeId: placed.gpuTypeId,
+        dataCenterId: placed.dataCenterId,
+        startedAt: started ? iso(startedAt) : null,
+      };
+    });
     const count = (s: string) => workers.filter((w) => w.status === s).length;
     return {
-      endpointVersion: null,
+      endpointVersion: ep.version,
       summary: {
         running: count("RUNNING"),
         idle: count("IDLE"),
         initializing: count("INITIALIZING"),
         throttled: 0,
-        unhealthy: 0,
+        unhealthy: count("UNHEALTHY"),
         total: workers.length,
       },
       workers,
     };
   }
 
-  /** No release history is kept: every worker runs the endpoint's current configuration. */
-  releases(id: string): unknown {
+  /** The releases, newest first, each with the workers now on its version, and the rollout's progress. */
+  releases(id: string): ReleasesView {
     const ep = this.mustGet(id);
-    const total = this.env.store.workersAt(ep, this.env.now()).filter((w) => w.desiredStatus !== "EXITED").length;
+    const listed = this.env.store.listed(ep, this.env.now());
+    const onLatest = listed.filter(({ worker, state }) => worker.version === ep.version && (state === "IDLE" || state === "RUNNING")).length;
+    const inProgress = listed.some(
+      ({ worker, state }) => worker.version < ep.version || state === "INITIALIZING" || state === "UNHEALTHY",
+    );
     return {
-      endpointVersion: null,
-      rollout: { inProgress: false, workersOnLatest: total, workersTotal: total, percentOnLatest: total > 0 ? 100 : 0 },
-      releases: [],
+      endpointVersion: ep.version,
+      rollout: {
+        inProgress,
+        workersOnLatest: onLatest,
+        workersTotal: listed.length,
+        percentOnLatest: listed.length === 0 ? 100 : Math.round((100 * onLatest) / listed.length),
+      },
+      releases: ep.releases.map((r) => ({
+        id: r.id,
+        version: r.version,
+        source: "MANUAL",
+        buildId: null,
+        createdByUserId: null,
+        workerCount: listed.filter(({ worker }) => worker.version === r.version).length,
+        createdAt: iso(r.createdAt),
+        diff: structuredClone(r.diff),
+      })),
     };
   }
 
@@ -219,6 +259,8 @@ export class RestEndpoints {
    * rule), checked against the merged values before anything changes.
    */
   private crossField(b: Body, current: { workersMin: number; workersMax: number }): void {
+    // The bound template's limits first (it throws its own 400), so a template change cannot fail after the endpoint's save.
+    checkContainerLimits(b);
     const out: string[] = [];
     const pools: string[] | undefined = b.gpu?.pools;
     if (pools) {
