@@ -318,6 +318,9 @@ describe("OpenAI-compatible routes", () => {
     const messages = [{ role: "system", content: "be brief" }, { role: "user", content: "hello there" }];
     const chat = await call("POST", `/v2/${id}/openai/v1/chat/completions`, { model: id, messages });
     expect(chat.body).toMatchObject({ object: "chat.completion", choices: [{ message: { role: "assistant", content: "hello there" }, finish_reason: "stop" }] });
+    // A completion's id names its job, whose answer names the worker that served it.
+    const served = await call("GET", `/v2/${id}/status/${chat.body.id.replace(/^cmpl-/, "")}`);
+    expect(served.body).toMatchObject({ status: "COMPLETED", workerId: (await workers(id)).workers[0].id });
     const streamed = await call("POST", `/v2/${id}/openai/v1/chat/completions`, { model: id, messages, stream: true });
     expect(streamed.type).toContain("text/event-stream");
     const events = streamed.text.split("\n\n").filter((e) => e.startsWith("data: ")).map((e) => e.slice(6));

@@ -371,6 +371,7 @@ describe("jobs through a rollout", () => {
       timings: { provisioningMs: 20, startingMs: STARTING, drainMs: 500, restartDelayMs: 20 },
       handler: (job) => {
         calls.push(job.id);
+        if ((job.input.openai_input as any)?.prompt === "fail") throw new Error("asked to");
         return { echo: job.input };
       },
     });
@@ -393,6 +394,11 @@ describe("jobs through a rollout", () => {
       expect([...calls].sort()).toEqual([...jobs].sort());
       expect(answers.every((a) => typeof a.workerId === "string")).toBe(true);
       expect((await call.get(`/v2/serverless/${id}/releases`)).body.rollout).toMatchObject({ inProgress: false });
+      // An OpenAI completion is a job too: one that fails names the job and the worker it ran on.
+      const failed = await call.post(`/v2/${id}/openai/v1/completions`, { prompt: "fail" });
+      const latest = (await call.get(`/v2/serverless/${id}/workers`)).body.workers.map((w: any) => w.id);
+      expect(failed.status).toBe(500);
+      expect(failed.body.detail).toMatch(new RegExp(`^job \\S+ ended FAILED on worker (${latest.join("|")}): asked to$`));
     } finally {
       await own.close();
     }

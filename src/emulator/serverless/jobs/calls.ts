@@ -87,7 +87,8 @@ export class JobCalls {
     if ("reply" in r) return r.reply;
     const answer = await this.jobs.waitFor(r.job, WAIT_MS.max);
     if (answer.status !== "COMPLETED") {
-      return refuse(answer.status === "IN_QUEUE" || answer.status === "IN_PROGRESS" ? 504 : 500, `job ${answer.id} ended ${answer.status}${answer.error ? `: ${answer.error}` : ""}`);
+      const on = answer.workerId ? ` on worker ${answer.workerId}` : "";
+      return refuse(answer.status === "IN_QUEUE" || answer.status === "IN_PROGRESS" ? 504 : 500, `job ${answer.id} ended ${answer.status}${on}${answer.error ? `: ${answer.error}` : ""}`);
     }
     const text = typeof answer.output === "string" ? answer.output : JSON.stringify(answer.output);
     const model = typeof b!.model === "string" ? b!.model : id;
