@@ -19,6 +19,9 @@ beforeAll(async () => {
   for (const n of [1, 2]) {
     await cp.pods.create({ name: `a-pod-with-a-rather-long-name-${n}`, image: "ghcr.io/an-organisation/an-image-with-a-long-name:2026.11.26-rc.1", gpu: { id: "NVIDIA GeForce RTX 4090" } });
   }
+  // An endpoint mid-rollout: its releases' diffs (long images, env names) are on the endpoints page.
+  const ep = await cp.serverless.create({ name: "an-endpoint-with-a-long-name", image: "ghcr.io/an-organisation/a-worker-image-with-a-long-name:2026.11.26-rc.1", env: { A_RATHER_LONG_VARIABLE_NAME: "1" }, gpu: { pools: ["ADA_24"] }, workers: { min: 1, max: 1 } });
+  await cp.serverless.update(ep.id, { image: "ghcr.io/an-organisation/a-worker-image-with-a-long-name:2026.11.27-rc.2", env: { ANOTHER_RATHER_LONG_VARIABLE_NAME: "2" } });
   await cp.close();
   chrome = await launchChromium();
 }, 120_000);
