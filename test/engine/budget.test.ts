@@ -156,3 +156,27 @@ test("the account's budget: pods and an endpoint made by the client and by anoth
   await rig.client.pods.delete(handPod.id);
   await rig.client.endpoints.save({ id: handEndpoint.id, name: "console-endpoint", templateId, gpuIds: "ADA_24", workersMin: 0, workersMax: 0 });
 }, 300_000);
+
+test("the account is read in one list per kind per command, whatever the stack's size: a preview of 12 pods, and their creates each held to the budget", async () => {
+  const budget = { "computeplatform:accountMaxHourlyCost": "1000" };
+  const program = () => {
+    for (let i = 0; i < 12; i++) pod(`w${i}`);
+  };
+  const lists = (from: number) => {
+    const log = rig.emu.requestLog().slice(from).map((e) => `${e.method} ${e.path}`);
+    return { pods: log.filter((r) => r === "GET /v2/pods").length, endpoints: log.filter((r) => r === "GET /v2/serverless").length };
+  };
+  const preview = await command("fleet", budget);
+  let from = rig.emu.requestLog().length;
+  expect((await preview.stack.preview(await regs(preview.stack, program, true))).error).toBeUndefined();
+  expect(lists(from)).toEqual({ pods: 1, endpoints: 1 });
+  // The StackCost excluded: twelve creates at once, each held to the account's budget, one endpoint list between them
+  // (a stack of pods sends no other; its pod lists are the creates' waits as well).
+  const up = await command("fleet", budget);
+  from = rig.emu.requestLog().length;
+  expect((await up.stack.up(await regs(up.stack, program), { parallel: Infinity, excludes: [urn(up.stack, "StackCost", "stack-cost")] })).error).toBeUndefined();
+  const counted = lists(from);
+  console.log(`12 pods, account budget: preview lists pods 1, endpoints 1; up lists pods ${counted.pods} (with the creates' waits), endpoints ${counted.endpoints}`);
+  expect(counted.endpoints).toBe(1);
+  expect((await up.stack.destroy({ parallel: Infinity })).error).toBeUndefined();
+}, 240_000);
