@@ -1,7 +1,10 @@
 // The generated check of preview against up (issue 14), for every kind and every property:
-// see test/helpers/preview-check/runner.ts. `npm run soak:preview` walks many more pairs.
+// see test/helpers/preview-check/runner.ts. `npm run soak:preview` walks many more pairs. Beside
+// it, the budgets' walk (test/helpers/preview-check/budget.ts): drawn programs, --target, --exclude
+// and transforms, and never a bill over the budget.
 // The plugin loads dist/: run `npm run build` before this file alone.
 import type { ComputePlatform } from "../../src/client";
+import { describeBudgetWalk } from "../helpers/preview-check/budget";
 import { networkVolumeModel } from "../helpers/preview-check/network-volume";
 import { podModel } from "../helpers/preview-check/pod";
 import { registryCredentialModel } from "../helpers/preview-check/registry-credential";
@@ -37,3 +40,5 @@ describePreviewCheck([
   { model: serverlessEndpointModel, fixtures: endpointFixtures },
   { model: serverlessEndpointRestModel, fixtures: endpointFixtures },
 ]);
+
+describeBudgetWalk();

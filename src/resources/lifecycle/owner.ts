@@ -212,7 +212,8 @@ export const STACK_MARK_ENV = "COMPUTEPLATFORM_STACK";
  * program knows no organization); undefined without the hidden inputs that say it.
  */
 export function stackOf(inputs: Record<string, unknown> | undefined): string | undefined {
-  const part = (k: string) => (typeof inputs?.[k] === "string" && inputs[k] !== "" ? (inputs[k] as string) : undefined);
+  // An empty part is no part: an empty project or stack says no stack, an empty organization is left out.
+  const part = (k: string) => (typeof inputs?.[k] === "string" ? (inputs[k] as string) : undefined);
   const [organization, project, stack] = [part("__organization"), part("__project"), part("__stack")];
   if (!project || !stack) return undefined;
   return [organization, project, stack].filter(Boolean).join("/");

@@ -47,6 +47,7 @@ export function planCreate(inputs: PodInputs, replaces?: string): CreatePlan {
     if (token) body.name = pendingName(inputs.name);
     return body;
   };
+  const replacement = token !== undefined && token !== base;
   return {
     inputs,
     body: bodyFor(undefined),
@@ -55,8 +56,8 @@ export function planCreate(inputs: PodInputs, replaces?: string): CreatePlan {
     declaration: declarationFor(inputs),
     token,
     mark,
-    replacement: token !== undefined && token !== base,
-    ...(token !== undefined && token !== base && replaces ? { replaces } : {}),
+    replacement,
+    ...(replacement && replaces ? { replaces } : {}),
   };
 }
 

@@ -5,7 +5,6 @@ import * as pulumi from "@pulumi/pulumi";
 import { BUDGET_ENV } from "../../../../src/resources/engine/settings";
 import { joinLedger, ledgerIdentity, STACK_COST_NAME, StackCost } from "../../../../src/resources/cost/ledger";
 import { baseOwnerToken } from "../../../../src/resources/lifecycle/owner";
-import { Pod } from "../../../../src/resources/pod";
 
 /** The resources the program registered, by name, with their inputs. */
 let registered: Map<string, pulumi.runtime.MockResourceArgs>;
@@ -63,14 +62,25 @@ test("every costed resource declared in the same turn joins one StackCost named 
 });
 
 test("a pricing field taken from a Pod's or an endpoint's outputs is left out and named (priced at the write); other outputs are waited for", async () => {
-  const a = new Pod("a", { image: "img:1", gpu: { id: "L40S", count: 1 } });
-  const otherOutput = pulumi.output("from config");
-  joinLedger("pod", "b", { gpu: { id: a.gpu.apply((g) => g!.id), count: 2 }, cloud: "SECURE", label: otherOutput }, undefined);
+  // Resources of the costed kinds' types (a Pod's shim is left out: it serializes its provider after the test).
+  class Fake extends pulumi.CustomResource {}
+  const a = new Fake("pulumi-nodejs:dynamic/computeplatform:Pod", "a", {});
+  const e = new Fake("pulumi-nodejs:dynamic/computeplatform:ServerlessEndpoint", "e", {});
+  const volume = new Fake("pulumi-nodejs:dynamic/computeplatform:NetworkVolume", "v", {});
+  joinLedger(
+    "pod",
+    "b",
+    { gpu: { id: a.urn.apply(() => "L40S"), count: 2 }, cloud: "SECURE", label: pulumi.output("from config"), mount: volume.urn.apply(() => "v-id") },
+    undefined,
+  );
+  joinLedger("endpoint", "c", { gpuIds: "ADA_24", workersMax: e.id.apply(() => 2), workersMin: [[[[[e.id]]]]] }, undefined);
+  joinLedger("pod", "d", { gpu: { id: "L40S", count: 1 } }, undefined);
   const entries = await turnEnds();
-  expect(entries["pod b"]).toEqual({ kind: "pod", name: "b", cloud: "SECURE", label: "from config", atWrite: ["gpu"] });
-  // Its own entry, declared plainly, keeps every field.
-  expect(entries["pod a"]).toMatchObject({ gpu: { id: "L40S", count: 1 } });
-  expect(entries["pod a"]).not.toHaveProperty("atWrite");
+  // Another resource's output is waited for (the volume's, the config's); a costed one's is left out and named.
+  expect(entries["pod b"]).toEqual({ kind: "pod", name: "b", cloud: "SECURE", label: "from config", mount: "v-id", atWrite: ["gpu"] });
+  // Nested no deeper than a few levels: the walk stops there (and the output is waited for).
+  expect(entries["endpoint c"]).toMatchObject({ atWrite: ["workersMax"] });
+  expect(entries["pod d"]).toEqual({ kind: "pod", name: "d", gpu: { id: "L40S", count: 1 } });
 });
 
 test("a resource's own dependsOn is kept beside the StackCost", async () => {

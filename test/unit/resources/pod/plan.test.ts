@@ -605,6 +605,7 @@ describe("a create's plan", () => {
     const { __ownerToken: _t, ...bare } = owned as PodInputs & { __ownerToken?: string };
     const p = planCreate(bare as PodInputs);
     expect(p).toMatchObject({ token: undefined, mark: undefined, replacement: false });
+    expect(planCreate(bare as PodInputs, "pod-old")).not.toHaveProperty("replaces");
     expect(p.body.name).toBe(owned.name);
     expect(p.body.env ?? {}).not.toHaveProperty(OWNER_ENV);
   });
