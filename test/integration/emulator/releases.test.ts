@@ -6,7 +6,7 @@ import * as fs from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Emulator } from "../../../src/emulator";
-import { createServerlessTemplate } from "../../helpers/emulator-fixtures";
+import { createRegistry, createServerlessTemplate } from "../../helpers/emulator-fixtures";
 import { client, FULL, start } from "../../helpers/emulator-rest";
 
 const START = Date.UTC(2026, 5, 1, 10, 0, 0);
@@ -202,6 +202,8 @@ describe("what rolls", () => {
     ["template.image", { image: "worker:9" }],
     ["template.env", { env: { OTHER: "1" } }],
     ["template.disk", { disk: 40 }],
+    ["template.args", { args: "--serve" }],
+    ["template.ports", { ports: ["8000/http"] }],
     ["gpu.pools", { gpu: { pools: ["AMPERE_48"] } }],
     ["gpu.count", { gpu: { pools: ["ADA_24"], count: 2 } }],
     ["flashboot", { flashboot: "FLASHBOOT" }],
@@ -212,6 +214,31 @@ describe("what rolls", () => {
     await patch(ep.id, change);
     expect(picture(await workers(ep.id))).toEqual(["v1:IDLE:stale", "v2:INITIALIZING"]);
     expect((await releases(ep.id)).rollout).toEqual({ inProgress: true, workersOnLatest: 0, workersTotal: 2, percentOnLatest: 0 });
+  });
+
+  test("template.registry rolls the workers", async () => {
+    const registry = await createRegistry(emu.url, FULL);
+    const ep = await endpoint({ workers: { min: 1, max: 1 } });
+    emu.advanceClock(STARTING);
+    await patch(ep.id, { registry });
+    expect((await releases(ep.id)).releases[0].diff).toEqual([{ field: "template.registry", old: null, new: registry }]);
+    expect(picture(await workers(ep.id))).toEqual(["v1:IDLE:stale", "v2:INITIALIZING"]);
+  });
+
+  test("locations (GraphQL's own) and template.id each roll the workers", async () => {
+    const t1 = await createServerlessTemplate(emu.url, FULL, { image: "l:1" });
+    const t2 = await createServerlessTemplate(emu.url, FULL, { image: "l:1" });
+    const save = (more: string) => graphql(`mutation { saveEndpoint(input: { name: "loc", gpuIds: "ADA_24", workersMin: 1, workersMax: 1, ${more} }) { id } }`);
+    const { id } = (await save(`templateId: "${t1}"`)).saveEndpoint;
+    emu.advanceClock(STARTING);
+    await save(`id: "${id}", templateId: "${t1}", locations: "US"`);
+    expect((await releases(id)).releases[0].diff).toEqual([{ field: "locations", old: null, new: "US" }]);
+    expect(picture(await workers(id))).toEqual(["v1:IDLE:stale", "v2:INITIALIZING"]);
+    emu.advanceClock(STARTING);
+    // Another template with the same image still rolls: the release names template.id.
+    await save(`id: "${id}", templateId: "${t2}", locations: "US"`);
+    expect((await releases(id)).releases[0].diff).toEqual([{ field: "template.id", old: t1, new: t2 }]);
+    expect(picture(await workers(id))).toEqual(["v2:IDLE:stale", "v3:INITIALIZING"]);
   });
 
   test("a network volume rolls the workers", async () => {
@@ -299,6 +326,7 @@ describe("rolling", () => {
     expect((await releases(ep.id)).rollout.inProgress).toBe(true);
     emu.advanceClock(4000);
     expect(await status(ep.id, job)).toMatchObject({ status: "COMPLETED", workerId: stale, executionTime: 5000 });
+    expect((await api.get(`/v2/${ep.id}/status-sync/${job}`)).body).toMatchObject({ status: "COMPLETED", workerId: stale });
     expect(picture(await workers(ep.id))).toEqual(["v2:IDLE"]);
     expect((await releases(ep.id)).rollout).toEqual({ inProgress: false, workersOnLatest: 1, workersTotal: 1, percentOnLatest: 100 });
   });
