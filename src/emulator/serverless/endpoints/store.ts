@@ -328,10 +328,10 @@ export class EndpointStore {
    * every endpoint bound to it but `except` (whose own save already named the change).
    */
   templateChanged(templateId: string, change: TemplateChange, now: number, except?: string): void {
-    if (change.diff.length === 0) return;
+    const bound = [...this.byId.values()].filter((ep) => ep.templateId === templateId && ep.id !== except);
+    if (change.diff.length === 0 || bound.length === 0) return;
     this.hooks.sync?.(now);
-    for (const ep of this.byId.values()) {
-      if (ep.templateId !== templateId || ep.id === except) continue;
+    for (const ep of bound) {
       ep.image = change.image;
       this.release(ep, change.diff, now);
     }
