@@ -106,6 +106,13 @@ export interface KindModel {
    * (e.g. a Pod's gpu.id list that still holds the pod's GPU type: an update); undefined: not asserted.
    */
   expectOp?: (next: Decl, old: Decl, liveBefore: any) => StepOp | undefined;
+  /**
+   * Make by hand, through the client as a console would, the object `checked` (the provider's
+   * checked inputs of a first declaration) describes; its id, or undefined when the kind cannot
+   * (a walk then creates). A walk drawn to adopt declares the first declaration with that id in
+   * `adopt` (src/resources/lifecycle/adopt.ts): preview and up must show a create that sends none.
+   */
+  makeByHand?: (world: World, checked: Record<string, any>) => Promise<string | undefined>;
 }
 
 /** Pairs per kind in `npm test`; `PREVIEW_CHECK_RUNS` raises it for a soak. */
@@ -146,9 +153,11 @@ export interface Tally {
   byProperty: Record<string, number>;
   /** Outside changes made, by field. */
   byOutside: Record<string, number>;
+  /** Walks that began by adopting an object made by hand. */
+  adopted: number;
 }
 
-export const newTally = (): Tally => ({ pairs: 0, ops: {}, refusedAtCheck: 0, refusedAtPreview: 0, outside: 0, outsideShown: 0, byProperty: {}, byOutside: {} });
+export const newTally = (): Tally => ({ pairs: 0, ops: {}, refusedAtCheck: 0, refusedAtPreview: 0, outside: 0, outsideShown: 0, byProperty: {}, byOutside: {}, adopted: 0 });
 
 /** Steps for a kind: a change of any property (the values of `values`), or an outside change. */
 export function stepArbitrary(model: KindModel, world: World): fc.Arbitrary<Step> {
@@ -193,13 +202,25 @@ export class Walker {
     return regs.then((r) => structuredClone(r));
   }
 
-  /** One chain: create `first`, then each step; the stack is destroyed whatever happens (a failed destroy fails a chain that passed). */
-  async walk(first: Decl, steps: Step[]): Promise<void> {
+  /**
+   * One chain: create `first` (or, drawn to `adopt`, make it by hand and adopt it), then each
+   * step; the stack is destroyed whatever happens (a failed destroy fails a chain that passed).
+   */
+  async walk(first: Decl, steps: Step[], adopt = false): Promise<void> {
     const stack = new EngineStack(this.plugin, { project: PROJECT, stack: `gen${++this.runNo}` });
     try {
-      let decl = first;
+      const id = adopt ? await this.byHand(stack, first) : undefined;
+      let decl = id === undefined ? first : { ...first, adopt: id };
+      const from = this.log().length;
       const created = await this.apply(stack, decl, undefined);
       expect(created).toBe("create");
+      if (id !== undefined) {
+        // Adopted: the object's own id in state, and no create sent (the kind's POST, or a GraphQL save without id).
+        expect(this.subject(stack).id).toBe(id);
+        const creates = this.log().slice(from).filter((e) => /^create/.test(e.op));
+        expect(creates).toEqual([]);
+        this.tally.adopted++;
+      }
       for (const step of steps) {
         if (step === null) continue;
         decl = step.kind === "outside" ? await this.outside(stack, decl, step) : await this.change(stack, decl, step);
@@ -212,6 +233,15 @@ export class Walker {
     const destroyed = await stack.destroy();
     if (destroyed.error) throw destroyed.error;
     expect(this.model.live(this.world, last)).toBeUndefined();
+  }
+
+  /** The object `first` declares, made through the client; its id (undefined: the kind makes none by hand). */
+  private async byHand(stack: EngineStack, first: Decl): Promise<string | undefined> {
+    if (!this.model.makeByHand) return undefined;
+    const [reg] = resourceRegs(await this.capture(first, false));
+    const urn = `urn:pulumi:${stack.stack}::${PROJECT}::${reg!.type}::${LOGICAL}`;
+    const checked = await this.plugin.check(urn, {}, reg!.inputs);
+    return this.model.makeByHand(this.world, reveal(checked.inputs) as Record<string, any>);
   }
 
   private subject(stack: EngineStack) {
@@ -230,10 +260,12 @@ export class Walker {
   /** Preview, then up, of `decl`; asserts points 1 to 3. Returns the op; "refused" when check refused it. */
   private async apply(stack: EngineStack, decl: Decl, previous: Decl | undefined): Promise<StepOp | "refused"> {
     const before = this.log().length;
+    // An adoption's check reads the object it adopts (lifecycle/adopt.ts): reads, never a write.
+    const previewSends = !previous && decl.adopt !== undefined ? isWrite : notCatalogRead;
     const preview = await stack.preview(await this.capture(decl, true));
     if (preview.failures) {
       // A drawn change the provider refuses: no request, and the chain goes on from the old one.
-      expect(this.log().slice(before).filter(notCatalogRead)).toEqual([]);
+      expect(this.log().slice(before).filter(previewSends)).toEqual([]);
       if (!previous) throw new Error(`the first declaration was refused: ${JSON.stringify(preview.failures.failures)}`);
       this.tally.refusedAtCheck++;
       return "refused";
@@ -253,7 +285,7 @@ export class Walker {
     const [step, ...more] = resourceSteps(preview);
     expect(more).toEqual([]);
     const op = step!.op;
-    expect(this.log().slice(before).filter(notCatalogRead)).toEqual([]);
+    expect(this.log().slice(before).filter(previewSends)).toEqual([]);
 
     const old = previous ? this.subject(stack) : undefined;
     const liveBefore = old ? this.model.live(this.world, old.id) : undefined;
@@ -432,7 +464,7 @@ export function describePreviewCheck(entries: KindEntry[]): void {
       console.log(
         `preview-check ${model.name}: seed ${seed} (PREVIEW_CHECK_SEED); ${runs} chain(s) of ${chain} steps (PREVIEW_CHECK_RUNS=${pairs}); ` +
           `${tally.pairs} pairs (old declaration, change) walked, previews: ${JSON.stringify(tally.ops)}; refused: ${tally.refusedAtCheck} by check, ${tally.refusedAtPreview} by diff; ` +
-          `${tally.outside} outside changes, ${tally.outsideShown} shown as a change; changes by property: ${JSON.stringify(tally.byProperty)}; outside changes by field: ${JSON.stringify(tally.byOutside)}`,
+          `${tally.adopted} walks began by adopting; ${tally.outside} outside changes, ${tally.outsideShown} shown as a change; changes by property: ${JSON.stringify(tally.byProperty)}; outside changes by field: ${JSON.stringify(tally.byOutside)}`,
       );
     });
 
@@ -444,7 +476,8 @@ export function describePreviewCheck(entries: KindEntry[]): void {
       const walker = new Walker(model, world, rig.plugin, rig.config, tally);
       const steps = fc.array(stepArbitrary(model, world), { minLength: chain, maxLength: chain });
       await fc.assert(
-        fc.asyncProperty(model.initial(world), steps, (first, chainSteps) => walker.walk(first, chainSteps)),
+        // Adoptions drawn beside creates: a walk may begin with an object made by hand, adopted.
+        fc.asyncProperty(model.initial(world), steps, fc.boolean(), (first, chainSteps, adopt) => walker.walk(first, chainSteps, adopt)),
         { seed, numRuns: runs, endOnFailure: false, verbose: 1 },
       );
     });

@@ -16,6 +16,8 @@
  * workersMax swaps the two.
  */
 import fc from "fast-check";
+import type { EndpointInputs } from "../../../src/resources/serverless-endpoint/schema";
+import { createInput } from "../../../src/resources/serverless-endpoint/plan";
 import { ServerlessEndpoint } from "../../../src/resources/serverless-endpoint";
 import { GPU_IDS, LOCATIONS, endpointInputsSchema as serverlessEndpointSchema } from "../../../src/resources/serverless-endpoint/schema";
 import { changedLocalFields, changedSavedFields, planEndpointDiff, SAVED_FIELDS } from "../../../src/resources/serverless-endpoint/plan";
@@ -97,6 +99,7 @@ export const serverlessEndpointModel: KindModel = {
   initial: (w) => fc.record(values(w)).map((d) => repair(defined(d))),
   repair,
   construct: (logical, decl, opts) => new ServerlessEndpoint(logical, decl as never, opts),
+  makeByHand: async (world, c) => (await world.client.endpoints.save(createInput(c as EndpointInputs))).id,
   live: (w, id) => (w.emu.state().endpoints as any[]).find((e) => e.id === id),
   expectLive: (decl, live, before, _w, old) => {
     expect(live).toBeDefined();

@@ -11,9 +11,10 @@
  * - `deleteWaitSeconds`: not on the platform (state only).
  */
 import fc from "fast-check";
+import { createBody } from "../../../src/resources/template/plan";
 import { Template } from "../../../src/resources/template";
 import { planTemplateChange } from "../../../src/resources/template/plan";
-import { templateArgsSchema } from "../../../src/resources/template/schema";
+import { templateArgsSchema, type TemplateInputs } from "../../../src/resources/template/schema";
 import { defined, simpleName } from "./network-volume";
 import { containerValues, env, image, maybe, path, ports } from "./pod";
 import type { Decl, KindModel, OutsideChange, World } from "./runner";
@@ -53,6 +54,7 @@ export const templateModel: KindModel = {
   values,
   initial: (world) => fc.record(values(world)).map(defined),
   construct: (logical, decl, opts) => new Template(logical, decl as never, opts),
+  makeByHand: async (world, c) => (await world.client.templates.create(createBody(c as TemplateInputs))).id,
   live: (world, id) => world.emu.state().templates.find((t) => t.id === id),
   expectLive: (decl, live, before) => {
     expect(live).toBeDefined();
