@@ -210,6 +210,15 @@ test("ServerlessEndpoint over REST: adopted with the platform's requestUrls; the
     gone: () => (rig.emu.state().endpoints as unknown[]).length === 0,
   });
   expect(res.outputs).toMatchObject({ api: "rest", container: { image: "worker:2" }, requestUrls: ep.requestUrls });
+
+  // Two endpoints made over GraphQL on one template: over REST a container change would change both.
+  const shared = await rig.client.templates.create({ name: "shared-tpl", image: "worker:1", serverless: true });
+  const [a, b] = [await rig.client.endpoints.save({ name: "a", gpuIds: "AMPERE_24", templateId: shared.id, workersMin: 0, workersMax: 0 }), await rig.client.endpoints.save({ name: "b", gpuIds: "AMPERE_24", templateId: shared.id, workersMin: 0, workersMax: 0 })];
+  expect(await refusal(() => void new ServerlessEndpoint("a", { api: "rest", name: "a", container: { image: "worker:1" }, gpuIds: "AMPERE_24", workersMin: 0, workersMax: 0, adopt: a.id }))).toEqual([
+    { property: "adopt", reason: `adopt: endpoint ${a.id} shares its template ${shared.id} with endpoint(s) ${b.id}: over REST a container change would change them too. Adopt it over GraphQL (api left out, templateId: "${shared.id}")` },
+  ]);
+  for (const e of [a, b]) await rig.client.endpoints.delete(e.id);
+  await rig.client.templates.delete(shared.id);
 });
 
 test("Pod: adopted by a program, PATCHed where it differs; a pod another stack made is refused", async () => {
@@ -230,7 +239,7 @@ test("Pod: adopted by a program, PATCHed where it differs; a pod another stack m
   expect((await made.up(await program(mine(), "maker"))).error).toBeUndefined();
   const trainer = resourcesOf(made)[0]!;
   expect(await refusal(() => void new Pod("taker", { name: "trainer", image: "t:1", gpu: { id: "NVIDIA L40S" }, adopt: trainer.id }))).toEqual([
-    { property: "adopt", reason: expect.stringMatching(/^adopt: pod \S+ was made by another Pulumi resource \(its env COMPUTEPLATFORM_OWNER/) },
+    { property: "adopt", reason: expect.stringMatching(/^adopt: pod \S+ was made by another Pulumi resource of stack \S*maker \(its env COMPUTEPLATFORM_OWNER/) },
   ]);
   expect((await made.destroy()).error).toBeUndefined();
 });

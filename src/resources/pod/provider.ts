@@ -33,7 +33,7 @@ import { type ComputePlatform, ConflictError, NotFoundError } from "../../client
 import { holdBudgets } from "../cost/guard";
 import { priceBook } from "../cost/prices";
 import { platform, type ProviderOptions } from "../engine/settings";
-import { baseOf, isPendingName } from "../lifecycle/owner";
+import { baseOf, isPendingName, STACK_MARK_ENV } from "../lifecycle/owner";
 import { type PollerTimings, pollFromEnv } from "../lifecycle/poller";
 import { recordAfterStep } from "../lifecycle/applied";
 import { idsOf, listBefore } from "../lifecycle/find-again";
@@ -298,10 +298,11 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
         if (pod.status === "TERMINATED") return "is TERMINATED and cannot be adopted";
         const owner = ownerBaseOf(pod);
         if (owner !== undefined && owner !== baseOf("Pod", inputs as unknown as Record<string, unknown>)) {
+          const stack = pod.env?.[STACK_MARK_ENV];
           return (
-            `was made by another Pulumi resource (its env ${OWNER_ENV} holds that resource's owner mark), which may still manage ` +
-            "it: adopt it in the stack that made it; if it has left that stack (retainOnDelete, pulumi state delete), remove " +
-            `${OWNER_ENV} from its env by hand (its container restarts) and adopt it then`
+            `was made by another Pulumi resource${stack ? ` of stack ${stack}` : ""} (its env ${OWNER_ENV} holds that resource's owner mark), ` +
+            "which may still manage it: adopt it in the stack that made it; if it has left that stack (retainOnDelete, pulumi state " +
+            `delete), remove ${OWNER_ENV} from its env by hand (its container restarts) and adopt it then`
           );
         }
         return unfinishedCreate(pod.name);

@@ -72,6 +72,8 @@ export interface Dialect<E extends { id: string; name: string }> {
   diff(olds: Record<string, any>, news: Record<string, any>): pulumi.dynamic.DiffResult;
   /** Why an update of `olds` to `news` has a rollout to wait for (plan.ts rolloutReasons); none when nothing rolls. */
   rolls(olds: Record<string, any>, news: Record<string, any>): string[];
+  /** Why this API may not adopt endpoint `id`, beyond the lifecycle's rules; undefined when it may. */
+  adoptRefusal?(id: string): Promise<string | undefined>;
   /** The fields an update from `olds` to `news` sends, in the resource's names (what an adoption's preview names). */
   changes(olds: Record<string, any>, news: Record<string, any>): string[];
   /** The drain's read: the endpoint now, undefined when gone. */

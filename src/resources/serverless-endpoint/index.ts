@@ -204,10 +204,11 @@ export interface ServerlessEndpointArgs {
    * every client that calls them keep working, and saves only what differs from the program,
    * through the API `api` names; its `type` must be declared as it is, which the preview
    * checks. Over REST the endpoint's container is its bound template's: a container change
-   * PATCHes that template, and every endpoint bound to it (adopt an endpoint that shares its
-   * template with others over GraphQL). From then on the stack owns it: `pulumi destroy`
-   * scales it to 0 and deletes it. Read at creation only: a later change or removal shows
-   * no diff and sends nothing (it neither replaces nor updates the endpoint).
+   * PATCHes that template, and every endpoint bound to it: one that shares its template with
+   * others is refused over REST at preview (adopt it over GraphQL). From then on the stack
+   * owns it: `pulumi destroy` scales it to 0 and deletes it. Read at creation only: a later
+   * change or removal shows no diff and sends nothing (it neither replaces nor updates the
+   * endpoint).
    * @default undefined (create a new endpoint)
    */
   adopt?: pulumi.Input<string>;

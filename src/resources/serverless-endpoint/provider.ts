@@ -232,7 +232,7 @@ export class ServerlessEndpointProvider implements pulumi.dynamic.ResourceProvid
       plan: (baseline, news) => ({ replaces: d.diff(baseline, news).replaces ?? [], updates: d.changes(baseline, news) }),
       fixed: (live) => `type: ${JSON.stringify(live.type)}`,
       wayOut: "remove adopt to create a new endpoint as declared (its id and requestUrls would change)",
-      refuse: (live) => unfinishedCreate(live.name),
+      refuse: async (live, news) => unfinishedCreate(live.name) ?? (news.adopt ? await d.adoptRefusal?.(news.adopt) : undefined),
       elsewhere: (id) => kindOfId(this.client(), id, ENDPOINT_KIND, this.signal),
     };
   }

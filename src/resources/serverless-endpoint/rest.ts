@@ -90,6 +90,22 @@ export class RestDialect implements Dialect<RestEndpoint> {
     return restChanges(olds, news);
   }
 
+  /**
+   * Over REST an endpoint's container is its bound template's, and a container change PATCHes
+   * that template: one that other endpoints are bound to (made over GraphQL naming a shared
+   * template) would change them too. GraphQL's list says which template each runs.
+   */
+  async adoptRefusal(id: string): Promise<string | undefined> {
+    const all = await this.c.client().endpoints.list(this.opts());
+    const templateId = all.find((e) => e.id === id)?.templateId;
+    const others = all.filter((e) => e.id !== id && templateId && e.templateId === templateId).map((e) => e.id);
+    if (others.length === 0) return undefined;
+    return (
+      `shares its template ${templateId} with endpoint(s) ${others.join(", ")}: over REST a container change would change ` +
+      `them too. Adopt it over GraphQL (api left out, templateId: "${templateId}")`
+    );
+  }
+
   async update(id: string, olds: ServerlessEndpointOutputs, news: EndpointInputs, settings: LocalSettings): Promise<ServerlessEndpointOutputs> {
     const client = this.c.client();
     let current = olds as ServerlessEndpointOutputs & Record<string, any>;
