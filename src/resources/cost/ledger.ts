@@ -90,7 +90,7 @@ const COSTED_TYPE = /^pulumi-nodejs:dynamic\/computeplatform:(Pod|ServerlessEndp
 function fromCostedOutputs(value: unknown, depth = 0): boolean {
   if (pulumi.Output.isInstance(value)) {
     const resources = (value as unknown as { resources?: () => Set<{ __pulumiType?: unknown }> }).resources?.() ?? new Set();
-    return [...resources].some((r) => typeof r.__pulumiType === "string" && COSTED_TYPE.test(r.__pulumiType));
+    return [...resources].some((r) => COSTED_TYPE.test(String(r.__pulumiType)));
   }
   if (depth > 3 || value === null || typeof value !== "object") return false;
   return Object.values(value).some((v) => fromCostedOutputs(v, depth + 1));

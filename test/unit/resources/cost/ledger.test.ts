@@ -74,13 +74,15 @@ test("a pricing field taken from a Pod's or an endpoint's outputs is left out an
     undefined,
   );
   joinLedger("endpoint", "c", { gpuIds: "ADA_24", workersMax: e.id.apply(() => 2), workersMin: [[[[[e.id]]]]] }, undefined);
-  joinLedger("pod", "d", { gpu: { id: "L40S", count: 1 } }, undefined);
+  joinLedger("pod", "d", { gpu: { id: "L40S", count: 1 }, maxHourlyCost: null, cpu: [[[[e.id]]]] }, undefined);
   const entries = await turnEnds();
   // Another resource's output is waited for (the volume's, the config's); a costed one's is left out and named.
   expect(entries["pod b"]).toEqual({ kind: "pod", name: "b", cloud: "SECURE", label: "from config", mount: "v-id", atWrite: ["gpu"] });
   // Nested no deeper than a few levels: the walk stops there (and the output is waited for).
   expect(entries["endpoint c"]).toMatchObject({ atWrite: ["workersMax"] });
-  expect(entries["pod d"]).toEqual({ kind: "pod", name: "d", gpu: { id: "L40S", count: 1 } });
+  // Four levels down is still looked at; a null is no output.
+  expect(entries["pod d"]).toMatchObject({ kind: "pod", name: "d", gpu: { id: "L40S", count: 1 }, atWrite: ["cpu"] });
+  expect(entries["pod d"]).not.toHaveProperty("cpu");
 });
 
 test("a resource's own dependsOn is kept beside the StackCost", async () => {
