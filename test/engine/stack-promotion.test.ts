@@ -180,9 +180,7 @@ test.each([
   ["REST", { api: "rest", container: { image: "worker:3" } }, { method: "DELETE", path: /^\/v2\/serverless\//, fault: "5xx" }],
 ] as const)("over %s, a destroy that fails after scaling to zero puts the workers back: the next up is same, and true", async (_api, extra, fault) => {
   const stack = new EngineStack(r.plugin, { project: PROJECT, stack: `drain-${_api}` });
-  // waitForWorkers: false leaves the create's own start-up in state as a rollout in progress (open-parts: a
-  // starting worker of the latest version is one), which the next up would wait for; this test is about the destroy.
-  const args = { name: `drain-${_api.toLowerCase()}`, gpuIds: "AMPERE_24", workersMin: 1, workersMax: 2, waitForWorkers: false, waitForRollout: false, ...(_api === "GraphQL" ? { templateId: tpl } : {}), ...extra } as ServerlessEndpointArgs;
+  const args = { name: `drain-${_api.toLowerCase()}`, gpuIds: "AMPERE_24", workersMin: 1, workersMax: 2, waitForWorkers: false, ...(_api === "GraphQL" ? { templateId: tpl } : {}), ...extra } as ServerlessEndpointArgs;
   const regs = () => program(stack.stack, () => void new ServerlessEndpoint("api", args));
   expect((await stack.up(await regs())).error).toBeUndefined();
   const [{ id }] = resourcesOf(stack);

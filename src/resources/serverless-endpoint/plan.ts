@@ -54,7 +54,10 @@ export function changedLocalFields(olds: Record<string, any>, news: Record<strin
  */
 export function rolloutReasons(olds: Record<string, any>, news: Record<string, any>, changed: readonly string[]): string[] {
   const reasons = [...rollingChanges(changed), ...templateChanges(olds[TEMPLATE_ROLLS_KEY], news[TEMPLATE_ROLLS_KEY])];
-  if (news.waitForRollout !== false && olds.rollout?.inProgress === true) reasons.push("rollout");
+  // Only a wait that did not finish carries over (its state lists the versions that serve): a
+  // write that did not wait (waitForWorkers or waitForRollout false) records the rollout as read,
+  // its own workers starting included, and the next preview must not show that as a change.
+  if (news.waitForRollout !== false && olds.rollout?.inProgress === true && Array.isArray(olds.rollout.serving)) reasons.push("rollout");
   return [...new Set(reasons)];
 }
 

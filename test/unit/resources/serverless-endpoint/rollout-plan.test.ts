@@ -91,11 +91,17 @@ describe("the endpoint's diff shows a rollout on the endpoint", () => {
   });
 
   test("a rollout the state says is not over: the next up waits again, unless the program stopped waiting for rollouts", () => {
-    const pending = { ...olds, rollout: { ...olds.rollout, inProgress: true } };
+    const pending = { ...olds, rollout: { ...olds.rollout, inProgress: true, serving: [1] } };
     expect(planEndpointDiff(pending, checked).changes).toBe(true);
     expect(rolloutReasons(pending, checked, [])).toEqual(["rollout"]);
     const noWait = checkEndpointInputs(pending, { ...base, waitForRollout: false }).inputs!;
     expect(rolloutReasons(pending, noWait, [])).toEqual([]);
+  });
+
+  test("a rollout in progress that no wait read (a write with waitForWorkers: false, its workers starting) is no change", () => {
+    const unwaited = { ...olds, rollout: { ...olds.rollout, inProgress: true } };
+    expect(rolloutReasons(unwaited, checked, [])).toEqual([]);
+    expect(planEndpointDiff(unwaited, checked).changes).toBe(false);
   });
 
   test("the rollout settings alone: an update (no request); state written before them reads their defaults, no diff", () => {
