@@ -1,4 +1,4 @@
-// A release that rolls, as its workers see it (open-parts "Releases and rollouts"): every worker
+// A release that rolls, as its workers see it (docs/emulator.md, "Releases and rollouts"): every worker
 // of an older version is stale; the endpoint starts one of the latest version per stale worker,
 // at most max(1, ceil(kept / 4)) starting at once (past workersMax if need be); when one is
 // ready it retires a stale worker, which drains at once or, holding a job, after it. A
