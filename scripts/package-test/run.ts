@@ -5,7 +5,9 @@
  * repository, type-checks `program/index.ts` there (once as CommonJS, once as an ES module),
  * and runs each through Pulumi's own dynamic-provider plugin, started in that project, against
  * the emulator the tarball ships: preview, up, a change, refresh after an outside change,
- * destroy. Then every program of the client and emulator pages, taken from the pages as a reader
+ * destroy. Then `computeplatform-account program`, run from the installed bin against an account
+ * made by hand, writes a program that type-checks there and whose up adopts everything without a
+ * write. Then every program of the client and emulator pages, taken from the pages as a reader
  * copies them, runs in each project from the installed package. Nothing here resolves the package
  * from the repository: the plugin's cwd is the fresh project, so `__provider`'s
  * `require("pulumi-computeplatform/providers")` can only find the installed copy. Not part of
@@ -221,6 +223,58 @@ async function lifecycle(flavor: Flavor, project: string, emu: Emulator): Promis
   }
 }
 
+/**
+ * `computeplatform-account program`, run from the installed package against an account made by
+ * hand (a credential, a volume, templates, a pod on the volume, endpoints over GraphQL and REST):
+ * the program it writes type-checks in `project` against the installed package, and its up
+ * through the plugin adopts every object with no write, then previews `same` (issue 47).
+ */
+async function accountProgram(project: string, emu: Emulator): Promise<void> {
+  const name = `pkgtest-${path.basename(project)}`;
+  const { ComputePlatform } = require(require.resolve("pulumi-computeplatform/client", { paths: [project] }));
+  const client = new ComputePlatform({ apiKey: KEY, apiUrl: emu.url, pacing: false });
+  const cred = await client.registries.create({ name: "ghcr", username: "ci-bot", password: REGISTRY_TOKEN });
+  const volume = await client.networkVolumes.create({ name: "datasets", size: 50, dataCenter: "EU-RO-1" });
+  const tpl = await client.templates.create({ name: "sdxl-worker", image: "sdxl:1", serverless: true, env: { HF_TOKEN: REGISTRY_TOKEN } });
+  await client.pods.create({ name: "trainer", image: "ghcr.io/acme/train:1", gpu: { id: "NVIDIA L40S" }, registry: cred.id, mounts: { network: [{ volumeId: volume.id, path: "/data" }] } });
+  await client.endpoints.save({ name: "image-api", gpuIds: "ADA_24", templateId: tpl.id, workersMin: 0, workersMax: 2 });
+  await client.serverless.create({ name: "rest-api", image: "echo:1", gpu: { pools: ["AMPERE_24"] }, workers: { min: 0, max: 1 } });
+  const dir = path.join(project, "adopted");
+  const env = { ...process.env, COMPUTEPLATFORM_API_KEY: KEY, COMPUTEPLATFORM_API_URL: emu.url };
+  const report = await run(path.join(project, "../node_modules/.bin/computeplatform-account"), ["program", "--out", path.join(dir, "index.ts")], project, env);
+  const text = fs.readFileSync(path.join(dir, "index.ts"), "utf8");
+  for (const secret of [KEY, REGISTRY_TOKEN]) assert.ok(!report.includes(secret) && !text.includes(secret), "a secret in the written program or its report");
+  // The installed declaration files were checked with the project's own program: skipped here.
+  write(path.join(dir, "tsconfig.json"), { extends: "../tsconfig.json", compilerOptions: { outDir: "bin", skipLibCheck: true }, files: ["index.ts"] });
+  await run(process.execPath, [path.join(project, "../node_modules/typescript/bin/tsc"), "-p", dir], dir);
+  const config = {
+    "computeplatform:apiKey": KEY,
+    "computeplatform:apiUrl": emu.url,
+    [`${name}:ghcrCredentialUsername`]: "ci-bot",
+    [`${name}:ghcrCredentialPassword`]: REGISTRY_TOKEN,
+    [`${name}:sdxlWorkerTemplateEnv`]: JSON.stringify({ HF_TOKEN: REGISTRY_TOKEN }),
+  };
+  const secrets = Object.keys(config).filter((k) => k !== "computeplatform:apiUrl");
+  const program = (preview: boolean) =>
+    captureProgramFile(path.join(dir, "bin/index.js"), { cwd: project, project: name, stack: "adopted", preview, config, secretKeys: secrets, env: { COMPUTEPLATFORM_API_KEY: undefined } });
+  const plugin = await startPlugin(config, { cwd: project, project: name, secretKeys: secrets });
+  try {
+    const stack = new EngineStack(plugin, { project: name, stack: "adopted" });
+    const writes = () => emu.requestLog().filter((e) => e.method !== "GET" && e.op !== "myself").length;
+    const before = writes();
+    const up = await stack.up(resolvingIds(stack, await program(true), { preview: false }));
+    assert.ok(!up.error && !up.failures, `adopted up: ${up.error?.message ?? JSON.stringify(up.failures)}`);
+    assert.equal(writes(), before, "the written program's up sent a write");
+    const again = await stack.preview(resolvingIds(stack, await program(true), { preview: true }));
+    assert.deepEqual([...new Set(again.steps.map((s) => s.op))], ["same"], "after the up the written program previews same");
+    log(`account program: ${up.steps.length - 1} objects adopted by the written program, no write request, then same`);
+    assert.ok((await stack.destroy()).error === undefined, "the adopted stack's destroy");
+  } finally {
+    await client.close();
+    await plugin.stop();
+  }
+}
+
 /** The pages' programs, as compiled in `project`, run from the installed package against the emulator. */
 async function docPrograms(flavor: Flavor, project: string, emu: Emulator): Promise<void> {
   const env = { ...process.env, COMPUTEPLATFORM_API_KEY: KEY, COMPUTEPLATFORM_API_URL: emu.url, COMPUTEPLATFORM_SERVERLESS_URL: emu.url, GHCR_TOKEN: REGISTRY_TOKEN };
@@ -283,6 +337,7 @@ async function main(): Promise<void> {
 
     await lifecycle("commonjs", projects.commonjs, emu);
     await lifecycle("module", projects.module, emu);
+    await accountProgram(projects.commonjs, emu);
     // After both stacks: the pages' programs leave what they make (a registry, a template), which
     // a stack's "nothing left" after its destroy would count.
     await docPrograms("commonjs", projects.commonjs, emu);

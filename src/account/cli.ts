@@ -3,7 +3,8 @@
 // a Pulumi program that adopts it (`program`). The key comes from the environment only, so it
 // never lands in a shell's history, and nothing printed carries it or any secret.
 
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import { ComputePlatform } from "../client";
 import { type Kind, KINDS } from "./kinds";
@@ -75,6 +76,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
       const ids = values.ids?.split(",").map((i) => i.trim()).filter((i) => i !== "");
       const written = writeProgram(await readAccount(client, KINDS), { kinds, name: values.name, ids });
       if (values.out === undefined) return written.text;
+      mkdirSync(dirname(values.out), { recursive: true });
       writeFileSync(values.out, written.text);
       return `wrote ${values.out}\n${programReport(written)}`;
     }
