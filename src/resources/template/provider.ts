@@ -32,6 +32,8 @@ import { ClientReads, orGone } from "../lifecycle/shared-reads";
 import { createBody, outputsOf, planTemplateChange, templateUsers, updateBody } from "./plan";
 import { checkTemplate, DEFAULT_DELETE_WAIT_SECONDS, type TemplateInputs, type TemplateOutputs } from "./schema";
 
+// The options below write this type out again: the API reference shows an option's type only
+// when it is inline or exported (typedoc warned on the alias).
 type Client = Pick<ComputePlatform, "templates" | "endpoints" | "pods"> & Partial<Pick<ComputePlatform, "networkVolumes" | "registries" | "serverless">>;
 
 /**
@@ -39,7 +41,7 @@ type Client = Pick<ComputePlatform, "templates" | "endpoints" | "pods"> & Partia
  *
  * @group Providers and checks
  */
-export interface TemplateProviderOptions extends ProviderOptions<Client> {
+export interface TemplateProviderOptions extends ProviderOptions<Pick<ComputePlatform, "templates" | "endpoints" | "pods"> & Partial<Pick<ComputePlatform, "networkVolumes" | "registries" | "serverless">>> {
   /**
    * How often delete looks again for what uses a template, in ms.
    * @default 5000
