@@ -9,11 +9,13 @@
 //   --stack-time-scale=20           emulated ms per real ms of the stack benchmarks
 //   --quota-n=60,300                pods per up and destroy at the quota (benchmark 9, --only=quota)
 //   --quota-time-scale=10           emulated ms per real ms of benchmark 9 (the poll tick scales with it)
+//   --promotion-n=10,30             endpoints promoted at the quota (benchmark 10, --only=promotion; same time scale as 9)
 import { bounded, DEFAULT_SHAPE, fmt, type Shape, table } from "./common";
 import { callsNeeded, type FleetResult, runFleet } from "./fleet";
 import { type Floor, type FloorResult, prepareFloor } from "./floor";
 import { overhead, type PluginResult, runPlugin } from "./plugin";
 import { type ReadinessResult, runReadiness, summarize } from "./readiness";
+import { type PromotionResult, promotionReport, runPromotion } from "./promotion";
 import { type QuotaResult, quotaReport, runQuota } from "./quota";
 import { runStack, type StackResult } from "./stack";
 import { stackReport, type Target } from "./stack-report";
@@ -40,7 +42,7 @@ const READINESS_CASES: { label: string; poll: { intervalMs: number; maxIntervalM
 ];
 
 export async function main(argv: string[]): Promise<number> {
-  const only = new Set((option(argv, "only") ?? "fleet,readiness,plugin,quota,stack").split(","));
+  const only = new Set((option(argv, "only") ?? "fleet,readiness,plugin,quota,promotion,stack").split(","));
   const ns = (option(argv, "n") ?? "10,30,100").split(",").map(Number);
   const shape: Shape = { ...DEFAULT_SHAPE, timeScale: Number(option(argv, "time-scale") ?? DEFAULT_SHAPE.timeScale) };
   // The readiness runs measure the poller, not the quota (benchmark 1 does): a quota 10 times
@@ -92,6 +94,16 @@ export async function main(argv: string[]): Promise<number> {
       say(`quota N=${n}: ${r.error ? `FAILED: ${r.error}; ` : ""}up ${line(r.up)}; destroy ${line(r.destroy)}`);
     }
   }
+  const promotion: PromotionResult[] = [];
+  if (only.has("promotion")) {
+    for (const n of (option(argv, "promotion-n") ?? "10,30").split(",").map(Number)) {
+      const r = await bounded(`promotion N=${n}`, STACK_LIMIT_MS, (signal) => runPromotion(quotaShape, n, signal)).catch(
+        (err: Error): PromotionResult => ({ endpoints: n, error: err.message }),
+      );
+      promotion.push(r);
+      say(`promotion N=${n}: ${r.error ? `FAILED: ${r.error}; ` : ""}${r.phase ? `${fmt(r.phase.wallMs / 1000)} s, ${r.phase.sent} requests, ${r.phase.rejected429} x 429` : "-"}`);
+    }
+  }
   const stackShape: Shape = { ...shape, timeScale: Number(option(argv, "stack-time-scale") ?? 20) };
   const stacks: StackResult[] = [];
   if (only.has("stack")) {
@@ -123,11 +135,12 @@ export async function main(argv: string[]): Promise<number> {
 
   const stack = stacks.length > 0 ? stackReport(stackShape, stacks, floor) : undefined;
   const atQuota = quota.length > 0 ? quotaReport(quotaShape, quota) : undefined;
-  console.log(report(shape, fleet, readiness, plugin, [stack, atQuota]));
+  const promoted = promotion.length > 0 ? promotionReport(quotaShape, promotion) : undefined;
+  console.log(report(shape, fleet, readiness, plugin, [stack, atQuota, promoted]));
   // Any benchmark or any phase of one that failed (a baseline included) fails the run.
   const phases = stacks.flatMap((r) => (r.error ? [] : [r.up, r.preview, r.refresh, r.refreshBaseline, r.destroy, r.destroyBaseline]));
   const quotaPhases = quota.flatMap((r) => [r.up, r.destroy].filter((p) => p !== undefined));
-  const failed = [...fleet, ...readiness, ...(plugin ? [plugin] : []), ...stacks, ...phases, ...(floor ? [floor] : []), ...quota, ...quotaPhases].filter(
+  const failed = [...fleet, ...readiness, ...(plugin ? [plugin] : []), ...stacks, ...phases, ...(floor ? [floor] : []), ...quota, ...quotaPhases, ...promotion].filter(
     (r) => r?.error,
   );
   say(failed.length > 0 ? `all benchmarks done; ${failed.length} FAILED (exit code 1)` : "all benchmarks done");
