@@ -185,8 +185,9 @@ test("promotion: against a prod stack, the dev tag is an in-place update, the pr
     const before = emu.counts();
     const tagOnly = await prod.preview(resolvingIds(prod, tagOnlyRegs, { preview: true }));
     expect(tagOnly.error ?? tagOnly.failures).toBeUndefined();
-    // The tag is the pod's image and the workers' template image: both PATCHed, the endpoint untouched.
-    expect(ops(tagOnly.steps)).toEqual({ "stack-cost": "same", batch: "update", "inference-worker": "update", inference: "same" });
+    // The tag is the pod's image and the workers' template image: both PATCHed, and the endpoint
+    // bound to that template shows as an update, since its workers roll to the new image.
+    expect(ops(tagOnly.steps)).toEqual({ "stack-cost": "same", batch: "update", "inference-worker": "update", inference: "update" });
 
     const printed = plugin.transcript().length;
     const promoted = await prod.preview(resolvingIds(prod, promotionRegs, { preview: true }));
