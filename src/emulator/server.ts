@@ -216,8 +216,6 @@ export class EmulatorServer {
     ];
     const router = new Router();
     this.persistence = new Persistence(config.stateFile);
-    // The clock first: the parts after it may read the time as they restore.
-    this.persistence.register(clock.stateParts());
     this.persistence.register(ids.stateParts());
     for (const g of groups) {
       router.add(g.routes);
