@@ -43,9 +43,15 @@ export interface Adoptable<T, O, I> {
   refuse?(live: T, inputs: I): string | undefined | Promise<string | undefined>;
   /** What the preview's note adds about this kind's adoption (what cannot be read back, say). */
   caveat?: string;
-  /** Which other kind has an object with this id, as `a template's` (only asked when there is none of this kind). */
-  elsewhere?(id: string): Promise<string | undefined>;
+  /**
+   * The account the other kinds are asked on when there is no object of this kind with the id,
+   * so the refusal can say which kind has it (`kindOfId`).
+   */
+  account?: { client: KindLookup; signal?: AbortSignal };
 }
+
+/** What {@link kindOfId} asks of the client: the read of each kind it has. */
+export type KindLookup = Partial<Pick<ComputePlatform, "pods" | "networkVolumes" | "templates" | "registries" | "serverless">>;
 
 /** An adoption the kind's rules or the platform refuse; the message says why and what to do. */
 export class AdoptionRefused extends Error {
@@ -80,7 +86,7 @@ function holdsUnknown(v: unknown): boolean {
 export async function lookAdoption<T, O, I>(a: Adoptable<T, O, I>, id: string, inputs: I): Promise<Adoption<T, O>> {
   const live = await a.find(id);
   if (live === undefined) {
-    const other = await a.elsewhere?.(id);
+    const other = a.account ? await kindOfId(a.account.client, id, a.kind, a.account.signal) : undefined;
     throw new AdoptionRefused(
       `there is no ${a.noun} with ID ${id}` + (other ? `: ${id} is ${other} ID; declare it with that kind's resource` : ""),
     );
@@ -203,7 +209,7 @@ export function refuseReplaceWhileAdopted(kind: string, name: string, id: string
  * had none: one GET per other kind (an endpoint over REST), each 404 meaning no.
  */
 export async function kindOfId(
-  client: Partial<Pick<ComputePlatform, "pods" | "networkVolumes" | "templates" | "registries" | "serverless">>,
+  client: KindLookup,
   id: string,
   except: string,
   signal?: AbortSignal,

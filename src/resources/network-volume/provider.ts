@@ -24,7 +24,7 @@ import { type Clock, type ComputePlatform, type NetworkVolume, systemClock } fro
 import { platform, type ProviderOptions } from "../engine/settings";
 import { DEFAULT_IN_USE_POLL_MS, deleteWaitMs, deleteWhenUnused } from "../lifecycle/in-use";
 import { createListedFirst } from "../lifecycle/find-again";
-import { adopt, type Adoptable, checkAdoption, kindOfId, refuseReplaceWhileAdopted, releaseClaim } from "../lifecycle/adopt";
+import { adopt, type Adoptable, checkAdoption, refuseReplaceWhileAdopted, releaseClaim } from "../lifecycle/adopt";
 import { adoptTarget } from "../inputs/container";
 import { ClientReads, orGone } from "../lifecycle/shared-reads";
 import { endpointsMounting, outputsOf, planNetworkVolumeChange, podsMounting, updateBody, type VolumeHolder } from "./plan";
@@ -161,7 +161,7 @@ export class NetworkVolumeProvider implements pulumi.dynamic.ResourceProvider<Ne
       plan: planNetworkVolumeChange,
       fixed: (v) => `dataCenter: ${JSON.stringify(v.dataCenter)}${v.type ? `, type: ${JSON.stringify(v.type)}` : ""}`,
       wayOut: "remove adopt to create a new volume as declared (and move the data yourself)",
-      elsewhere: (id) => kindOfId(client, id, "NetworkVolume", this.signal),
+      account: { client, signal: this.signal },
     };
   }
 

@@ -38,7 +38,7 @@ import { type PollerTimings, pollFromEnv } from "../lifecycle/poller";
 import { recordAfterStep } from "../lifecycle/applied";
 import { idsOf, listBefore } from "../lifecycle/find-again";
 import { createWithRecovery, OwningProvider } from "../lifecycle/recovery";
-import { adopt, type Adoptable, checkAdoption, kindOfId, refuseReplaceWhileAdopted, releaseClaim, unfinishedCreate } from "../lifecycle/adopt";
+import { adopt, type Adoptable, checkAdoption, refuseReplaceWhileAdopted, releaseClaim, unfinishedCreate } from "../lifecycle/adopt";
 import { adoptTarget } from "../inputs/container";
 import { catalogFailures, computeChanged } from "./catalog-check";
 import type { PodDeclaration, PodOutputs } from "./outputs";
@@ -307,7 +307,7 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
         }
         return unfinishedCreate(pod.name);
       },
-      elsewhere: (id) => kindOfId(client, id, "Pod", this.signal),
+      account: { client, signal: this.signal },
     };
   }
 

@@ -25,7 +25,7 @@ import { type Clock, type ComputePlatform, type Registry, systemClock } from "..
 import { platform, type ProviderOptions } from "../engine/settings";
 import { DEFAULT_DELETE_WAIT_SECONDS, DEFAULT_IN_USE_POLL_MS, deleteWaitMs, deleteWhenUnused, type InUseHolder } from "../lifecycle/in-use";
 import { createListedFirst } from "../lifecycle/find-again";
-import { adopt, type Adoptable, checkAdoption, kindOfId, refuseReplaceWhileAdopted, releaseClaim } from "../lifecycle/adopt";
+import { adopt, type Adoptable, checkAdoption, refuseReplaceWhileAdopted, releaseClaim } from "../lifecycle/adopt";
 import { adoptTarget } from "../inputs/container";
 import { ClientReads, orGone } from "../lifecycle/shared-reads";
 import { outputsOf, planRegistryCredentialChange, registryUsers } from "./plan";
@@ -159,7 +159,7 @@ export class RegistryCredentialProvider
       caveat:
         "the platform never returns a credential's username and password, so state records the program's, unverified " +
         "(a change of either, with adopt removed, makes a new credential with them)",
-      elsewhere: (id) => kindOfId(client, id, "RegistryCredential", this.signal),
+      account: { client, signal: this.signal },
     };
   }
 

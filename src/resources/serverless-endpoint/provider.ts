@@ -32,7 +32,7 @@ import { type BudgetClient, holdBudgets } from "../cost/guard";
 import { priceBook, tierPrice } from "../cost/prices";
 import { platform, type ProviderOptions } from "../engine/settings";
 import { createFoundAgain } from "../lifecycle/find-again";
-import { adopt, type Adoptable, checkAdoption, kindOfId, refuseReplaceWhileAdopted, releaseClaim, unfinishedCreate } from "../lifecycle/adopt";
+import { adopt, type Adoptable, checkAdoption, refuseReplaceWhileAdopted, releaseClaim, unfinishedCreate } from "../lifecycle/adopt";
 import { adoptTarget } from "../inputs/container";
 import { baseOf, OWNER_TOKEN_KEY, pendingName, Predecessors } from "../lifecycle/owner";
 import { pollFromEnv } from "../lifecycle/poller";
@@ -233,7 +233,7 @@ export class ServerlessEndpointProvider implements pulumi.dynamic.ResourceProvid
       fixed: (live) => `type: ${JSON.stringify(live.type)}`,
       wayOut: "remove adopt to create a new endpoint as declared (its id and requestUrls would change)",
       refuse: async (live, news) => unfinishedCreate(live.name) ?? (news.adopt ? await d.adoptRefusal?.(news.adopt) : undefined),
-      elsewhere: (id) => kindOfId(this.client(), id, ENDPOINT_KIND, this.signal),
+      account: { client: this.client(), signal: this.signal },
     };
   }
 

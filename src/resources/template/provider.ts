@@ -25,7 +25,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { BadRequestError, type Clock, type ComputePlatform, ConflictError, NotFoundError, systemClock, type Template as WireTemplate } from "../../client";
 import { platform, type ProviderOptions } from "../engine/settings";
 import { deleteWhenUnused } from "../lifecycle/in-use";
-import { adopt, type Adoptable, checkAdoption, kindOfId, refuseReplaceWhileAdopted, releaseClaim } from "../lifecycle/adopt";
+import { adopt, type Adoptable, checkAdoption, refuseReplaceWhileAdopted, releaseClaim } from "../lifecycle/adopt";
 import { adoptTarget } from "../inputs/container";
 import { createListedFirst } from "../lifecycle/find-again";
 import { ClientReads, orGone } from "../lifecycle/shared-reads";
@@ -149,7 +149,7 @@ export class TemplateProvider implements pulumi.dynamic.ResourceProvider<Templat
       plan: planTemplateChange,
       fixed: (t) => `mounts: ${JSON.stringify(outputsOf(t, undefined).mounts)}`,
       wayOut: "remove adopt to create a new template as declared",
-      elsewhere: (id) => kindOfId(client, id, "Template", this.signal),
+      account: { client, signal: this.signal },
     };
   }
 

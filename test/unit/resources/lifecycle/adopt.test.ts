@@ -1,6 +1,7 @@
 // The adoption flow every kind shares (lifecycle/adopt.ts), over a kind made up here: no I/O.
 import * as pulumi from "@pulumi/pulumi";
-import { adopt, type Adoptable, AdoptionRefused, checkAdoption, lookAdoption, refuseReplaceWhileAdopted, releaseClaim, unfinishedCreate } from "../../../../src/resources/lifecycle/adopt";
+import { NotFoundError } from "../../../../src/client";
+import { adopt, type Adoptable, AdoptionRefused, type KindLookup, checkAdoption, lookAdoption, refuseReplaceWhileAdopted, releaseClaim, unfinishedCreate } from "../../../../src/resources/lifecycle/adopt";
 
 interface Box {
   id: string;
@@ -10,8 +11,19 @@ interface Box {
 }
 type Inputs = { zone?: unknown; size?: unknown; name?: unknown; __logicalName?: string };
 
+/** An account whose only other objects are pods with these ids (the rest answer 404). */
+const podsOnly = (ids: string[]): KindLookup =>
+  ({
+    pods: {
+      get: async (id: string) => {
+        if (ids.includes(id)) return { id, status: "RUNNING" };
+        throw new NotFoundError(`pod ${id} not found`, { status: 404, title: "Not Found", detail: `pod ${id} not found`, errors: [], method: "GET", url: `/v2/pods/${id}` });
+      },
+    },
+  }) as unknown as KindLookup;
+
 /** A kind whose `zone` never changes and whose `size` only grows. */
-const boxes = (found: Record<string, Box>, elsewhere?: string): Adoptable<Box, Box, Inputs> => ({
+const boxes = (found: Record<string, Box>, podIds: string[] = []): Adoptable<Box, Box, Inputs> => ({
   kind: "Box",
   noun: "box",
   find: async (id) => found[id],
@@ -24,7 +36,7 @@ const boxes = (found: Record<string, Box>, elsewhere?: string): Adoptable<Box, B
   fixed: (b) => `zone: "${b.zone}"`,
   wayOut: "remove adopt to make a new box",
   refuse: (b) => unfinishedCreate(b.name),
-  elsewhere: async () => elsewhere,
+  account: { client: podsOnly(podIds) },
 });
 const found = { b1: { id: "b1", zone: "z1", size: 10, name: "one" }, b2: { id: "b2", zone: "z1", size: 10, name: "two~creating" } };
 
@@ -35,7 +47,7 @@ test("what differs in place is listed; a fixed field, a shrink, a missing id, an
   );
   await expect(lookAdoption(boxes(found), "b1", { zone: "z1", size: 5, name: "one" })).rejects.toThrow("adopt: box b1: size cannot shrink from 10");
   await expect(lookAdoption(boxes(found), "nope", {})).rejects.toThrow(new AdoptionRefused("there is no box with ID nope"));
-  await expect(lookAdoption(boxes(found, "a Pod's"), "p1", {})).rejects.toThrow("adopt: there is no box with ID p1: p1 is a Pod's ID; declare it with that kind's resource");
+  await expect(lookAdoption(boxes(found, ["p1"]), "p1", {})).rejects.toThrow("adopt: there is no box with ID p1: p1 is a Pod's ID; declare it with that kind's resource");
   await expect(lookAdoption(boxes(found), "b2", { zone: "z1", size: 10, name: "two~creating" })).rejects.toThrow(/^adopt: box b2 is an unfinished create of a stack/);
 });
 
