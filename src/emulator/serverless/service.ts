@@ -8,7 +8,8 @@
 //   GET  /v2/{id}/status/{job}, /status-sync/{job} -> status(id, job, wait)   status-sync)
 //   GET  /images/<name>.png  -> image(path)
 import { z } from "zod";
-import { EndpointStore, type EndpointInput, type EndpointRecord, gqlError, type Timings, type WorkerView } from "./endpoints/store";
+import { EndpointStore, type EndpointRecord, type Timings, type WorkerView } from "./endpoints/store";
+import { type EndpointInput, gqlError } from "./endpoints/rules";
 import { type GraphqlCaller, type RequestContext, runGraphql } from "./graphql/execute";
 import { ModelJobs } from "./hosted-models/jobs";
 import { JobCalls } from "./jobs/calls";
@@ -19,7 +20,7 @@ import { renderImage } from "./hosted-models/models";
 import { type ServerlessDiscount, type ServerlessSnapshot, snapshotSchema } from "./snapshot";
 import { type ReleasedTemplate, templateChange } from "./endpoints/releases";
 
-export { GPU_TIERS, LOCATIONS, MAX_WORKERS, ENDPOINT_DEFAULTS } from "./endpoints/store";
+export { GPU_TIERS, LOCATIONS, MAX_WORKERS, ENDPOINT_DEFAULTS } from "./endpoints/rules";
 export { IMAGE_MODELS, MAX_PIXELS_PER_SIDE } from "./hosted-models/models";
 export { SCHEMA_SDL } from "./graphql/schema";
 export type { ServerlessDiscount, ServerlessSnapshot } from "./snapshot";

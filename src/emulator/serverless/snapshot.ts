@@ -2,7 +2,8 @@
 // workers' timestamps, the id counters and the account's discount. Fields added since the
 // first state files have defaults, so an older file keeps loading.
 import { z } from "zod";
-import { ENDPOINT_TYPES, type EndpointRecord, MAX_WORKERS, SCALER_TYPES } from "./endpoints/store";
+import type { EndpointRecord } from "./endpoints/store";
+import { ENDPOINT_TYPES, MAX_WORKERS, SCALER_TYPES } from "./endpoints/rules";
 import { MAX_RELEASES, releaseId } from "./endpoints/releases";
 
 /** The account-level discount reported by `myself { serverlessDiscount }`. */

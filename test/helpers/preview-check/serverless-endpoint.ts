@@ -26,7 +26,7 @@ import { defined, simpleName } from "./network-volume";
 import { maybe } from "./pod";
 import type { Decl, KindModel, OutsideChange, World } from "./runner";
 
-/** The emulator's values for an endpoint saved without them (src/emulator/serverless/endpoints/store.ts). */
+/** The emulator's values for an endpoint saved without them (src/emulator/serverless/endpoints/rules.ts). */
 const PLATFORM_DEFAULTS: Record<string, unknown> = { idleTimeout: 5, locations: null, flashBootType: "OFF", scalerType: "QUEUE_DELAY", scalerValue: 4, workersMin: 0, workersMax: 3, networkVolumeId: null, gpuCount: 1, executionTimeoutMs: 300000 };
 
 const gpuIds = fc.oneof(fc.constantFrom(...GPU_IDS), fc.shuffledSubarray([...GPU_IDS], { minLength: 2, maxLength: 3 }).map((l) => l.join(",")));

@@ -23,7 +23,8 @@ import { contractViolation, HttpError, problem } from "../../core/problem";
 import type { Template } from "../../templates/store";
 import { createEndpointSchema, updateEndpointSchema, validate } from "../../core/validate";
 import { fromLaterRevision } from "./dialect";
-import { type EndpointInput, type EndpointRecord, type EndpointStore, GPU_TIERS, MAX_WORKERS } from "../endpoints/store";
+import type { EndpointRecord, EndpointStore } from "../endpoints/store";
+import { type EndpointInput, GPU_TIERS, MAX_WORKERS } from "../endpoints/rules";
 import { type DiffEntry, templateChange } from "../endpoints/releases";
 import { checkContainerLimits } from "../../catalog/limits";
 
