@@ -15,6 +15,7 @@
  *           it cannot tell.
  */
 import type { ComputePlatform, Endpoint, GpuType, NetworkVolume, Pod, Registry, Template } from "../client";
+import { tierPrice } from "../resources/cost/prices";
 import { type Kind, KINDS } from "./kinds";
 import { ownerOf, type Owner, type StateOwners } from "./owners";
 
@@ -77,11 +78,8 @@ export async function readAccount(client: ComputePlatform, kinds: readonly Kind[
 const STOPPED = new Set(["EXITED", "TERMINATED"]);
 const usd = (n: number) => `$${n.toFixed(4)}`;
 
-/** The highest secure price of a GPU tier's types (what a worker on it bills per GPU), 0 when none. */
-function tierPrice(gpus: readonly GpuType[], tier: string): number {
-  const prices = gpus.filter((g) => g.pool === tier).map((g) => g.price.secure);
-  return prices.length > 0 ? Math.max(...prices) : 0;
-}
+/** What one GPU of a worker on `tier` bills (the budgets' own rule, cost/prices.ts), 0 when the catalog prices none. */
+const gpuPrice = (gpus: readonly GpuType[], tier: string): number => tierPrice(gpus, tier) ?? 0;
 
 function podObject(p: Pod): Omit<SweptObject, "owner" | "perMonth"> {
   const held = (p.disk ?? 0) + (p.mounts?.persistent?.size ?? 0);
@@ -112,14 +110,14 @@ function volumeObject(v: NetworkVolume): Omit<SweptObject, "owner" | "perMonth">
 function endpointObject(e: Endpoint, gpus: readonly GpuType[]): Omit<SweptObject, "owner" | "perMonth"> {
   const billing = (e.pods ?? []).filter((w) => w.desiredStatus !== "EXITED").length;
   const tier = (e.gpuIds ?? "").split(",")[0]!;
-  const perWorker = (e.gpuCount ?? 1) * tierPrice(gpus, tier);
+  const perWorker = (e.gpuCount ?? 1) * gpuPrice(gpus, tier);
   return {
     kind: "ServerlessEndpoint",
     id: e.id,
     name: e.name ?? "",
     state: `${billing} worker${billing === 1 ? "" : "s"} (min ${e.workersMin ?? 0}, max ${e.workersMax ?? 0}) on ${e.gpuIds}`,
     perHour: billing * perWorker,
-    cost: `${billing} × ${e.gpuCount ?? 1} GPU × ${usd(tierPrice(gpus, tier))}/h (${tier})`,
+    cost: `${billing} × ${e.gpuCount ?? 1} GPU × ${usd(gpuPrice(gpus, tier))}/h (${tier})`,
   };
 }
 
