@@ -4,7 +4,6 @@ import { canonical } from "./lifecycle/applied";
 import { defined } from "./inputs/check";
 import { CONFIG_KEYS, configureFromStack, requirePlatformSettings } from "./engine/settings";
 import type { ProviderKind } from "./engine/shim";
-import { handCostedKinds } from "./cost/handed";
 
 /** Pulumi's name for the serialized provider among a dynamic resource's inputs and outputs. */
 const PROVIDER_KEY = "__provider";
@@ -44,12 +43,6 @@ const KINDS: Record<ProviderKind, () => Provider> = {
     return new StackCostProvider();
   },
 };
-
-// The cost service prices endpoints by what their provider sends for a removed worker field:
-// handed to it from here, read when a stack's cost is first priced.
-handCostedKinds(() => ({
-  endpointRemovedDefaults: (require("./serverless-endpoint/schema") as typeof import("./serverless-endpoint/schema")).FIELD_DEFAULTS,
-}));
 
 const loaded: Partial<Record<ProviderKind, Provider>> = {};
 

@@ -88,7 +88,7 @@ export interface ServerlessEndpointOutputs {
   rollout?: EndpointRolloutOutput;
   /** What the workers of the Template behind `templateId` run, as last applied (inputs/template-ref.ts). */
   template?: unknown;
-  /** The saved fields the program declared: removing one sends the platform's default (FIELD_DEFAULTS). */
+  /** The saved fields the program declared: removing one sends the platform's default (ENDPOINT_FIELD_DEFAULTS, inputs/endpoint-defaults.ts). */
   __declared?: SavedField[];
   /**
    * USD per hour at `workersMin` and at `workersMax` workers, one worker priced at its first GPU

@@ -6,6 +6,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { Endpoint as WireEndpoint, EndpointInput as WireEndpointInput } from "../../client";
 import { isUnknown } from "../inputs/check";
+import { ENDPOINT_FIELD_DEFAULTS } from "../inputs/endpoint-defaults";
 import { isAutoNamed } from "../lifecycle/owner";
 import {
   APPLIED_NAME_KEY,
@@ -16,7 +17,6 @@ import {
   DEFAULT_TYPE,
   type EndpointInputs,
   type EndpointRequestUrls,
-  FIELD_DEFAULTS,
   SAVED_FIELDS,
   type SavedField,
   type ServerlessEndpointOutputs,
@@ -70,14 +70,14 @@ function normalized(field: string, value: unknown): unknown {
 
 /**
  * The value each saved field should have: the declared one; for a field declared before
- * and removed since, the platform's default (FIELD_DEFAULTS); else undefined, the
+ * and removed since, the platform's default (ENDPOINT_FIELD_DEFAULTS); else undefined, the
  * platform's choice, so a value the platform filled in never shows as a change.
  */
 export function wantedValue(field: SavedField, olds: Record<string, any>, news: Record<string, any>): unknown {
   if (news[field] !== undefined) return news[field];
   const declaredBefore: unknown = olds[DECLARED_KEY];
-  if (Array.isArray(declaredBefore) && declaredBefore.includes(field) && Object.hasOwn(FIELD_DEFAULTS, field)) {
-    return FIELD_DEFAULTS[field as keyof typeof FIELD_DEFAULTS];
+  if (Array.isArray(declaredBefore) && declaredBefore.includes(field) && Object.hasOwn(ENDPOINT_FIELD_DEFAULTS, field)) {
+    return ENDPOINT_FIELD_DEFAULTS[field as keyof typeof ENDPOINT_FIELD_DEFAULTS];
   }
   return undefined;
 }

@@ -8,6 +8,7 @@ import { ENDPOINT_FIELDS, type EndpointField, schemas, validateGpuIds, validateL
 import { didYouMean, splitUnknownArgs } from "../inputs/arguments";
 import { checkFailures } from "../inputs/check";
 import { adoptId } from "../inputs/container";
+import { ENDPOINT_FIELD_DEFAULTS } from "../inputs/endpoint-defaults";
 import { autoName, LOGICAL_NAME_KEY, OWNER_INPUT_KEYS, OWNER_TOKEN_KEY, ownerToken, resolveName } from "../lifecycle/owner";
 
 const { GPU_TIERS, LOCATIONS } = schemas;
@@ -36,23 +37,6 @@ export const DECLARED_KEY = "__declared";
 /** The hidden output holding the name last applied (a refresh reports it as the input, not the live name). */
 export const APPLIED_NAME_KEY = "__appliedName";
 
-/**
- * Where a saved field goes when a program that declared it stops declaring it: the platform's
- * defaults (workersMin 0 is scale-to-zero, an empty locations any region,
- * networkVolumeId null none; FLASHBOOT is the option, OFF its absence; one GPU per worker; a job
- * limit of 300000 ms). workersMax goes to 0
- * too: workers declared away must stop running and billing. idleTimeout, scalerType and
- * scalerValue have no platform default: removing one is refused at check.
- */
-export const FIELD_DEFAULTS = {
-  workersMin: 0,
-  workersMax: 0,
-  networkVolumeId: null,
-  locations: null,
-  flashBootType: "OFF",
-  gpuCount: 1,
-  executionTimeoutMs: 300_000,
-} as const;
 export const DEFAULT_READY_TIMEOUT_SECONDS = 600;
 export const DEFAULT_DRAIN_TIMEOUT_SECONDS = 600;
 /**
@@ -332,7 +316,7 @@ function removalFailures(olds: Record<string, any> | undefined, inputs: Record<s
   // Over REST, templateId and locations are not the program's to say (removing them is the move).
   const removed = SAVED_FIELDS.filter((f) => before.includes(f) && inputs[f] === undefined && !(inputs.api === "rest" && (f === "templateId" || f === "locations")));
   const failures: pulumi.dynamic.CheckFailure[] = removed
-    .filter((f) => !Object.hasOwn(FIELD_DEFAULTS, f))
+    .filter((f) => !Object.hasOwn(ENDPOINT_FIELD_DEFAULTS, f))
     .map((f) => ({
       property: f,
       reason:

@@ -27,7 +27,7 @@ import { type ComputePlatform, ConfigurationError } from "../../client";
 import { canonical } from "../lifecycle/applied";
 import { accountBudget, budget, platform } from "../engine/settings";
 import { isFatal } from "../lifecycle/poller";
-import { costedKinds } from "../cost/handed";
+import { ENDPOINT_FIELD_DEFAULTS } from "../inputs/endpoint-defaults";
 import { accountView, type AccountView } from "../cost/account";
 import { accountCost } from "../cost/guard";
 import { type HourlyRange, perHour, priceBook } from "../cost/prices";
@@ -130,7 +130,7 @@ export class StackCostProvider implements pulumi.dynamic.ResourceProvider {
       }
       const ep = old ? findLiveEndpoint(await (e.api === "rest" ? live.restEndpoints() : live.endpoints()), e, old.liveId) : undefined;
       if (ep) found.set(e, ep.id);
-      return book.endpoint(endpointRuns(e, old?.kind === "endpoint" ? old : undefined, ep, costedKinds().endpointRemovedDefaults));
+      return book.endpoint(endpointRuns(e, old?.kind === "endpoint" ? old : undefined, ep, ENDPOINT_FIELD_DEFAULTS));
     };
     // An unchanged entry keeps its price, unless what runs could differ from what it says and its object was never looked at.
     const again = (e: CostEntry, old: PricedEntry) => !old.liveId && ((e.ignore?.length ?? 0) > 0 || (e.kind === "pod" && Array.isArray(e.gpu?.id)));

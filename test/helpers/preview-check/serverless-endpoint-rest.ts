@@ -18,7 +18,7 @@ import { ServerlessEndpoint } from "../../../src/resources/serverless-endpoint";
 import { GPU_IDS, endpointInputsSchema as serverlessEndpointSchema } from "../../../src/resources/serverless-endpoint/schema";
 import { changedLocalFields, SAVED_FIELDS } from "../../../src/resources/serverless-endpoint/plan";
 import { planRestDiff, restChanges } from "../../../src/resources/serverless-endpoint/rest-plan";
-import { FIELD_DEFAULTS } from "../../../src/resources/serverless-endpoint/schema";
+import { ENDPOINT_FIELD_DEFAULTS } from "../../../src/resources/inputs/endpoint-defaults";
 import { defined, simpleName } from "./network-volume";
 import { maybe } from "./pod";
 import type { Decl, KindModel, OutsideChange, World } from "./runner";
@@ -156,7 +156,7 @@ export const serverlessEndpointRestModel: KindModel = {
     for (const f of REST_SAVED) {
       if (f === "name") continue;
       const removed = decl[f] === undefined && old?.[f] !== undefined;
-      want[f] = decl[f] !== undefined ? decl[f] : removed ? FIELD_DEFAULTS[f as keyof typeof FIELD_DEFAULTS] : before ? before[f] : PLATFORM_DEFAULTS[f];
+      want[f] = decl[f] !== undefined ? decl[f] : removed ? ENDPOINT_FIELD_DEFAULTS[f as keyof typeof ENDPOINT_FIELD_DEFAULTS] : before ? before[f] : PLATFORM_DEFAULTS[f];
     }
     want.container = defaultContainer(decl.container as Record<string, unknown>, before);
     want.dataCenterIds = decl.dataCenterIds ?? [];

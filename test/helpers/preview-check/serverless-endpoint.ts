@@ -1,7 +1,7 @@
 /**
  * ServerlessEndpoint in the generated check of preview against up (runner.ts).
  *
- * Removed fields, as the platform and the provider treat them (FIELD_DEFAULTS):
+ * Removed fields, as the platform and the provider treat them (ENDPOINT_FIELD_DEFAULTS):
  * - `name`: the name last applied is kept; a new endpoint gets `<logical>-<7 hex>`.
  * - `workersMin` 0, `workersMax` 0, `networkVolumeId` null, `locations` null (any region),
  *   `flashBootType` OFF, `gpuCount` 1, `executionTimeoutMs` 300000: back to the platform's
@@ -21,7 +21,7 @@ import { createInput } from "../../../src/resources/serverless-endpoint/plan";
 import { ServerlessEndpoint } from "../../../src/resources/serverless-endpoint";
 import { GPU_IDS, LOCATIONS, endpointInputsSchema as serverlessEndpointSchema } from "../../../src/resources/serverless-endpoint/schema";
 import { changedLocalFields, changedSavedFields, planEndpointDiff, SAVED_FIELDS } from "../../../src/resources/serverless-endpoint/plan";
-import { FIELD_DEFAULTS } from "../../../src/resources/serverless-endpoint/schema";
+import { ENDPOINT_FIELD_DEFAULTS } from "../../../src/resources/inputs/endpoint-defaults";
 import { defined, simpleName } from "./network-volume";
 import { maybe } from "./pod";
 import type { Decl, KindModel, OutsideChange, World } from "./runner";
@@ -108,7 +108,7 @@ export const serverlessEndpointModel: KindModel = {
       if (f === "name") continue;
       const removed = decl[f] === undefined && old?.[f] !== undefined;
       want[f] = emptyLocation(
-        decl[f] !== undefined ? decl[f] : removed ? FIELD_DEFAULTS[f as keyof typeof FIELD_DEFAULTS] : before ? before[f] : PLATFORM_DEFAULTS[f],
+        decl[f] !== undefined ? decl[f] : removed ? ENDPOINT_FIELD_DEFAULTS[f as keyof typeof ENDPOINT_FIELD_DEFAULTS] : before ? before[f] : PLATFORM_DEFAULTS[f],
       );
     }
     const got = Object.fromEntries(Object.keys(want).map((k) => [k, emptyLocation(live[k])]));
