@@ -15,7 +15,7 @@ export { EndpointNotReadyError, runSyncSmokeTest, ServerlessEndpoint, Serverless
 export { NetworkVolume, NetworkVolumeProvider, networkVolumeArgsSchema, type NetworkVolumeArgs, type NetworkVolumeOutputs, type NetworkVolumeProviderOptions } from "./resources/network-volume";
 export { checkTemplate, Template, TemplateProvider, templateArgsSchema, type TemplateArgs, type TemplateCategory, type TemplateInputs, type TemplateOutputs, type TemplateProviderOptions } from "./resources/template";
 export { RegistryCredential, RegistryCredentialProvider, registryCredentialArgsSchema, type RegistryCredentialArgs, type RegistryCredentialOutputs, type RegistryCredentialProviderOptions } from "./resources/registry-credential";
-export { getBilling, getCpuFlavor, getDataCenter, getGpuType, type BillingQuery } from "./resources/catalog";
+export { getBilling, getBillingOutput, getCpuFlavor, getCpuFlavorOutput, getCpuFlavorsOutput, getDataCenter, getDataCenterOutput, getDataCentersOutput, getGpuType, type InputFields, getGpuTypeOutput, getGpuTypesOutput, type BillingQuery } from "./resources/catalog";
 export { getCpuFlavors, getDataCenters, getGpuTypes, validVcpuCounts, type CatalogOptions, type CpuFlavor, type DataCenter, type DataCenterFilter, type GpuType, type GpuTypeFilter } from "./resources/catalog";
 export { checkPod, Pod, PodFailedError, PodInitError, PodProvider, podArgsSchema, planPodChange, type PodArgs, type PodInputs, type PodOutputs, type PodPlan, type PodProviderOptions } from "./resources/pod";
 // Types the resources' properties and providers name, exported so a program can name them too.

@@ -12,7 +12,7 @@ import { Pod } from "../../src/resources/pod";
 import { RegistryCredential } from "../../src/resources/registry-credential";
 import { ServerlessEndpoint } from "../../src/resources/serverless-endpoint";
 import { Template } from "../../src/resources/template";
-import { captureProgram, EngineStack, PROJECT, type Registration, SECRET_KEYS } from "../../tools/engine";
+import { captureProgram, EngineStack, PROJECT, type Registration, reveal, SECRET_KEYS } from "../../tools/engine";
 import { engineRigForFile } from "../../tools/engine/rig";
 import { resourcesOf, resourceSteps } from "../helpers/ledger";
 
@@ -129,7 +129,7 @@ test("Template: adopted by id (endpoints on it keep running it); a mount it has 
     count: () => rig.emu.state().templates.length,
     gone: () => !(rig.emu.state().templates as { id: string }[]).some((x) => x.id === t.id),
   });
-  expect(outputs).toMatchObject({ image: "worker:2", env: { MODE: "fast" } });
+  expect(reveal(outputs)).toMatchObject({ image: "worker:2", env: { MODE: "fast" } });
   // The adoption's one write was a PATCH of the image alone.
   const patches = rig.emu.exchanges().filter((x) => x.method === "PATCH" && x.path === `/v2/templates/${t.id}`);
   expect(patches.map((x) => x.requestBody)).toEqual([{ image: "worker:2" }, { env: { MODE: "fast" } }]);
@@ -209,7 +209,7 @@ test("ServerlessEndpoint over REST: adopted with the platform's requestUrls; the
     count: () => rig.emu.state().endpoints.length,
     gone: () => (rig.emu.state().endpoints as unknown[]).length === 0,
   });
-  expect(res.outputs).toMatchObject({ api: "rest", container: { image: "worker:2" }, requestUrls: ep.requestUrls });
+  expect(reveal(res.outputs)).toMatchObject({ api: "rest", container: { image: "worker:2" }, requestUrls: ep.requestUrls });
 
   // Two endpoints made over GraphQL on one template: over REST a container change would change both.
   const shared = await rig.client.templates.create({ name: "shared-tpl", image: "worker:1", serverless: true });

@@ -9,7 +9,7 @@ import { Pod } from "../../src/resources/pod";
 import { RegistryCredential } from "../../src/resources/registry-credential";
 import { ServerlessEndpoint } from "../../src/resources/serverless-endpoint";
 import { Template } from "../../src/resources/template";
-import { captureProgram, EngineError, EngineStack, PROJECT, type Registration, SECRET_KEYS, urnOf } from "../../tools/engine";
+import { captureProgram, EngineError, EngineStack, PROJECT, type Registration, reveal, SECRET_KEYS, urnOf } from "../../tools/engine";
 import { resolvingIds } from "../../tools/engine/examples";
 import * as faults from "../../tools/faults/audit";
 import { engineRigForFile, nextCommand } from "../../tools/engine/rig";
@@ -190,7 +190,7 @@ test("every kind read by id with .get (the endpoint over both APIs) and left alo
   const up = await stack.up(regs, { parallel: Infinity });
   expect(up.error).toBeUndefined();
   expect(up.steps.map((s) => s.op)).toEqual(["read", "read", "read", "read", "read", "read"]);
-  const out = (kind: string, name: string) => stack.resources.get(urn(stack, kind, name))!.outputs;
+  const out = (kind: string, name: string) => reveal(stack.resources.get(urn(stack, kind, name))!.outputs) as Record<string, unknown>;
   expect(out("Pod", "pod")).toMatchObject({ name: "console-pod", image: "img/console:1" });
   expect(out("NetworkVolume", "volume")).toMatchObject({ name: "console-data", size: 20 });
   expect(out("Template", "template")).toMatchObject({ name: "read-tpl", serverless: true });

@@ -6,7 +6,7 @@
 // `npm run build` before this file alone.
 import { ServerlessEndpoint, type ServerlessEndpointArgs } from "../../src/resources/serverless-endpoint";
 import { Template } from "../../src/resources/template";
-import { captureProgram, EngineStack, PROJECT, type Registration, SECRET_KEYS } from "../../tools/engine";
+import { captureProgram, EngineStack, PROJECT, type Registration, reveal, SECRET_KEYS } from "../../tools/engine";
 import { type EngineRig, startEngineRig, startPlugin } from "../../tools/engine/rig";
 import { resourcesOf, resourceSteps } from "../helpers/ledger";
 
@@ -55,7 +55,7 @@ test("a REST-managed endpoint: preview, create, update, refresh with drift, dest
   const up = await stack.up(await program(base));
   expect(up.error).toBeUndefined();
   const [res] = resourcesOf(stack);
-  expect(res!.outputs).toMatchObject({
+  expect(reveal(res!.outputs)).toMatchObject({
     api: "rest",
     name: "rest-api",
     gpuIds: "ADA_24,AMPERE_24",
@@ -81,13 +81,13 @@ test("a REST-managed endpoint: preview, create, update, refresh with drift, dest
   expect(patches.at(-1)?.requestBody).toEqual({ workers: { min: 1, max: 3 }, env: { MODEL: "flux" } });
   // Past the reads (the stack's cost looks at the live endpoint with a `myself`, a POST): one PATCH.
   expect(since(beforeUpdate).filter((e) => e.method !== "GET" && e.op !== "myself").map((e) => e.op)).toEqual(["updateEndpoint"]);
-  expect(stack.resources.get(res!.urn)?.outputs).toMatchObject({ workersMax: 3, container: { env: { MODEL: "flux" } } });
+  expect(reveal(stack.resources.get(res!.urn)?.outputs)).toMatchObject({ workersMax: 3, container: { env: { MODEL: "flux" } } });
 
   // Drift made outside the stack: refresh reads it, the next preview puts the program's value back.
   await r.client.serverless.update(res!.id, { scaling: { idleTimeout: 42 }, env: { MODEL: "other" } });
   const refresh = await stack.refresh();
   expect(refresh.error).toBeUndefined();
-  expect(stack.resources.get(res!.urn)?.outputs).toMatchObject({ idleTimeout: 42, container: { env: { MODEL: "other" } } });
+  expect(reveal(stack.resources.get(res!.urn)?.outputs)).toMatchObject({ idleTimeout: 42, container: { env: { MODEL: "other" } } });
   const back = await stack.preview(await program(bigger, true));
   expect(resourceSteps(back).map((s) => s.op)).toEqual(["update"]);
   expect((await stack.up(await program(bigger))).error).toBeUndefined();
@@ -143,7 +143,7 @@ test("a GraphQL endpoint moves to REST in place; the stack's Template is never c
   expect(move.error).toBeUndefined();
   const moved = stack.resources.get(ep!.urn)!;
   expect(moved.id).toBe(ep!.id);
-  expect(moved.outputs).toMatchObject({ api: "rest", container: { image: "worker:1", env: { SHARED: "yes" } } });
+  expect(reveal(moved.outputs)).toMatchObject({ api: "rest", container: { image: "worker:1", env: { SHARED: "yes" } } });
   // Binding a template of its own is a release naming template.id, which rolls: the worker
   // before keeps serving beside its replacement until that one is ready (no downtime).
   expect(endpoints().map((e) => e.id)).toEqual([ep!.id]);

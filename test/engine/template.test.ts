@@ -10,7 +10,7 @@ import { ComputePlatform } from "../../src/client";
 import { type Emulator, startEmulator } from "../../src/emulator";
 import { ServerlessEndpoint } from "../../src/resources/serverless-endpoint";
 import { Template, type TemplateArgs } from "../../src/resources/template";
-import { captureProgram, EngineStack, PROJECT, ProviderPlugin, type Registration, SECRET_KEYS, urnOf } from "../../tools/engine";
+import { captureProgram, EngineStack, isSecret, PROJECT, ProviderPlugin, type Registration, reveal, SECRET_KEYS, urnOf } from "../../tools/engine";
 import { resourceCalls, resourcesOf, resourceSteps } from "../helpers/ledger";
 import { startPlugin } from "../../tools/engine/rig";
 
@@ -84,7 +84,9 @@ test("preview, create, update in place, replace, refresh after an outside change
   await client.templates.update(now.id, { image: "hotfix:9", env: { DEBUG: "1" } });
   const refreshed = await stack.refresh();
   expect(refreshed.error).toBeUndefined();
-  expect(stack.resources.get(res.urn)!.outputs).toMatchObject({ image: "hotfix:9", env: { DEBUG: "1" } });
+  expect(reveal(stack.resources.get(res.urn)!.outputs)).toMatchObject({ image: "hotfix:9", env: { DEBUG: "1" } });
+  // The platform's env, read back, is stored secret: it holds credentials as often as not.
+  expect(isSecret(stack.resources.get(res.urn)!.outputs.env)).toBe(true);
   const back = await stack.up(await program({ ...noMount, image: "worker:2" }));
   expect(back.steps.map((s) => [s.op, s.diff?.replaces])).toEqual([["update", []]]);
   expect(templates()).toEqual([expect.objectContaining({ id: now.id, image: "worker:2", env: {} })]);

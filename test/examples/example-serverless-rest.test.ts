@@ -6,7 +6,7 @@ import { execFile } from "node:child_process";
 import * as path from "node:path";
 import { type Emulator, startEmulator } from "../../src/emulator";
 import { captureExample, exampleDir, projectName, ROOT } from "../../tools/engine/examples";
-import { EngineStack } from "../../tools/engine";
+import { EngineStack, reveal } from "../../tools/engine";
 import { resourcesOf, resourceSteps } from "../helpers/ledger";
 import { startPlugin } from "../../tools/engine/rig";
 
@@ -54,7 +54,7 @@ test("up over REST v2, warm workers raised in place, destroy; no GraphQL call", 
       [expect.stringMatching(/^rest-api-/), "rest", 0],
       [expect.stringMatching(/^warm-api-/), "rest", 0],
     ]);
-    expect(resourcesOf(stack)[0]!.outputs.container).toMatchObject({ image: "runpod/worker-sdxl:1.0", env: { MODEL: "sdxl-turbo" } });
+    expect(reveal(resourcesOf(stack)[0]!.outputs.container)).toMatchObject({ image: "runpod/worker-sdxl:1.0", env: { MODEL: "sdxl-turbo" } });
 
     const warm = await stack.up(await captureExample("serverless-rest", { stack: "dev", config: config({ "serverless-rest:warmWorkers": "1" }) }));
     expect(warm.error).toBeUndefined();

@@ -4,6 +4,7 @@ import * as path from "node:path";
 
 const runner: {
   capture(program: () => unknown, opts: CaptureOptions): Promise<Registration[]>;
+  stackExports(program: () => unknown, opts: CaptureOptions & { state: LiveResource[] }): Promise<Record<string, { value: unknown; secret: boolean }>>;
 } = require("./capture-runner.js");
 
 /** One RegisterResource request, as the SDK sent it (inputs in wire form). */
@@ -90,6 +91,15 @@ export interface LiveResource {
  */
 export async function programExportsFile(file: string, state: LiveResource[], opts: CaptureOptions = {}): Promise<Record<string, { value: unknown; secret: boolean }>> {
   return (await runProgramFile(file, { ...opts, state, exports: true } as CaptureOptions)).outputs as Record<string, { value: unknown; secret: boolean }>;
+}
+
+/**
+ * Run a program function in this process under mocks backed by a stack's state (as
+ * {@link programExportsFile} does a file) and return its exports, settled, with whether each is
+ * secret: what `pulumi stack output` would show in plain text.
+ */
+export async function programExports(program: () => unknown, state: LiveResource[], opts: CaptureOptions = {}): Promise<Record<string, { value: unknown; secret: boolean }>> {
+  return runner.stackExports(program, { ...opts, state });
 }
 
 /** capture-runner.js in child mode: its one JSON line. */

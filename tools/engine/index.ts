@@ -82,7 +82,7 @@
  * of one step at a time (the engine's is unbounded) keeps `calls` in one order for the tests that
  * assert it. Preview never calls Create: the plugin does not support provider previews.
  */
-export { type CaptureOptions, captureProgram, captureProgramFile, type Registration } from "./capture";
+export { type CaptureOptions, captureProgram, captureProgramFile, type LiveResource, programExports, type Registration } from "./capture";
 export { ProviderCallError } from "./errors";
 export { EngineError } from "./messages";
 export { type EngineLog, FakeEngine } from "./fake-engine";

@@ -5,6 +5,7 @@ import type { Registration } from "./capture";
 import { ProviderCallError } from "./errors";
 import * as say from "./messages";
 import { EngineError } from "./messages";
+import { markSecretOutputs } from "./wire";
 import { applyReplaceOnChanges, ignoreChanges, settleUnknownDiff } from "./options";
 import type { CheckFailure, DiffResult, ProviderPlugin } from "./plugin";
 import { deleteRounds, runGraph, runRounds } from "./schedule";
@@ -169,7 +170,7 @@ export class EngineStack {
           if (!preview && old) {
             old = { ...old, urn };
             this.resources.delete(found.oldUrn);
-            this.resources.set(urn, old);
+            this.keep(urn, old);
           }
         }
         if (reg.read !== undefined) {
@@ -249,17 +250,17 @@ export class EngineStack {
           this.note("Update", urn);
           try {
             const outputs = await p.update(urn, old.id, old.outputs, checked.inputs, old.inputs);
-            this.resources.set(urn, { ...old, inputs: checked.inputs, outputs, options: reg.options, initErrors: undefined });
+            this.keep(urn, { ...old, inputs: checked.inputs, outputs, options: reg.options, initErrors: undefined });
           } catch (e) {
             if (e instanceof ProviderCallError && e.initFailure) {
-              this.resources.set(urn, { ...old, outputs: e.initFailure.outputs, initErrors: e.initFailure.reasons });
+              this.keep(urn, { ...old, outputs: e.initFailure.outputs, initErrors: e.initFailure.reasons });
             }
             throw e;
           }
         } else {
           // An import with nothing to change ends at its import step (the engine elides the SameStep).
           if (!imported) steps.push({ urn, op: "same", diff });
-          if (!preview) this.resources.set(urn, { ...old, inputs: checked.inputs, options: reg.options });
+          if (!preview) this.keep(urn, { ...old, inputs: checked.inputs, options: reg.options });
         }
         return false;
       });
@@ -307,7 +308,7 @@ export class EngineStack {
     this.note("Read", urn);
     const r = await this.plugin.read(urn, id, reg.inputs, reg.inputs);
     if (!r.id) throw new EngineError(say.doesNotExist(id));
-    if (!preview) this.resources.set(urn, { urn, type: reg.type, id: r.id, inputs: reg.inputs, outputs: r.outputs, options: reg.options, external: true });
+    if (!preview) this.keep(urn, { urn, type: reg.type, id: r.id, inputs: reg.inputs, outputs: r.outputs, options: reg.options, external: true });
   }
 
   /**
@@ -321,7 +322,7 @@ export class EngineStack {
     if (!r.id) throw new EngineError(say.doesNotExist(id));
     if (!r.inputs) throw new EngineError(say.importUnsupported(typeOf(urn).split(":")[0]));
     const old: StateResource = { urn, type: reg.type, id: r.id, inputs: r.inputs, outputs: r.outputs, options: reg.options, importId: id };
-    if (!preview) this.resources.set(urn, old);
+    if (!preview) this.keep(urn, old);
     return old;
   }
 
@@ -330,13 +331,13 @@ export class EngineStack {
     const importId = this.resources.get(urn)?.importId;
     try {
       const { id, outputs } = await this.plugin.create(urn, inputs);
-      this.resources.set(urn, { urn, type: reg.type, id, inputs, outputs, options: reg.options, ...(importId ? { importId } : {}) });
+      this.keep(urn, { urn, type: reg.type, id, inputs, outputs, options: reg.options, ...(importId ? { importId } : {}) });
     } catch (e) {
       // The engine keeps a resource that exists but failed to initialize, so the next
       // operation updates or deletes it instead of creating a second one.
       if (e instanceof ProviderCallError && e.initFailure) {
         const f = e.initFailure;
-        this.resources.set(urn, { urn, type: reg.type, id: f.id, inputs, outputs: f.outputs, options: reg.options, initErrors: f.reasons });
+        this.keep(urn, { urn, type: reg.type, id: f.id, inputs, outputs: f.outputs, options: reg.options, initErrors: f.reasons });
       }
       throw e;
     }
@@ -390,7 +391,7 @@ export class EngineStack {
           stepOf[i] = { urn: res.urn, op: "read-gone" };
           return;
         }
-        this.resources.set(res.urn, { ...res, id: r.id, outputs: r.outputs, inputs: r.inputs ?? res.inputs });
+        this.keep(res.urn, { ...res, id: r.id, outputs: r.outputs, inputs: r.inputs ?? res.inputs });
         stepOf[i] = { urn: res.urn, op: "refresh" };
       });
       return { steps: steps() };
@@ -434,6 +435,11 @@ export class EngineStack {
     const next = new EngineStack(plugin, { project: this.project, stack: this.stack });
     for (const [urn, res] of this.resources) next.resources.set(urn, structuredClone(res));
     return next;
+  }
+
+  /** Writes a resource's state as the step executor does: the outputs `additionalSecretOutputs` names stored secret. */
+  private keep(urn: string, res: StateResource): void {
+    this.resources.set(urn, { ...res, outputs: markSecretOutputs(res.outputs, res.options?.additionalSecretOutputs) });
   }
 
   /** The whole state as text: what a state file would hold (before secret encryption). */

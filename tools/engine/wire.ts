@@ -80,6 +80,17 @@ export function annotateSecrets(outs: Record<string, unknown>, ins: Record<strin
   return result;
 }
 
+/**
+ * The engine's step executor (step_executor.go, executeStep): after every step that writes a
+ * resource's state (create, update, read, refresh, import), each output its
+ * `additionalSecretOutputs` names is stored secret, whatever the provider returned.
+ */
+export function markSecretOutputs(outs: Record<string, unknown>, names: readonly string[] = []): Record<string, unknown> {
+  const result: Record<string, unknown> = { ...outs };
+  for (const k of names) if (k in result && result[k] !== undefined && !isSecret(result[k])) result[k] = secret(result[k]);
+  return result;
+}
+
 function containsSecret(value: unknown): boolean {
   if (isSecret(value)) return true;
   if (Array.isArray(value)) return value.some(containsSecret);

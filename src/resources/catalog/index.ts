@@ -243,3 +243,75 @@ export function validVcpuCounts(flavor: Pick<CpuFlavor, "vcpu">): number[] {
   for (let n = 2; n <= max && n <= 2 ** 30; n *= 2) if (n >= min) counts.push(n);
   return counts;
 }
+
+/*
+ * The `…Output` forms, as the registry's providers have them: each takes `Input`s and returns an
+ * `Output`, so a look-up can follow a resource's output or a config value, and an input marked
+ * secret leaves its answer secret (an `apply` keeps the mark). The options stay plain: a client is
+ * not a value of the program's graph.
+ */
+
+/**
+ * `look` once the input is known. The cast only drops `Unwrap`'s rewriting of the records' types:
+ * they are open objects (an index signature), which `Unwrap` cannot map back to themselves.
+ */
+function lifted<I, R>(input: pulumi.Input<I>, look: (value: I) => Promise<R>): pulumi.Output<R> {
+  return pulumi.output(input).apply((value) => look(value as I)) as unknown as pulumi.Output<R>;
+}
+
+/**
+ * An object whose fields may each be an `Input` (a `Pod`'s `id`, a config value).
+ *
+ * @group Catalog and billing
+ */
+export type InputFields<T> = { [K in keyof T]: pulumi.Input<T[K]> };
+
+/** {@link getCpuFlavors} as an `Output`. @group Catalog and billing */
+export function getCpuFlavorsOutput(options?: CatalogOptions): pulumi.Output<CpuFlavor[]> {
+  return lifted(undefined, () => getCpuFlavors(options));
+}
+
+/** {@link getCpuFlavor} over an `Input` id; secret when the id is. @group Catalog and billing */
+export function getCpuFlavorOutput(id: pulumi.Input<string>, options?: CatalogOptions): pulumi.Output<CpuFlavor> {
+  return lifted(id, (i) => getCpuFlavor(i, options));
+}
+
+/** {@link getGpuTypes} over an `Input` filter; secret when any of it is. @group Catalog and billing */
+export function getGpuTypesOutput(filter?: pulumi.Input<InputFields<GpuTypeFilter>>, options?: CatalogOptions): pulumi.Output<GpuType[]> {
+  return lifted(filter ?? {}, (f) => getGpuTypes(f as GpuTypeFilter, options));
+}
+
+/** {@link getGpuType} over an `Input` id; secret when the id is. @group Catalog and billing */
+export function getGpuTypeOutput(id: pulumi.Input<string>, options?: CatalogOptions): pulumi.Output<GpuType> {
+  return lifted(id, (i) => getGpuType(i, options));
+}
+
+/** {@link getDataCenters} over an `Input` filter; secret when any of it is. @group Catalog and billing */
+export function getDataCentersOutput(filter?: pulumi.Input<InputFields<DataCenterFilter>>, options?: CatalogOptions): pulumi.Output<DataCenter[]> {
+  return lifted(filter ?? {}, (f) => getDataCenters(f as DataCenterFilter, options));
+}
+
+/** {@link getDataCenter} over an `Input` id; secret when the id is. @group Catalog and billing */
+export function getDataCenterOutput(id: pulumi.Input<string>, options?: CatalogOptions): pulumi.Output<DataCenter> {
+  return lifted(id, (i) => getDataCenter(i, options));
+}
+
+/**
+ * {@link getBilling} over an `Input` query (a `Pod`'s `id` as `podId`, say); secret when any of it
+ * is. The answer is the union of {@link getBilling}'s: narrow it by `of` in an `apply`.
+ *
+ * @group Catalog and billing
+ */
+export function getBillingOutput(
+  query?: InputFields<BillingQuery>,
+  options?: CatalogOptions,
+): pulumi.Output<BillingResponse | PodBillingResponse | NetworkVolumeBillingResponse | EndpointBillingResponse> {
+  // `pulumi.output` unwraps objects field by field, which would leave a `Date` an empty object:
+  // the window goes as the RFC 3339 text the platform reads anyway.
+  const q: InputFields<BillingQuery> = { ...query };
+  for (const k of ["startTime", "endTime"] as const) {
+    const t = q[k];
+    if (t instanceof Date) q[k] = t.toISOString();
+  }
+  return lifted(q, (v) => getBilling(v as BillingQuery & { of?: "total" }, options));
+}

@@ -10,6 +10,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { joinLedger, ledgerIdentity } from "../cost/ledger";
 import { undeclaredArgs } from "../inputs/arguments";
+import { withSecretOutputs } from "../engine/secret-outputs";
 import { shimProvider } from "../engine/shim";
 import { LOGICAL_NAME_KEY, ownerInputs } from "../lifecycle/owner";
 import type { PodOutputs } from "./outputs";
@@ -277,8 +278,11 @@ export class Pod extends pulumi.dynamic.Resource {
     return new Pod(name, undefined, { ...opts, id });
   }
 
-  constructor(name: string, args: PodArgs | undefined, opts?: pulumi.CustomResourceOptions) {
+  constructor(name: string, args: PodArgs | undefined, givenOpts?: pulumi.CustomResourceOptions) {
     const a: Partial<PodArgs> = args ?? {};
+    // `env` holds credentials as often as not, and a pod read by `.get`, `adopt` or refresh has it
+    // from the platform, where no secret input marks it.
+    const opts = withSecretOutputs(givenOpts, ["env"]);
     // An argument a Pod does not have goes on, so check() refuses it by name instead of it
     // being dropped. Such a pod stays out of the cost ledger: its check fails before the
     // stack's cost reads the catalog, so the preview sends no request.

@@ -6,6 +6,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { undeclaredArgs } from "../inputs/arguments";
 import { shimProvider } from "../engine/shim";
 import { LOGICAL_NAME_KEY } from "../lifecycle/owner";
+import { withSecretOutputs } from "../engine/secret-outputs";
 import { REGISTRY_CREDENTIAL_ARGS, SECRET_PROPERTIES } from "./schema";
 
 export { planRegistryCredentialChange, type RegistryCredentialPlan, registryUsers } from "./plan";
@@ -111,10 +112,7 @@ export class RegistryCredential extends pulumi.dynamic.Resource {
         adopt: a.adopt,
         [LOGICAL_NAME_KEY]: name,
       },
-      {
-        ...opts,
-        additionalSecretOutputs: [...new Set([...(opts?.additionalSecretOutputs ?? []), ...SECRET_PROPERTIES])],
-      },
+      withSecretOutputs(opts, SECRET_PROPERTIES),
       "computeplatform",
       "RegistryCredential",
     );

@@ -6,6 +6,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { joinLedger, ledgerIdentity } from "../cost/ledger";
 import { undeclaredArgs } from "../inputs/arguments";
+import { withSecretOutputs } from "../engine/secret-outputs";
 import { shimProvider } from "../engine/shim";
 import { LOGICAL_NAME_KEY, ownerInputs } from "../lifecycle/owner";
 import { templateBehind } from "../inputs/template-ref";
@@ -302,7 +303,10 @@ export class ServerlessEndpoint extends pulumi.dynamic.Resource {
     return new ServerlessEndpoint(name, { api: state?.api } as ServerlessEndpointArgs, { ...opts, id });
   }
 
-  constructor(name: string, args: ServerlessEndpointArgs, opts?: pulumi.CustomResourceOptions) {
+  constructor(name: string, args: ServerlessEndpointArgs, givenOpts?: pulumi.CustomResourceOptions) {
+    // A REST endpoint's `container` carries its `env`, credentials as often as not; read by `.get`,
+    // `adopt` or refresh it comes from the platform, where no secret input marks it.
+    const opts = withSecretOutputs(givenOpts, ["container"]);
     const owner = ownerInputs(opts?.parent, { organization: pulumi.getOrganization, project: pulumi.getProject, stack: pulumi.getStack });
     super(
       shimProvider("serverless-endpoint"),

@@ -64,11 +64,17 @@ export function restOutputs(ep: RestEndpoint, pods: { desiredStatus: string }[],
   return { ...outs, ...(Object.keys(urls).length > 0 ? { requestUrls: urls } : {}), api: "rest", container: containerOf(ep), dataCenterIds: [...ep.dataCenterIds] };
 }
 
-/** The inputs a refresh reports for a REST-managed endpoint. */
+/**
+ * The inputs a refresh reports for a REST-managed endpoint. The container's `env` is left out:
+ * its values are credentials as often as not, and inputs, unlike the `container` output, are
+ * stored secret only where the program's own were, which an endpoint read by `.get` has none of.
+ * The diff reads the outputs, so nothing is lost to it.
+ */
 export function restInputsFromLive(ep: RestEndpoint, settings: LocalSettings): Record<string, unknown> {
   const inputs = inputsFromLive(restAsWire(ep), settings);
   for (const field of NOT_OVER_REST) delete inputs[field];
-  return { ...inputs, api: "rest", container: containerOf(ep), ...(ep.dataCenterIds.length > 0 ? { dataCenterIds: [...ep.dataCenterIds] } : {}) };
+  const { env: _credentials, ...container } = containerOf(ep);
+  return { ...inputs, api: "rest", container, ...(ep.dataCenterIds.length > 0 ? { dataCenterIds: [...ep.dataCenterIds] } : {}) };
 }
 
 /** The value a container field should have: the declared one, else the platform's default, else (disk) none. */

@@ -3,6 +3,7 @@
  * provider.ts; the check in schema.ts; the verdict and the wire mapping in plan.ts.
  */
 import * as pulumi from "@pulumi/pulumi";
+import { withSecretOutputs } from "../engine/secret-outputs";
 import { shimProvider } from "../engine/shim";
 import { noteTemplate, rollsOfArgs } from "../inputs/template-ref";
 import { LOGICAL_NAME_KEY, ownerInputs } from "../lifecycle/owner";
@@ -141,7 +142,9 @@ export class Template extends pulumi.dynamic.Resource {
           ? ownerInputs(opts?.parent, { organization: pulumi.getOrganization, project: pulumi.getProject, stack: pulumi.getStack })
           : {}),
       },
-      opts,
+      // `env` holds credentials as often as not, and a template read by `.get`, `adopt` or refresh
+      // has it from the platform, where no secret input marks it.
+      withSecretOutputs(opts, ["env"]),
       "computeplatform",
       "Template",
     );

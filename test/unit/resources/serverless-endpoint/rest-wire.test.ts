@@ -54,9 +54,11 @@ describe("the REST answer in the resource's names", () => {
     expect(restOutputs(ep(), [], SETTINGS)).toMatchObject({ api: "rest", container: containerOf(ep()), dataCenterIds: ["US-KS-2"], type: "QB", gpuIds: "ADA_24,AMPERE_24" });
   });
 
-  test("a refresh reports no templateId or locations (GraphQL's), the container, and data centers only when there are some", () => {
+  test("a refresh reports no templateId or locations (GraphQL's), the container but its env (credentials), and data centers only when there are some", () => {
     const inputs = restInputsFromLive(ep(), SETTINGS);
-    expect(inputs).toMatchObject({ api: "rest", container: containerOf(ep()), dataCenterIds: ["US-KS-2"], networkVolumeId: "nv-1", name: "api" });
+    const { env: _env, ...container } = containerOf(ep());
+    expect(inputs).toMatchObject({ api: "rest", container, dataCenterIds: ["US-KS-2"], networkVolumeId: "nv-1", name: "api" });
+    expect(inputs.container).not.toHaveProperty("env");
     expect(inputs).not.toHaveProperty("templateId");
     expect(inputs).not.toHaveProperty("locations");
     expect(restInputsFromLive(ep({ dataCenterIds: [] }), SETTINGS)).not.toHaveProperty("dataCenterIds");
