@@ -2,7 +2,7 @@
 // (Pulumi.dev.yaml, Pulumi.prod.yaml). Promote by reviewing `pulumi preview --stack prod`,
 // then `pulumi up --stack prod`.
 import * as pulumi from "@pulumi/pulumi";
-import { Pod, ServerlessEndpoint, Template } from "pulumi-computeplatform";
+import { Pod, runSyncSmokeTest, ServerlessEndpoint, Template } from "pulumi-computeplatform";
 import { parsePromotionConfig, POD_GPU_FOR_TIER, PromotionConfigError } from "./config";
 
 const config = new pulumi.Config("promotion");
@@ -50,9 +50,17 @@ const inference = new ServerlessEndpoint("inference", {
   idleTimeout: 5,
 });
 
+// The stack's smoke job, once the endpoint's up is over (its rollout included): it fails when a
+// worker of an older release answered it, and says which release did.
+const smoke = runSyncSmokeTest({ endpointId: inference.id, input: { prompt: `smoke test of ${settings.imageTag}` } });
+
 export const release = settings.imageTag;
 export const batchPodId = batch.id;
 export const batchGpu = batch.gpu;
 export const templateId = worker.id;
 export const endpointId = inference.id;
 export const endpointGpu = inference.gpuIds;
+export const endpointVersion = inference.version; // the platform's release of the endpoint
+export const smokeStatus = smoke.status;
+export const smokeOutput = smoke.output;
+export const smokeRelease = smoke.release; // the endpoint version whose worker answered: endpointVersion

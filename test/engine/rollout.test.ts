@@ -2,9 +2,12 @@
 // emulator's releases and rollouts: a new worker image previews on the endpoint as a change
 // naming `template`, `up` returns only once every worker runs the new image (none stale), an
 // image that cannot start fails the `up` naming the held release while the old workers keep
-// serving, and the next `up` with the image fixed finishes the rollout. The plugin loads dist/:
-// run `npm run build` before this file alone.
+// serving, and the next `up` with the image fixed finishes the rollout; the smoke test's job
+// names the release that served it, and fails while a stale worker answers. The plugin loads
+// dist/: run `npm run build` before this file alone.
+import { ComputePlatform } from "../../src/client";
 import { ServerlessEndpoint } from "../../src/resources/serverless-endpoint";
+import { smokeCall } from "../../src/resources/serverless-endpoint/smoke";
 import { Template } from "../../src/resources/template";
 import { captureProgram, EngineStack, PROJECT, type Registration, SECRET_KEYS, urnOf } from "../../tools/engine";
 import { engineRigForFile } from "../../tools/engine/rig";
@@ -25,6 +28,16 @@ async function workersOf(id: string): Promise<Listed> {
   const res = await fetch(`${r.emu.url}/v2/serverless/${id}/workers`, { headers: { authorization: `Bearer ${KEY}` } });
   expect(res.status).toBe(200);
   return (await res.json()) as Listed;
+}
+
+/** The stack's smoke job (runSyncSmokeTest's call), on a client of the rig's emulator. */
+async function smoke(id: string): Promise<Awaited<ReturnType<typeof smokeCall>>> {
+  const client = new ComputePlatform({ apiKey: KEY, apiUrl: r.emu.url, serverlessUrl: r.emu.url, pacing: false });
+  try {
+    return await smokeCall(client, id, { prompt: "smoke" });
+  } finally {
+    await client.close();
+  }
 }
 
 /** One program per API: its registrations for an image, the endpoint's wired to the template the stack made. */
@@ -58,7 +71,7 @@ async function upTwice(stack: EngineStack, flavour: Flavour, image: string) {
 test.each([
   ["GraphQL, a Template bound to the endpoint", "graphql", graphql],
   ["REST, the endpoint's own container", "rest", rest],
-] as const)("over %s: the new image previews on the endpoint, up waits for it on every worker, a held rollout fails and the fix finishes it", async (_what, name, flavour) => {
+] as const)("over %s: the new image previews on the endpoint, up waits for it on every worker, a held rollout fails and the fix finishes it, the smoke job names the release that served it", async (_what, name, flavour) => {
   const stack = new EngineStack(r.plugin, { project: PROJECT, stack: `rollout-${name}` });
   await upTwice(stack, flavour, "worker:1");
   const endpoint = () => resourcesOf(stack).find((x) => x.urn.endsWith("ServerlessEndpoint::api"))!;
@@ -85,6 +98,10 @@ test.each([
   for (const w of after.workers) expect(w).toMatchObject({ isStale: false, version: after.endpointVersion, image: "worker:2", status: "IDLE" });
   expect(endpoint().outputs).toMatchObject({ version: after.endpointVersion, rollout: { inProgress: false, workersOnLatest: 2, workersTotal: 2, percentOnLatest: 100 } });
   expect(resourceSteps(await stack.preview(await flavour(stack, "worker:2", true))).map((s) => s.op)).toEqual(name === "rest" ? ["same"] : ["same", "same"]);
+  // The smoke job after the up is served by the new release, and says so.
+  const served = await smoke(id);
+  expect(served).toMatchObject({ status: "COMPLETED", release: after.endpointVersion });
+  expect(after.workers.map((w) => w.id)).toContain(served.workerId);
 
   // An image that cannot start: the up fails naming the held release; the old workers serve on.
   r.emu.setFaults({ errorImages: ["^worker:bad$"] });
@@ -98,6 +115,8 @@ test.each([
     expect(during.workers.filter((w) => !w.isStale).every((w) => w.status === "UNHEALTHY")).toBe(true);
     // The state says the rollout is not over, so the next up waits again.
     expect(endpoint().outputs).toMatchObject({ rollout: { inProgress: true } });
+    // A smoke job now is answered by a stale worker: the smoke test fails naming its release.
+    await expect(smoke(id)).rejects.toThrow(new RegExp(`runs release ${after.endpointVersion} \\(image "worker:2"\\), not the endpoint's latest release ${during.endpointVersion}`));
 
     // Fixed: the next up makes a new release and waits for it to reach every worker.
     const fixed = await stack.up(await flavour(stack, "worker:3"));
@@ -108,6 +127,7 @@ test.each([
   const done = await workersOf(id);
   expect(done.workers).toHaveLength(2);
   for (const w of done.workers) expect(w).toMatchObject({ isStale: false, image: "worker:3", version: done.endpointVersion });
+  expect(await smoke(id)).toMatchObject({ status: "COMPLETED", release: done.endpointVersion });
 
   expect((await stack.destroy()).error).toBeUndefined();
   expect(r.emu.state().endpoints).toEqual(expect.not.arrayContaining([expect.objectContaining({ id })]));

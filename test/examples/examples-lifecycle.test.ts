@@ -162,7 +162,8 @@ test("promotion: against a prod stack, the dev tag is an in-place update, the pr
     // The three program runs are independent of the stack's state; run them side by side.
     const promotion = { ...prodConfig, "promotion:imageTag": devConfig["promotion:imageTag"]!, "promotion:workersMax": PROMOTED_WORKERS_MAX };
     const [currentRegs, tagOnlyRegs, devAllRegs, promotionRegs] = await Promise.all([
-      captureExample("promotion", { stack: "prod", config: prodConfig }),
+      // Captured as a preview's run (the program's smoke job is sent only once the endpoint exists).
+      captureExample("promotion", { stack: "prod", config: prodConfig, preview: true }),
       // Review step 1: the release candidate's tag promoted to prod.
       captureExample("promotion", { stack: "prod", config: { ...prodConfig, "promotion:imageTag": devConfig["promotion:imageTag"] }, preview: true }),
       // Every difference between the two stack files, as a preview of prod would show it.
@@ -180,7 +181,10 @@ test("promotion: against a prod stack, the dev tag is an in-place update, the pr
     const batchId = [...prod.resources.values()].find((r) => r.urn.endsWith("::batch"))!.id;
     expect(outputs.release).toEqual({ value: "1.4.2", secret: false });
     expect(outputs.batchPodId).toEqual({ value: batchId, secret: false });
-    expect(formatOutputs(outputs)).toContain(`\n    batchPodId : "${batchId}"\n`);
+    expect(formatOutputs(outputs)).toContain(`\n    batchPodId     : "${batchId}"\n`);
+    // The smoke job ran once the endpoint's up was over, answered by the endpoint's release.
+    expect(outputs.smokeStatus).toEqual({ value: "COMPLETED", secret: false });
+    expect(outputs.smokeRelease).toEqual(outputs.endpointVersion);
 
     const before = emu.counts();
     const tagOnly = await prod.preview(resolvingIds(prod, tagOnlyRegs, { preview: true }));

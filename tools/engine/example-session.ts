@@ -295,7 +295,10 @@ export function describe(p: Phase): string {
   const smoke = p.outputs?.smokeStatus?.value;
   if (smoke !== undefined) {
     const on = p.outputs?.endpointId?.value;
-    lines.push(`  smoke job${on ? ` on endpoint ${on}` : ""}: ${String(smoke)}, output ${JSON.stringify(p.outputs?.smokeOutput?.value ?? null)}`);
+    const release = p.outputs?.smokeRelease?.value;
+    lines.push(
+      `  smoke job${on ? ` on endpoint ${on}` : ""}: ${String(smoke)}${release === undefined ? "" : `, answered by release ${String(release)}`}, output ${JSON.stringify(p.outputs?.smokeOutput?.value ?? null)}`,
+    );
   }
   lines.push(`  provider calls: ${p.calls.join(", ") || "none"}`);
   lines.push(`  API requests:   ${api || "none"}  (${p.ms} ms)`);
