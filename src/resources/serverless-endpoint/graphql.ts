@@ -11,7 +11,9 @@
  *   update  saveEndpoint(input: {id, type, every saved field}): the declared ones at their
  *           declared values, the others at their last-read values (read first when state lacks
  *           one), so the result is the same whether the platform keeps or resets left-out fields;
- *           nothing sent when only the wait settings changed; then the same wait as create.
+ *           nothing saved when only the bound Template or the wait settings changed (the
+ *           endpoint then read as `read` does, so the endpoints of a promotion share one
+ *           myself); then the same wait as create.
  *   scale   saveEndpoint(input: {id, every saved field at its live value, workersMin, workersMax}).
  *   remove  deleteEndpoint(id): the platform requires 0/0 saved and nothing more.
  */
@@ -106,7 +108,9 @@ export class GraphqlDialect implements Dialect<WireEndpoint> {
         this.wrote(id);
       }
     } else {
-      ep = await this.find(id);
+      // Nothing to save (the bound Template's change that rolls, a wait setting, a wait to take
+      // up again): the endpoints of a promotion, updated together, share one read.
+      ep = await this.shared(id);
       if (!ep) throw goneError(olds.name, id);
     }
     // Also when nothing changed: an `up` after a failed readiness wait comes here to wait again.
@@ -114,15 +118,7 @@ export class GraphqlDialect implements Dialect<WireEndpoint> {
   }
 
   async read(id: string, props: Partial<ServerlessEndpointOutputs> | undefined, settings: LocalSettings) {
-    const { list } = this.lists.of(this.c.client());
-    const ep = await this.reads.of(this.c.client()).read(id, {
-      one: (epId) => this.find(epId),
-      // The only read is the list: a list sent after the one that missed it confirms.
-      confirm: async (epId, seq) => {
-        const later = await list.since(seq);
-        return later.find((e) => e.id === epId) ?? (unreadableRecord(later, epId) ? await this.find(epId) : undefined);
-      },
-    });
+    const ep = await this.shared(id);
     if (!ep) return undefined;
     return { props: this.outputs(ep, settings, props?.type), inputs: inputsFromLive(ep, settings) };
   }
@@ -210,6 +206,19 @@ export class GraphqlDialect implements Dialect<WireEndpoint> {
       if (err instanceof WaitTimeoutError) return (err.last as WireEndpoint | undefined) ?? (await this.find(id));
       throw err;
     }
+  }
+
+  /** The endpoint through the reads that come together (lifecycle/shared-reads.ts); undefined when gone. */
+  private shared(id: string): Promise<WireEndpoint | undefined> {
+    const { list } = this.lists.of(this.c.client());
+    return this.reads.of(this.c.client()).read(id, {
+      one: (epId) => this.find(epId),
+      // The only read is the list: a list sent after the one that missed it confirms.
+      confirm: async (epId, seq) => {
+        const later = await list.since(seq);
+        return later.find((e) => e.id === epId) ?? (unreadableRecord(later, epId) ? await this.find(epId) : undefined);
+      },
+    });
   }
 
   /** The endpoint, or undefined when the platform no longer has it. */

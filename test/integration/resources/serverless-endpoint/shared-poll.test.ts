@@ -1,12 +1,15 @@
 /**
  * Endpoints waited on together share their reads: one `myself` per poll tick answers every
- * endpoint of the process, for the wait for workers on create and for the drain on delete.
+ * endpoint of the process, for the wait for workers on create and for the drain on delete; and
+ * endpoints updated together with nothing of their own to save (their Template's change that
+ * rolls their workers: a promotion) share one read of where they stand.
  * Against the emulator over real HTTP. The provider, its shared poller and the emulator run on
  * one stepped clock that moves only while no request is in flight, so the ticks a wait takes
  * and the reads at each tick follow from the code, not from how loaded the machine is.
  */
 import { ComputePlatform } from "../../../../src/client";
 import { type Emulator, startEmulator } from "../../../../src/emulator";
+import { templateRolls } from "../../../../src/resources/inputs/template-ref";
 import { ServerlessEndpointProvider } from "../../../../src/resources/serverless-endpoint/provider";
 import { SteppedClock, tracked } from "../../../helpers/stepped-clock";
 import { createServerlessTemplate } from "../../../helpers/emulator-fixtures";
@@ -79,4 +82,33 @@ test("six endpoints created and deleted at once read once per tick, as one endpo
   const oncePerTick = { up: one.up.map(() => 1), down: one.down.map(() => 1) };
   expect(one).toEqual(oncePerTick);
   expect(six).toEqual(oncePerTick);
+});
+
+test("six endpoints whose shared Template's image changed are updated at once: one myself read between them, then each waits for its own rollout", async () => {
+  const tpl = await createServerlessTemplate(emu.url, emu.apiKey, { image: "promoted:1" });
+  const tracking = { endpoints: tracked(clock, client.endpoints), serverless: tracked(clock, client.serverless) };
+  const p = new ServerlessEndpointProvider({ client: () => tracking, clock });
+  // What the program's Template declares: the endpoint's hidden input `template`.
+  const rolls = (image: string) => templateRolls({ image, args: "", ports: [], env: {}, registry: null });
+  const inputs = await Promise.all(
+    Array.from({ length: 6 }, async (_, i) => {
+      const r = await p.check({}, { gpuIds: "AMPERE_24", templateId: tpl, workersMin: 1, workersMax: 1, __logicalName: `promoted${i}`, template: rolls("promoted:1") });
+      expect(r.failures ?? []).toEqual([]);
+      return r.inputs!;
+    }),
+  );
+  const made = await clock.drive(Promise.all(inputs.map((i) => p.create(i))));
+  // The Template's update (its own resource) reaches the platform first, then the endpoints' updates.
+  await clock.drive(tracked(clock, client.templates).update(tpl, { image: "promoted:2" }));
+  const from = emu.requestLog().length;
+  const updated = await clock.drive(Promise.all(made.map((m, i) => p.update(m.id, m.outs!, { ...inputs[i]!, template: rolls("promoted:2") } as typeof inputs[number]))));
+  const ops = emu.requestLog().slice(from).map((e) => e.op);
+  // Nothing saved; one list of the account's endpoints answers the six (six lone reads before).
+  expect(ops.filter((op) => op === "myself" || op === "saveEndpoint")).toEqual(["myself"]);
+  for (const u of updated) expect(u.outs).toMatchObject({ rollout: { inProgress: false, workersOnLatest: 1, workersTotal: 1 } });
+  for (const m of made) {
+    const { workers } = await client.serverless.workers(m.id);
+    expect(workers.map((w) => [w.image, w.isStale])).toEqual([["promoted:2", false]]);
+  }
+  await clock.drive(Promise.all(made.map((m, i) => p.delete(m.id, updated[i]!.outs!))));
 });
