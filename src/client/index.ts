@@ -31,6 +31,7 @@ export { PacingRegistry, sharedPacing } from "./core/pacing";
 export { type Listed, type UnreadableRecord, unreadableOf, unreadableRecord } from "./core/records";
 export type { Logger } from "./core/transport";
 export { backoffMs, DEFAULT_BACKOFF } from "./core/retry";
+export { MIN_NODE_VERSION, requireSupportedNode } from "./core/runtime";
 export { DEFAULT_URL, isAmbiguous } from "./core/transport";
 export { ENDPOINT_FIELDS, type EndpointField, type Endpoints } from "./endpoints";
 export type { ModelJobStatusOptions, Models, RunSyncOptions } from "./models";

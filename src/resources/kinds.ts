@@ -1,5 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { MissingApiKeyError, MissingApiUrlError } from "../client";
+import { MissingApiKeyError, MissingApiUrlError, requireSupportedNode, UnsupportedRuntimeError } from "../client";
 import { canonical } from "./lifecycle/applied";
 import { defined } from "./inputs/check";
 import { CONFIG_KEYS, configureFromStack, requirePlatformSettings } from "./engine/settings";
@@ -59,7 +59,8 @@ const loaded: Partial<Record<ProviderKind, Provider>> = {};
  *   properties): the plugin's `Struct.fromJavaScript` rejects it with "Unexpected struct type",
  *   which an in-process test of a provider never shows.
  * - a check whose inputs pass and differ from the last applied ones (a create, an update)
- *   refuses a missing API key or address at preview, as the up's first request would;
+ *   refuses a missing API key or address, or a Node.js the client cannot run on, at preview,
+ *   as the up's first request would;
  * - a missing API key or address names the stack config that sets it (the client knows nothing of Pulumi).
  * Methods a provider leaves out behave as Pulumi's plugin treats them.
  */
@@ -103,6 +104,7 @@ export function engineProvider(provider: Provider): Provider {
  */
 function refuseMissingSettings(olds: Record<string, unknown> | undefined, inputs: Record<string, unknown>): void {
   try {
+    requireSupportedNode();
     requirePlatformSettings();
   } catch (missing) {
     if (changes(olds, inputs)) throw missing;
@@ -122,6 +124,8 @@ async function hinted<T>(op: () => Promise<T>): Promise<T> {
   } catch (e) {
     if (e instanceof MissingApiKeyError) {
       e.message += `; in a Pulumi program, set stack config ${CONFIG_KEYS.apiKey} (\`pulumi config set --secret ${CONFIG_KEYS.apiKey} <key>\`)`;
+    } else if (e instanceof UnsupportedRuntimeError) {
+      e.message += "; Pulumi runs a program and its providers with the node first on PATH (`node --version` shows it)";
     } else if (e instanceof MissingApiUrlError) {
       e.message += `; in a Pulumi program, set stack config ${CONFIG_KEYS.apiUrl} (\`pulumi config set ${CONFIG_KEYS.apiUrl} <url>\`)`;
     }

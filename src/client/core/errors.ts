@@ -24,6 +24,12 @@ export const MISSING_API_KEY = "No Compute Platform API key: set COMPUTEPLATFORM
 /** No API address in the options or the environment: the client has no default, so nothing goes to a guessed host. */
 export class MissingApiUrlError extends ConfigurationError {}
 
+/**
+ * The client cannot run in this process: a Node.js older than the package needs, or an HTTP
+ * client that would not load. Nothing was sent, so no create is ambiguous because of it.
+ */
+export class UnsupportedRuntimeError extends ConfigurationError {}
+
 /** One request-validation failure, with the field as a dotted path. */
 export interface FieldIssue {
   /** Dotted path of the field, e.g. `mounts.network[0].path`; empty for the whole object. */

@@ -15,6 +15,7 @@ import {
   TimeoutError,
 } from "./errors";
 import { Pacer, PacingRegistry } from "./pacing";
+import { loadHttpClient } from "./runtime";
 import { redactText, redactUrl, sanitizeError, urlPath } from "./redact";
 import { type BackoffOptions, type HeaderMap, retryDelayMs, serverDelayMs } from "./retry";
 import { fieldIssues } from "./validate";
@@ -106,8 +107,12 @@ function isRetryable(err: unknown, mode: RetryMode): boolean {
   return mode === "idempotent" && isAmbiguous(err);
 }
 
-// Failures before a single byte of the request could have reached the server.
-const NOT_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_CONNECT_TIMEOUT"]);
+// Failures before a single byte of the request could have reached the server. The last three are
+// this process's own limits on opening a socket (descriptors, local ports), met under many sockets.
+const NOT_SENT_CODES = new Set([
+  "ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_CONNECT_TIMEOUT",
+  "EMFILE", "ENFILE", "EADDRNOTAVAIL",
+]);
 
 /**
  * REST and GraphQL over undici: one keep-alive pool per origin, bearer auth, pacing per key,
@@ -162,9 +167,7 @@ export class Transport {
       // A bounded body too: a misbehaving server cannot make the client buffer without end.
       // undici's own header and body timeouts (300 s) are off: the per-exchange timer below
       // is the one limit, and a hosted-model call may rightly wait up to 300 s plus its answer.
-      // undici is loaded with the first exchange, not with the client: a preview that sends
-      // nothing (Check and Diff in the plugin) never pays for it.
-      const { Pool } = require("undici") as typeof import("undici");
+      const { Pool } = loadHttpClient();
       pool = new Pool(origin, {
         keepAliveTimeout: 10_000,
         connections: 8,
@@ -196,11 +199,14 @@ export class Transport {
       }
       if (pending > 0) this.log(`${req.method} ${urlPath(req.url)} paced for ${pending} ms (rate-limit window exhausted)`);
     }
+    const url = new URL(req.url);
+    // Before the budget and outside the exchange's try: a client that cannot load sent nothing,
+    // and its error must not pass for a connection cut after sending (an ambiguous create).
+    const pool = this.pool(url.origin);
     // Counted against the key's budget before it goes; handed back with the answer below.
     const ticket = await this.pacer?.acquire(req.signal, this.options.maxRetryDelayMs, req.yieldToWork);
     req.onSend?.();
 
-    const url = new URL(req.url);
     const headers: Record<string, string> = { accept: "application/json", ...req.headers };
     if (req.auth === "bearer") headers.authorization = `Bearer ${key}`;
     if (req.body !== undefined) headers["content-type"] ??= "application/json";
@@ -212,7 +218,7 @@ export class Transport {
     const started = this.options.clock.now();
     let res: HttpResponse;
     try {
-      const r = await this.pool(url.origin).request({
+      const r = await pool.request({
         path: url.pathname + url.search,
         method: req.method as "GET",
         headers,

@@ -114,8 +114,8 @@ export async function findMade<T extends { id: string }>(find: MadeLook<T> & { c
     throw new Error(`creating ${noun} "${name}" failed and no ${noun} was made (${why}); run the deployment again`, { cause });
   }
   throw new Error(
-    `creating ${noun} "${name}" failed and whether the ${noun} exists is unknown (${text(lastError)}). ` +
-      `Before running the deployment again, look for ${article(noun)} ${noun} named "${name}" and ${find.unknownHint}.`,
+    `creating ${noun} "${name}" failed and whether the ${noun} exists is unknown (${text(lastError)}); ` +
+      `the stack's state holds no ${noun} for it. Before running the deployment again, look for ${article(noun)} ${noun} named "${name}" and ${find.unknownHint}.`,
     { cause },
   );
 }

@@ -1,4 +1,4 @@
-import { type Clock, unreadableRecord } from "../../client";
+import { type Clock, ConfigurationError, unreadableRecord } from "../../client";
 
 /**
  * One poller per client and kind for every object this process waits on. A `pulumi up` that
@@ -111,8 +111,9 @@ interface Waiter<P extends Polled> {
   settle: (outcome: { pod: P | undefined } | { error: unknown }) => void;
 }
 
-/** True for errors that no amount of waiting fixes (bad key, missing permission...). */
+/** True for errors that no amount of waiting fixes (bad key, missing permission, a client that cannot run here...). */
 export function isFatal(err: unknown): boolean {
+  if (err instanceof ConfigurationError) return true;
   const status = (err as { status?: unknown })?.status;
   return typeof status === "number" && status >= 400 && status < 500 && status !== 408 && status !== 429;
 }

@@ -23,7 +23,7 @@
  */
 import { createHash } from "node:crypto";
 import * as pulumi from "@pulumi/pulumi";
-import { type ComputePlatform, ConfigurationError } from "../../client";
+import type { ComputePlatform } from "../../client";
 import { canonical } from "../lifecycle/applied";
 import { accountBudget, budget, platform } from "../engine/settings";
 import { isFatal } from "../lifecycle/poller";
@@ -141,7 +141,7 @@ export class StackCostProvider implements pulumi.dynamic.ResourceProvider {
         return await price(e, old);
       } catch (err) {
         // A key no retry fixes, or none set, fails the deployment here, as the resources' own calls would.
-        if (isFatal(err) || err instanceof ConfigurationError) throw err;
+        if (isFatal(err)) throw err;
         // Otherwise unpriced, not failed: without a budget the deployment goes on, the line says why.
         catalogError = err instanceof Error ? err.message : String(err);
         return UNPRICED;

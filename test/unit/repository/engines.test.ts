@@ -6,6 +6,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as semver from "semver";
+import { MIN_NODE_VERSION } from "../../../src/client/core/runtime";
 
 const ROOT = path.resolve(__dirname, "../../..");
 const own = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8"));
@@ -77,6 +78,10 @@ test.each(["README.md", "docs/installation-configuration.md"])("%s states the sa
   const stated = [...text.matchAll(/Node\.js (\d+\.\d+(?:\.\d+)?) or newer/g)].map((m) => semver.coerce(m[1])!.version);
   expect(stated.length).toBeGreaterThan(0);
   for (const version of stated) expect(version).toBe(semver.minVersion(range)!.version);
+});
+
+test("the client refuses a Node.js below the same minimum", () => {
+  expect(MIN_NODE_VERSION).toBe(semver.minVersion(range)!.version);
 });
 
 test("the check refuses a minimum below a dependency's", () => {

@@ -131,7 +131,8 @@ describe("finding the object a create made", () => {
     ]);
     const err = (await findMade(look(l.list, { cause })).catch((e: Error) => e)) as Error;
     expect(err.message).toBe(
-      'creating pod "trainer" failed and whether the pod exists is unknown (2 pods that match it appeared since it began (n1, n2)). ' +
+      'creating pod "trainer" failed and whether the pod exists is unknown (2 pods that match it appeared since it began (n1, n2)); ' +
+        "the stack's state holds no pod for it. " +
         'Before running the deployment again, look for a pod named "trainer" and delete it.',
     );
     expect(err.cause).toBe(cause);
@@ -166,7 +167,8 @@ describe("finding the object a create made", () => {
     const l = lists(new Error("502"), "socket closed");
     const err = (await findMade(look(l.list, { noun: "endpoint", name: "chat", unknownHint: "delete it by hand", cause: ambiguous() })).catch((e: Error) => e)) as Error;
     expect(err.message).toBe(
-      'creating endpoint "chat" failed and whether the endpoint exists is unknown (socket closed). ' +
+      'creating endpoint "chat" failed and whether the endpoint exists is unknown (socket closed); ' +
+        "the stack's state holds no endpoint for it. " +
         'Before running the deployment again, look for an endpoint named "chat" and delete it by hand.',
     );
     expect(l.calls).toBe(LOOKUPS);

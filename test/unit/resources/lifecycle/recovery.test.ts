@@ -49,7 +49,7 @@ test("lists that keep failing after an ambiguous create: the error says the outc
     throw new Error(`list ${calls} failed`);
   };
   await expect(find(failing, { cause })).rejects.toThrow(
-    /whether the pod exists is unknown \(list 3 failed\)\. Before running the deployment again, look for a pod named "trainer" and delete it\./,
+    /whether the pod exists is unknown \(list 3 failed\); the stack's state holds no pod for it\. Before running the deployment again, look for a pod named "trainer" and delete it\./,
   );
   expect(calls).toBe(3);
   expect(pauses).toEqual([500, 1000, 2000]);
