@@ -256,13 +256,18 @@ function classFor(status: number): typeof ApiError {
 /**
  * Turn one server-written validation failure into what the user should change:
  * `$.mounts.network[0]: missing property 'path'` becomes `mounts.network[0].path is required`.
- * Unknown shapes keep their text, with the `$` root dropped.
+ * Unknown shapes keep their text, with the `$` root dropped. Read in one pass: a platform's
+ * entry may be long, and the pattern this replaced backtracked over it (quadratic in its length).
  */
 export function humanizeValidationError(raw: string): string {
-  const m = /^\$((?:\.[^:]*|\[[^:]*)?)\s*:\s*(.*)$/s.exec(raw.trim());
-  if (!m) return raw;
-  const path = m[1].replace(/^\./, "");
-  const rest = m[2];
+  const text = raw.trim();
+  const colon = text.indexOf(":");
+  if (!text.startsWith("$") || colon < 0) return raw;
+  const where = text.slice(1, colon);
+  // The root (`$ :`), a property (`$.a.b`) or an index (`$[0]`); anything else is not this shape.
+  if (where.trim() !== "" && !where.startsWith(".") && !where.startsWith("[")) return raw;
+  const path = where.trim() === "" ? "" : where.replace(/^\./, "");
+  const rest = text.slice(colon + 1).trimStart();
   const join = (name: string) => (path ? `${path}.${name}` : name);
   const missing = /^missing propert(?:y|ies) (.+)$/.exec(rest);
   if (missing) return names(missing[1]).map((n) => `${join(n)} is required`).join("; ");
@@ -276,15 +281,86 @@ function names(list: string): string[] {
   return quoted.length > 0 ? quoted : [list];
 }
 
+/**
+ * The most of a server's words an error keeps. A platform (or whatever answers in its place)
+ * may send a `detail` of megabytes or thousands of `errors`; an error message becomes a line in
+ * a Pulumi diagnostic, so it says what the server said, cut at these bounds.
+ */
+export const ERROR_TEXT_LIMITS = {
+  /** Characters of `title` or `detail` kept. */
+  text: 2_000,
+  /** Entries of `errors` kept; the message counts the rest. */
+  entries: 20,
+  /** Characters of one `errors` entry kept. */
+  entry: 500,
+  /** Levels of an `errors` entry that is not a string written out (deeper ones read `…`). */
+  depth: 6,
+  /** Characters of a message built from `errors` (the kept entries, each cut, and the count of the rest fit). */
+  message: 12_000,
+} as const;
+
+/** `text` cut to `max` characters, saying how many were left out. */
+export function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
+}
+
+/**
+ * A server's `errors` entry that is not a string, as short JSON: at most `ERROR_TEXT_LIMITS.depth`
+ * levels and about `ERROR_TEXT_LIMITS.entry` characters, so an entry nested 20,000 deep or a
+ * million keys wide costs what its first characters cost (JSON.stringify of it overflows the stack).
+ */
+export function briefJson(value: unknown): string {
+  let out = "";
+  const full = () => out.length >= ERROR_TEXT_LIMITS.entry;
+  const walk = (v: unknown, depth: number): void => {
+    if (v === null || typeof v !== "object") {
+      out += clip(JSON.stringify(v) ?? "null", Math.max(16, ERROR_TEXT_LIMITS.entry - out.length));
+      return;
+    }
+    const array = Array.isArray(v);
+    if (depth >= ERROR_TEXT_LIMITS.depth) {
+      out += array ? "[…]" : "{…}";
+      return;
+    }
+    out += array ? "[" : "{";
+    let first = true;
+    for (const key in v) {
+      if (!Object.hasOwn(v, key)) continue;
+      if (full()) {
+        out += ",…";
+        break;
+      }
+      if (!first) out += ",";
+      first = false;
+      if (!array) out += `${JSON.stringify(key)}:`;
+      walk((v as Record<string, unknown>)[key], depth + 1);
+    }
+    out += array ? "]" : "}";
+  };
+  walk(value, 0);
+  // At most the bound, one value cut to what was left of it, and the closing brackets of the levels open.
+  return out;
+}
+
+/** A server's `errors`, each as text and cut to the bounds, with a last entry counting the ones left out. */
+export function errorEntries(entries: readonly unknown[]): string[] {
+  const kept = entries
+    .slice(0, ERROR_TEXT_LIMITS.entries)
+    .map((e) => (typeof e === "string" ? clip(e, ERROR_TEXT_LIMITS.entry) : briefJson(e)));
+  const left = entries.length - kept.length;
+  return left > 0 ? [...kept, `(and ${left} more)`] : kept;
+}
+
 /** The one factory for `ApiError`s: picks the class by status and writes the message. */
 export function makeApiError(init: ApiErrorInit): ApiError {
   const Cls = classFor(init.status);
   const where = `${init.status} from ${init.method} ${urlPath(init.url)}`;
   let what: string;
   if (init.errors.length > 0 && (init.status === 400 || init.status === 422)) {
-    what = init.errors.map(humanizeValidationError).join("; ");
+    // The entries come bounded (problemFields, graphqlError); the whole is bounded again for a caller that did not.
+    what = clip(init.errors.map(humanizeValidationError).join("; "), ERROR_TEXT_LIMITS.message);
   } else {
-    what = init.detail || init.title || "request failed";
+    what = clip(init.detail || init.title || "request failed", ERROR_TEXT_LIMITS.text);
   }
   if (init.status === 401) what += ` (check the API key: ${API_KEY_HINT})`;
   if (init.status === 403) what += ` (the API key is valid but is not allowed to do this: use a key with that permission; ${API_KEY_HINT})`;
@@ -306,12 +382,9 @@ export function problemFields(
     parsed = undefined;
   }
   const p = (parsed && typeof parsed === "object" ? parsed : {}) as Record<string, unknown>;
-  const errors = Array.isArray(p.errors)
-    ? p.errors.map((e) => (typeof e === "string" ? e : JSON.stringify(e)))
-    : [];
   return {
-    title: typeof p.title === "string" ? p.title : `HTTP ${status}`,
-    detail: typeof p.detail === "string" ? p.detail : body.slice(0, 200),
-    errors,
+    title: typeof p.title === "string" ? clip(p.title, ERROR_TEXT_LIMITS.text) : `HTTP ${status}`,
+    detail: typeof p.detail === "string" ? clip(p.detail, ERROR_TEXT_LIMITS.text) : body.slice(0, 200),
+    errors: Array.isArray(p.errors) ? errorEntries(p.errors) : [],
   };
 }

@@ -7,6 +7,7 @@ import { print } from "graphql/language/printer";
 import {
   type ApiError,
   GRAPHQL_CODE_STATUS,
+  errorEntries,
   makeApiError,
   NotFoundError,
   PlatformError,
@@ -104,10 +105,12 @@ export function graphqlError(
   const first = errors[0] ?? {};
   const code = typeof first.extensions?.code === "string" ? first.extensions.code : undefined;
   const status = (code && GRAPHQL_CODE_STATUS[code]) || (httpStatus >= 400 ? httpStatus : 500);
-  const messages = errors.map((e) => {
-    const path = Array.isArray(e.path) ? `${e.path.join(".")}: ` : "";
-    return `${path}${typeof e.message === "string" ? e.message : "GraphQL error"}`;
-  });
+  const messages = errorEntries(
+    errors.map((e) => {
+      const path = Array.isArray(e.path) ? `${e.path.join(".")}: ` : "";
+      return `${path}${typeof e.message === "string" ? e.message : "GraphQL error"}`;
+    }),
+  );
   return makeApiError({
     status,
     title: code ?? "GraphQL error",

@@ -2,6 +2,10 @@ import {
   ApiError,
   AuthenticationError,
   BadRequestError,
+  briefJson,
+  clip,
+  ERROR_TEXT_LIMITS,
+  errorEntries,
   ConflictError,
   humanizeValidationError,
   InternalServerError,
@@ -97,6 +101,13 @@ describe("humanizeValidationError", () => {
     ["$.cpu: additional properties 'memory', 'x' not allowed", "cpu.memory is not an allowed property; cpu.x is not an allowed property"],
     ["$.disk: must be >= 1", "disk: must be >= 1"],
     ["something else entirely", "something else entirely"],
+    // The edges of the shape, read in one pass now as the pattern it replaced read them.
+    ["$ : root is wrong", "root is wrong"],
+    ["$.a.b : must be a string", "a.b : must be a string"],
+    ["$[0]: must be an object", "[0]: must be an object"],
+    ["$x: not a path", "$x: not a path"],
+    ["$.a has no colon", "$.a has no colon"],
+    ["  $.env[0]:   missing property 'key'  ", "env[0].key is required"],
   ])("%s", (raw, expected) => {
     expect(humanizeValidationError(raw)).toBe(expected);
   });
@@ -122,5 +133,49 @@ describe("GraphQL errors[] map into the same classes", () => {
   test("an unknown code on an HTTP error keeps the HTTP status; on 200 it is a server failure", () => {
     expect(graphqlError([{ message: "x", extensions: { code: "WHAT" } }], 503, "POST", URL_)).toBeInstanceOf(InternalServerError);
     expect(graphqlError([{ message: "x" }], 200, "POST", URL_).status).toBe(500);
+  });
+});
+
+describe("the humanizer reads an entry once", () => {
+  test("a 60 KB entry that the old pattern backtracked over is read in one pass", () => {
+    // Counting work rather than timing it: the entry is read through indexOf and slices only, so
+    // its text comes back whole (no colon: not a path), however long.
+    const raw = `$.${" ".repeat(60_000)}x`;
+    expect(humanizeValidationError(raw)).toBe(raw);
+  });
+});
+
+describe("briefJson and errorEntries bound what a server wrote", () => {
+  test("deep values stop at the depth bound", () => {
+    let deep: unknown = "bottom";
+    for (let i = 0; i < 50; i++) deep = [deep];
+    expect(briefJson(deep)).toBe(`${"[".repeat(ERROR_TEXT_LIMITS.depth)}[…]${"]".repeat(ERROR_TEXT_LIMITS.depth)}`);
+  });
+
+  test("wide values stop near the size bound and say so", () => {
+    const wide = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${i}`, i]));
+    const text = briefJson(wide);
+    expect(text.startsWith('{"k0":0,"k1":1,')).toBe(true);
+    expect(text.endsWith(",…}")).toBe(true);
+    expect(text.length).toBeLessThanOrEqual(ERROR_TEXT_LIMITS.entry + 20);
+  });
+
+  test("a long string value is cut to what is left of the bound", () => {
+    const text = briefJson({ a: "x".repeat(10_000) });
+    expect(text).toMatch(/^\{"a":"x+… \(\d+ more characters\)\}$/);
+    expect(text.length).toBeLessThanOrEqual(ERROR_TEXT_LIMITS.entry + 40);
+  });
+
+  test("entries past the count bound are counted, each kept one cut", () => {
+    const entries = errorEntries([...Array.from({ length: 25 }, () => "e".repeat(1_000)), { a: 1 }]);
+    expect(entries).toHaveLength(ERROR_TEXT_LIMITS.entries + 1);
+    expect(entries[0]).toBe(clip("e".repeat(1_000), ERROR_TEXT_LIMITS.entry));
+    expect(entries.at(-1)).toBe("(and 6 more)");
+    expect(errorEntries([{ a: [1, "b"] }, "plain"])).toEqual(['{"a":[1,"b"]}', "plain"]);
+  });
+
+  test("clip keeps short text as it is and says how much it cut", () => {
+    expect(clip("abc", 3)).toBe("abc");
+    expect(clip("abcdef", 3)).toBe("abc… (3 more characters)");
   });
 });
