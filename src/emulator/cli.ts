@@ -20,6 +20,10 @@ Server
                           and the bound address; others are a 421); repeatable
   --key <key[:scopes]>    accept this API key; scopes comma-separated from read,write
                           (e.g. --key cp_ro:read); repeatable        [one generated read,write key]
+  --account <name>=<key[:scopes]>
+                          accept this key as one of account <name>'s: each account sees,
+                          lists and bills only its own objects (another's id is a 404);
+                          repeatable, keys of one name share it      [every key in one account]
   --state-file <path>     keep pods, volumes and endpoints across restarts (atomic writes)
   --graphql-save-resets   a GraphQL saveEndpoint of an existing endpoint puts the fields it
                           leaves out back to their defaults (as the live platform is reported
@@ -76,6 +80,13 @@ function parseKey(spec: string): ApiKey {
   return { key: spec.slice(0, at), scopes: scopes as Scope[] };
 }
 
+/** `--account team=cp_team_key:read`: a key of account `team`. */
+function parseAccountKey(spec: string): ApiKey {
+  const at = spec.indexOf("=");
+  if (at <= 0 || at === spec.length - 1) fail(`--account needs <name>=<key[:scopes]>, got '${spec}'`);
+  return { ...parseKey(spec.slice(at + 1)), account: spec.slice(0, at) };
+}
+
 function toPattern(flag: string): (p: string) => string {
   return (p) => {
     try {
@@ -100,6 +111,7 @@ async function main(): Promise<void> {
         port: { type: "string" },
         host: { type: "string" },
         key: { type: "string", multiple: true },
+        account: { type: "string", multiple: true },
         "state-file": { type: "string" },
         "allowed-host": { type: "string", multiple: true },
         "graphql-save-resets": { type: "boolean" },
@@ -135,7 +147,7 @@ async function main(): Promise<void> {
   }
   const s = (name: string) => v[name] as string | undefined;
   const list = (name: string) => (v[name] as string[] | undefined) ?? [];
-  const keys = list("key").map(parseKey);
+  const keys = [...list("key").map(parseKey), ...list("account").map(parseAccountKey)];
   if (keys.length === 0) keys.push({ key: generateApiKey(), scopes: ["read", "write"] });
   const faults: Faults = {
     seed: num("seed", s("seed")),

@@ -53,7 +53,11 @@ export interface EmulatorOptions {
    * @default []
    */
   allowedHosts?: string[];
-  /** Accepted API keys with their scopes. @default one generated key with read and write */
+  /**
+   * Accepted API keys with their scopes, grouped by account (a key's `account`): each account
+   * holds, lists, bills and rate-limits only its own objects, and another account's id is a 404.
+   * @default one generated key with read and write, in one account
+   */
   keys?: ApiKey[];
   /** Requests per key in each rate-limit window. @default { minute: 60, hour: 3000, day: 50000 } */
   quotas?: Partial<Quotas>;
@@ -119,8 +123,8 @@ export interface Emulator {
   exchanges(): Exchange[];
   /** Requests per operation name since start, e.g. { createPod: 1, getPod: 3, saveEndpoint: 1 }. */
   counts(): Record<string, number>;
-  /** A copy of everything the platform holds now. */
-  state(): EmulatorState;
+  /** A copy of everything one account holds now: `account`, else the first key's. */
+  state(account?: string): EmulatorState;
   /** Replaces the active faults; a `seed` restarts the fault sequence. */
   setFaults(faults: Faults): void;
   /** Stops serving, cuts keep-alive connections, and writes the state file a last time. */
@@ -139,6 +143,9 @@ export const DEFAULT_TIMINGS: Timings = { provisioningMs: 2000, startingMs: 3000
 export const DEFAULT_PORT = 8787;
 export const DEFAULT_HOST = "127.0.0.1";
 
+/** What an account may be called (it prefixes the account's parts of the state file). */
+const ACCOUNT_NAME = /^[A-Za-z0-9._-]{1,64}$/;
+
 /** A fresh key in the platform's style; the emulator prints it, nothing else ever does. */
 export function generateApiKey(): string {
   return `cp_emu_${randomBytes(18).toString("hex")}`;
@@ -151,6 +158,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   }
   const keys = options.keys ?? [{ key: generateApiKey(), scopes: ["read", "write"] as Scope[] }];
   if (keys.length === 0) throw new RangeError("keys must hold at least one key");
+  keys.forEach((k, i) => {
+    if (k.account !== undefined && !ACCOUNT_NAME.test(k.account)) {
+      throw new RangeError(`keys[${i}].account must be 1 to 64 letters, digits, '.', '_' or '-', got ${JSON.stringify(k.account)}`);
+    }
+  });
   const quotas = { ...DEFAULT_QUOTAS, ...options.quotas };
   const quotaSets: [string, Partial<Quotas>][] = [["quotas", quotas], ...keys.map((k, i): [string, Partial<Quotas>] => [`keys[${i}].quotas`, k.quotas ?? {}])];
   for (const [where, set] of quotaSets) {
@@ -200,7 +212,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     requestLog: () => server.requestLog(),
     exchanges: () => server.exchanges(),
     counts: () => server.counts(),
-    state: () => server.state(),
+    state: (account) => server.state(account),
     setFaults: (f) => server.setFaults(f),
     close: () => server.close(),
     advanceClock: (ms) => {

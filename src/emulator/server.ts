@@ -17,55 +17,30 @@
 
 import * as http from "node:http";
 import type { Socket } from "node:net";
-import { MODEL_CALL_PRICE, serverlessTierPrice, volumePricePerHour } from "./catalog/data";
+import { Account, DEFAULT_ACCOUNT, type Timings } from "./account";
 import type { JobHandler } from "./serverless/jobs/job";
-import { Meter } from "./core/meter";
-import { computePrice } from "./pods/view";
-import { billingRoutes } from "./billing/routes";
 import { Console, controlPath, isConsolePath, Sessions } from "./console";
 import { clockRoutes } from "./control/clock";
-import { controlRoutes } from "./control/routes";
 import { AdjustableClock } from "./core/clock";
-import { FaultState, type Faults, seededRandom } from "./core/faults";
+import { FaultState, type Faults } from "./core/faults";
 import { Ids } from "./core/ids";
-import { type NetworkVolume, NetworkVolumes } from "./network-volumes/store";
+import type { NetworkVolume } from "./network-volumes/store";
 import { Persistence } from "./core/persistence";
-import { type PodView, Pods } from "./pods/store";
+import type { PodView } from "./pods/store";
 import { problem } from "./core/problem";
 import { type Quotas, RateLimiter } from "./core/rate-limit";
 import { RequestLog, type RequestLogEntry } from "./core/request-log";
 import { catalogRoutes } from "./catalog/routes";
-import { networkVolumeRoutes } from "./network-volumes/routes";
-import { Registries, type Registry } from "./registries/store";
-import { podRoutes } from "./pods/routes";
-import { registryRoutes } from "./registries/routes";
-import { restServerlessRoutes } from "./serverless/rest/routes";
-import { templateRoutes } from "./templates/routes";
-import { type Template, Templates } from "./templates/store";
-import { ServerlessService } from "./serverless/service";
-import { RestEndpoints } from "./serverless/rest/endpoints";
-import { serverlessRoutes } from "./serverless/routes";
+import type { Registry } from "./registries/store";
+import type { Template } from "./templates/store";
 import { endpointSchema } from "./serverless/graphql/schema";
 import { type Exchange, ExchangeRecorder } from "./core/http/exchanges";
 import { Pipeline } from "./core/http/pipeline";
 import { type ListOrder, ListOrdering } from "./core/http/list-order";
-import { Router } from "./core/http/router";
 import { HostCheck, hostName } from "./core/http/host";
 import type { ApiKey, Group } from "./core/http/types";
 
-export interface Timings {
-  /** Emulated milliseconds a pod stays PROVISIONING. @default 2000 */
-  provisioningMs: number;
-  /** Emulated milliseconds a container stays STARTING (pods and serverless workers). @default 3000 */
-  startingMs: number;
-  /** Emulated milliseconds a drained serverless worker stays EXITED before it is gone. @default 3000 */
-  drainMs: number;
-  /**
-   * Emulated milliseconds between an update that restarts a RUNNING pod's container and the
-   * restart (the pod reads RUNNING until then, STARTING after). @default 1000
-   */
-  restartDelayMs: number;
-}
+export { DEFAULT_ACCOUNT, type Timings };
 
 export interface EmulatorState {
   /** Every pod, TERMINATED ones included, as GET /v2/pods/{id} would answer. */
@@ -100,11 +75,11 @@ export interface ServerConfig {
 
 export class EmulatorServer {
   readonly server: http.Server;
-  readonly serverless: ServerlessService;
-  private readonly pods: Pods;
-  private readonly volumes: NetworkVolumes;
-  private readonly templates: Templates;
-  private readonly registries: Registries;
+  /** The default account's serverless service (the first key's account). */
+  readonly serverless: Account["serverless"];
+  /** Every account by name, the default (first key's) first. */
+  readonly accounts = new Map<string, Account>();
+  private readonly main: Account;
   private readonly faults: FaultState;
   private readonly log: RequestLog;
   private readonly persistence: Persistence;
@@ -126,101 +101,40 @@ export class EmulatorServer {
     const clock = this.clock;
     const now = () => clock.now();
     const ids = new Ids();
-    const meter = new Meter();
     this.faults = new FaultState(config.faults);
     this.log = new RequestLog(config.logCapacity);
-    this.volumes = new NetworkVolumes(
-      () => ids.newId("nv"),
-      (id) => this.pods.using("volume", id) ?? this.serverless.endpointUsing("networkVolumeId", id),
-      (v, on) => {
-        const component = v.type === "STANDARD" ? "storageStandard" : "storageHighPerformance";
-        if (on) meter.open("networkVolume", v.id, component, volumePricePerHour(v.size, v.type), now());
-        else meter.close("networkVolume", v.id, now());
-      },
-    );
-    this.registries = new Registries(
-      () => ids.newId("reg"),
-      (id) => this.pods.using("registry", id) ?? templateName(this.templates.usesRegistry(id)),
-    );
-    this.templates = new Templates({
-      newId: () => ids.newId("tpl"),
-      registryExists: (id) => this.registries.has(id),
-      usedBy: (id) => this.serverless.endpointUsing("templateId", id),
-      // The endpoints bound to it release the change (and roll, when it reaches their workers).
-      changed: (before, after, except) => this.serverless.templateChanged(before, after, except),
-    });
-    this.pods = new Pods({
-      now,
-      timings: () => ({
-        provisioningMs: config.timings.provisioningMs / config.timeScale,
-        startingMs: config.timings.startingMs / config.timeScale,
-        restartDelayMs: config.timings.restartDelayMs / config.timeScale,
+    // Routes every account serves alike; moving the clock brings every account's jobs up to it.
+    const common: Group[] = [
+      catalogRoutes((gpuId, dc) => this.faults.hasCapacity(gpuId, dc)),
+      clockRoutes(clock, config.timeScale, () => {
+        for (const a of this.accounts.values()) a.serverless.endpointJobs.sync(now());
       }),
+    ];
+    const shared = {
+      clock,
+      ids,
+      faults: this.faults,
+      timings: config.timings,
       timeScale: config.timeScale,
-      newId: () => ids.newId("p"),
-      nextNumber: () => ids.nextNumber(),
-      volume: (id) => this.volumes.byId.get(id),
-      registryExists: (id) => this.registries.has(id),
-      failsToStart: (image) => this.faults.failsToStart(image),
-      hasCapacity: (gpuId, dc) => this.faults.hasCapacity(gpuId, dc),
-      billing: (pod, on, at) => {
-        if (on) meter.open("pod", pod.id, pod.gpu ? "podGpu" : "podCpu", computePrice(pod), at);
-        else meter.close("pod", pod.id, at);
-      },
-    });
-    this.serverless = new ServerlessService({
-      clock: { now },
-      timings: {
-        startingMs: config.timings.startingMs / config.timeScale,
-        drainMs: config.timings.drainMs / config.timeScale,
-      },
-      random: seededServerlessRandom(config.faults.seed),
-      imageBaseUrl: () => this.baseUrl,
-      modelJob: (prompt) => this.faults.modelJob(prompt),
-      timeScale: config.timeScale,
+      seed: config.faults.seed,
       graphqlSaveResets: config.graphqlSaveResets,
       handler: config.handler,
-      // A worker bills from its start until it leaves: gpuCount x its tier's price.
-      onWorker: (ep, w, event, at) => {
-        if (event === "start") meter.open("serverless", w.id, "serverlessGpu", ep.gpuCount * serverlessTierPrice(ep.gpuIds.split(",")[0]), at);
-        else meter.close("serverless", w.id, at);
-      },
-      references: {
-        isServerlessTemplate: (id) => this.templates.isServerless(id),
-        volumeExists: (id) => this.volumes.has(id),
-      },
-      templateImage: (id) => this.templates.imageOf(id),
-      failsToStart: (image) => this.faults.failsToStart(image),
-    });
-
-    const restEndpoints = new RestEndpoints({
-      store: this.serverless.endpointStore,
-      now,
       baseUrl: () => this.baseUrl,
-      templates: this.templates,
-      volumeExists: (id) => this.volumes.has(id),
-      registryExists: (id) => this.registries.has(id),
-      random: seededRandom((config.faults.seed ?? 1) ^ 0x7e57),
-    });
-    const groups: Group[] = [
-      podRoutes(this.pods),
-      networkVolumeRoutes(this.volumes),
-      templateRoutes(this.templates),
-      registryRoutes(this.registries),
-      catalogRoutes((gpuId, dc) => this.faults.hasCapacity(gpuId, dc)),
-      billingRoutes(meter, now),
-      serverlessRoutes(this.serverless, (model) => meter.charge("endpoint", model, "endpoint", MODEL_CALL_PRICE, now()), now),
-      restServerlessRoutes(restEndpoints),
-      controlRoutes({ faults: this.faults, pods: this.pods, removeEndpoint: (id) => this.serverless.removeFromOutside(id) }),
-      clockRoutes(clock, config.timeScale, () => this.serverless.endpointJobs.sync(now())),
-    ];
-    const router = new Router();
+      common,
+    };
+    // One account per name the keys give, in the order of the keys: the first key's is the
+    // default one, which `state()`, the console and the state file's unprefixed parts stand for.
+    for (const k of config.keys) {
+      const name = accountOf(k);
+      if (!this.accounts.has(name)) this.accounts.set(name, new Account(name, shared));
+    }
+    this.main = this.accounts.get(accountOf(config.keys[0]))!;
+    const own = this.main;
+    this.serverless = own.serverless;
     this.persistence = new Persistence(config.stateFile);
     this.persistence.register(ids.stateParts());
-    for (const g of groups) {
-      router.add(g.routes);
-      this.persistence.register(g.state ?? []);
-    }
+    for (const g of common) this.persistence.register(g.state ?? []);
+    for (const a of this.accounts.values()) this.persistence.register(a.state);
     this.persistence.open();
 
     const keys = new Map(config.keys.map((k) => [k.key, k]));
@@ -232,14 +146,14 @@ export class EmulatorServer {
       log: this.log,
       clock,
       source: {
-        pods: () => this.pods.all().map((p) => this.pods.view(p)),
-        endpoints: () => this.serverless.endpoints(),
-        endpointJobs: (id) => ({ health: this.serverless.endpointJobs.health(id), recent: this.serverless.endpointJobs.recent(id, 10) }),
-        endpointReleases: (id) => restEndpoints.releases(id),
-        volumes: () => this.volumes.list(),
-        templates: () => this.templates.list(),
-        registries: () => this.registries.list(),
-        segments: () => meter.overlapping(-Infinity, Infinity),
+        pods: () => own.pods.all().map((p) => own.pods.view(p)),
+        endpoints: () => own.serverless.endpoints(),
+        endpointJobs: (id) => ({ health: own.serverless.endpointJobs.health(id), recent: own.serverless.endpointJobs.recent(id, 10) }),
+        endpointReleases: (id) => own.restEndpoints.releases(id),
+        volumes: () => own.volumes.list(),
+        templates: () => own.templates.list(),
+        registries: () => own.registries.list(),
+        segments: () => own.meter.overlapping(-Infinity, Infinity),
         requestLog: () => this.log.entries(),
         faults: () => this.faults.current(),
         now,
@@ -247,9 +161,12 @@ export class EmulatorServer {
     });
 
     if (config.exchangeCapacity > 0) this.recorder = new ExchangeRecorder(config.exchangeCapacity);
+    const routers = new Map([...this.accounts].map(([name, a]) => [name, a.router]));
     this.pipeline = new Pipeline({
       recorder: this.recorder,
-      router,
+      router: own.router,
+      // One account answers every request as it always has; with several, the key's does.
+      routerOf: this.accounts.size > 1 ? (key) => ({ account: accountOf(key), router: routers.get(accountOf(key))! }) : undefined,
       keys,
       sessions: (req, mutates) => sessions.caller(req, mutates),
       limiter: new RateLimiter(
@@ -263,9 +180,14 @@ export class EmulatorServer {
       clock,
       persist: () => this.persistence.save(),
       graphqlMutations: new Set(Object.keys(endpointSchema().getMutationType()?.getFields() ?? {})),
+      // The PNGs behind output.image_url carry no key: any account's hosted model may have made one.
       fallback: (method, path) => {
-        const png = method === "GET" ? this.serverless.image(path) : undefined;
-        return png ? { status: 200, raw: { data: png, contentType: "image/png" } } : undefined;
+        if (method !== "GET") return undefined;
+        for (const a of this.accounts.values()) {
+          const png = a.serverless.image(path);
+          if (png) return { status: 200, raw: { data: png, contentType: "image/png" } };
+        }
+        return undefined;
       },
       closing: () => this.closed,
       listOrder: new ListOrdering(config.listOrder ?? "created", config.faults.seed ?? 1),
@@ -322,13 +244,16 @@ export class EmulatorServer {
     return this.log.counts();
   }
 
-  state(): EmulatorState {
+  /** What `account` holds (the default account when none is named). */
+  state(account?: string): EmulatorState {
+    const a = account === undefined ? this.main : this.accounts.get(account);
+    if (!a) throw new RangeError(`no account '${account}' (accounts: ${[...this.accounts.keys()].join(", ")})`);
     return {
-      pods: this.pods.all().map((p) => this.pods.view(p)),
-      networkVolumes: this.volumes.list(),
-      templates: this.templates.list(),
-      registries: this.registries.list(),
-      endpoints: structuredClone(this.serverless.endpoints()),
+      pods: a.pods.all().map((p) => a.pods.view(p)),
+      networkVolumes: a.volumes.list(),
+      templates: a.templates.list(),
+      registries: a.registries.list(),
+      endpoints: structuredClone(a.serverless.endpoints()),
     };
   }
 
@@ -359,7 +284,7 @@ export class EmulatorServer {
     if (this.closed) return;
     this.closed = true;
     this.pipeline.cancelPending();
-    this.serverless.close();
+    for (const a of this.accounts.values()) a.close();
     const closing = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.server.closeIdleConnections();
     for (const socket of this.sockets) socket.destroy();
@@ -368,10 +293,7 @@ export class EmulatorServer {
   }
 }
 
-function templateName(t: Template | undefined): string | undefined {
-  return t ? `template '${t.id}'` : undefined;
-}
-
-function seededServerlessRandom(seed: number | undefined): () => number {
-  return seededRandom((seed ?? 1) ^ 0x5eed);
+/** The account a key belongs to. */
+function accountOf(k: ApiKey): string {
+  return k.account ?? DEFAULT_ACCOUNT;
 }

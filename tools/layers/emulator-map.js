@@ -7,7 +7,7 @@
 
 /**
  * @typedef {object} EmulatorFolder
- * @property {string} folder   the folder under src/emulator/ (`top` is index.ts, cli.ts, server.ts)
+ * @property {string} folder   the folder under src/emulator/ (`top` is index.ts, cli.ts, server.ts, account.ts)
  * @property {string} holds    what it holds, as the design page says it
  * @property {string[]} imports the folders it may import values from
  * @property {string[]} types  the folders it may import types from only (beside `imports`)
@@ -15,7 +15,7 @@
 
 /** @type {EmulatorFolder[]} Highest first: imports run down the list, never up. */
 const EMULATOR_MAP = [
-  { folder: "top", holds: "`index.ts`, `cli.ts`, `server.ts`: public entry, command, composition root", imports: ["*"], types: [] },
+  { folder: "top", holds: "`index.ts`, `cli.ts`, `server.ts`, `account.ts`: public entry, command, composition root, one account's services", imports: ["*"], types: [] },
   { folder: "console", holds: "sessions, pages, assets", imports: ["core", "core/http", "catalog"], types: ["pods", "network-volumes", "registries", "templates", "serverless", "serverless/jobs", "serverless/rest"] },
   { folder: "control", holds: "`/emulator/faults`, `/emulator/events`", imports: ["core", "core/http", "catalog"], types: ["pods"] },
   { folder: "pods", holds: "store, 400 rules, view, routes", imports: ["core", "core/http", "catalog", "registries"], types: ["network-volumes"] },

@@ -17,6 +17,8 @@ export interface RequestLogEntry {
   dropped: boolean;
   /** The injected fault that shaped the answer, when one did (a 429 of the quota is not one). */
   fault?: "rate429" | "rate5xx" | "dropAfterProcess" | "slow";
+  /** The account of the key, when the emulator holds more than one. */
+  account?: string;
   /** "console" for the console's sign-in, sign-out and controls. */
   via?: "console";
 }

@@ -47,7 +47,7 @@ describe("the computeplatform-emulator command (dist/emulator/cli.js; `npm test`
     for (const flag of [
       "--port", "--host", "--allowed-host", "--key", "--state-file", "--quota-minute", "--quota-hour", "--quota-day", "--provisioning-ms",
       "--starting-ms", "--drain-ms", "--time-scale", "--seed", "--rate-429", "--rate-5xx", "--drop-rate", "--slow-ms",
-      "--error-image", "--no-capacity", "--graphql-save-resets",
+      "--error-image", "--no-capacity", "--graphql-save-resets", "--account",
     ]) {
       expect(output()).toContain(flag);
     }
@@ -69,6 +69,26 @@ describe("the computeplatform-emulator command (dist/emulator/cli.js; `npm test`
       child.kill("SIGTERM");
     }
     expect(await exited(child)).toBe(0);
+  });
+
+  test("--account groups keys: a key of one account lists none of another's pods and reads its id as 404; a bad spec is refused", async () => {
+    const { child, output } = run(["--port", "0", "--account", "team=cp_cli_team", "--account", "shared=cp_cli_shared", "--account", "shared=cp_cli_shared_ro:read"]);
+    try {
+      await until(() => /COMPUTEPLATFORM_API_KEY=/.test(output()));
+      const url = /export COMPUTEPLATFORM_API_URL=(\S+)/.exec(output())![1];
+      const call = (key: string, path: string, init: RequestInit = {}) =>
+        fetch(`${url}${path}`, { ...init, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" } });
+      const pod = (await (await call("cp_cli_shared", "/v2/pods", { method: "POST", body: JSON.stringify({ name: "s", image: "s:1", gpu: { id: RTX4090 } }) })).json()) as any;
+      expect(((await (await call("cp_cli_shared_ro", "/v2/pods")).json()) as any).pods.map((p: any) => p.id)).toEqual([pod.id]);
+      expect(((await (await call("cp_cli_team", "/v2/pods")).json()) as any).pods).toEqual([]);
+      expect((await call("cp_cli_team", `/v2/pods/${pod.id}`)).status).toBe(404);
+    } finally {
+      child.kill("SIGTERM");
+    }
+    expect(await exited(child)).toBe(0);
+    const bad = run(["--port", "0", "--account", "cp_no_name"]);
+    expect(await exited(bad.child)).toBe(2);
+    expect(bad.output()).toContain("--account needs <name>=<key[:scopes]>, got 'cp_no_name'");
   });
 
   test("--state-file is one emulator's: a second start is refused naming the first; after a kill -9 the next one takes the lock over", async () => {

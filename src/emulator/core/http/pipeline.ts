@@ -19,7 +19,13 @@ const MAX_BODY_BYTES = 1024 * 1024;
 const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
 
 export interface PipelineDeps {
+  /** Matches a request before it is authenticated (every account serves the same routes). */
   router: Router;
+  /**
+   * The account of an authenticated key and the router over that account's stores, which
+   * answers the request. @default `router`, one account
+   */
+  routerOf?: (key: ApiKey) => { account: string; router: Router };
   keys: ReadonlyMap<string, ApiKey>;
   limiter: RateLimiter;
   faults: FaultState;
@@ -182,6 +188,11 @@ export class Pipeline {
     const key = session?.key ?? this.authenticate(req, url, kind);
     if (key instanceof HttpError) return fail(key, { "www-authenticate": kind === "graphql" ? "" : "Bearer" });
     ex.entry.key = fingerprint(key.key);
+    // The key's account answers, over its own stores; the route is the same in every account.
+    const mine = this.deps.routerOf?.(key);
+    const served = mine ? mine.router.match(method, url.pathname) : match;
+    if (mine) ex.entry.account = mine.account;
+    const { route: ownRoute, params: ownParams } = served && "route" in served ? served : { route, params };
 
     // The control plane must stay reachable whatever faults and quotas it set.
     const rolled = route.control ? { storm: false, fail5xx: false, drop: false } : this.deps.faults.roll();
@@ -238,7 +249,7 @@ export class Pipeline {
     };
     let reply: Reply;
     try {
-      reply = await this.run(route, { params, body: parsed, query: url.searchParams, caller: { canRead, canWrite, charge } });
+      reply = await this.run(ownRoute, { params: ownParams, body: parsed, query: url.searchParams, caller: { canRead, canWrite, charge } });
     } catch (err) {
       if (!(err instanceof HttpError)) throw err;
       return fail(err, { ...rateHeaders, ...err.headers }, drop);

@@ -19,6 +19,12 @@ export interface ApiKey {
    * larger quota; a benchmark's setup key that must not wait). @default the emulator's quotas
    */
   quotas?: Partial<Quotas>;
+  /**
+   * The account the key belongs to: a request is answered from its key's account alone (its
+   * objects, its billing); another account's id is a 404. Keys that name the same account share it.
+   * @default "default" (every key of an emulator whose keys name no account shares one)
+   */
+  account?: string;
 }
 
 export interface Reply {
