@@ -12,12 +12,21 @@
  * from the repository: the plugin's cwd is the fresh project, so `__provider`'s
  * `require("pulumi-computeplatform/providers")` can only find the installed copy. Not part of
  * `npm test` (an install is tens of seconds); `.ci/run` runs it.
+ *
+ * The user's `@pulumi/pulumi` is theirs: the package names it as a peer (package.json's range),
+ * so the projects are installed twice, on the range's floor and on the newest 3.x, and each tree
+ * must hold one copy of it (a second, nested under the package, would split the SDK's state from
+ * the one Pulumi's plugin runs). The full lifecycle runs on the floor as CommonJS and on the
+ * newest as an ES module; the other two projects preview, through the plugin, with the key in
+ * stack config only. `--sdk <version>` runs both flavors' full lifecycles on that one release
+ * instead (how the floor was found: see docs/installation-configuration.md).
  */
 import { strict as assert } from "node:assert";
 import { execFile, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import * as semver from "semver";
 import { captureProgramFile, EngineStack, type Registration, reveal } from "../../tools/engine";
 import { programExportsFile } from "../../tools/engine/capture";
 import { resolvingIds } from "../../tools/engine/examples";
@@ -52,6 +61,54 @@ function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = 
   });
 }
 
+/** The package's manifest, as packed. */
+const MANIFEST = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { peerDependencies: Record<string, string> };
+/** The `@pulumi/pulumi` releases the projects are installed on: the peer range's floor and the newest 3.x, or `--sdk`'s. */
+function sdks(): { label: string; spec: string; full: Flavor[]; libCheck: boolean }[] {
+  const at = process.argv.indexOf("--sdk");
+  if (at > 0) return [{ label: `sdk-${process.argv[at + 1]}`, spec: process.argv[at + 1], full: ["commonjs", "module"], libCheck: true }];
+  const floor = semver.minVersion(MANIFEST.peerDependencies["@pulumi/pulumi"])!.version;
+  return [
+    { label: "floor", spec: floor, full: ["commonjs"], libCheck: true },
+    { label: "newest", spec: "^3", full: ["module"], libCheck: false },
+  ];
+}
+
+/**
+ * Every copy of `@pulumi/pulumi` in an installed tree, by path: one is what the user runs; a
+ * second (under the package) would be a program whose resources register with an SDK the
+ * plugin does not run.
+ */
+function sdkCopies(root: string): { where: string; version: string }[] {
+  const found: { where: string; version: string }[] = [];
+  const walk = (modules: string, depth: number) => {
+    if (depth > 6 || !fs.existsSync(modules)) return;
+    for (const entry of fs.readdirSync(modules)) {
+      const scoped = entry.startsWith("@") ? fs.readdirSync(path.join(modules, entry)).map((e) => `${entry}/${e}`) : [entry];
+      for (const name of scoped) {
+        const dir = path.join(modules, name);
+        if (name === "@pulumi/pulumi") found.push({ where: path.relative(root, dir), version: JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")).version });
+        walk(path.join(dir, "node_modules"), depth + 1);
+      }
+    }
+  };
+  walk(path.join(root, "node_modules"), 0);
+  for (const ws of ["cjs", "esm"]) walk(path.join(root, ws, "node_modules"), 1);
+  return found;
+}
+
+/**
+ * The TypeScript a project on `sdk` uses: the repository's own, unless that release of the SDK
+ * asks for an older one (its optional peer range: 3.x releases of 2024 take TypeScript below 6),
+ * as a user on that release would have.
+ */
+async function typescriptFor(sdk: string): Promise<string> {
+  const own = installedVersion("typescript");
+  if (!semver.valid(sdk)) return own;
+  const peers = JSON.parse((await run("npm", ["view", `@pulumi/pulumi@${sdk}`, "peerDependencies", "--json", "--prefer-offline"], ROOT)) || "{}") as Record<string, string>;
+  return !peers.typescript || semver.satisfies(own, peers.typescript) ? own : peers.typescript;
+}
+
 /** The version the repository itself installed: the fresh project asks for the same, so npm's cache serves it. */
 const installedVersion = (name: string) => JSON.parse(fs.readFileSync(path.join(ROOT, "node_modules", name, "package.json"), "utf8")).version as string;
 
@@ -67,7 +124,7 @@ type Flavor = "commonjs" | "module";
  * declares its own dependencies (the tarball, `@pulumi/pulumi`, TypeScript and Node's types),
  * one `npm install` hoists them into the root's node_modules.
  */
-function writeProjects(dir: string, tarball: string): Record<Flavor, string> {
+function writeProjects(dir: string, tarball: string, sdk: string, typescript: string, libCheck: boolean): Record<Flavor, string> {
   write(path.join(dir, "package.json"), { name: "infra", private: true, workspaces: ["cjs", "esm"] });
   const dirs = { commonjs: path.join(dir, "cjs"), module: path.join(dir, "esm") };
   for (const [type, project] of Object.entries(dirs) as [Flavor, string][]) {
@@ -77,8 +134,8 @@ function writeProjects(dir: string, tarball: string): Record<Flavor, string> {
       private: true,
       type,
       main: "bin/index.js",
-      dependencies: { "@pulumi/pulumi": installedVersion("@pulumi/pulumi"), "pulumi-computeplatform": `file:${tarball}` },
-      devDependencies: { typescript: installedVersion("typescript"), "@types/node": installedVersion("@types/node") },
+      dependencies: { "@pulumi/pulumi": sdk, "pulumi-computeplatform": `file:${tarball}` },
+      devDependencies: { typescript, "@types/node": installedVersion("@types/node") },
     });
     write(path.join(project, "Pulumi.yaml"), `name: ${name}\nruntime: nodejs\nmain: bin/index.js\n`);
     write(path.join(project, "tsconfig.json"), {
@@ -89,9 +146,10 @@ function writeProjects(dir: string, tarball: string): Record<Flavor, string> {
         moduleResolution: "nodenext",
         types: ["node"],
         outDir: "bin",
-        // The CommonJS project also checks every installed declaration file (a .d.ts naming a
-        // missing file or type fails here); that takes 15 s, so the ES module project skips it.
-        skipLibCheck: type === "module",
+        // The CommonJS project on the floor also checks every installed declaration file (a
+        // .d.ts naming a type the oldest SDK lacks fails here, as 3.138's lack of
+        // pulumi.dynamic.Config did); that takes 15 s or more, so the other projects skip it.
+        skipLibCheck: !(libCheck && type === "commonjs"),
       },
       files: SOURCES,
     });
@@ -114,8 +172,12 @@ interface Emulator {
   requestLog(): { method: string; op: string; path: string; status: number }[];
 }
 
-/** One project's stack through the plugin: preview, up, a change, refresh after an outside change, destroy. */
-async function lifecycle(flavor: Flavor, project: string, emu: Emulator): Promise<void> {
+/**
+ * One project's stack through the plugin: preview, up, a change, refresh after an outside change,
+ * destroy; or (`full` false) the preview alone, whose cost line the provider prices from the
+ * catalog with the key stack config gave it (the plugin's environment has none).
+ */
+async function lifecycle(flavor: string, project: string, emu: Emulator, full = true): Promise<void> {
   const name = `pkgtest-${path.basename(project)}`;
   // A pod made outside the stack, which the program adopts.
   const { ComputePlatform } = require(require.resolve("pulumi-computeplatform/client", { paths: [project] }));
@@ -159,6 +221,12 @@ async function lifecycle(flavor: Flavor, project: string, emu: Emulator): Promis
     assert.equal(writes(), writesBefore, `${flavor} preview sent a write request`);
     for (const r of regs) assert.match(String(r.inputs.__provider), /require\("pulumi-computeplatform\/providers"\)/);
     log(`${flavor}: preview: ${regs.length} resources to create, no write request`);
+    if (!full) {
+      assert.match(plugin.transcript(), /cost: \$[\d.]+(-\$[\d.]+)?\/h/, `${flavor}: the preview's cost line, priced with the key from stack config`);
+      await client.pods.delete(legacy.id);
+      log(`${flavor}: the preview priced the stack with the key from stack config`);
+      return;
+    }
 
     // What the program registers comes from a preview's run (the mocks' ids are placeholders, so
     // no function of the program may send anything); after the steps the program runs again
@@ -302,21 +370,38 @@ async function main(): Promise<void> {
     checkTarball(packed.files, ROOT);
     log(`packed ${path.basename(packed.tarball)}: ${packed.files.length} files, ${packed.size} bytes (${packed.unpackedSize} unpacked)`);
 
-    const projects = writeProjects(dir, packed.tarball);
-    await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], dir);
-    const installed = path.join(dir, "node_modules/pulumi-computeplatform");
-    assert.ok(!fs.lstatSync(installed).isSymbolicLink(), "the package must be installed from the tarball, not linked");
-    log(`installed into ${dir}`);
+    // One user repository per SDK release, installed side by side.
+    const trees = sdks().map((sdk) => ({ ...sdk, root: path.join(dir, sdk.label) }));
+    const typescripts = await Promise.all(trees.map((t) => typescriptFor(t.spec)));
+    const projectsOf = new Map(trees.map((t, i) => [t.label, writeProjects(t.root, packed.tarball, t.spec, typescripts[i], t.libCheck)]));
+    await Promise.all(trees.map((t) => run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], t.root)));
+    for (const t of trees) {
+      const installed = path.join(t.root, "node_modules/pulumi-computeplatform");
+      assert.ok(!fs.lstatSync(installed).isSymbolicLink(), "the package must be installed from the tarball, not linked");
+      const copies = sdkCopies(t.root);
+      assert.deepEqual(copies.map((c) => c.where), ["node_modules/@pulumi/pulumi"], `${t.label}: one copy of @pulumi/pulumi in the tree (${JSON.stringify(copies)})`);
+      if (semver.valid(t.spec)) assert.equal(copies[0].version, t.spec, `${t.label}: the project's own @pulumi/pulumi`);
+      t.spec = copies[0].version;
+    }
+    log(`installed into ${dir}: ${trees.map((t) => `${t.label} @pulumi/pulumi ${t.spec}`).join(", ")}, one copy each`);
 
-    const tsc = path.join(dir, "node_modules/typescript/bin/tsc");
-    await Promise.all(Object.values(projects).map((p) => run(process.execPath, [tsc, "-p", p], p)));
-    const esm = fs.readFileSync(path.join(projects.module, "bin/index.js"), "utf8");
-    const cjs = fs.readFileSync(path.join(projects.commonjs, "bin/index.js"), "utf8");
-    assert.match(esm, /^import .* from "pulumi-computeplatform";$/m, "the ESM build imports the package");
-    assert.match(cjs, /require\("pulumi-computeplatform"\)/, "the CommonJS build requires the package");
-    log("type-checked and compiled: cjs/ (CommonJS), esm/ (ES module)");
+    await Promise.all(
+      trees.flatMap((t) => {
+        const tsc = path.join(t.root, "node_modules/typescript/bin/tsc");
+        return Object.values(projectsOf.get(t.label)!).map((p) => run(process.execPath, [tsc, "-p", p], p));
+      }),
+    );
+    for (const projects of projectsOf.values()) {
+      const esm = fs.readFileSync(path.join(projects.module, "bin/index.js"), "utf8");
+      const cjs = fs.readFileSync(path.join(projects.commonjs, "bin/index.js"), "utf8");
+      assert.match(esm, /^import .* from "pulumi-computeplatform";$/m, "the ESM build imports the package");
+      assert.match(cjs, /require\("pulumi-computeplatform"\)/, "the CommonJS build requires the package");
+    }
+    log("type-checked and compiled on each release: cjs/ (CommonJS), esm/ (ES module)");
+    const newest = trees.at(-1)!;
+    const projects = projectsOf.get(newest.label)!;
 
-    const bin = await run(path.join(dir, "node_modules/.bin/computeplatform-emulator"), ["--help"], dir);
+    const bin = await run(path.join(newest.root, "node_modules/.bin/computeplatform-emulator"), ["--help"], newest.root);
     assert.match(bin, /--port/);
     const { startEmulator } = require(require.resolve("pulumi-computeplatform/emulator", { paths: [projects.commonjs] }));
     emu = (await startEmulator({
@@ -335,8 +420,11 @@ async function main(): Promise<void> {
     }
     log("the console's script and stylesheet are served from the tarball");
 
-    await lifecycle("commonjs", projects.commonjs, emu);
-    await lifecycle("module", projects.module, emu);
+    for (const t of trees) {
+      for (const [flavor, project] of Object.entries(projectsOf.get(t.label)!) as [Flavor, string][]) {
+        await lifecycle(`${flavor} on @pulumi/pulumi ${t.spec}`, project, emu, t.full.includes(flavor));
+      }
+    }
     await accountProgram(projects.commonjs, emu);
     // After both stacks: the pages' programs leave what they make (a registry, a template), which
     // a stack's "nothing left" after its destroy would count.

@@ -11,6 +11,8 @@ import { MIN_NODE_VERSION } from "../../../src/client/core/runtime";
 const ROOT = path.resolve(__dirname, "../../..");
 const own = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8"));
 const range: string = own.engines.node;
+/** What runs with the package: its dependencies and its peers (the user's `@pulumi/pulumi`, which the plugin loads beside it). */
+const runtime: Record<string, string> = { ...own.dependencies, ...own.peerDependencies };
 
 interface Installed {
   name: string;
@@ -43,7 +45,7 @@ function runtimeDependencies(): { found: Installed[]; missing: string[] } {
     for (const dep of Object.keys(pkg.dependencies ?? {})) visit(dep, dir, false);
     for (const dep of Object.keys(pkg.optionalDependencies ?? {})) visit(dep, dir, true);
   };
-  for (const dep of Object.keys(own.dependencies)) visit(dep, ROOT, false);
+  for (const dep of Object.keys(runtime)) visit(dep, ROOT, false);
   return { found: [...seen.values()], missing };
 }
 
@@ -57,8 +59,8 @@ test("the project's engines.node is a valid range with a minimum", () => {
 
 test("every runtime dependency is installed and the walk reads their engines", () => {
   expect(missing).toEqual([]);
-  for (const dep of Object.keys(own.dependencies)) expect(found.some((d) => d.name.startsWith(`${dep}@`))).toBe(true);
-  expect(declaring.length).toBeGreaterThan(Object.keys(own.dependencies).length);
+  for (const dep of Object.keys(runtime)) expect(found.some((d) => d.name.startsWith(`${dep}@`))).toBe(true);
+  expect(declaring.length).toBeGreaterThan(Object.keys(runtime).length);
 });
 
 test("every Node version the project supports satisfies each dependency's engines.node", () => {
