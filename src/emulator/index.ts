@@ -218,6 +218,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     advanceClock: (ms) => {
       server.clock.advance(ms);
       server.serverless.endpointJobs.sync(server.clock.now());
+      // As the control plane's move is: saved, so a restart keeps the times read from it.
+      server.persist();
     },
     now: () => server.clock.now(),
   };

@@ -132,6 +132,8 @@ export class EmulatorServer {
     const own = this.main;
     this.serverless = own.serverless;
     this.persistence = new Persistence(config.stateFile);
+    // The clock first: the parts after it may read the time as they restore.
+    this.persistence.register(clock.stateParts());
     this.persistence.register(ids.stateParts());
     for (const g of common) this.persistence.register(g.state ?? []);
     for (const a of this.accounts.values()) this.persistence.register(a.state);

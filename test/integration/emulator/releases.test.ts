@@ -498,7 +498,7 @@ describe("billing and the state file", () => {
       const wk = (await one.get(`/v2/serverless/${made.id}/workers`)).body;
       await first.close();
 
-      const second = await start({ stateFile: file, clock: { now: () => START + 100 } });
+      const second = await start({ stateFile: file, clock: { now: () => START } }); // the file keeps the move of 100 ms
       const two = client(() => second);
       try {
         expect((await two.get(`/v2/serverless/${made.id}/releases`)).body).toEqual(rel);
@@ -516,7 +516,7 @@ describe("billing and the state file", () => {
         for (const w of ep.workers) for (const k of ["version", "image", "replacing", "retiring", "cannotStart"]) delete w[k];
       }
       fs.writeFileSync(file, JSON.stringify(saved));
-      const third = await start({ stateFile: file, clock: { now: () => START + 100 } });
+      const third = await start({ stateFile: file, clock: { now: () => START } });
       const three = client(() => third);
       try {
         const r = (await three.get(`/v2/serverless/${made.id}/releases`)).body;

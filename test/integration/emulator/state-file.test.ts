@@ -79,6 +79,57 @@ describe("state file", () => {
     }
   });
 
+  test("the clock's move survives a restart: a pod made after it reads made in the past, up, and billed", async () => {
+    const file = join(dir, "clock.json");
+    const H = 3_600_000;
+    let now = Date.parse("2026-03-01T00:00:00Z");
+    const clock = { now: () => now };
+    const timings = { provisioningMs: 1000, startingMs: 1000 };
+    const first = await start({ stateFile: file, clock, timings });
+    const moved = await client(() => first).post("/emulator/clock", { advanceMs: 24 * H });
+    expect(moved.body.advancedMs).toBe(24 * H);
+    const pod = await client(() => first).createPod({ gpu: { id: RTX4090 } });
+    await first.close();
+    now += H;
+
+    const second = await start({ stateFile: file, clock, timings });
+    try {
+      const api = client(() => second);
+      const clockNow = (await api.get("/emulator/clock")).body;
+      expect(clockNow).toMatchObject({ advancedMs: 24 * H, epochMs: now + 24 * H });
+      const read = (await api.get(`/v2/pods/${pod.id}`)).body;
+      expect(read.createdAt).toBe(pod.createdAt);
+      expect(read.status).toBe("RUNNING");
+      expect(read.runtime.uptime).toBe(H / 1000 - 2);
+      const day = `startTime=${new Date(now).toISOString()}&endTime=${new Date(now + 48 * H).toISOString()}&podId=${pod.id}`;
+      const billed = (await api.get(`/v2/billing/pods?${day}`)).body;
+      expect(billed.metadata.totals.gpuAmount).toBeCloseTo(pod.cost, 6);
+    } finally {
+      await second.close();
+    }
+  });
+
+  test("a state file written before the clock was kept loads, the clock unmoved", async () => {
+    const file = join(dir, "no-clock.json");
+    const first = await start({ stateFile: file });
+    const pod = await client(() => first).createPod({ gpu: { id: RTX4090 } });
+    await first.close();
+    const saved = JSON.parse(fs.readFileSync(file, "utf8"));
+    delete saved.clock;
+    fs.writeFileSync(file, JSON.stringify(saved));
+    const second = await start({ stateFile: file });
+    try {
+      const api = client(() => second);
+      expect((await api.get("/emulator/clock")).body.advancedMs).toBe(0);
+      expect((await api.get(`/v2/pods/${pod.id}`)).body.id).toBe(pod.id);
+      // A move made in code is saved as one made over HTTP is.
+      second.advanceClock(5000);
+      expect(JSON.parse(fs.readFileSync(file, "utf8")).clock).toEqual({ advancedMs: 5000 });
+    } finally {
+      await second.close();
+    }
+  });
+
   test("every change is on disk before the response: the file parses and holds the pod, no temp files left", async () => {
     const file = join(dir, "sync.json");
     const emu = await start({ stateFile: file });
