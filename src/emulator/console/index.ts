@@ -16,7 +16,7 @@ import { join } from "node:path";
 import type { ApiKey } from "../core/http/types";
 import { fingerprint, type RequestLog, type RequestLogEntry } from "../core/request-log";
 import { esc, frame, type PageName, PAGES, type Raw, SECURITY_HEADERS, signInPage } from "./html";
-import { faultsControls, faultsLive, logControls, logPage, STATUS_FILTERS, type StatusFilter } from "./log-and-faults";
+import { faultsControls, faultsLive, logControls, logPage, STATUS_FILTERS, type StatusFilter, WHO_FILTERS, type WhoFilter } from "./log-and-faults";
 import { SignInAttempts } from "./attempts";
 import { moneyPage } from "./money";
 import { endpointsPage, itemJson, podsPage, registriesPage, templatesPage, volumesPage } from "./resource-pages";
@@ -162,7 +162,9 @@ export class Console {
       case "log": {
         const wanted = q.get("status") ?? "all";
         const filter = (STATUS_FILTERS as readonly string[]).includes(wanted) ? (wanted as StatusFilter) : "all";
-        return { live: logPage(src, filter), controls: logControls(filter) };
+        const whoWanted = q.get("who") ?? "keyed";
+        const who = (WHO_FILTERS as readonly string[]).includes(whoWanted) ? (whoWanted as WhoFilter) : "keyed";
+        return { live: logPage(src, filter, who), controls: logControls(filter, who) };
       }
       case "faults":
         return { live: faultsLive(src), controls: faultsControls(src) };

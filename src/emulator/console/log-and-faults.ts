@@ -1,5 +1,5 @@
-// The request log page (newest first, filterable by status, 429s and injected faults marked,
-// the console's own calls marked) and the faults page (what is in force, and the forms that
+// The request log page (newest first, filterable by status and by whether a key was sent, the
+// keyed requests by default; 429s and injected faults marked, the console's own calls marked) and the faults page (what is in force, and the forms that
 // set it through PATCH /emulator/faults).
 
 import { DATA_CENTERS, GPU_TYPES } from "../catalog/data";
@@ -9,6 +9,15 @@ import type { ConsoleSource } from "./source";
 
 export const STATUS_FILTERS = ["all", "2xx", "4xx", "429", "5xx", "faults", "console"] as const;
 export type StatusFilter = (typeof STATUS_FILTERS)[number];
+/**
+ * Whose requests the page shows. A stack's requests carry a key; anyone who can reach the port
+ * can send keyless ones (each a 401), so the page shows the keyed ones unless asked: a flood of
+ * keyless requests never pushes a stack's `createNetworkVolume` off it (the log keeps the two
+ * apart as well, core/request-log.ts).
+ */
+export const WHO_FILTERS = ["keyed", "keyless", "everyone"] as const;
+export type WhoFilter = (typeof WHO_FILTERS)[number];
+
 /** Rows shown at most: the log keeps more, the page stays fast. */
 const SHOWN = 300;
 
@@ -48,11 +57,15 @@ function logRow(e: RequestLogEntry): Raw {
 <td>${e.op}</td><td>${e.key ?? "none"}</td><td>${marks}</td></tr>`;
 }
 
-export function logPage(src: ConsoleSource, filter: StatusFilter): Raw {
+const sentBy = (e: RequestLogEntry, who: WhoFilter): boolean => who === "everyone" || (e.key === null) === (who === "keyless");
+
+export function logPage(src: ConsoleSource, filter: StatusFilter, who: WhoFilter = "keyed"): Raw {
   const all = src.requestLog();
-  const kept = all.filter((e) => matches(e, filter)).reverse();
+  const kept = all.filter((e) => sentBy(e, who) && matches(e, filter)).reverse();
+  const hidden = who === "keyed" ? all.filter((e) => e.key === null).length : 0;
+  const aside = hidden > 0 ? `; ${hidden} sent without a key not shown (Sent by: everyone, or without a key)` : "";
   return html`<p class="summary" data-count="${kept.length}">${kept.length} of the ${all.length} requests the log holds
-(newest first${raw(kept.length > SHOWN ? `, the first ${SHOWN} shown` : "")}). Keys appear by id (a fingerprint), never
+(newest first${raw(kept.length > SHOWN ? `, the first ${SHOWN} shown` : "")}${aside}). Keys appear by id (a fingerprint), never
 themselves. Page views of the console are not logged; its sign-in, sign-out and controls are, marked console.</p>${table(
     ["Time (UTC)", "Method", "Path", "Status", "Operation", "Key id", "Marks"],
     kept.slice(0, SHOWN).map(logRow),
@@ -60,11 +73,15 @@ themselves. Page views of the console are not logged; its sign-in, sign-out and 
   )}`;
 }
 
+const WHO_LABELS: Record<WhoFilter, string> = { keyed: "with a key", keyless: "without a key", everyone: "everyone" };
+
 /** The filter form: a plain GET form, so it works without the script too. */
-export function logControls(filter: StatusFilter): Raw {
+export function logControls(filter: StatusFilter, who: WhoFilter = "keyed"): Raw {
   const options = STATUS_FILTERS.map((f) => html`<option value="${f}"${raw(f === filter ? " selected" : "")}>${f}</option>`);
+  const whoOptions = WHO_FILTERS.map((w) => html`<option value="${w}"${raw(w === who ? " selected" : "")}>${WHO_LABELS[w]}</option>`);
   return html`<form class="controls" method="get" action="/console/log">
 <label for="status">Status</label> <select id="status" name="status" data-auto-submit>${options}</select>
+<label for="who">Sent by</label> <select id="who" name="who" data-auto-submit>${whoOptions}</select>
 <noscript><button type="submit">Filter</button></noscript>
 </form>`;
 }

@@ -236,6 +236,25 @@ describe("the console (/console)", () => {
     noKeyBytes();
   });
 
+  test("the log page shows the keyed requests unless asked: 1,000 keyless ones never push a stack's create off it", async () => {
+    const { cookie } = await signIn(FULL);
+    await api.createVolume();
+    for (let i = 0; i < 1_000; i++) expect((await fetch(`${emu.url}/v2/pods`)).status).toBe(401);
+    const ops = (text: string) => [...text.matchAll(/<tr class="[^"]*" data-status="(\d+)" data-op="(\w+)"/g)].map((r) => `${r[2]} ${r[1]}`);
+    const page = await browse("/console/log", { cookie });
+    expect(ops(page.text)).toContain("createNetworkVolume 201");
+    expect(ops(page.text).filter((o) => o.endsWith(" 401"))).toEqual([]);
+    expect(page.text).toContain("1000 sent without a key not shown");
+    expect(page.text).toMatch(/<option value="keyed" selected>with a key<\/option>/);
+    const keyless = ops((await browse("/console/log?who=keyless", { cookie })).text);
+    expect(keyless).toHaveLength(300); // the page's bound; the log holds them all
+    expect(new Set(keyless)).toEqual(new Set(["listPods 401"]));
+    const everyone = ops((await browse("/console/log?who=everyone", { cookie })).text);
+    expect(everyone).not.toContain("createNetworkVolume 201"); // the newest 300 of everyone's are keyless
+    expect(ops((await browse("/console/log?who=nobody", { cookie })).text)).toContain("createNetworkVolume 201"); // an unknown filter reads as the default
+    noKeyBytes();
+  });
+
   test("the endpoints page shows each endpoint's version, its releases with their diffs, the rollout's progress and each job's worker", async () => {
     // A clock that moves only when the test moves it: the rollout is seen half way.
     await emu.close();
