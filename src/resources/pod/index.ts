@@ -15,6 +15,7 @@ import { shimProvider } from "../engine/shim";
 import { LOGICAL_NAME_KEY, ownerInputs } from "../lifecycle/owner";
 import type { PodOutputs } from "./outputs";
 import { type Cloud, type DesiredStatus, POD_ARGS, type WaitFor } from "./schema";
+import type { POD_CHANGE_VERDICTS } from "./plan";
 
 export { type PodPlan, planPodChange, RECORDED_ONLY } from "./plan";
 export { PodProvider, type PodProviderOptions } from "./provider";
@@ -195,6 +196,16 @@ export interface PodArgs {
    */
   maxHourlyCost?: pulumi.Input<number>;
 }
+
+/** True when `A` and `B` are the same set of keys. */
+type SameKeys<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+/**
+ * The compiler keeps the preview's table of verdicts (plan.ts, what a change of each argument
+ * takes when its value is unknown) and the arguments in line: every argument has a verdict but
+ * `adopt`, which only a create reads, and no verdict names an argument the class does not have.
+ */
+type PodVerdictsCoverArgs = SameKeys<keyof typeof POD_CHANGE_VERDICTS, Exclude<keyof PodArgs, "adopt">>;
+true satisfies PodVerdictsCoverArgs;
 
 /**
  * A Compute Platform pod: a dedicated GPU or CPU container. `pulumi up` returns once the pod

@@ -151,7 +151,7 @@ function mountsChange(old: LivePod["mounts"] | undefined, next: PodMountsInput |
 }
 
 /** What a change of each property takes when its new value is wholly unknown at preview (the worst case). */
-export const POD_CHANGE_VERDICTS: ChangeVerdicts = {
+export const POD_CHANGE_VERDICTS = {
   name: "update",
   image: "update",
   args: "update",
@@ -170,7 +170,7 @@ export const POD_CHANGE_VERDICTS: ChangeVerdicts = {
   desiredStatus: "update",
   waitFor: "update",
   waitTimeoutSeconds: "update",
-};
+} as const satisfies ChangeVerdicts;
 
 /**
  * The plan of a Pod change as `diff` shows it at preview. `olds` are the old outputs (the
