@@ -51,6 +51,17 @@ function redactQuery(query: string): string {
   return found ? `?${params.toString()}` : query;
 }
 
+/** A copy of a body; a body nested past what the copy's recursion can take is kept as a note (a hostile request must not turn into a 500). */
+function copy(body: unknown): unknown {
+  try {
+    return structuredClone(body);
+  } catch (err) {
+    // By name: the error comes from Node's own realm, which a test's sandbox does not share.
+    if ((err as Error | undefined)?.name === "RangeError") return "(not recorded: nested too deep to copy)";
+    throw err;
+  }
+}
+
 export class ExchangeRecorder {
   private readonly kept: Exchange[] = [];
 
@@ -58,6 +69,8 @@ export class ExchangeRecorder {
 
   /** `kind`: the kind of the route the request was routed to; undefined when none (404, 405, cut). */
   record(entry: RequestLogEntry, query: string, requestBody: unknown, reply: Reply, kind: RouteKind | undefined): void {
+    // Off (the default): no copy of every body on every request.
+    if (this.capacity === 0) return;
     const hasBody = reply.body !== undefined && reply.status !== 204 && !reply.raw;
     const exchange: Exchange = {
       method: entry.method,
@@ -70,8 +83,8 @@ export class ExchangeRecorder {
         : hasBody
           ? (reply.headers?.["content-type"] ?? "application/json")
           : undefined,
-      requestBody: requestBody === undefined ? undefined : redact(structuredClone(requestBody)),
-      responseBody: hasBody ? structuredClone(reply.body) : undefined,
+      requestBody: requestBody === undefined ? undefined : redact(copy(requestBody)),
+      responseBody: hasBody ? copy(reply.body) : undefined,
       dropped: entry.dropped,
     };
     this.kept.push(exchange);

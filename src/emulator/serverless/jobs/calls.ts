@@ -7,7 +7,7 @@
 //   GET  /v2/{id}/status-sync/{jobId} statusSync   GET  /v2/{id}/health           health
 //   GET  /v2/{id}/stream/{jobId}      stream
 //   POST /v2/{id}/openai/v1/chat/completions, /completions; GET /v2/{id}/openai/v1/models
-import { parseWait, WAIT_MS } from "./envelope";
+import { checkInputShape, INPUT_LIMITS, parseWait, WAIT_MS } from "./envelope";
 import { refuse } from "./job";
 import type { EndpointJobs } from "./queue";
 
@@ -82,6 +82,8 @@ export class JobCalls {
       if (!Array.isArray(b.messages) || b.messages.length === 0) errors.push("$.messages: must be a non-empty array");
     } else if (typeof b.prompt !== "string" && !Array.isArray(b.prompt)) errors.push("$.prompt: must be a string or an array of strings");
     if (b && b.stream !== undefined && typeof b.stream !== "boolean") errors.push("$.stream: must be a boolean");
+    // The body becomes the job's input one level down, so it keeps the input's rule with a level less.
+    if (b) checkInputShape(b, "$", errors, INPUT_LIMITS.depth - 1);
     if (errors.length > 0) return refuse(422, errors.join("; "), errors);
     const r = this.jobs.submit(id, { input: { openai_route: `/v1/${route}`, openai_input: b } });
     if ("reply" in r) return r.reply;

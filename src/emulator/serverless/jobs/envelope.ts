@@ -19,6 +19,37 @@ export interface JobEnvelope {
 
 export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
+/**
+ * An emulator limit on a job's `input` (and an OpenAI call's body): how deep its JSON nests (the
+ * object itself is level 1) and how many bytes it takes written as JSON. Deeper input would
+ * overflow the stack of every answer that writes it back (status, a webhook, a completion).
+ */
+export const INPUT_LIMITS = { depth: 64, bytes: 256 * 1024 } as const;
+
+/** How deep `value` nests, counted without recursion and given up past `max` (so `max + 1` means "too deep"). */
+function depthUpTo(value: unknown, max: number): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop()!;
+    if (typeof v !== "object" || v === null) continue;
+    deepest = Math.max(deepest, d);
+    if (d > max) return d;
+    for (const child of Object.values(v)) if (typeof child === "object" && child !== null) stack.push([child, d + 1]);
+  }
+  return deepest;
+}
+
+/** The depth and size rule for `value` at `path`; one entry in `errors` when it is broken. */
+export function checkInputShape(value: unknown, path: string, errors: string[], maxDepth: number = INPUT_LIMITS.depth): void {
+  if (depthUpTo(value, maxDepth) > maxDepth) {
+    errors.push(`${path}: must nest at most ${maxDepth} levels deep`);
+    return;
+  }
+  const bytes = Buffer.byteLength(JSON.stringify(value));
+  if (bytes > INPUT_LIMITS.bytes) errors.push(`${path}: must take at most ${INPUT_LIMITS.bytes} bytes as JSON, got ${bytes}`);
+}
+
 /** The envelope's rules; `errors` gets one entry per failure (`$.policy.ttl: must be ...`). */
 export function checkEnvelope(body: Record<string, unknown>, errors: string[]): JobEnvelope | undefined {
   for (const k of Object.keys(body))
@@ -26,6 +57,7 @@ export function checkEnvelope(body: Record<string, unknown>, errors: string[]): 
   const input = body.input;
   if (input === undefined) errors.push("$: missing property 'input'");
   else if (!isObject(input)) errors.push("$.input: must be an object");
+  else checkInputShape(input, "$.input", errors);
   const webhook = body.webhook;
   if (webhook !== undefined) {
     if (typeof webhook !== "string") errors.push("$.webhook: must be a string");

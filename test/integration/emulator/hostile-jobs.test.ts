@@ -1,0 +1,112 @@
+// Hostile input against the jobs surface, over real HTTP (issue 53): job input too deep or too
+// large refused at submission naming the rule (account endpoints, hosted models, OpenAI routes),
+// and the emulator still answering afterwards.
+import * as http from "node:http";
+import { type Emulator, startEmulator } from "../../../src/emulator";
+
+const KEY = "cp_test_hostile_jobs_0123";
+const QUOTAS = { minute: 100000, hour: 1000000, day: 10000000 };
+
+let emu: Emulator;
+
+beforeAll(async () => {
+  emu = await startEmulator({ port: 0, keys: [{ key: KEY, scopes: ["read", "write"] }], quotas: QUOTAS, timings: { startingMs: 0 } });
+});
+
+afterAll(async () => {
+  await emu?.close();
+});
+
+/** A request whose body is sent as given (a nesting JSON.stringify could not write). */
+async function send(method: string, path: string, body?: string | unknown): Promise<{ status: number; body: any; headers: Headers }> {
+  const res = await fetch(`${emu.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${KEY}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = text;
+  }
+  return { status: res.status, body: parsed, headers: res.headers };
+}
+
+async function endpoint(workers: { min: number; max: number } = { min: 1, max: 1 }): Promise<string> {
+  const r = await send("POST", "/v2/serverless", { name: "hostile", image: "worker:1", gpu: { pools: ["ADA_24"] }, workers });
+  expect(r.status).toBe(201);
+  return r.body.id;
+}
+
+/** `{"a":{"a":...1...}}`, `levels` objects deep, as text. */
+const nested = (levels: number) => `${'{"a":'.repeat(levels - 1)}{"a":1}${"}".repeat(levels - 1)}`;
+
+/** A loopback server that counts the POSTs it gets. */
+async function hookServer(): Promise<{ url: string; hits: () => number; close: () => Promise<void> }> {
+  let hits = 0;
+  const server = http.createServer((req, res) => {
+    hits++;
+    req.resume();
+    res.end("ok");
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}/hook`, hits: () => hits, close: () => new Promise((r) => server.close(() => r())) };
+}
+
+describe("job input: a depth and size rule at submission", () => {
+  test("input 20,000 levels deep with a loopback webhook -> 422 naming the rule; the emulator keeps answering", async () => {
+    const id = await endpoint();
+    const hook = await hookServer();
+    try {
+      for (const route of ["run", "runsync"]) {
+        const r = await send("POST", `/v2/${id}/${route}`, `{"webhook":${JSON.stringify(hook.url)},"input":${nested(20_000)}}`);
+        expect(r.status).toBe(422);
+        expect(r.headers.get("content-type")).toContain("application/problem+json");
+        expect(r.body).toMatchObject({ title: "Unprocessable Entity", status: 422, errors: ["$.input: must nest at most 64 levels deep"] });
+      }
+      // The webhook's timer had nothing to write; the emulator still serves.
+      await new Promise((r) => setTimeout(r, 50));
+      expect(hook.hits()).toBe(0);
+      expect((await send("GET", `/v2/${id}/health`)).status).toBe(200);
+    } finally {
+      await hook.close();
+    }
+  });
+
+  test("at the limit the input is taken and read back whole; one level more is refused", async () => {
+    const id = await endpoint();
+    const ok = await send("POST", `/v2/${id}/runsync`, `{"input":${nested(64)}}`);
+    expect(ok.status).toBe(200);
+    expect(ok.body.status).toBe("COMPLETED");
+    expect(JSON.stringify(ok.body.output)).toBe(nested(64));
+    const status = await send("GET", `/v2/${id}/status/${ok.body.id}`);
+    expect(status.status).toBe(200);
+    const over = await send("POST", `/v2/${id}/run`, `{"input":${nested(65)}}`);
+    expect(over.status).toBe(422);
+  });
+
+  test("input over 262,144 bytes as JSON -> 422 naming the size", async () => {
+    const id = await endpoint();
+    const r = await send("POST", `/v2/${id}/run`, { input: { text: "x".repeat(300_000) } });
+    expect(r.status).toBe(422);
+    expect(r.body.errors).toEqual(["$.input: must take at most 262144 bytes as JSON, got 300011"]);
+  });
+
+  test("a hosted model refuses the same input", async () => {
+    const r = await send("POST", "/v2/sdxl-turbo/runsync", `{"input":{"prompt":"p","extra":${nested(20_000)}}}`);
+    expect(r.status).toBe(422);
+    expect(r.body.errors).toContain("$.input: must nest at most 64 levels deep");
+  });
+
+  test("an OpenAI completion whose message nests too deep -> 422 before any job runs", async () => {
+    const id = await endpoint();
+    const body = `{"messages":[{"role":"user","content":"hi","extra":${nested(20_000)}}]}`;
+    const r = await send("POST", `/v2/${id}/openai/v1/chat/completions`, body);
+    expect(r.status).toBe(422);
+    expect(r.body.errors).toEqual(["$: must nest at most 63 levels deep"]);
+    expect((await send("GET", `/v2/${id}/health`)).body.jobs).toMatchObject({ completed: 0, inQueue: 0, inProgress: 0 });
+  });
+});
