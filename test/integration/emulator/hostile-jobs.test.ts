@@ -110,3 +110,32 @@ describe("job input: a depth and size rule at submission", () => {
     expect((await send("GET", `/v2/${id}/health`)).body.jobs).toMatchObject({ completed: 0, inQueue: 0, inProgress: 0 });
   });
 });
+
+describe("webhooks never follow a redirect", () => {
+  test("a loopback webhook answering 307 is not followed: its target gets nothing", async () => {
+    const hits: string[] = [];
+    const server = http.createServer((req, res) => {
+      hits.push(req.url!);
+      req.resume();
+      if (req.url === "/hook") res.writeHead(307, { location: "/landed" }).end();
+      else res.end("ok");
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const until = async (path: string) => {
+      for (let i = 0; i < 300 && !hits.includes(path); i++) await new Promise((r) => setTimeout(r, 10));
+    };
+    try {
+      const id = await endpoint();
+      expect((await send("POST", `/v2/${id}/runsync`, { input: { secret: "answer" }, webhook: `${base}/hook` })).body.status).toBe("COMPLETED");
+      await until("/hook");
+      // A second job's webhook, called after the first one's answer came back: a followed redirect
+      // would have reached /landed before it.
+      expect((await send("POST", `/v2/${id}/runsync`, { input: { n: 2 }, webhook: `${base}/after` })).body.status).toBe("COMPLETED");
+      await until("/after");
+      expect(hits).toEqual(["/hook", "/after"]);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+});

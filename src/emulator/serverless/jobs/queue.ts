@@ -324,10 +324,12 @@ export class EndpointJobs {
     }
     job.webhookResult = "calling";
     const body = JSON.stringify(this.answer(job));
-    const call = fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body, signal: AbortSignal.timeout(10_000) }).then(
+    // Never a redirect: the loopback rule holds for the address called, and a 3xx would send the
+    // job's answer wherever the first hop points. A 3xx is a failed delivery.
+    const call = fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body, redirect: "manual", signal: AbortSignal.timeout(10_000) }).then(
       async (res) => {
         await res.body?.cancel();
-        job.webhookResult = `called: ${res.status}`;
+        job.webhookResult = res.status >= 300 && res.status < 400 ? `call failed: answered ${res.status}, a redirect (not followed)` : `called: ${res.status}`;
       },
       (err: unknown) => {
         job.webhookResult = `call failed: ${err instanceof Error ? err.message : String(err)}`;
