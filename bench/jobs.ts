@@ -2,7 +2,8 @@
 // account with the echo test worker (queue, worker assignment, answer), beside 1,000 plain
 // runsync calls of a hosted model (no queue, no worker): jobs per second, and the overhead per
 // job of the endpoint's scheduling over the hosted call. Sequential (one call at a time) and 16
-// at once, on one keep-alive connection pool. Nothing asserts a time; the machine may be shared.
+// at once, on one keep-alive connection pool. Then 1,000 calls held on queued jobs: the CPU they
+// cost while they only wait. Nothing asserts a time; the machine may be shared.
 import * as http from "node:http";
 import { startEmulator } from "../src/emulator";
 
@@ -78,9 +79,60 @@ async function main(): Promise<void> {
     console.log(line(head));
     for (const r of rows) console.log(line(r));
     console.log("Overhead per job: (wall per endpoint job - wall per hosted call) x calls at once, the extra time each job holds a connection.");
+    await heldWaits(emu.url);
   } finally {
     agent.destroy();
     await emu.close();
+  }
+}
+
+/**
+ * 1,000 runsync calls held on an endpoint with no worker (their jobs stay queued): the CPU the
+ * process spends while they only wait, over a 5 s window, then a purge that ends them all.
+ */
+async function heldWaits(url: string): Promise<void> {
+  const HELD = 1000;
+  const WINDOW_MS = 5000;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: HELD + 10 });
+  const { hostname, port } = new URL(url);
+  const request = (method: string, path: string, body?: unknown) =>
+    new Promise<{ status: number; body: any }>((resolve, reject) => {
+      const data = body === undefined ? "" : JSON.stringify(body);
+      const req = http.request(
+        { host: hostname, port, path, method, agent, headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json", "content-length": Buffer.byteLength(data) } },
+        (res) => {
+          let text = "";
+          res.setEncoding("utf8");
+          res.on("data", (c) => (text += c));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
+        },
+      );
+      req.on("error", reject);
+      req.end(data);
+    });
+  try {
+    const ep = (await request("POST", "/v2/serverless", { name: "held", image: "worker:1", gpu: { pools: ["ADA_24"] }, workers: { min: 0, max: 0 } })).body;
+    const held = Array.from({ length: HELD }, (_, i) => request("POST", `/v2/${ep.id}/runsync?wait=60000`, { input: { i } }));
+    for (let i = 0; i < 600; i++) {
+      if ((await request("GET", `/v2/${ep.id}/health`)).body.jobs.inQueue >= HELD) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    await new Promise((r) => setTimeout(r, WINDOW_MS));
+    const cpu = process.cpuUsage(cpu0);
+    const wall = performance.now() - t0;
+    const purged = (await request("POST", `/v2/${ep.id}/purge-queue`)).body;
+    const answers = await Promise.all(held);
+    const byStatus = new Map<number, number>();
+    for (const a of answers) byStatus.set(a.status, (byStatus.get(a.status) ?? 0) + 1);
+    const cpuMs = (cpu.user + cpu.system) / 1000;
+    console.log(
+      `Held waits: ${HELD} runsync calls waiting on queued jobs for ${(wall / 1000).toFixed(1)} s: CPU ${cpuMs.toFixed(0)} ms (${((100 * cpuMs) / wall).toFixed(1)}% of a core); ` +
+        `after a purge of ${purged.removed}: ${[...byStatus].map(([s, n]) => `${n} x ${s}`).join(", ")}`,
+    );
+  } finally {
+    agent.destroy();
   }
 }
 

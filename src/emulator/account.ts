@@ -5,7 +5,7 @@
 // emulator, as LocalStack separates accounts by access key).
 
 import { MODEL_CALL_PRICE, serverlessTierPrice, volumePricePerHour } from "./catalog/data";
-import type { JobHandler } from "./serverless/jobs/job";
+import type { JobHandler, JobLimits } from "./serverless/jobs/job";
 import { Meter } from "./core/meter";
 import { computePrice } from "./pods/view";
 import { billingRoutes } from "./billing/routes";
@@ -55,6 +55,7 @@ export interface AccountShared {
   seed: number | undefined;
   graphqlSaveResets?: boolean;
   handler?: JobHandler;
+  jobLimits?: Partial<JobLimits>;
   baseUrl: () => string;
   /** Routes every account serves alike (the catalog, the clock). */
   common: Group[];
@@ -127,6 +128,7 @@ export class Account {
       timeScale,
       graphqlSaveResets: shared.graphqlSaveResets,
       handler: shared.handler,
+      jobLimits: shared.jobLimits,
       // A worker bills from its start until it leaves: gpuCount x its tier's price.
       onWorker: (ep, w, event, at) => {
         if (event === "start") meter.open("serverless", w.id, "serverlessGpu", ep.gpuCount * serverlessTierPrice(ep.gpuIds.split(",")[0]), at);

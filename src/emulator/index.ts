@@ -20,7 +20,7 @@ import type { RequestLogEntry } from "./core/request-log";
 import type { ApiKey, Scope } from "./core/http/types";
 import { DEFAULT_QUOTAS, type Quotas } from "./core/rate-limit";
 import { EmulatorServer, type EmulatorState, type Timings } from "./server";
-import type { HandlerJob, JobHandler } from "./serverless/jobs/job";
+import type { HandlerJob, JobHandler, JobLimits } from "./serverless/jobs/job";
 
 export type {
   ApiKey,
@@ -28,6 +28,7 @@ export type {
   Exchange,
   HandlerJob,
   JobHandler,
+  JobLimits,
   AimedFault,
   Faults,
   NetworkVolume,
@@ -107,6 +108,13 @@ export interface EmulatorOptions {
    * @default undefined (the test worker)
    */
   handler?: JobHandler;
+  /**
+   * The emulator's limits on jobs: jobs not ended per endpoint (`queuedJobs`) and their input
+   * bytes (`queuedBytes`), past which a submission is answered 429 with `Retry-After`, and calls
+   * held open on a job per account (`heldCalls`), past which a held call is answered 503.
+   * @default { queuedJobs: 5000, queuedBytes: 67108864, heldCalls: 2000 }
+   */
+  jobLimits?: Partial<JobLimits>;
 }
 
 export interface Emulator {
@@ -182,6 +190,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   if (!(Number.isInteger(exchangeCapacity) && exchangeCapacity >= 0)) {
     throw new RangeError(`recordExchanges must be an integer >= 0, got ${exchangeCapacity}`);
   }
+  for (const [name, v] of Object.entries(options.jobLimits ?? {})) {
+    if (!(Number.isInteger(v) && v >= 1)) throw new RangeError(`jobLimits.${name} must be an integer >= 1, got ${v}`);
+  }
   const server = new EmulatorServer({
     keys,
     quotas,
@@ -195,6 +206,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     listOrder: options.listOrder ?? "created",
     clock: options.clock ?? Date,
     handler: options.handler,
+    jobLimits: options.jobLimits,
     allowedHosts: options.allowedHosts ?? [],
   });
   let url: string;

@@ -18,7 +18,7 @@
 import * as http from "node:http";
 import type { Socket } from "node:net";
 import { Account, DEFAULT_ACCOUNT, type Timings } from "./account";
-import type { JobHandler } from "./serverless/jobs/job";
+import type { JobHandler, JobLimits } from "./serverless/jobs/job";
 import { Console, controlPath, isConsolePath, Sessions } from "./console";
 import { clockRoutes } from "./control/clock";
 import { AdjustableClock } from "./core/clock";
@@ -67,6 +67,8 @@ export interface ServerConfig {
   graphqlSaveResets?: boolean;
   /** The worker of the account endpoints' jobs (see EmulatorOptions.handler). */
   handler?: JobHandler;
+  /** Limits on jobs and held calls (see EmulatorOptions.jobLimits). */
+  jobLimits?: Partial<JobLimits>;
   /** The order of list answers (see EmulatorOptions). */
   listOrder?: ListOrder;
   /** Host names served besides the loopback names and the bound address (see EmulatorOptions). */
@@ -119,6 +121,7 @@ export class EmulatorServer {
       seed: config.faults.seed,
       graphqlSaveResets: config.graphqlSaveResets,
       handler: config.handler,
+      jobLimits: config.jobLimits,
       baseUrl: () => this.baseUrl,
       common,
     };

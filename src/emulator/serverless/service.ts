@@ -13,7 +13,7 @@ import { type EndpointInput, gqlError } from "./endpoints/rules";
 import { type GraphqlCaller, type RequestContext, runGraphql } from "./graphql/execute";
 import { ModelJobs } from "./hosted-models/jobs";
 import { JobCalls } from "./jobs/calls";
-import type { JobHandler } from "./jobs/job";
+import type { JobHandler, JobLimits } from "./jobs/job";
 import { EndpointJobs } from "./jobs/queue";
 import type { WorkerHooks } from "./endpoints/store";
 import { renderImage } from "./hosted-models/models";
@@ -80,6 +80,8 @@ export interface ServerlessServiceOptions {
    * @default undefined (the test worker: echo, sleep_ms, fail, stream)
    */
   handler?: JobHandler;
+  /** Limits on an endpoint's jobs and on held calls. @default DEFAULT_JOB_LIMITS */
+  jobLimits?: Partial<JobLimits>;
   /** Told when a worker starts and when it leaves (billing meters it in between). */
   onWorker?: WorkerHooks["onWorker"];
 }
@@ -110,6 +112,7 @@ export class ServerlessService {
       random: opts.random,
       timeScale: opts.timeScale ?? 1,
       handler: opts.handler,
+      limits: opts.jobLimits,
     });
     this.store.hooks = {
       onWorker: opts.onWorker,

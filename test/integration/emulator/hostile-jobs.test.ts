@@ -139,3 +139,84 @@ describe("webhooks never follow a redirect", () => {
     }
   });
 });
+
+describe("held calls and queues are bounded; waits are woken by events", () => {
+  let small: Emulator;
+  /** Reads of the emulator's clock: what a polling wait would multiply. */
+  let reads = 0;
+  const T0 = Date.UTC(2026, 5, 1, 10, 0, 0);
+
+  beforeAll(async () => {
+    small = await startEmulator({
+      port: 0,
+      keys: [{ key: KEY, scopes: ["read", "write"] }],
+      quotas: QUOTAS,
+      timings: { startingMs: 0 },
+      // A clock that never moves on its own: every wait below ends by the job's events or its real bound.
+      clock: { now: () => (reads++, T0) },
+      jobLimits: { queuedJobs: 3, queuedBytes: 1000, heldCalls: 3 },
+    });
+  });
+
+  afterAll(async () => {
+    await small?.close();
+  });
+
+  const on = (path: string, method = "GET", body?: unknown) =>
+    fetch(`${small.url}${path}`, { method, headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) }).then(async (r) => ({
+      status: r.status,
+      headers: r.headers,
+      body: (await r.json()) as any,
+    }));
+  const idle = async () => (await on("/v2/serverless", "POST", { name: "idle", image: "worker:1", gpu: { pools: ["ADA_24"] }, workers: { min: 0, max: 0 } })).body.id as string;
+  const counted = async (id: string) => (await on(`/v2/${id}/health`)).body.jobs.inQueue as number;
+
+  test("a held runsync ends when its job is purged: 404, as its status reads", async () => {
+    const id = await idle();
+    const held = on(`/v2/${id}/runsync?wait=20000`, "POST", { input: { n: 1 } });
+    for (let i = 0; i < 200 && (await counted(id)) === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    expect((await on(`/v2/${id}/purge-queue`, "POST")).body).toEqual({ removed: 1, status: "completed" });
+    const r = await held;
+    expect(r.status).toBe(404);
+    expect(r.body.detail).toContain("purged");
+  });
+
+  test("past heldCalls a held call is answered 503 with Retry-After, at once; the held ones are not disturbed", async () => {
+    const id = await idle();
+    const held = [1, 2, 3].map((n) => on(`/v2/${id}/runsync?wait=20000`, "POST", { input: { n } }));
+    for (let i = 0; i < 200 && (await counted(id)) < 3; i++) await new Promise((r) => setTimeout(r, 5));
+    const extra = await on(`/v2/${id}/runsync?wait=20000`, "POST", { input: { n: 4 } });
+    expect(extra.status).toBe(503);
+    expect(extra.headers.get("retry-after")).toBe("1");
+    expect(extra.body).toMatchObject({ title: "Service Unavailable", status: 503 });
+    expect(extra.body.detail).toContain("3 calls are held open");
+    // Nothing was queued for the refused call.
+    expect(await counted(id)).toBe(3);
+    await on(`/v2/${id}/purge-queue`, "POST");
+    expect((await Promise.all(held)).map((r) => r.status)).toEqual([404, 404, 404]);
+  });
+
+  test("past queuedJobs or queuedBytes a submission is answered 429 with Retry-After naming the limit", async () => {
+    const id = await idle();
+    for (const n of [1, 2, 3]) expect((await on(`/v2/${id}/run`, "POST", { input: { n } })).status).toBe(200);
+    const full = await on(`/v2/${id}/run`, "POST", { input: { n: 4 } });
+    expect(full.status).toBe(429);
+    expect(full.headers.get("retry-after")).toBe("1");
+    expect(full.body.detail).toContain("at most 3 jobs and 1000 bytes");
+    await on(`/v2/${id}/purge-queue`, "POST");
+    expect((await on(`/v2/${id}/run`, "POST", { input: { text: "x".repeat(600) } })).status).toBe(200);
+    const bytes = await on(`/v2/${id}/run`, "POST", { input: { text: "y".repeat(600) } });
+    expect(bytes.status).toBe(429);
+    await on(`/v2/${id}/purge-queue`, "POST");
+  });
+
+  test("held calls do not poll: three calls held a second read the clock a bounded number of times", async () => {
+    const id = await idle();
+    const before = reads;
+    const answers = await Promise.all([1, 2, 3].map((n) => on(`/v2/${id}/runsync?wait=1000`, "POST", { input: { n } })));
+    expect(answers.map((a) => a.body.status)).toEqual(["IN_QUEUE", "IN_QUEUE", "IN_QUEUE"]);
+    // Polling every 50 ms read it 88 times here (the requests' own reads included); woken by events, 27.
+    expect(reads - before).toBeLessThan(45);
+    await on(`/v2/${id}/purge-queue`, "POST");
+  });
+});

@@ -8,15 +8,21 @@
 //   GET  /v2/{id}/stream/{jobId}      stream
 //   POST /v2/{id}/openai/v1/chat/completions, /completions; GET /v2/{id}/openai/v1/models
 import { checkInputShape, INPUT_LIMITS, parseWait, WAIT_MS } from "./envelope";
-import { refuse } from "./job";
+import { busy, refuse } from "./job";
 import type { EndpointJobs } from "./queue";
 
 type Reply = { status: number; body?: unknown; headers?: Record<string, string>; raw?: { data: Buffer; contentType: string } };
 
 const noJob = (id: string, jobId: string) => refuse(404, `endpoint ${id} has no job ${JSON.stringify(jobId)}`);
+/** A held call whose job went while it waited: the 404 its status now reads. */
+const gone = (id: string, jobId: string) => refuse(404, `endpoint ${id} has no job ${JSON.stringify(jobId)} any more: it was purged from the queue (or the endpoint deleted) while this call waited`);
 
 export class JobCalls {
   constructor(private readonly jobs: EndpointJobs) {}
+
+  private tooManyHeld(): Reply {
+    return busy(503, `${this.jobs.heldCallsLimit} calls are held open on jobs already, the emulator's limit: retry, or submit with run and read status`);
+  }
 
   run(id: string, body: unknown): Reply {
     const r = this.jobs.submit(id, body);
@@ -26,9 +32,11 @@ export class JobCalls {
   async runSync(id: string, body: unknown, waitParam: string | null): Promise<Reply> {
     const wait = parseWait(waitParam);
     if (!wait.ok) return refuse(400, wait.problem.detail);
+    if (!this.jobs.canHold()) return this.tooManyHeld();
     const r = this.jobs.submit(id, body);
     if ("reply" in r) return r.reply;
-    return { status: 200, body: await this.jobs.waitFor(r.job, wait.value) };
+    const answer = await this.jobs.waitFor(r.job, wait.value);
+    return answer ? { status: 200, body: answer } : gone(id, r.job.id);
   }
 
   async status(id: string, jobId: string, waitParam?: string | null): Promise<Reply> {
@@ -40,7 +48,10 @@ export class JobCalls {
     }
     const job = this.jobs.find(id, jobId);
     if (!job) return noJob(id, jobId);
-    return { status: 200, body: waitMs > 0 ? await this.jobs.waitFor(job, waitMs) : this.jobs.answer(job) };
+    if (waitMs === 0) return { status: 200, body: this.jobs.answer(job) };
+    if (!this.jobs.canHold()) return this.tooManyHeld();
+    const answer = await this.jobs.waitFor(job, waitMs);
+    return answer ? { status: 200, body: answer } : gone(id, jobId);
   }
 
   stream(id: string, jobId: string): Reply {
@@ -85,9 +96,11 @@ export class JobCalls {
     // The body becomes the job's input one level down, so it keeps the input's rule with a level less.
     if (b) checkInputShape(b, "$", errors, INPUT_LIMITS.depth - 1);
     if (errors.length > 0) return refuse(422, errors.join("; "), errors);
+    if (!this.jobs.canHold()) return this.tooManyHeld();
     const r = this.jobs.submit(id, { input: { openai_route: `/v1/${route}`, openai_input: b } });
     if ("reply" in r) return r.reply;
     const answer = await this.jobs.waitFor(r.job, WAIT_MS.max);
+    if (!answer) return gone(id, r.job.id);
     if (answer.status !== "COMPLETED") {
       const on = answer.workerId ? ` on worker ${answer.workerId}` : "";
       return refuse(answer.status === "IN_QUEUE" || answer.status === "IN_PROGRESS" ? 504 : 500, `job ${answer.id} ended ${answer.status}${on}${answer.error ? `: ${answer.error}` : ""}`);

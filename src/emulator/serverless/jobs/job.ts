@@ -54,6 +54,18 @@ export interface Job {
   outcome?: { output: unknown } | { error: string };
   /** What became of the webhook: undefined until the job ended. */
   webhookResult?: string;
+  /** Its input's size as JSON (what the queue's byte limit counts). */
+  bytes: number;
+}
+
+/** A call held open on a job: it ends at the job's end, its purge, or its own deadline. */
+export interface Waiter {
+  /** Clock ms: the wait's end on the emulator's clock. */
+  waitEnd: number;
+  /** performance.now() ms: the same wait in real time, so a clock that never moves cannot hold the call. */
+  until: number;
+  /** `gone`: the job was purged or its endpoint deleted. */
+  done: (gone: boolean) => void;
 }
 
 /** One endpoint's jobs. */
@@ -61,6 +73,9 @@ export interface Queue {
   jobs: Map<string, Job>;
   /** The jobs not ended yet (IN_QUEUE, IN_PROGRESS): what the event replay looks at, so it costs no more with many finished jobs kept. */
   active: Set<Job>;
+  /** The input bytes of `active` and how many of them have a webhook (kept as they change, never counted again). */
+  activeBytes: number;
+  webhooks: number;
   lastTick: number;
   counters: { completed: number; failed: number; retried: number };
 }
@@ -72,7 +87,24 @@ export interface QueueOptions {
   /** Emulated ms per clock ms. */
   timeScale: number;
   handler?: JobHandler;
+  /** @default DEFAULT_JOB_LIMITS */
+  limits?: Partial<JobLimits>;
 }
+
+/** The emulator's limits on jobs (docs/emulator.md, Limits): past them a call is refused at once, with Retry-After. */
+export interface JobLimits {
+  /** Jobs not ended (IN_QUEUE or IN_PROGRESS) per endpoint; past it `run`, `runsync` and completions answer 429. @default 5000 */
+  queuedJobs: number;
+  /** Bytes of input (as JSON) of those jobs per endpoint; past it 429. @default 67108864 (64 MiB) */
+  queuedBytes: number;
+  /** Calls held open on a job (runsync, status-sync with a wait, completions) per account; past it 503. @default 2000 */
+  heldCalls: number;
+}
+
+export const DEFAULT_JOB_LIMITS: JobLimits = { queuedJobs: 5000, queuedBytes: 64 * 1024 * 1024, heldCalls: 2000 };
+
+/** `Retry-After` (s) of a refusal for a full queue or too many held calls: a guess, since nothing says when room comes. */
+export const BUSY_RETRY_AFTER_S = 1;
 
 /** `GET health`: job counts and workers by state. */
 export interface EndpointHealth {
@@ -91,6 +123,17 @@ export type Reply = { status: number; body: unknown; headers?: Record<string, st
 const PROBLEM = { "content-type": "application/problem+json" } as const;
 export const refuse = (status: number, detail: string, errors?: string[]): Reply => ({
   status,
-  body: { title: ({ 400: "Bad Request", 404: "Not Found", 409: "Conflict", 422: "Unprocessable Entity", 500: "Internal Server Error", 504: "Gateway Timeout" } as Record<number, string>)[status] ?? "Error", status, detail, ...(errors ? { errors } : {}) },
+  body: {
+    title: ({ 400: "Bad Request", 404: "Not Found", 409: "Conflict", 422: "Unprocessable Entity", 429: "Too Many Requests", 500: "Internal Server Error", 503: "Service Unavailable", 504: "Gateway Timeout" } as Record<number, string>)[status] ?? "Error",
+    status,
+    detail,
+    ...(errors ? { errors } : {}),
+  },
   headers: { ...PROBLEM },
 });
+
+/** A refusal for lack of room (429: the endpoint's queue; 503: held calls), with `Retry-After`. */
+export const busy = (status: 429 | 503, detail: string): Reply => {
+  const r = refuse(status, detail);
+  return { ...r, headers: { ...r.headers, "retry-after": String(BUSY_RETRY_AFTER_S) } };
+};

@@ -12,7 +12,7 @@
 // without a reader: a timer then syncs at the next event.
 import type { EndpointRecord, WorkerRecord } from "../endpoints/store";
 import { checkEnvelope, isLoopback, POLICY_LIMITS } from "./envelope";
-import { type EndpointHealth, type EndpointJobStatus, FINAL, type Job, type JobAnswer, MAX_EVENTS, MAX_JOBS_PER_ENDPOINT, JOB_RETENTION_MS, type Queue, type QueueOptions, type Reply, refuse } from "./job";
+import { busy, DEFAULT_JOB_LIMITS, type EndpointHealth, type EndpointJobStatus, FINAL, type Job, type JobAnswer, type JobLimits, MAX_EVENTS, MAX_JOBS_PER_ENDPOINT, JOB_RETENTION_MS, type Queue, type QueueOptions, type Reply, refuse, type Waiter } from "./job";
 import { planTestJob, type WorkerPlan } from "./test-worker";
 import { latestReady, roll, takesJobs } from "./rollout";
 import { leaveIdle, nextEvent, scaleUp, type WorkerState, workerStates } from "./workers";
@@ -21,12 +21,18 @@ export class EndpointJobs {
   private readonly queues = new Map<string, Queue>();
   private counter = 0;
   private timer: NodeJS.Timeout | undefined;
-  private sleepers = new Set<() => void>();
+  /** Calls held open on a job (runsync, status-sync, a completion), woken by the job's events. */
+  private readonly waiters = new Map<Job, Set<Waiter>>();
+  private held = 0;
   private closed = false;
   /** Webhook calls in flight (a test may await them). */
   readonly webhookCalls: Promise<void>[] = [];
 
-  constructor(private readonly opts: QueueOptions) {}
+  private readonly limits: JobLimits;
+
+  constructor(private readonly opts: QueueOptions) {
+    this.limits = { ...DEFAULT_JOB_LIMITS, ...opts.limits };
+  }
 
   private get scale(): number {
     return this.opts.timeScale;
@@ -48,6 +54,15 @@ export class EndpointJobs {
     const now = this.opts.clock.now();
     this.sync(now);
     const q = this.queue(endpointId, now);
+    const bytes = Buffer.byteLength(JSON.stringify(env.input));
+    const { queuedJobs, queuedBytes } = this.limits;
+    if (q.active.size >= queuedJobs || q.activeBytes + bytes > queuedBytes)
+      return {
+        reply: busy(
+          429,
+          `endpoint ${endpointId} holds ${q.active.size} jobs not ended (${q.activeBytes} bytes of input); it takes at most ${queuedJobs} jobs and ${queuedBytes} bytes: retry when some have ended`,
+        ),
+      };
     this.prune(q, now);
     this.counter += 1;
     let tail = "";
@@ -64,9 +79,10 @@ export class EndpointJobs {
       status: "IN_QUEUE",
       chunkTimes: [],
       streamRead: 0,
+      bytes,
     };
     q.jobs.set(job.id, job);
-    q.active.add(job);
+    this.addActive(q, job);
     this.sync(now);
     return { job };
   }
@@ -91,18 +107,53 @@ export class EndpointJobs {
     return out;
   }
 
-  /** The job's answer once it is final, or when `waitMs` (emulated) ran out. Real sleeps, bounded. */
-  async waitFor(job: Job, waitMs: number): Promise<JobAnswer> {
-    const waitEnd = this.opts.clock.now() + waitMs / this.scale;
-    const until = performance.now() + waitMs / this.scale;
-    for (;;) {
-      const now = this.opts.clock.now();
-      this.sync(now);
-      const left = until - performance.now();
-      if (FINAL.includes(job.status) || now >= waitEnd || left <= 0 || this.closed) return this.answer(job);
-      const next = this.nextEventAfter(job.endpointId, now);
-      await this.sleep(Math.min(left, next === undefined ? 50 : Math.max(next - now, 0) + 1, 50));
-    }
+  /** The `heldCalls` limit. */
+  get heldCallsLimit(): number {
+    return this.limits.heldCalls;
+  }
+
+  /** Whether one more call may be held open (the `heldCalls` limit): false means answer 503 at once. */
+  canHold(): boolean {
+    return this.held < this.limits.heldCalls;
+  }
+
+  /**
+   * The job's answer once it is final, or when `waitMs` (emulated) ran out; undefined when the
+   * job is gone meanwhile (purged, or its endpoint deleted). No polling: the job's end (or its
+   * purge) wakes the call, and one timer for every held call fires at the next event or deadline.
+   */
+  async waitFor(job: Job, waitMs: number): Promise<JobAnswer | undefined> {
+    const now = this.opts.clock.now();
+    this.sync(now);
+    if (!this.holds(job)) return undefined;
+    if (FINAL.includes(job.status) || waitMs <= 0 || this.closed) return this.answer(job);
+    const gone = await new Promise<boolean>((resolve) => {
+      const w: Waiter = { waitEnd: now + waitMs / this.scale, until: performance.now() + waitMs / this.scale, done: resolve };
+      let set = this.waiters.get(job);
+      if (!set) this.waiters.set(job, (set = new Set()));
+      set.add(w);
+      this.held += 1;
+      this.armTimer(now);
+    });
+    return gone ? undefined : this.answer(job);
+  }
+
+  /** Whether the queue still holds this very job (a purge or a deleted endpoint drops it). */
+  private holds(job: Job): boolean {
+    return this.queues.get(job.endpointId)?.jobs.get(job.id) === job;
+  }
+
+  /** Ends the held calls on `job`: `gone` when the job itself is gone. */
+  private release(job: Job, gone: boolean, only?: (w: Waiter) => boolean): void {
+    const set = this.waiters.get(job);
+    if (!set) return;
+    for (const w of [...set])
+      if (!only || only(w)) {
+        set.delete(w);
+        this.held -= 1;
+        w.done(gone);
+      }
+    if (set.size === 0) this.waiters.delete(job);
   }
 
   /** `stream/{jobId}`: the chunks produced since the last stream read. */
@@ -128,7 +179,7 @@ export class EndpointJobs {
     const now = this.opts.clock.now();
     const q = this.queue(job.endpointId, now);
     q.counters.retried += 1;
-    q.active.add(job);
+    this.addActive(q, job);
     Object.assign(job, { status: "IN_QUEUE", submittedAt: now, ttlEnd: now + (job.policy.ttl ?? POLICY_LIMITS.ttl.default) / this.scale, chunkTimes: [], streamRead: 0 });
     for (const k of ["workerId", "startedAt", "endsAt", "deadline", "plan", "finishedAt", "outcome", "webhookResult"] as const) delete job[k];
     // The answer is the retry taken; a free worker may take the job at once after it.
@@ -144,7 +195,8 @@ export class EndpointJobs {
     for (const j of q.active)
       if (j.status === "IN_QUEUE") {
         q.jobs.delete(j.id);
-        q.active.delete(j);
+        this.removeActive(q, j);
+        this.release(j, true);
         removed++;
       }
     return { removed, status: "completed" };
@@ -203,20 +255,24 @@ export class EndpointJobs {
       this.settle(ep, q, now);
       q.lastTick = Math.max(q.lastTick, now);
     }
-    for (const id of this.queues.keys()) if (!this.opts.store.get(id)) this.queues.delete(id);
+    for (const id of this.queues.keys())
+      if (!this.opts.store.get(id)) {
+        this.queues.delete(id);
+        for (const job of [...this.waiters.keys()]) if (job.endpointId === id) this.release(job, true);
+      }
     this.armTimer(now);
   }
 
   close(): void {
     this.closed = true;
     clearTimeout(this.timer);
-    for (const wake of this.sleepers) wake();
+    for (const job of [...this.waiters.keys()]) this.release(job, false);
   }
 
   private queue(endpointId: string, now: number): Queue {
     let q = this.queues.get(endpointId);
     if (!q) {
-      q = { jobs: new Map(), active: new Set(), lastTick: now, counters: { completed: 0, failed: 0, retried: 0 } };
+      q = { jobs: new Map(), active: new Set(), activeBytes: 0, webhooks: 0, lastTick: now, counters: { completed: 0, failed: 0, retried: 0 } };
       this.queues.set(endpointId, q);
     }
     return q;
@@ -296,7 +352,6 @@ export class EndpointJobs {
     job.endsAt = Math.max(now, started);
     job.chunkTimes = job.plan.chunks.map(() => job.endsAt!);
     this.sync(now);
-    this.wake();
   }
 
   private finish(job: Job, status: EndpointJobStatus, at: number, outcome: Job["outcome"]): void {
@@ -309,7 +364,9 @@ export class EndpointJobs {
     }
     job.status = status;
     job.finishedAt = at;
-    q?.active.delete(job);
+    if (q) this.removeActive(q, job);
+    // Its held calls answer once the replay that ended it is over (they read the job then).
+    this.release(job, false);
     if (outcome) job.outcome = outcome;
     if (q && (status === "COMPLETED")) q.counters.completed += 1;
     if (q && (status === "FAILED" || status === "TIMED_OUT")) q.counters.failed += 1;
@@ -345,41 +402,56 @@ export class EndpointJobs {
     return ep && q ? nextEvent(this.opts, ep, q, now) : undefined;
   }
 
-  /** A job with a webhook or a handler needs no reader to end: a timer syncs at the next event. */
+  /**
+   * One timer for everything that must happen without a reader: a job with a webhook (or a
+   * handler) ends at its next event, and a held call ends at its job's next event or its own
+   * deadline. A clock moved by an embedder outside the control plane is seen within a second.
+   */
   private armTimer(now: number): void {
     clearTimeout(this.timer);
     this.timer = undefined;
     if (this.closed) return;
     let next = Infinity;
     let pending = false;
+    const waited = new Set<string>();
+    for (const job of this.waiters.keys()) waited.add(job.endpointId);
     for (const [id, q] of this.queues) {
-      if (![...q.active].some((j) => j.webhook)) continue;
+      if (!waited.has(id) && q.webhooks === 0) continue;
       pending = true;
       const ep = this.opts.store.get(id);
       const n = ep ? nextEvent(this.opts, ep, q, now) : undefined;
       if (n !== undefined) next = Math.min(next, n);
     }
     if (!pending) return;
-    const delay = Math.min(Math.max(next - now, 0) + 1, 1000);
-    this.timer = setTimeout(() => this.sync(this.opts.clock.now()), delay);
+    let delay = Math.min(Math.max(next - now, 0) + 1, 1000);
+    if (this.held > 0) {
+      const real = performance.now();
+      for (const set of this.waiters.values()) for (const w of set) delay = Math.min(delay, Math.max(Math.min(w.waitEnd - now, w.until - real), 0) + 1);
+    }
+    this.timer = setTimeout(() => this.tick(), Math.max(delay, 0));
     this.timer.unref();
   }
 
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.sleepers.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      timer.unref();
-      this.sleepers.add(done);
-    });
+  /** The timer: replay up to now (ending jobs wakes their calls), then end the held calls whose wait ran out. */
+  private tick(): void {
+    const now = this.opts.clock.now();
+    this.sync(now);
+    const real = performance.now();
+    for (const job of [...this.waiters.keys()]) this.release(job, false, (w) => now >= w.waitEnd || real >= w.until);
+    this.armTimer(now);
   }
 
-  private wake(): void {
-    for (const w of [...this.sleepers]) w();
+  private addActive(q: Queue, job: Job): void {
+    if (q.active.has(job)) return;
+    q.active.add(job);
+    q.activeBytes += job.bytes;
+    if (job.webhook) q.webhooks += 1;
+  }
+
+  private removeActive(q: Queue, job: Job): void {
+    if (!q.active.delete(job)) return;
+    q.activeBytes -= job.bytes;
+    if (job.webhook) q.webhooks -= 1;
   }
 
   private prune(q: Queue, now: number): void {
