@@ -220,3 +220,52 @@ describe("held calls and queues are bounded; waits are woken by events", () => {
     await on(`/v2/${id}/purge-queue`, "POST");
   });
 });
+
+describe("OpenAI streams are bounded by what was asked and written as produced", () => {
+  const stream = async (id: string, body: unknown) => {
+    const res = await fetch(`${emu.url}/v2/${id}/openai/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    const text = await res.text();
+    const events = text.split("\n\n").filter((e) => e.startsWith("data: ")).map((e) => e.slice(6));
+    return { res, text, events };
+  };
+
+  test("a long message with max_tokens 50 streams 50 words, finish_reason length, written as it goes (chunked)", async () => {
+    const id = await endpoint();
+    const message = "w ".repeat(10_000);
+    const { res, text, events } = await stream(id, { model: id, stream: true, max_tokens: 50, messages: [{ role: "user", content: message }] });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("transfer-encoding")).toBe("chunked");
+    expect(res.headers.get("content-length")).toBeNull();
+    expect(events.at(-1)).toBe("[DONE]");
+    const parsed = events.slice(0, -1).map((e) => JSON.parse(e));
+    expect(parsed.filter((e) => e.choices[0].delta.content?.trim())).toHaveLength(50);
+    expect(parsed.at(-1)).toMatchObject({ choices: [{ finish_reason: "length" }], usage: { completion_tokens: 50 } });
+    expect(text.length).toBeLessThan(20_000);
+  });
+
+  test("without max_tokens the answer stops at the emulator's 4096 words; a plain answer too", async () => {
+    const id = await endpoint();
+    const messages = [{ role: "user", content: "w ".repeat(10_000) }];
+    const { events } = await stream(id, { stream: true, messages });
+    expect(events.length).toBe(4096 + 3);
+    const plain = await send("POST", `/v2/${id}/openai/v1/chat/completions`, { messages });
+    expect(plain.body.choices[0]).toMatchObject({ finish_reason: "length" });
+    expect(plain.body.usage.completion_tokens).toBe(4096);
+  });
+
+  test("a model the endpoint does not serve is 404 and not echoed whole; a bad max_tokens is 422", async () => {
+    const id = await endpoint();
+    const model = "m".repeat(20_000);
+    const r = await send("POST", `/v2/${id}/openai/v1/chat/completions`, { model, stream: true, messages: [{ role: "user", content: "hi" }] });
+    expect(r.status).toBe(404);
+    expect(r.body.detail).toContain(`one model is "${id}"`);
+    expect(r.body.detail.length).toBeLessThan(300);
+    const bad = await send("POST", `/v2/${id}/openai/v1/completions`, { prompt: "hi", max_tokens: 0 });
+    expect(bad.status).toBe(422);
+    expect(bad.body.errors).toEqual(["$.max_tokens: must be an integer from 1 to 4096"]);
+  });
+});

@@ -2,6 +2,7 @@
 // for failures on /graphql, and the bytes on the socket.
 
 import type * as http from "node:http";
+import { Readable } from "node:stream";
 import type { HttpError } from "../problem";
 import type { Reply } from "./types";
 
@@ -35,7 +36,9 @@ export function send(res: http.ServerResponse, reply: Reply, closing: boolean): 
   if (closing) headers.connection = "close";
   if (reply.raw) {
     res.writeHead(reply.status, { ...headers, "content-type": reply.raw.contentType });
-    res.end(reply.raw.data);
+    if (Buffer.isBuffer(reply.raw.data)) res.end(reply.raw.data);
+    // Each piece made only when the socket has taken the last ones (backpressure).
+    else Readable.from(reply.raw.data, { objectMode: false }).pipe(res);
     return;
   }
   if (reply.body === undefined || reply.status === 204) {

@@ -30,8 +30,11 @@ export interface ApiKey {
 export interface Reply {
   status: number;
   body?: unknown;
-  /** Raw bytes with their content type (the PNGs). */
-  raw?: { data: Buffer; contentType: string };
+  /**
+   * Raw bytes with their content type: whole (the PNGs), or pieces written one by one as the
+   * socket takes them (a server-sent event stream), so a long answer is never built in memory.
+   */
+  raw?: { data: Buffer | Iterable<string>; contentType: string };
   headers?: Record<string, string>;
   /** GraphQL: the root fields that ran, for the log and counts. */
   ops?: string[];

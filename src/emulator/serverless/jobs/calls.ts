@@ -11,7 +11,7 @@ import { checkInputShape, INPUT_LIMITS, parseWait, WAIT_MS } from "./envelope";
 import { busy, refuse } from "./job";
 import type { EndpointJobs } from "./queue";
 
-type Reply = { status: number; body?: unknown; headers?: Record<string, string>; raw?: { data: Buffer; contentType: string } };
+type Reply = { status: number; body?: unknown; headers?: Record<string, string>; raw?: { data: Buffer | Iterable<string>; contentType: string } };
 
 const noJob = (id: string, jobId: string) => refuse(404, `endpoint ${id} has no job ${JSON.stringify(jobId)}`);
 /** A held call whose job went while it waited: the 404 its status now reads. */
@@ -93,9 +93,16 @@ export class JobCalls {
       if (!Array.isArray(b.messages) || b.messages.length === 0) errors.push("$.messages: must be a non-empty array");
     } else if (typeof b.prompt !== "string" && !Array.isArray(b.prompt)) errors.push("$.prompt: must be a string or an array of strings");
     if (b && b.stream !== undefined && typeof b.stream !== "boolean") errors.push("$.stream: must be a boolean");
+    if (b && b.model !== undefined && typeof b.model !== "string") errors.push("$.model: must be a string");
+    for (const k of ["max_tokens", "max_completion_tokens"])
+      if (b && b[k] !== undefined && b[k] !== null && !(Number.isInteger(b[k]) && (b[k] as number) >= 1 && (b[k] as number) <= MAX_COMPLETION_TOKENS))
+        errors.push(`$.${k}: must be an integer from 1 to ${MAX_COMPLETION_TOKENS}`);
     // The body becomes the job's input one level down, so it keeps the input's rule with a level less.
     if (b) checkInputShape(b, "$", errors, INPUT_LIMITS.depth - 1);
     if (errors.length > 0) return refuse(422, errors.join("; "), errors);
+    // The one model the endpoint serves (what `models` lists): another is not echoed back.
+    if (b!.model !== undefined && b!.model !== id)
+      return refuse(404, `model ${JSON.stringify((b!.model as string).slice(0, 100))} is not served here: this endpoint's one model is ${JSON.stringify(id)} (GET openai/v1/models)`);
     if (!this.jobs.canHold()) return this.tooManyHeld();
     const r = this.jobs.submit(id, { input: { openai_route: `/v1/${route}`, openai_input: b } });
     if ("reply" in r) return r.reply;
@@ -106,26 +113,41 @@ export class JobCalls {
       return refuse(answer.status === "IN_QUEUE" || answer.status === "IN_PROGRESS" ? 504 : 500, `job ${answer.id} ended ${answer.status}${on}${answer.error ? `: ${answer.error}` : ""}`);
     }
     const text = typeof answer.output === "string" ? answer.output : JSON.stringify(answer.output);
-    const model = typeof b!.model === "string" ? b!.model : id;
     const created = Math.floor(now / 1000);
     const chat = route === "chat/completions";
-    const usage = { prompt_tokens: words(JSON.stringify(chat ? b!.messages : b!.prompt)), completion_tokens: words(text), total_tokens: 0 };
+    // What was asked bounds what is answered: at most `max_tokens` words (a word stands for a token).
+    let pieces: string[] = text.match(/\s*\S+/g) ?? [];
+    const limit = maxTokens(b!);
+    const finish = pieces.length > limit ? "length" : "stop";
+    pieces = pieces.slice(0, limit);
+    const content = pieces.join("");
+    const usage = { prompt_tokens: words(JSON.stringify(chat ? b!.messages : b!.prompt)), completion_tokens: pieces.length, total_tokens: 0 };
     usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
-    const base = { id: `cmpl-${answer.id}`, created, model };
+    const base = { id: `cmpl-${answer.id}`, created, model: id };
     if (b!.stream !== true) {
-      const choice = chat ? { index: 0, message: { role: "assistant", content: text }, finish_reason: "stop" } : { index: 0, text, finish_reason: "stop", logprobs: null };
+      const choice = chat ? { index: 0, message: { role: "assistant", content }, finish_reason: finish } : { index: 0, text: content, finish_reason: finish, logprobs: null };
       return { status: 200, body: { ...base, object: chat ? "chat.completion" : "text_completion", choices: [choice], usage } };
     }
-    // Streamed: the whole event stream at once (the job has ended), one chunk per word.
+    // Streamed: one event per word, each made as the socket takes the last (never the whole stream in memory).
     const object = chat ? "chat.completion.chunk" : "text_completion";
-    const pieces = text.match(/\s*\S+/g) ?? [text];
-    const events: unknown[] = [];
-    if (chat) events.push({ ...base, object, choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }] });
-    for (const p of pieces) events.push({ ...base, object, choices: [chat ? { index: 0, delta: { content: p }, finish_reason: null } : { index: 0, text: p, finish_reason: null }] });
-    events.push({ ...base, object, choices: [chat ? { index: 0, delta: {}, finish_reason: "stop" } : { index: 0, text: "", finish_reason: "stop" }], usage });
-    const sse = `${events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join("")}data: [DONE]\n\n`;
-    return { status: 200, raw: { data: Buffer.from(sse), contentType: "text/event-stream" }, headers: { "cache-control": "no-cache" } };
+    function* events(): Generator<string> {
+      const event = (e: unknown) => `data: ${JSON.stringify(e)}\n\n`;
+      if (chat) yield event({ ...base, object, choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }] });
+      for (const p of pieces) yield event({ ...base, object, choices: [chat ? { index: 0, delta: { content: p }, finish_reason: null } : { index: 0, text: p, finish_reason: null }] });
+      yield event({ ...base, object, choices: [chat ? { index: 0, delta: {}, finish_reason: finish } : { index: 0, text: "", finish_reason: finish }], usage });
+      yield "data: [DONE]\n\n";
+    }
+    return { status: 200, raw: { data: events(), contentType: "text/event-stream" }, headers: { "cache-control": "no-cache" } };
   }
 }
+
+/** The completion tokens asked for: `max_completion_tokens` or `max_tokens` (validated before), else the emulator's ceiling. */
+function maxTokens(b: Record<string, unknown>): number {
+  const asked = b.max_completion_tokens ?? b.max_tokens;
+  return typeof asked === "number" ? asked : MAX_COMPLETION_TOKENS;
+}
+
+/** An emulator limit: the most completion tokens (words) an OpenAI call is answered with, and the highest `max_tokens` taken. */
+export const MAX_COMPLETION_TOKENS = 4096;
 
 const words = (s: string) => (s.match(/\S+/g) ?? []).length;
