@@ -9,6 +9,7 @@
  */
 export { dynamicProviders } from "./resources/kinds";
 export { shimProvider, type ProviderKind } from "./resources/engine/shim";
+export type { AccountInput } from "./resources/engine/account";
 export * as client from "./client";
 export { ComputePlatform } from "./client";
 export { EndpointNotReadyError, runSyncSmokeTest, ServerlessEndpoint, ServerlessEndpointProvider, serverlessEndpointSchema, type ImageModelInput, type RunSyncSmokeTestArgs, type RunSyncSmokeTestResult, type ServerlessEndpointArgs, type ServerlessEndpointOutputs, type ServerlessEndpointProviderOptions } from "./resources/serverless-endpoint";

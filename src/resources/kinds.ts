@@ -1,8 +1,9 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { MissingApiKeyError, MissingApiUrlError, requireSupportedNode, UnsupportedRuntimeError } from "../client";
 import { canonical } from "./lifecycle/applied";
-import { defined } from "./inputs/check";
-import { CONFIG_KEYS, configureFromStack, requirePlatformSettings } from "./engine/settings";
+import { defined, isUnknown } from "./inputs/check";
+import { type Account, ACCOUNT_KEY, accountFailures, accountIdentity, accountIn } from "./engine/account";
+import { CONFIG_KEYS, configureFromStack, inAccount, requirePlatformSettings } from "./engine/settings";
 import type { ProviderKind } from "./engine/shim";
 
 /** Pulumi's name for the serialized provider among a dynamic resource's inputs and outputs. */
@@ -62,6 +63,11 @@ const loaded: Partial<Record<ProviderKind, Provider>> = {};
  *   refuses a missing API key or address, or a Node.js the client cannot run on, at preview,
  *   as the up's first request would;
  * - a missing API key or address names the stack config that sets it (the client knows nothing of Pulumi).
+ * - the resource's `account`, when it names one, is checked here, kept out of the kind's own
+ *   inputs and outputs (no kind knows of it), put back into what goes to the engine, and every
+ *   call runs on it (`inAccount`: the kind's `platform()` is that account's client); a new
+ *   account (name or address) replaces the resource, a new key for the same account is recorded
+ *   in place.
  * Methods a provider leaves out behave as Pulumi's plugin treats them.
  */
 export function engineProvider(provider: Provider): Provider {
@@ -72,28 +78,53 @@ export function engineProvider(provider: Provider): Provider {
     },
     check: async (olds, news) =>
       hinted(async () => {
-        const r = provider.check ? await provider.check(olds, news) : { inputs: news };
-        if ((r.failures ?? []).length === 0) refuseMissingSettings(olds, r.inputs);
-        return { ...r, inputs: defined(r.inputs) };
+        const failures = accountFailures(news?.[ACCOUNT_KEY], isUnknown);
+        if (failures.length > 0) return { inputs: news, failures };
+        const account = accountIn(news);
+        const r: pulumi.dynamic.CheckResult = await inAccount(account, async () => (provider.check ? provider.check(own(olds), own(news)) : { inputs: own(news) }));
+        if ((r.failures ?? []).length === 0) refuseMissingSettings(olds, r.inputs, account);
+        return { ...r, inputs: defined(withAccount(r.inputs, news)) };
       }),
-    diff: async (id, olds, news) => (provider.diff ? provider.diff(id, olds, news) : {}),
+    diff: async (id, olds, news) => {
+      // Another account is another object: the resource is made there and the old one deleted from its own.
+      if (isUnknown(news?.[ACCOUNT_KEY]) || accountIdentity(accountIn(olds)) !== accountIdentity(accountIn(news))) {
+        return { changes: true, replaces: [ACCOUNT_KEY], deleteBeforeReplace: false };
+      }
+      const r = provider.diff ? await inAccount(accountIn(news), () => provider.diff!(id, own(olds), own(news))) : {};
+      // The same account with a rotated key: recorded by an update that sends nothing.
+      if (!r.changes && accountIn(olds)?.apiKey !== accountIn(news)?.apiKey) return { ...r, changes: true };
+      return r;
+    },
     create: async (inputs) => {
-      const r = await keepProviderOnPartialFailure(() => hinted(() => provider.create(inputs)), inputs);
-      return { ...r, outs: defined(r.outs) };
+      const r = await keepProviderOnPartialFailure(() => hinted(() => inAccount(accountIn(inputs), () => provider.create(own(inputs)))), inputs);
+      return { ...r, outs: defined(withAccount(r.outs, inputs)) };
     },
     read: async (id, props) => {
-      const r = provider.read ? await hinted(() => provider.read!(id, props)) : { id, props };
-      return { ...r, props: defined(r.props), inputs: defined(r.inputs) };
+      const r = provider.read ? await hinted(() => inAccount(accountIn(props), () => provider.read!(id, own(props)))) : { id, props };
+      return { ...r, props: defined(r.props && withAccount(r.props, props)), inputs: defined(r.inputs && withAccount(r.inputs, props)) };
     },
     update: async (id, olds, news) => {
       const r: pulumi.dynamic.UpdateResult = await keepProviderOnPartialFailure(
-        async () => (provider.update ? hinted(() => provider.update!(id, olds, news)) : {}),
+        async () => (provider.update ? hinted(() => inAccount(accountIn(news), () => provider.update!(id, own(olds), own(news)))) : {}),
         news,
       );
-      return { ...r, outs: defined(r?.outs) };
+      return { ...r, outs: defined(withAccount(r?.outs ?? own(olds), news)) };
     },
-    delete: async (id, props) => hinted(async () => provider.delete?.(id, props)),
+    delete: async (id, props) => hinted(async () => inAccount(accountIn(props), async () => provider.delete?.(id, own(props)))),
   };
+}
+
+/** The properties without `account`: what the kind's own provider sees. */
+function own<T extends Record<string, unknown> | undefined>(props: T): T {
+  if (!props || !(ACCOUNT_KEY in props)) return props;
+  const { [ACCOUNT_KEY]: _account, ...rest } = props;
+  return rest as T;
+}
+
+/** `props` with the `account` of `from` put back, when `from` names one. */
+function withAccount<T extends Record<string, unknown> | undefined>(props: T, from: Record<string, unknown> | undefined): T {
+  const account = from?.[ACCOUNT_KEY];
+  return account === undefined || props === undefined ? props : ({ ...props, [ACCOUNT_KEY]: account } as T);
 }
 
 /**
@@ -102,10 +133,10 @@ export function engineProvider(provider: Provider): Provider {
  * every configured stack, they make the comparison moot, and a preview does not pay for two
  * canonical texts of each resource's inputs (the StackCost's are the whole ledger).
  */
-function refuseMissingSettings(olds: Record<string, unknown> | undefined, inputs: Record<string, unknown>): void {
+function refuseMissingSettings(olds: Record<string, unknown> | undefined, inputs: Record<string, unknown>, account?: Account): void {
   try {
     requireSupportedNode();
-    requirePlatformSettings();
+    requirePlatformSettings(process.env, account);
   } catch (missing) {
     if (changes(olds, inputs)) throw missing;
   }
@@ -140,7 +171,8 @@ async function keepProviderOnPartialFailure<T>(op: () => Promise<T>, inputs: Rec
     const partial = e as { id?: unknown; properties?: Record<string, unknown> };
     if (partial?.id) {
       const provider = partial.properties?.[PROVIDER_KEY] ?? inputs?.[PROVIDER_KEY];
-      partial.properties = defined({ ...partial.properties, [PROVIDER_KEY]: provider });
+      // Its account too: the next up or destroy must find the half-made object where it is.
+      partial.properties = defined(withAccount({ ...partial.properties, [PROVIDER_KEY]: provider }, inputs));
     }
     throw e;
   }

@@ -1,4 +1,6 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import type * as pulumi from "@pulumi/pulumi";
+import type { Account } from "./account";
 import { type Clock, ComputePlatform, MISSING_API_KEY, MISSING_API_URL, MissingApiKeyError, MissingApiUrlError } from "../../client";
 
 /**
@@ -116,10 +118,43 @@ export function setPlatformSettings(next: PlatformSettings): void {
 }
 
 /**
- * The one client of this process. Every provider shares it, so rate-limit pacing is one
- * budget per API key however many resources are in flight.
+ * The account the provider call at hand acts on: the resource's own `account`, set by the
+ * registry's wrapper for the length of the call (and every wait it starts); none for the stack's.
+ */
+let accountScope: AsyncLocalStorage<Account> | undefined;
+
+/**
+ * Runs `op` on `account` (none: the stack's default account): what `platform()` returns inside
+ * it. The scope is made on the first resource that names an account: a live AsyncLocalStorage
+ * puts a cost on every promise of the process, which a stack of one account does not pay.
+ */
+export function inAccount<T>(account: Account | undefined, op: () => T): T {
+  if (!account) return op();
+  accountScope ??= new AsyncLocalStorage<Account>();
+  return accountScope.run(account, op);
+}
+
+/** One client per account and key, so pacing, shared lists and reads are each account's own. */
+const accountClients = new Map<string, ComputePlatform>();
+
+/**
+ * The client of the account at hand: the resource's `account` inside a provider call on one,
+ * else the one client of the stack's account. Each is shared by every provider of the process,
+ * so rate-limit pacing is one budget per API key however many resources are in flight.
  */
 export function platform(): ComputePlatform {
+  const account = accountScope?.getStore();
+  if (account) {
+    const apiUrl = account.apiUrl ?? settings.apiUrl;
+    const serverlessUrl = account.serverlessUrl ?? settings.serverlessUrl;
+    const id = JSON.stringify([account.name, account.apiKey, apiUrl ?? null, serverlessUrl ?? null]);
+    let made = accountClients.get(id);
+    if (!made) {
+      made = new ComputePlatform({ apiKey: account.apiKey, apiUrl, serverlessUrl, baseDelayMs: retryBaseMs() });
+      accountClients.set(id, made);
+    }
+    return made;
+  }
   client ??= new ComputePlatform({
     apiKey: settings.apiKey,
     apiUrl: settings.apiUrl,
@@ -134,9 +169,9 @@ export function platform(): ComputePlatform {
  * in the environment: what the client would refuse at its first request, said at preview. The
  * error is the client's; the registry (src/resources/kinds.ts) adds the stack config that sets it.
  */
-export function requirePlatformSettings(env: NodeJS.ProcessEnv = process.env): void {
-  if (!(settings.apiUrl || env.COMPUTEPLATFORM_API_URL)) throw new MissingApiUrlError(MISSING_API_URL);
-  if (!(settings.apiKey || env.COMPUTEPLATFORM_API_KEY)) throw new MissingApiKeyError(MISSING_API_KEY);
+export function requirePlatformSettings(env: NodeJS.ProcessEnv = process.env, account?: Account): void {
+  if (!(account?.apiUrl || settings.apiUrl || env.COMPUTEPLATFORM_API_URL)) throw new MissingApiUrlError(MISSING_API_URL);
+  if (!(account?.apiKey || settings.apiKey || env.COMPUTEPLATFORM_API_KEY)) throw new MissingApiKeyError(MISSING_API_KEY);
 }
 
 /** What every provider lets a caller inject (tests: a client, a fake clock, a signal). */

@@ -3,6 +3,7 @@
 // the nearest argument the kind has: "imagee is not a Pod argument; did you mean image?".
 // No I/O: the refusal comes at preview, before any request.
 import type * as pulumi from "@pulumi/pulumi";
+import { ACCOUNT_KEY } from "../engine/account";
 
 /** Edits (insert, delete, substitute, swap two neighbours) from `a` to `b`, case ignored. */
 export function editDistance(a: string, b: string): number {
@@ -106,6 +107,21 @@ export function undeclaredArgs(
   wrap: (value: unknown) => unknown = (v) => v,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(args ?? {})) if (!known.includes(key)) out[key] = wrap(value);
+  // `account` is every kind's argument, checked by the registry's wrapper, not by the kind.
+  for (const [key, value] of Object.entries(args ?? {})) if (!known.includes(key) && key !== ACCOUNT_KEY) out[key] = wrap(value);
   return out;
+}
+
+/**
+ * `Kind.get(name, id, state?, opts?)`'s `state`, as Pulumi's providers take it: refused, naming
+ * the field, when it holds what is not one of `fields` (a resource option passed third, as the
+ * two-argument form of 0.2.0 and earlier took it, most likely), before anything is registered.
+ */
+export function checkGetState(kind: string, state: object | undefined, fields: readonly string[]): void {
+  const stray = Object.keys(state ?? {}).filter((k) => !fields.includes(k));
+  if (stray.length === 0) return;
+  throw new Error(
+    `${kind}.get(name, id, state?, opts?): ${stray.map((k) => `"${k}"`).join(", ")} is not a field of its state (${fields.join(", ")}); ` +
+      "resource options such as provider, protect or dependsOn go fourth",
+  );
 }

@@ -3,7 +3,10 @@
  * provider.ts; the check in schema.ts; the verdict and the wire mapping in plan.ts.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { undeclaredArgs } from "../inputs/arguments";
+import { checkGetState, undeclaredArgs } from "../inputs/arguments";
+import type { AccountInput } from "../engine/account";
+import { accountInput } from "../engine/account-input";
+import { withSecretOutputs } from "../engine/secret-outputs";
 import { shimProvider } from "../engine/shim";
 import { LOGICAL_NAME_KEY } from "../lifecycle/owner";
 import { NETWORK_VOLUME_ARGS, type NetworkVolumeType } from "./schema";
@@ -29,6 +32,14 @@ export {
  * @group Resource arguments
  */
 export interface NetworkVolumeArgs {
+  /**
+   * The account this resource lives on, `{ name, apiKey, apiUrl?, serverlessUrl? }` (the key is
+   * made secret), as pulumi-command's `connection` names a command's host. A new `name` or
+   * address replaces the resource: it is made on the new account, then deleted from the old with
+   * the old key. A new `apiKey` under the same `name` (a rotated key) is recorded in place.
+   * @default the stack's account: stack config `computeplatform:apiKey` and `apiUrl`, else the environment
+   */
+  account?: pulumi.Input<AccountInput>;
   /**
    * The volume's name on the platform. Changing it renames the volume in place.
    * @default the resource's logical name plus a random 7-character suffix (e.g. `data-1a2b3c4`)
@@ -99,9 +110,11 @@ export class NetworkVolume extends pulumi.dynamic.Resource {
   /**
    * Read an existing volume by its ID without managing it: the stack records its outputs,
    * and destroying the stack leaves the volume alone.
+   * @param state.account the account it is read from (see {@link NetworkVolumeArgs.account}); the stack's when left out
    */
-  static get(name: string, id: pulumi.Input<pulumi.ID>, opts?: pulumi.CustomResourceOptions): NetworkVolume {
-    return new NetworkVolume(name, undefined, { ...opts, id });
+  static get(name: string, id: pulumi.Input<pulumi.ID>, state?: { account?: pulumi.Input<AccountInput> }, opts?: pulumi.CustomResourceOptions): NetworkVolume {
+    checkGetState("NetworkVolume", state, ["account"]);
+    return new NetworkVolume(name, state?.account === undefined ? undefined : ({ account: state.account } as NetworkVolumeArgs), { ...opts, id });
   }
 
   constructor(name: string, args: NetworkVolumeArgs | undefined, opts?: pulumi.CustomResourceOptions) {
@@ -118,9 +131,10 @@ export class NetworkVolume extends pulumi.dynamic.Resource {
         type: a.type,
         deleteWaitSeconds: a.deleteWaitSeconds,
         adopt: a.adopt,
+        account: accountInput(a.account),
         [LOGICAL_NAME_KEY]: name,
       },
-      opts,
+      withSecretOutputs(opts, ["account"]),
       "computeplatform",
       "NetworkVolume",
     );

@@ -9,8 +9,10 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { joinLedger, ledgerIdentity } from "../cost/ledger";
-import { undeclaredArgs } from "../inputs/arguments";
+import { checkGetState, undeclaredArgs } from "../inputs/arguments";
 import { withSecretOutputs } from "../engine/secret-outputs";
+import type { AccountInput } from "../engine/account";
+import { accountInput } from "../engine/account-input";
 import { shimProvider } from "../engine/shim";
 import { LOGICAL_NAME_KEY, ownerInputs } from "../lifecycle/owner";
 import type { PodOutputs } from "./outputs";
@@ -29,6 +31,14 @@ export { PodFailedError, PodInitError } from "./status";
  * @group Resource arguments
  */
 export interface PodArgs {
+  /**
+   * The account this resource lives on, `{ name, apiKey, apiUrl?, serverlessUrl? }` (the key is
+   * made secret), as pulumi-command's `connection` names a command's host. A new `name` or
+   * address replaces the resource: it is made on the new account, then deleted from the old with
+   * the old key. A new `apiKey` under the same `name` (a rotated key) is recorded in place.
+   * @default the stack's account: stack config `computeplatform:apiKey` and `apiUrl`, else the environment
+   */
+  account?: pulumi.Input<AccountInput>;
   /**
    * The pod's name on the platform. Changing it renames the pod in place.
    * @default the resource's logical name plus 7 hex characters of its owner token (e.g.
@@ -284,16 +294,18 @@ export class Pod extends pulumi.dynamic.Resource {
   /**
    * Reads an existing pod into the program without managing it: nothing is created, changed
    * or deleted. `id` is the platform's pod ID.
+   * @param state.account the account it is read from (see {@link PodArgs.account}); the stack's when left out
    */
-  static get(name: string, id: pulumi.Input<pulumi.ID>, opts?: pulumi.CustomResourceOptions): Pod {
-    return new Pod(name, undefined, { ...opts, id });
+  static get(name: string, id: pulumi.Input<pulumi.ID>, state?: { account?: pulumi.Input<AccountInput> }, opts?: pulumi.CustomResourceOptions): Pod {
+    checkGetState("Pod", state, ["account"]);
+    return new Pod(name, state?.account === undefined ? undefined : ({ account: state.account } as PodArgs), { ...opts, id });
   }
 
   constructor(name: string, args: PodArgs | undefined, givenOpts?: pulumi.CustomResourceOptions) {
     const a: Partial<PodArgs> = args ?? {};
     // `env` holds credentials as often as not, and a pod read by `.get`, `adopt` or refresh has it
     // from the platform, where no secret input marks it.
-    const opts = withSecretOutputs(givenOpts, ["env"]);
+    const opts = withSecretOutputs(givenOpts, ["env", "account"]);
     // An argument a Pod does not have goes on, so check() refuses it by name instead of it
     // being dropped. Such a pod stays out of the cost ledger: its check fails before the
     // stack's cost reads the catalog, so the preview sends no request.
@@ -333,6 +345,7 @@ export class Pod extends pulumi.dynamic.Resource {
         waitTimeoutSeconds: a.waitTimeoutSeconds,
         adopt: a.adopt,
         maxHourlyCost: a.maxHourlyCost,
+        account: accountInput(a.account),
         [LOGICAL_NAME_KEY]: name,
         ...owner,
       },

@@ -3,7 +3,9 @@
  * in provider.ts; the check in schema.ts; the verdict and the wire mapping in plan.ts.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { undeclaredArgs } from "../inputs/arguments";
+import { checkGetState, undeclaredArgs } from "../inputs/arguments";
+import type { AccountInput } from "../engine/account";
+import { accountInput } from "../engine/account-input";
 import { shimProvider } from "../engine/shim";
 import { LOGICAL_NAME_KEY } from "../lifecycle/owner";
 import { withSecretOutputs } from "../engine/secret-outputs";
@@ -24,6 +26,14 @@ export {
  * @group Resource arguments
  */
 export interface RegistryCredentialArgs {
+  /**
+   * The account this resource lives on, `{ name, apiKey, apiUrl?, serverlessUrl? }` (the key is
+   * made secret), as pulumi-command's `connection` names a command's host. A new `name` or
+   * address replaces the resource: it is made on the new account, then deleted from the old with
+   * the old key. A new `apiKey` under the same `name` (a rotated key) is recorded in place.
+   * @default the stack's account: stack config `computeplatform:apiKey` and `apiUrl`, else the environment
+   */
+  account?: pulumi.Input<AccountInput>;
   /**
    * The credential's name on the platform. The platform cannot rename a credential: a change
    * replaces it (a new credential first, the pods that use it follow, then the old one goes).
@@ -88,9 +98,11 @@ export class RegistryCredential extends pulumi.dynamic.Resource {
   /**
    * Read an existing credential by its ID without managing it: the stack records its id and
    * name (the platform never returns the secrets), and destroying the stack leaves it alone.
+   * @param state.account the account it is read from (see {@link RegistryCredentialArgs.account}); the stack's when left out
    */
-  static get(name: string, id: pulumi.Input<pulumi.ID>, opts?: pulumi.CustomResourceOptions): RegistryCredential {
-    return new RegistryCredential(name, undefined, { ...opts, id });
+  static get(name: string, id: pulumi.Input<pulumi.ID>, state?: { account?: pulumi.Input<AccountInput> }, opts?: pulumi.CustomResourceOptions): RegistryCredential {
+    checkGetState("RegistryCredential", state, ["account"]);
+    return new RegistryCredential(name, state?.account === undefined ? undefined : ({ account: state.account } as RegistryCredentialArgs), { ...opts, id });
   }
 
   constructor(name: string, args: RegistryCredentialArgs | undefined, opts?: pulumi.CustomResourceOptions) {
@@ -110,9 +122,10 @@ export class RegistryCredential extends pulumi.dynamic.Resource {
         password: secret(a.password),
         deleteWaitSeconds: a.deleteWaitSeconds,
         adopt: a.adopt,
+        account: accountInput(a.account),
         [LOGICAL_NAME_KEY]: name,
       },
-      withSecretOutputs(opts, SECRET_PROPERTIES),
+      withSecretOutputs(opts, [...SECRET_PROPERTIES, "account"]),
       "computeplatform",
       "RegistryCredential",
     );

@@ -5,8 +5,10 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { joinLedger, ledgerIdentity } from "../cost/ledger";
-import { undeclaredArgs } from "../inputs/arguments";
+import { checkGetState, undeclaredArgs } from "../inputs/arguments";
 import { withSecretOutputs } from "../engine/secret-outputs";
+import type { AccountInput } from "../engine/account";
+import { accountInput } from "../engine/account-input";
 import { shimProvider } from "../engine/shim";
 import { LOGICAL_NAME_KEY, ownerInputs } from "../lifecycle/owner";
 import { templateBehind } from "../inputs/template-ref";
@@ -35,6 +37,14 @@ export { type ImageModelInput, type RunSyncSmokeTestArgs, type RunSyncSmokeTestR
  * @group Resource arguments
  */
 export interface ServerlessEndpointArgs {
+  /**
+   * The account this resource lives on, `{ name, apiKey, apiUrl?, serverlessUrl? }` (the key is
+   * made secret), as pulumi-command's `connection` names a command's host. A new `name` or
+   * address replaces the resource: it is made on the new account, then deleted from the old with
+   * the old key. A new `apiKey` under the same `name` (a rotated key) is recorded in place.
+   * @default the stack's account: stack config `computeplatform:apiKey` and `apiUrl`, else the environment
+   */
+  account?: pulumi.Input<AccountInput>;
   /**
    * The endpoint's name on the platform, any non-empty string. Changing it renames the
    * endpoint in place. Leave it out to be covered after an interrupted deployment: an endpoint
@@ -298,15 +308,22 @@ export class ServerlessEndpoint extends pulumi.dynamic.Resource {
    * interface it is read through, as `api` does for a managed endpoint.
    * @param state.api `graphql` (the default) or `rest`; over REST the outputs carry `container`
    *   and `dataCenterIds` and no `templateId`
+   * @param state.account the account it is read from (see {@link ServerlessEndpointArgs.account})
    */
-  static get(name: string, id: pulumi.Input<pulumi.ID>, state?: { api?: "graphql" | "rest" }, opts?: pulumi.CustomResourceOptions): ServerlessEndpoint {
-    return new ServerlessEndpoint(name, { api: state?.api } as ServerlessEndpointArgs, { ...opts, id });
+  static get(
+    name: string,
+    id: pulumi.Input<pulumi.ID>,
+    state?: { api?: "graphql" | "rest"; account?: pulumi.Input<AccountInput> },
+    opts?: pulumi.CustomResourceOptions,
+  ): ServerlessEndpoint {
+    checkGetState("ServerlessEndpoint", state, ["api", "account"]);
+    return new ServerlessEndpoint(name, { api: state?.api, account: state?.account } as ServerlessEndpointArgs, { ...opts, id });
   }
 
   constructor(name: string, args: ServerlessEndpointArgs, givenOpts?: pulumi.CustomResourceOptions) {
     // A REST endpoint's `container` carries its `env`, credentials as often as not; read by `.get`,
     // `adopt` or refresh it comes from the platform, where no secret input marks it.
-    const opts = withSecretOutputs(givenOpts, ["container"]);
+    const opts = withSecretOutputs(givenOpts, ["container", "account"]);
     const owner = ownerInputs(opts?.parent, { organization: pulumi.getOrganization, project: pulumi.getProject, stack: pulumi.getStack });
     super(
       shimProvider("serverless-endpoint"),
@@ -316,6 +333,7 @@ export class ServerlessEndpoint extends pulumi.dynamic.Resource {
         // appear on the class.
         ...Object.fromEntries([...SAVED_FIELDS, ...LOCAL_FIELDS, "type", "pods", "requestUrls", "hourlyCost", "api", "container", "dataCenterIds", "version", "rollout"].map((k) => [k, undefined])),
         ...args,
+        account: accountInput(args.account),
         ...templateCheckInput(args.templateId),
         [LOGICAL_NAME_KEY]: name,
         ...owner,

@@ -4,6 +4,9 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { withSecretOutputs } from "../engine/secret-outputs";
+import type { AccountInput } from "../engine/account";
+import { accountInput } from "../engine/account-input";
+import { checkGetState } from "../inputs/arguments";
 import { shimProvider } from "../engine/shim";
 import { noteTemplate, rollsOfArgs } from "../inputs/template-ref";
 import { LOGICAL_NAME_KEY, ownerInputs } from "../lifecycle/owner";
@@ -20,6 +23,14 @@ export { checkTemplate, TEMPLATE_CATEGORIES, TEMPLATE_DEFAULTS, templateArgsSche
  * @group Resource arguments
  */
 export interface TemplateArgs {
+  /**
+   * The account this resource lives on, `{ name, apiKey, apiUrl?, serverlessUrl? }` (the key is
+   * made secret), as pulumi-command's `connection` names a command's host. A new `name` or
+   * address replaces the resource: it is made on the new account, then deleted from the old with
+   * the old key. A new `apiKey` under the same `name` (a rotated key) is recorded in place.
+   * @default the stack's account: stack config `computeplatform:apiKey` and `apiUrl`, else the environment
+   */
+  account?: pulumi.Input<AccountInput>;
   /**
    * The template's name on the platform. Changes in place.
    * @default the resource's logical name plus a random 7-character suffix (e.g. `worker-1a2b3c4`), kept across updates
@@ -137,6 +148,7 @@ export class Template extends pulumi.dynamic.Resource {
         // Every output must be named here (undefined when left out) to appear on the class.
         ...Object.fromEntries([...PLATFORM_FIELDS, "deleteWaitSeconds"].map((k) => [k, undefined])),
         ...args,
+        account: accountInput(args.account),
         [LOGICAL_NAME_KEY]: name,
         ...(opts?.id === undefined
           ? ownerInputs(opts?.parent, { organization: pulumi.getOrganization, project: pulumi.getProject, stack: pulumi.getStack })
@@ -144,7 +156,7 @@ export class Template extends pulumi.dynamic.Resource {
       },
       // `env` holds credentials as often as not, and a template read by `.get`, `adopt` or refresh
       // has it from the platform, where no secret input marks it.
-      withSecretOutputs(opts, ["env"]),
+      withSecretOutputs(opts, ["env", "account"]),
       "computeplatform",
       "Template",
     );
@@ -155,8 +167,10 @@ export class Template extends pulumi.dynamic.Resource {
   /**
    * An existing template, read by its ID and not managed: the stack never changes or deletes it.
    * Its outputs (e.g. `serverless`, `image`) are what the platform holds; a `refresh` reads it again.
+   * @param state.account the account it is read from (see {@link TemplateArgs.account}); the stack's when left out
    */
-  static get(name: string, id: pulumi.Input<pulumi.ID>, opts?: pulumi.CustomResourceOptions): Template {
-    return new Template(name, {} as TemplateArgs, { ...opts, id });
+  static get(name: string, id: pulumi.Input<pulumi.ID>, state?: { account?: pulumi.Input<AccountInput> }, opts?: pulumi.CustomResourceOptions): Template {
+    checkGetState("Template", state, ["account"]);
+    return new Template(name, ({ account: state?.account } as TemplateArgs), { ...opts, id });
   }
 }

@@ -1,0 +1,99 @@
+// Accounts as values, through Pulumi's own dynamic-provider plugin: one program holds resources
+// on two accounts of one emulator (the stack's, from stack config, and another named by the
+// resources' `account`). Each account's requests carry its own key and its objects stay in it;
+// the key is secret in state and in no log line; a rotated key is recorded in place without a
+// write; a change of account previews as a replacement and moves the object; destroy empties both.
+// The plugin loads dist/: run `npm run build` before this file alone.
+import * as pulumi from "@pulumi/pulumi";
+import { fingerprint } from "../../src/emulator/core/request-log";
+import { NetworkVolume } from "../../src/resources/network-volume";
+import { Pod } from "../../src/resources/pod";
+import { captureProgram, EngineStack, isSecret, PROJECT, SECRET_KEYS } from "../../tools/engine";
+import { engineRigForFile } from "../../tools/engine/rig";
+import { resourcesOf, resourceSteps } from "../helpers/ledger";
+
+const TEAM = "cp_acct_engine_team_51c0";
+const SHARED = "cp_acct_engine_shared_9e7d";
+const SHARED_ROTATED = "cp_acct_engine_shared2_2f4a";
+const GPU = "NVIDIA L40S";
+const rig = engineRigForFile(TEAM, {
+  keys: [
+    { key: TEAM, scopes: ["read", "write"], account: "team" },
+    { key: SHARED, scopes: ["read", "write"], account: "shared" },
+    { key: SHARED_ROTATED, scopes: ["read", "write"], account: "shared" },
+  ],
+});
+
+const program = (o: { remoteKey?: string; remoteOnShared?: boolean }, preview = false) =>
+  captureProgram(
+    () => {
+      const shared = { name: "shared", apiKey: pulumi.secret(o.remoteKey ?? SHARED), apiUrl: rig.emu.url };
+      new Pod("local", { image: "img/app:1", gpu: { id: GPU } });
+      new Pod("remote", { image: "img/app:1", gpu: { id: GPU }, ...(o.remoteOnShared === false ? {} : { account: shared }) });
+      new NetworkVolume("data", { size: 10, dataCenter: "EU-RO-1", account: shared });
+    },
+    { project: PROJECT, stack: "dev", preview, config: rig.config, secretKeys: SECRET_KEYS },
+  );
+
+const live = (account: string) => rig.emu.state(account).pods.filter((p) => p.status !== "TERMINATED");
+const ops = (r: Parameters<typeof resourceSteps>[0]) => Object.fromEntries(resourceSteps(r).map((s) => [s.urn.split("::").at(-1), [s.op, s.diff?.replaces ?? []]]));
+
+test("one program on two accounts: each account's own key and objects, the key secret, a rotation in place, a move replaces", async () => {
+  const stack = new EngineStack(rig.plugin, { project: PROJECT, stack: "dev" });
+  const up = await stack.up(await program({}));
+  expect(up.error).toBeUndefined();
+  const byName = (n: string) => resourcesOf(stack).find((r) => r.urn.endsWith(`::${n}`))!;
+  expect(live("team").map((p) => p.id)).toEqual([byName("local").id]);
+  expect(live("shared").map((p) => p.id)).toEqual([byName("remote").id]);
+  expect(rig.emu.state("shared").networkVolumes.map((v) => v.id)).toEqual([byName("data").id]);
+  expect(rig.emu.state("team").networkVolumes).toEqual([]);
+  // Each account's writes carried its own key.
+  const writes = (op: string) => rig.emu.requestLog().filter((e) => e.op === op && e.status < 300).map((e) => [e.account, e.key]);
+  expect(writes("createPod").sort()).toEqual([["shared", fingerprint(SHARED)], ["team", fingerprint(TEAM)]]);
+  expect(writes("createNetworkVolume")).toEqual([["shared", fingerprint(SHARED)]]);
+  // The account is secret in state (its key inside), and no key shows in plain text anywhere.
+  expect(isSecret(byName("remote").outputs.account)).toBe(true);
+  const masked = JSON.stringify([...stack.resources.values()], (_k, v) => (isSecret(v) ? "[secret]" : v));
+  for (const key of [SHARED, TEAM]) {
+    expect(masked).not.toContain(key);
+    expect(rig.plugin.transcript()).not.toContain(key);
+  }
+
+  // Read with .get from the account its state names; a resource option passed third is refused by name.
+  const reads = new EngineStack(rig.plugin, { project: PROJECT, stack: "reads" });
+  const got = await reads.up(
+    await captureProgram(() => void Pod.get("seen", byName("remote").id, { account: { name: "shared", apiKey: pulumi.secret(SHARED), apiUrl: rig.emu.url } }), {
+      project: PROJECT,
+      stack: "reads",
+      config: rig.config,
+      secretKeys: SECRET_KEYS,
+    }),
+  );
+  expect(got.error).toBeUndefined();
+  expect(resourcesOf(reads).map((r) => r.id)).toEqual([byName("remote").id]);
+  expect(() => Pod.get("x", "p1", { protect: true } as never)).toThrow('Pod.get(name, id, state?, opts?): "protect" is not a field of its state (account)');
+
+  // A rotated key for the same account: an update that writes nothing; later reads use the new key.
+  const before = rig.emu.requestLog().length;
+  const preview = await stack.preview(await program({ remoteKey: SHARED_ROTATED }, true));
+  expect(ops(preview)).toMatchObject({ remote: ["update", []], data: ["update", []], local: ["same", []] });
+  const rotated = await stack.up(await program({ remoteKey: SHARED_ROTATED }));
+  expect(rotated.error).toBeUndefined();
+  expect(rig.emu.requestLog().slice(before).filter((e) => e.method !== "GET" && e.op !== "myself")).toEqual([]);
+  const refreshFrom = rig.emu.requestLog().length;
+  expect((await stack.refresh()).error).toBeUndefined();
+  const sharedReads = rig.emu.requestLog().slice(refreshFrom).filter((e) => e.account === "shared");
+  expect(sharedReads.length).toBeGreaterThan(0);
+  expect(new Set(sharedReads.map((e) => e.key))).toEqual(new Set([fingerprint(SHARED_ROTATED)]));
+
+  // The pod moves to the stack's account: a replacement, shown as one at preview.
+  const move = await stack.preview(await program({ remoteKey: SHARED_ROTATED, remoteOnShared: false }, true));
+  expect(ops(move).remote).toEqual(["replace", ["account"]]);
+  const moved = await stack.up(await program({ remoteKey: SHARED_ROTATED, remoteOnShared: false }));
+  expect(moved.error).toBeUndefined();
+  expect(live("shared")).toEqual([]);
+  expect(live("team").map((p) => p.id).sort()).toEqual([byName("local").id, byName("remote").id].sort());
+
+  expect((await stack.destroy()).error).toBeUndefined();
+  expect([live("team"), live("shared"), rig.emu.state("shared").networkVolumes]).toEqual([[], [], []]);
+}, 120_000);
