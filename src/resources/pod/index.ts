@@ -212,9 +212,10 @@ type SameKeys<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
 /**
  * The compiler keeps the preview's table of verdicts (plan.ts, what a change of each argument
  * takes when its value is unknown) and the arguments in line: every argument has a verdict but
- * `adopt`, which only a create reads, and no verdict names an argument the class does not have.
+ * `adopt`, which only a create reads, and `account`, which the registry's wrapper diffs for every
+ * kind; and no verdict names an argument the class does not have.
  */
-type PodVerdictsCoverArgs = SameKeys<keyof typeof POD_CHANGE_VERDICTS, Exclude<keyof PodArgs, "adopt">>;
+type PodVerdictsCoverArgs = SameKeys<keyof typeof POD_CHANGE_VERDICTS, Exclude<keyof PodArgs, "adopt" | "account">>;
 true satisfies PodVerdictsCoverArgs;
 
 /**
