@@ -14,7 +14,10 @@ const KEY = "cp_sentinel_endpoint_rest_7c41a0";
 
 let r: EngineRig;
 beforeAll(async () => {
-  r = await startEngineRig(KEY, { timings: { provisioningMs: 10, startingMs: 40, drainMs: 40, restartDelayMs: 20 } });
+  // A drained worker stays listed for 1.5 s: long enough for the move's check that the worker
+  // before is still there after the up (40 ms was shorter than a busy machine's gap between the
+  // up's last answer and that check), and nothing here waits for a drain to end.
+  r = await startEngineRig(KEY, { timings: { provisioningMs: 10, startingMs: 40, drainMs: 1500, restartDelayMs: 20 } });
 });
 afterAll(() => r?.close());
 
