@@ -4,6 +4,7 @@
 import type { EndpointStore } from "../endpoints/store";
 import type { JobPolicy } from "./envelope";
 import type { WorkerPlan } from "./test-worker";
+import type { WaitingJobs } from "./waiting";
 
 export type EndpointJobStatus = "IN_QUEUE" | "IN_PROGRESS" | "COMPLETED" | "FAILED" | "CANCELLED" | "TIMED_OUT";
 
@@ -56,6 +57,8 @@ export interface Job {
   webhookResult?: string;
   /** Its input's size as JSON (what the queue's byte limit counts). */
   bytes: number;
+  /** Set while IN_QUEUE: which of its entries in the waiting heaps are its own (waiting.ts). */
+  queueMark?: number;
 }
 
 /** A call held open on a job: it ends at the job's end, its purge, or its own deadline. */
@@ -73,6 +76,9 @@ export interface Queue {
   jobs: Map<string, Job>;
   /** The jobs not ended yet (IN_QUEUE, IN_PROGRESS): what the event replay looks at, so it costs no more with many finished jobs kept. */
   active: Set<Job>;
+  /** Of `active`, the IN_QUEUE jobs (in their order) and the IN_PROGRESS ones. */
+  waiting: WaitingJobs;
+  running: Set<Job>;
   /** The input bytes of `active` and how many of them have a webhook (kept as they change, never counted again). */
   activeBytes: number;
   webhooks: number;

@@ -14,6 +14,7 @@ import type { EndpointRecord, WorkerRecord } from "../endpoints/store";
 import { checkEnvelope, isLoopback, POLICY_LIMITS } from "./envelope";
 import { busy, DEFAULT_JOB_LIMITS, type EndpointHealth, type EndpointJobStatus, FINAL, type Job, type JobAnswer, type JobLimits, MAX_EVENTS, MAX_JOBS_PER_ENDPOINT, JOB_RETENTION_MS, type Queue, type QueueOptions, type Reply, refuse, type Waiter } from "./job";
 import { planTestJob, type WorkerPlan } from "./test-worker";
+import { WaitingJobs } from "./waiting";
 import { latestReady, roll, takesJobs } from "./rollout";
 import { leaveIdle, nextEvent, scaleUp, type WorkerState, workerStates } from "./workers";
 
@@ -25,6 +26,11 @@ export class EndpointJobs {
   private readonly waiters = new Map<Job, Set<Waiter>>();
   private held = 0;
   private closed = false;
+  /**
+   * Jobs the replay has looked at since start (a running job checked, a queued one timed out or
+   * started): what a test counts to hold the replay linear in its events, instead of timing it.
+   */
+  replaySteps = 0;
   /** Webhook calls in flight (a test may await them). */
   readonly webhookCalls: Promise<void>[] = [];
 
@@ -83,6 +89,7 @@ export class EndpointJobs {
     };
     q.jobs.set(job.id, job);
     this.addActive(q, job);
+    q.waiting.add(job);
     this.sync(now);
     return { job };
   }
@@ -182,6 +189,7 @@ export class EndpointJobs {
     this.addActive(q, job);
     Object.assign(job, { status: "IN_QUEUE", submittedAt: now, ttlEnd: now + (job.policy.ttl ?? POLICY_LIMITS.ttl.default) / this.scale, chunkTimes: [], streamRead: 0 });
     for (const k of ["workerId", "startedAt", "endsAt", "deadline", "plan", "finishedAt", "outcome", "webhookResult"] as const) delete job[k];
+    q.waiting.add(job);
     // The answer is the retry taken; a free worker may take the job at once after it.
     this.sync(now);
     return { status: 200, body: { id: job.id, status: "IN_QUEUE" } };
@@ -195,6 +203,7 @@ export class EndpointJobs {
     for (const j of q.active)
       if (j.status === "IN_QUEUE") {
         q.jobs.delete(j.id);
+        q.waiting.remove(j);
         this.removeActive(q, j);
         this.release(j, true);
         removed++;
@@ -272,7 +281,7 @@ export class EndpointJobs {
   private queue(endpointId: string, now: number): Queue {
     let q = this.queues.get(endpointId);
     if (!q) {
-      q = { jobs: new Map(), active: new Set(), activeBytes: 0, webhooks: 0, lastTick: now, counters: { completed: 0, failed: 0, retried: 0 } };
+      q = { jobs: new Map(), active: new Set(), waiting: new WaitingJobs(), running: new Set(), activeBytes: 0, webhooks: 0, lastTick: now, counters: { completed: 0, failed: 0, retried: 0 } };
       this.queues.set(endpointId, q);
     }
     return q;
@@ -283,35 +292,39 @@ export class EndpointJobs {
     for (let round = 0; round < 10_000; round++) {
       let changed = false;
       const live = new Map(ep.workers.filter((w) => w.drainingSince === null).map((w) => [w.id, w]));
-      const jobs = [...q.active];
-      for (const j of jobs) {
-        if (j.status === "IN_PROGRESS") {
-          const w = j.workerId ? live.get(j.workerId) : undefined;
-          if (!w || w.jobId !== j.id) {
-            // Its worker left (a scale-down below it): the job goes back to the queue.
-            Object.assign(j, { status: "IN_QUEUE" as const, chunkTimes: [], streamRead: 0 });
-            for (const k of ["workerId", "startedAt", "endsAt", "deadline", "plan"] as const) delete j[k];
-            changed = true;
-          } else if (j.deadline !== undefined && j.deadline <= t && (j.endsAt === undefined || j.deadline < j.endsAt)) {
-            this.finish(j, "TIMED_OUT", j.deadline, { error: "job exceeded its execution timeout or ttl" });
-            changed = true;
-          } else if (j.endsAt !== undefined && j.endsAt <= t && j.plan) {
-            this.finish(j, "error" in j.plan.outcome ? "FAILED" : "COMPLETED", j.endsAt, j.plan.outcome);
-            changed = true;
-          }
-        } else if (j.status === "IN_QUEUE" && j.ttlEnd <= t) {
-          this.finish(j, "TIMED_OUT", j.ttlEnd, { error: "job's ttl passed while it was queued" });
+      // The running jobs (no more than the workers), then the queued ones whose ttl passed, off
+      // their heap: an event never walks the whole queue, so a replay stays linear in its events.
+      for (const j of [...q.running]) {
+        this.replaySteps++;
+        const w = j.workerId ? live.get(j.workerId) : undefined;
+        if (!w || w.jobId !== j.id) {
+          // Its worker left (a scale-down below it): the job goes back to the queue.
+          Object.assign(j, { status: "IN_QUEUE" as const, chunkTimes: [], streamRead: 0 });
+          for (const k of ["workerId", "startedAt", "endsAt", "deadline", "plan"] as const) delete j[k];
+          q.running.delete(j);
+          q.waiting.add(j);
+          changed = true;
+        } else if (j.deadline !== undefined && j.deadline <= t && (j.endsAt === undefined || j.deadline < j.endsAt)) {
+          this.finish(j, "TIMED_OUT", j.deadline, { error: "job exceeded its execution timeout or ttl" });
+          changed = true;
+        } else if (j.endsAt !== undefined && j.endsAt <= t && j.plan) {
+          this.finish(j, "error" in j.plan.outcome ? "FAILED" : "COMPLETED", j.endsAt, j.plan.outcome);
           changed = true;
         }
+      }
+      for (let j = q.waiting.firstTtl(); j && j.ttlEnd <= t; j = q.waiting.firstTtl()) {
+        this.replaySteps++;
+        this.finish(j, "TIMED_OUT", j.ttlEnd, { error: "job's ttl passed while it was queued" });
+        changed = true;
       }
       if (roll(this.opts, ep, t)) changed = true;
       // Free, started workers take queued jobs, oldest first (low-priority jobs after the rest);
       // during a rollout the latest version's workers, stale ones only while none of those is ready.
-      const queued = jobs.filter((j) => j.status === "IN_QUEUE").sort((a, b) => Number(!!a.policy.lowPriority) - Number(!!b.policy.lowPriority) || a.seq - b.seq);
       const latest = latestReady(this.opts, ep, t);
       const free = ep.workers.filter((w) => w.drainingSince === null && takesJobs(this.opts, ep, w, t, latest)).sort((a, b) => (a.idleSince ?? 0) - (b.idleSince ?? 0));
-      while (queued.length > 0 && free.length > 0) {
-        this.start(ep, queued.shift()!, free.shift()!, t);
+      for (let j = q.waiting.next(); j && free.length > 0; j = q.waiting.next()) {
+        this.replaySteps++;
+        this.start(ep, q, j, free.shift()!, t);
         changed = true;
       }
       if (scaleUp(this.opts, ep, q, t)) changed = true;
@@ -320,7 +333,9 @@ export class EndpointJobs {
     }
   }
 
-  private start(ep: EndpointRecord, job: Job, w: WorkerRecord, t: number): void {
+  private start(ep: EndpointRecord, q: Queue, job: Job, w: WorkerRecord, t: number): void {
+    q.waiting.remove(job);
+    q.running.add(job);
     job.status = "IN_PROGRESS";
     job.startedAt = t;
     job.workerId = w.id;
@@ -362,9 +377,13 @@ export class EndpointJobs {
       w.jobId = null;
       w.idleSince = at;
     }
+    if (q) {
+      q.waiting.remove(job);
+      q.running.delete(job);
+      this.removeActive(q, job);
+    }
     job.status = status;
     job.finishedAt = at;
-    if (q) this.removeActive(q, job);
     // Its held calls answer once the replay that ended it is over (they read the job then).
     this.release(job, false);
     if (outcome) job.outcome = outcome;

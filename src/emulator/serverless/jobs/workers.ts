@@ -35,14 +35,14 @@ export function workerStates(o: WorkerOptions, ep: EndpointRecord, now: number):
 export function scaleUp(o: WorkerOptions, ep: EndpointRecord, q: Queue, t: number): boolean {
   const workers = keptWorkers(ep);
   if (workers.length >= ep.workersMax) return false;
-  const queued = [...q.active].filter((j) => j.status === "IN_QUEUE");
-  const inProgress = q.active.size - queued.length;
-  if (queued.length === 0) return false;
+  const queued = q.waiting.size;
+  const inProgress = q.running.size;
+  if (queued === 0) return false;
   let want = workers.length;
   if (workers.length === 0) want = 1; // a queued job on an endpoint with no worker wakes one
-  if (ep.scalerType === "REQUEST_COUNT") want = Math.max(want, Math.ceil((queued.length + inProgress) / Math.max(ep.scalerValue, 0.5)));
+  if (ep.scalerType === "REQUEST_COUNT") want = Math.max(want, Math.ceil((queued + inProgress) / Math.max(ep.scalerValue, 0.5)));
   else {
-    const oldest = Math.min(...queued.map((j) => j.submittedAt));
+    const oldest = q.waiting.oldest()!.submittedAt;
     const starting = workers.some((w) => readyAt(o, ep, w) > t);
     if (!starting && (t - oldest) * o.timeScale >= ep.scalerValue * 1000) want = Math.max(want, workers.length + 1);
   }
@@ -85,16 +85,12 @@ export function nextEvent(o: WorkerOptions, ep: EndpointRecord, q: Queue, t: num
   const kept = keptWorkers(ep);
   for (const w of live(ep)) at(readyAt(o, ep, w));
   for (const w of kept) if (!w.jobId && !w.cannotStart && kept.length > ep.workersMin) at(leaveAt(o, ep, w));
-  let oldest = Infinity;
-  for (const j of q.active) {
-    if (j.status === "IN_PROGRESS") {
-      at(j.endsAt);
-      at(j.deadline);
-    } else if (j.status === "IN_QUEUE") {
-      at(j.ttlEnd);
-      oldest = Math.min(oldest, j.submittedAt);
-    }
+  for (const j of q.running) {
+    at(j.endsAt);
+    at(j.deadline);
   }
-  if (oldest < Infinity && ep.scalerType === "QUEUE_DELAY") at(oldest + (ep.scalerValue * 1000) / o.timeScale);
+  at(q.waiting.firstTtl()?.ttlEnd);
+  const oldest = q.waiting.oldest();
+  if (oldest && ep.scalerType === "QUEUE_DELAY") at(oldest.submittedAt + (ep.scalerValue * 1000) / o.timeScale);
   return next === Infinity ? undefined : next;
 }
