@@ -51,8 +51,9 @@ const inference = new ServerlessEndpoint("inference", {
 });
 
 // The stack's smoke job, once the endpoint's up is over (its rollout included): it fails when a
-// worker of an older release answered it, and says which release did.
-const smoke = runSyncSmokeTest({ endpointId: inference.id, input: { prompt: `smoke test of ${settings.imageTag}` } });
+// worker of an older release answered it, and says which release did. It runs again only when
+// the endpoint's release or its input changes: an unchanged stack sends no paid job.
+const smoke = runSyncSmokeTest({ endpoint: inference, input: { prompt: `smoke test of ${settings.imageTag}` } });
 
 export const release = settings.imageTag;
 export const batchPodId = batch.id;

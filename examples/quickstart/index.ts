@@ -1,6 +1,6 @@
 // Quickstart: a GPU pod with a network volume mounted, a Serverless endpoint on its own
-// serverless template, and one runsync smoke job on that endpoint during `pulumi up` (never
-// during `pulumi preview`). Nothing to click together in a console first: the stack makes it all.
+// serverless template, and one runsync smoke job on that endpoint during `pulumi up` when what it
+// tests changed (never during `pulumi preview`, never for an unchanged stack). Nothing to click together in a console first: the stack makes it all.
 //
 //   pulumi config set computeplatform:apiUrl http://127.0.0.1:8787
 //   pulumi config set computeplatform:apiKey --secret <key>
@@ -46,9 +46,10 @@ const api = new ServerlessEndpoint("api", {
   idleTimeout: 5,
 });
 
-// One job on the stack's own endpoint once it is up (its id is known only then); preview sends nothing.
+// One job on the stack's own endpoint once it is up (its id is known only then), sent again only
+// when the endpoint's release or the prompt changes; preview sends nothing.
 const smoke = runSyncSmokeTest({
-  endpointId: api.id,
+  endpoint: api,
   input: { prompt: config.get("smokePrompt") ?? "Say hello from the quickstart", max_tokens: 16 },
 });
 

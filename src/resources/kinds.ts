@@ -43,6 +43,10 @@ const KINDS: Record<ProviderKind, () => Provider> = {
     const { StackCostProvider } = require("./stack-cost/provider") as typeof import("./stack-cost/provider");
     return new StackCostProvider();
   },
+  "smoke-test": () => {
+    const { SmokeTestProvider } = require("./serverless-endpoint/smoke-provider") as typeof import("./serverless-endpoint/smoke-provider");
+    return new SmokeTestProvider();
+  },
 };
 
 const loaded: Partial<Record<ProviderKind, Provider>> = {};

@@ -12,6 +12,7 @@ import {
   QUICKSTART_GPU,
   REPLACEMENT_GPU,
   runQuickstartLifecycle,
+  SMOKE_PROMPT,
   UPDATED_IMAGE,
 } from "../../tools/engine/example-session";
 import { PROMOTED_WORKERS_MAX } from "../../scripts/example";
@@ -60,12 +61,16 @@ describe("quickstart lifecycle", () => {
       ["up", undefined],
       ["preview", undefined],
       ["up", undefined],
+      ["preview", undefined],
+      ["up", undefined],
+      ["preview", undefined],
+      ["up", undefined],
       ["refresh", undefined],
       ["destroy", undefined],
     ]);
   });
 
-  test("previews only Check and Diff, and send no request but the catalog read that prices the stack's cost; the smoke call runs once per up", () => {
+  test("previews only Check and Diff, and send no request but the catalog read that prices the stack's cost; the smoke job runs when what it tests changed", () => {
     for (const p of result.phases.filter((x) => x.title.startsWith("preview"))) {
       // The stack's cost (cost/ledger.ts): one read of the GPU prices at most, none once read.
       // And a look at what runs for a changed resource: one list of the live pods or endpoints at most.
@@ -73,23 +78,24 @@ describe("quickstart lifecycle", () => {
       expect(Object.entries(p.api).filter(([op, n]) => !ledgerRead(op, n))).toEqual([]);
       expect(p.calls.every((c) => c.startsWith("Check ") || c.startsWith("Diff "))).toBe(true);
     }
-    expect(result.phases.filter((x) => x.title.startsWith("up")).map((p) => p.api.runSync)).toEqual([1, 1, 1]);
+    // The first up, and the up that changed the smoke test's input; never for a pod's change or an unchanged stack.
+    expect(result.phases.filter((x) => x.title.startsWith("up")).map((p) => p.api.runSync ?? 0)).toEqual([1, 0, 0, 0, 1]);
   });
 
   test("up of a new stack creates the volume, the serverless template, the endpoint on it and the pod mounting that volume", () => {
-    expect(ops("up (new stack)")).toEqual({ "stack-cost": "create", data: "create", worker: "create", api: "create", trainer: "create" });
+    expect(ops("up (new stack)")).toEqual({ "stack-cost": "create", data: "create", worker: "create", api: "create", trainer: "create", "smoke-test": "create" });
     // The endpoint's save, then the save that gives it its own name once its create finished (lifecycle/owner.ts).
     expect(phase("up (new stack)").api).toMatchObject({ createNetworkVolume: 1, createTemplate: 1, saveEndpoint: 2, createPod: 1 });
     const preview = phase("preview (new stack)");
-    expect(ops("preview (new stack)")).toEqual({ "stack-cost": "create", data: "create", worker: "create", api: "create", trainer: "create" });
-    expect(preview.calls).toEqual(["Check data", "Check worker", "Check stack-cost", "Check trainer", "Check api"]);
+    expect(ops("preview (new stack)")).toEqual({ "stack-cost": "create", data: "create", worker: "create", api: "create", trainer: "create", "smoke-test": "create" });
+    expect(preview.calls).toEqual(["Check data", "Check worker", "Check stack-cost", "Check trainer", "Check api", "Check smoke-test"]);
   });
 
   test("a new image: preview says update, up updates the same pod in place", () => {
-    expect(ops("preview: image")).toEqual({ "stack-cost": "same", data: "same", worker: "same", api: "same", trainer: "update" });
+    expect(ops("preview: image")).toEqual({ "stack-cost": "same", data: "same", worker: "same", api: "same", trainer: "update", "smoke-test": "same" });
     expect(phase("preview: image").steps.find((s) => s.name === "trainer")?.changed).toEqual(["image"]);
     const up = phase("up: change in place");
-    expect(ops("up: change in place")).toEqual({ "stack-cost": "same", data: "same", worker: "same", api: "same", trainer: "update" });
+    expect(ops("up: change in place")).toEqual({ "stack-cost": "same", data: "same", worker: "same", api: "same", trainer: "update", "smoke-test": "same" });
     expect(up.ids.trainer).toBe(phase("up (new stack)").ids.trainer);
     expect(up.api.updatePod).toBe(1);
     expect(up.api.createPod).toBeUndefined();
@@ -98,7 +104,7 @@ describe("quickstart lifecycle", () => {
 
   test("a new GPU type: preview says replace on gpu, up creates the new pod before deleting the old", () => {
     // The pod's new GPU type changes the stack's cost: the ledger records it.
-    expect(ops("preview: gpu")).toEqual({ "stack-cost": "update", data: "same", worker: "same", api: "same", trainer: "replace" });
+    expect(ops("preview: gpu")).toEqual({ "stack-cost": "update", data: "same", worker: "same", api: "same", trainer: "replace", "smoke-test": "same" });
     expect(phase("preview: gpu").steps.find((s) => s.name === "trainer")?.replaces).toEqual(["gpu"]);
     const up = phase("up: change that replaces");
     expect(up.calls.filter((c) => c.endsWith(" trainer")).slice(-3)).toEqual(["Check trainer", "Create trainer", "Delete trainer"]);
@@ -121,10 +127,38 @@ describe("quickstart lifecycle", () => {
     expect(second.dataCenterId).toBe("US-TX-3");
   });
 
-  test("refresh reads all four and finds them; destroy deletes the endpoint before its template and leaves nothing", () => {
-    expect(ops("refresh")).toEqual({ "stack-cost": "refresh", data: "refresh", worker: "refresh", api: "refresh", trainer: "refresh" });
+  test("unchanged, preview and up show no change and send no paid job; a changed smoke prompt runs the job once, saying why", () => {
+    const same = { "stack-cost": "same", data: "same", worker: "same", api: "same", trainer: "same", "smoke-test": "same" };
+    for (const title of ["preview: unchanged", "up: unchanged"]) {
+      expect(ops(title)).toEqual(same);
+      expect(phase(title).api.runSync).toBeUndefined();
+      expect(phase(title).calls.filter((c) => !c.startsWith("Check ") && !c.startsWith("Diff "))).toEqual([]);
+    }
+    // The plugin's lines, in order, over the whole life (one may reach the plugin's output after its
+    // phase ended): the first up's run, one "no job" per preview and up that left it alone, then
+    // the changed prompt's preview, up and job.
+    const id = phase("up (new stack)").ids.api;
+    const first = expect.stringMatching(new RegExp(`^smoke test "smoke-test": ran job \\S+ on ${id} at \\S+ \\(first run\\): COMPLETED$`));
+    const noJob = expect.stringMatching(/^smoke test "smoke-test": no job \(nothing it tests changed\); keeps the answer of job \S+, run at /);
+    const runs = `smoke test "smoke-test": runs one paid job on ${id} (the job's input changed)`;
+    const ran = expect.stringMatching(new RegExp(`^smoke test "smoke-test": ran job \\S+ on ${id} at \\S+ \\(the job's input changed\\): COMPLETED$`));
+    expect(result.phases.flatMap((p) => p.smokeLines)).toEqual([first, noJob, noJob, noJob, noJob, noJob, noJob, runs, runs, ran]);
+    const kept = phase("up (new stack)").outputs!;
+    expect(phase("up: unchanged").outputs!.smokeOutput).toEqual(kept.smokeOutput);
+    expect(ops("preview: smoke prompt")).toEqual({ ...same, "smoke-test": "update" });
+    expect(phase("preview: smoke prompt").api.runSync).toBeUndefined();
+    const up = phase("up: smoke prompt");
+    expect(ops("up: smoke prompt")).toEqual({ ...same, "smoke-test": "update" });
+    expect(up.api.runSync).toBe(1);
+    expect(up.calls.filter((c) => c.startsWith("Update ") || c.startsWith("Create "))).toEqual(["Update smoke-test"]);
+    expect(up.outputs!.smokeOutput.value).toMatchObject({ prompt: SMOKE_PROMPT });
+  });
+
+  test("refresh reads all of them and finds them, sending no job; destroy deletes the endpoint before its template and leaves nothing", () => {
+    expect(ops("refresh")).toEqual({ "stack-cost": "refresh", data: "refresh", worker: "refresh", api: "refresh", trainer: "refresh", "smoke-test": "refresh" });
+    expect(phase("refresh").api.runSync).toBeUndefined();
     expect(phase("refresh").ids).toEqual(phase("up: change that replaces").ids);
-    expect(phase("destroy").calls).toEqual(["Delete api", "Delete trainer", "Delete stack-cost", "Delete worker", "Delete data"]);
+    expect(phase("destroy").calls).toEqual(["Delete smoke-test", "Delete api", "Delete trainer", "Delete stack-cost", "Delete worker", "Delete data"]);
     const s = emu.state();
     expect(s.pods.filter((p) => p.status !== "TERMINATED")).toEqual([]);
     expect(s.networkVolumes).toEqual([]);
@@ -175,7 +209,7 @@ test("promotion: against a prod stack, the dev tag is an in-place update, the pr
     // The engine hands the endpoint its template's real id (an unknown while previewing one not made yet).
     const up = await prod.up(resolvingIds(prod, currentRegs, { preview: false }));
     expect(up.error ?? up.failures).toBeUndefined();
-    expect(ops(up.steps)).toEqual({ "stack-cost": "create", batch: "create", "inference-worker": "create", inference: "create" });
+    expect(ops(up.steps)).toEqual({ "stack-cost": "create", batch: "create", "inference-worker": "create", inference: "create", "smoke-test": "create" });
     // The stack's outputs as `pulumi up` prints them (the example prints them after each up).
     const outputs = await stackOutputs(path.join(exampleDir("promotion"), "index.ts"), { project: projectName("promotion"), stack: prod, config: prodConfig, secretKeys: [] });
     const batchId = [...prod.resources.values()].find((r) => r.urn.endsWith("::batch"))!.id;
@@ -186,22 +220,29 @@ test("promotion: against a prod stack, the dev tag is an in-place update, the pr
     expect(outputs.smokeStatus).toEqual({ value: "COMPLETED", secret: false });
     expect(outputs.smokeRelease).toEqual(outputs.endpointVersion);
 
+    // Prod unchanged: every step same, the smoke test's too, and no paid job.
+    const jobs = emu.counts().runSync;
+    const still = await prod.preview(resolvingIds(prod, currentRegs, { preview: true }));
+    expect(ops(still.steps)).toEqual({ "stack-cost": "same", batch: "same", "inference-worker": "same", inference: "same", "smoke-test": "same" });
+    expect(emu.counts().runSync).toBe(jobs);
+
     const before = emu.counts();
     const tagOnly = await prod.preview(resolvingIds(prod, tagOnlyRegs, { preview: true }));
     expect(tagOnly.error ?? tagOnly.failures).toBeUndefined();
     // The tag is the pod's image and the workers' template image: both PATCHed, and the endpoint
     // bound to that template shows as an update, since its workers roll to the new image.
-    expect(ops(tagOnly.steps)).toEqual({ "stack-cost": "same", batch: "update", "inference-worker": "update", inference: "update" });
+    // The smoke test runs again: what the workers run and its input (which names the tag) changed.
+    expect(ops(tagOnly.steps)).toEqual({ "stack-cost": "same", batch: "update", "inference-worker": "update", inference: "update", "smoke-test": "update" });
 
     const printed = plugin.transcript().length;
     const promoted = await prod.preview(resolvingIds(prod, promotionRegs, { preview: true }));
     expect(promoted.error ?? promoted.failures).toBeUndefined();
-    expect(ops(promoted.steps)).toEqual({ "stack-cost": "update", batch: "update", "inference-worker": "update", inference: "update" });
+    expect(ops(promoted.steps)).toEqual({ "stack-cost": "update", batch: "update", "inference-worker": "update", inference: "update", "smoke-test": "update" });
     expect(plugin.transcript().slice(printed)).toMatch(/cost: \$[\d.]+-\$[\d.]+\/h -> \$[\d.]+-\$[\d.]+\/h \(\+\$0\.00-\$[\d.]+\/h\): endpoint inference workersMax 8 -> 10\n/);
 
     const devAll = await prod.preview(resolvingIds(prod, devAllRegs, { preview: true }));
     expect(devAll.error ?? devAll.failures).toBeUndefined();
-    expect(ops(devAll.steps)).toEqual({ "stack-cost": "update", batch: "replace", "inference-worker": "update", inference: "update" });
+    expect(ops(devAll.steps)).toEqual({ "stack-cost": "update", batch: "replace", "inference-worker": "update", inference: "update", "smoke-test": "update" });
     expect(devAll.steps.find((s) => s.urn.endsWith("::batch"))?.diff?.replaces).toEqual(["gpu"]);
     // No write; reads only: the stack's cost looks once at the live objects whose cost changes
     // (the promotion's, the endpoint; the whole dev config's, the pod and the endpoint).

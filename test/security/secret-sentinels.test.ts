@@ -57,8 +57,10 @@ interface KindCase {
  * Every kind of the registry. `stack-cost` is the stack's own record, made by the program's
  * costed resources: its case is theirs (it prices the pods and endpoints below and prints the
  * cost line the transcript scan reads), so it has no object of its own to read or adopt.
+ * `smoke-test` is a job's answer, not an object of the platform: its secret input's mark is
+ * checked where it runs (test/engine/smoke-test.test.ts).
  */
-const KINDS: Record<Exclude<ProviderKind, "stack-cost">, KindCase> = {
+const KINDS: Record<Exclude<ProviderKind, "stack-cost" | "smoke-test">, KindCase> = {
   pod: {
     held: true,
     seed: async (client, secret) => (await client.pods.create({ name: "outside-pod", image: "img/app:1", gpu: { id: GPU }, env: { TOKEN: secret } })).id,
@@ -120,7 +122,7 @@ const stateText = (stack: EngineStack) => JSON.stringify([...stack.resources.val
 const live = (stack: EngineStack): LiveResource[] => [...stack.resources.values()].map((r) => ({ type: r.type, name: r.urn.split("::").at(-1)!, id: r.id, outputs: r.outputs }));
 
 test("the check covers every kind of the registry and every look-up function", () => {
-  expect([...kinds, "stack-cost"].sort()).toEqual(Object.keys(pkg.dynamicProviders).sort());
+  expect([...kinds, "stack-cost", "smoke-test"].sort()).toEqual(Object.keys(pkg.dynamicProviders).sort());
   const lookups = Object.keys(pkg).filter((k) => /^get[A-Z]/.test(k) && typeof (pkg as Record<string, unknown>)[k] === "function");
   // Every look-up has its `…Output` form, and every form has a case.
   for (const name of lookups.filter((k) => !k.endsWith("Output"))) expect(lookups).toContain(`${name}Output`);

@@ -24,6 +24,7 @@ export const QUICKSTART_IMAGE = "pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime";
 export const UPDATED_IMAGE = "pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime";
 export const QUICKSTART_GPU = "NVIDIA GeForce RTX 4090";
 export const REPLACEMENT_GPU = "NVIDIA L40S";
+export const SMOKE_PROMPT = "Say hello again";
 const SECRET_KEYS = ["computeplatform:apiKey"];
 
 export interface PhaseStep {
@@ -51,6 +52,8 @@ export interface Phase {
   ms: number;
   /** The stack's cost lines the plugin printed during the phase (`cost: $a/h -> $b/h ...`). */
   costLines: string[];
+  /** The smoke test's lines the plugin printed during the phase (whether its job runs, and why). */
+  smokeLines: string[];
   /** After an up: the program's exports, from its run against the stack's state (its functions ran then). */
   outputs?: StackOutputs;
   error?: string;
@@ -83,6 +86,15 @@ export interface LifecycleResult {
   /** `__provider` of the pod as stored in state. */
   providerText: string;
 }
+
+/** The plugin's lines since `from` that carry `mark`, from the mark on. */
+const printedLines = (plugin: ProviderPlugin, from: number, mark: string) =>
+  plugin
+    .transcript()
+    .slice(from)
+    .split("\n")
+    .filter((l) => l.includes(mark))
+    .map((l) => l.slice(l.indexOf(mark)));
 
 const shortType = (type: string) => type.split(":").at(-1) ?? type;
 
@@ -199,12 +211,8 @@ export async function openExample(example: ExampleName, opts: LifecycleOptions &
       api: delta(emu.counts(), before),
       ids: ids(),
       ms: Date.now() - started,
-      costLines: plugin
-        .transcript()
-        .slice(printed)
-        .split("\n")
-        .filter((l) => l.includes("cost: "))
-        .map((l) => l.slice(l.indexOf("cost: "))),
+      costLines: printedLines(plugin, printed, "cost: "),
+      smokeLines: printedLines(plugin, printed, "smoke test "),
       ...(outputs ? { outputs } : {}),
     };
     if (failure !== undefined) {
@@ -244,6 +252,7 @@ export async function runQuickstartLifecycle(opts: LifecycleOptions): Promise<Li
     const base = { ...config, "quickstart:image": QUICKSTART_IMAGE, "quickstart:gpuType": QUICKSTART_GPU };
     const inPlace = { ...base, "quickstart:image": UPDATED_IMAGE };
     const replacing = { ...inPlace, "quickstart:gpuType": REPLACEMENT_GPU };
+    const prompted = { ...replacing, "quickstart:smokePrompt": SMOKE_PROMPT };
 
     const steps: [string, "preview" | "up", Record<string, string>][] = [
       ["preview (new stack)", "preview", base],
@@ -252,6 +261,11 @@ export async function runQuickstartLifecycle(opts: LifecycleOptions): Promise<Li
       ["up: change in place", "up", inPlace],
       [`preview: gpu -> ${REPLACEMENT_GPU}`, "preview", replacing],
       ["up: change that replaces", "up", replacing],
+      // Nothing changed: no step, no paid job; then only the smoke test's input: its job once.
+      ["preview: unchanged", "preview", replacing],
+      ["up: unchanged", "up", replacing],
+      [`preview: smoke prompt -> ${SMOKE_PROMPT}`, "preview", prompted],
+      ["up: smoke prompt", "up", prompted],
     ];
     let failed = false;
     for (const [title, mode, cfg] of steps) {
@@ -290,7 +304,7 @@ export function describe(p: Phase): string {
   const api = Object.entries(p.api)
     .map(([op, n]) => `${op} ${n}`)
     .join(", ");
-  for (const line of p.costLines) lines.push(`  ${line}`);
+  for (const line of [...p.costLines, ...p.smokeLines]) lines.push(`  ${line}`);
   // The program's smoke job, sent once the endpoint it names exists (runSyncSmokeTest).
   const smoke = p.outputs?.smokeStatus?.value;
   if (smoke !== undefined) {

@@ -5,7 +5,7 @@ import type * as pulumi from "@pulumi/pulumi";
  *
  * @group Providers and checks
  */
-export type ProviderKind = "pod" | "serverless-endpoint" | "network-volume" | "template" | "registry-credential" | "stack-cost";
+export type ProviderKind = "pod" | "serverless-endpoint" | "network-volume" | "template" | "registry-credential" | "stack-cost" | "smoke-test";
 
 /**
  * The provider object a dynamic resource hands to Pulumi. Pulumi serializes it into state as

@@ -12,6 +12,7 @@ import { accountInput } from "../engine/account-input";
 import { shimProvider } from "../engine/shim";
 import { LOGICAL_NAME_KEY, ownerInputs } from "../lifecycle/owner";
 import { templateBehind } from "../inputs/template-ref";
+import { noteWorkersRun } from "./workers-run";
 import { LOCAL_FIELDS, SAVED_FIELDS } from "./plan";
 import type { EndpointRolloutOutput } from "./outputs";
 import { ENDPOINT_ARGS, type EndpointRequestUrls, type EndpointType, type EndpointWorkerOutput, type FlashBootType, type GpuId, type ScalerType, TEMPLATE_CHECK_KEY, TEMPLATE_ROLLS_KEY, ENDPOINT_KIND } from "./schema";
@@ -361,6 +362,7 @@ export class ServerlessEndpoint extends pulumi.dynamic.Resource {
       "computeplatform",
       "ServerlessEndpoint",
     );
+    noteWorkersRun(this, args);
   }
 }
 

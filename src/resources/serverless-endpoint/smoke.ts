@@ -1,14 +1,15 @@
 /**
  * A smoke test a Pulumi program can run after its endpoints are up: one job on the stack's own
  * endpoint (or on a hosted model), `POST {serverlessUrl}/v2/{id}/runsync` followed with
- * `status-sync` while it runs, during `pulumi up`; none during `pulumi preview`, which must not
- * spend money or depend on the platform answering.
+ * `status-sync` while it runs, during `pulumi up`, and only when what it tests changed (its
+ * resource, smoke-provider.ts, keeps the last answer in state); none during `pulumi preview`,
+ * which must not spend money or depend on the platform answering.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { ComputePlatform, ModelJobFailedError, ModelJobInProgressError, NotFoundError, schemas } from "../../client";
-
-/** The stack-config namespace of `computeplatform:apiKey` and friends (see engine/settings.ts). */
-const CONFIG_NAMESPACE = "computeplatform";
+import { type ComputePlatform, ModelJobFailedError, ModelJobInProgressError, NotFoundError, schemas } from "../../client";
+import { shimProvider } from "../engine/shim";
+import { LOGICAL_NAME_KEY } from "../lifecycle/owner";
+import { workersRun } from "./workers-run";
 
 /**
  * The `input` of an image model.
@@ -28,31 +29,44 @@ export interface ImageModelInput {
 export interface RunSyncSmokeTestArgs {
   /**
    * The endpoint to call: the stack's own (a `ServerlessEndpoint`'s `id`, which makes the call
-   * wait for it), or a hosted model such as `sdxl-turbo`.
+   * wait for it), or a hosted model such as `sdxl-turbo`. Give `endpoint` instead for the stack's
+   * own endpoint, so a new release of it runs the test again.
    */
-  endpointId: pulumi.Input<string>;
+  endpointId?: pulumi.Input<string>;
+  /**
+   * The stack's endpoint under test: its `id` is called, and a change of what its workers run
+   * (its Template's image, args, disk, ports, registry or env; over REST its `container`) runs
+   * the test again. Give `triggers: [endpoint.version]` to run it at every release of the endpoint.
+   * @default none: `endpointId` names what is called
+   */
+  endpoint?: pulumi.Resource & { id: pulumi.Output<string> };
   /** The `input` object of the job: what the endpoint's worker takes; for an image model `prompt`, `width` and `height`. */
   input: pulumi.Input<ImageModelInput | Record<string, unknown>>;
+  /**
+   * Values whose change runs the test again though the endpoint and the input did not change
+   * (a model's weights version, a date to run it weekly). Only their change counts.
+   * @default []
+   */
+  triggers?: pulumi.Input<unknown>[];
+  /**
+   * The resource's name in the stack; two smoke tests in one stack need two names.
+   * @default "smoke-test"
+   */
+  name?: string;
   /**
    * Resources the call must wait for (typically the ServerlessEndpoint the smoke test is
    * about), beyond those `endpointId` and `input` already depend on.
    * @default []
    */
-  dependsOn?: pulumi.Input<unknown>[];
+  dependsOn?: pulumi.Input<pulumi.Resource>[];
   /**
    * How long the smoke test waits for its job in all, in ms (at least 1000). A cold endpoint's
    * job that outlasts the call's hold is followed (never submitted again) until it finishes or
-   * this passes; then the deployment fails naming the job, which runs on.
+   * this passes; then the deployment fails naming the job, which runs on. A change of it alone
+   * does not run the test again.
    * @default 600000 (10 minutes)
    */
   timeoutMs?: pulumi.Input<number>;
-  /**
-   * The client to call with (its `jobs.runSync`, and `serverless.workers` to tell which release
-   * served the job).
-   * @default a client from stack config (`computeplatform:apiKey`, `computeplatform:apiUrl`,
-   *   `computeplatform:serverlessUrl`), then the environment
-   */
-  client?: Pick<ComputePlatform, "jobs"> & Partial<Pick<ComputePlatform, "serverless">>;
 }
 
 /** @group Serverless smoke test */
@@ -74,39 +88,62 @@ export interface RunSyncSmokeTestResult {
   release: number | null;
 }
 
-/** The program's client: stack config first (as the providers' `configure()` reads it), then the environment. */
-function clientFromStack(apiKey: string | undefined): ComputePlatform {
-  const config = new pulumi.Config(CONFIG_NAMESPACE);
-  return new ComputePlatform({
-    apiKey,
-    apiUrl: config.get("apiUrl") || undefined,
-    serverlessUrl: config.get("serverlessUrl") || undefined,
-  });
-}
-
 /**
  * Send one job to an endpoint during `pulumi up` (the stack's own, once it is up, or a hosted
- * model) and return what it answered. During a preview
- * nothing is sent and the result is unknown. A failed call fails the deployment with the
- * client's (redacted) error, which is what a smoke test is for.
+ * model) and return what it answered, when what it tests changed since its last run: the
+ * endpoint (its id and what its workers run), the input or a trigger. Otherwise the stack keeps the last
+ * answer and nothing is sent, so an unchanged stack previews and deploys with no paid job.
+ * During a preview nothing is sent; a test that will run shows as its resource's create or
+ * update, and the provider prints why. A failed call fails the deployment with the client's
+ * (redacted) error, which is what a smoke test is for. The result is secret when the input is;
+ * in state the job's answer (`output`, `imageUrl`) is always kept secret, since a secret input
+ * does not mark what the job returned.
  *
  * ```ts
- * const smoke = runSyncSmokeTest({ endpointId: endpoint.id, input: { prompt: "Say hello" } });
+ * const smoke = runSyncSmokeTest({ endpoint, input: { prompt: "Say hello" } });
  * export const smokeOutput = smoke.output;
  * ```
  *
  * @group Serverless smoke test
  */
 export function runSyncSmokeTest(args: RunSyncSmokeTestArgs): pulumi.Output<RunSyncSmokeTestResult> {
-  if (pulumi.runtime.isDryRun()) return pulumi.output(pulumi.unknown as unknown as RunSyncSmokeTestResult);
-  // The key is read as a secret so the engine never logs it; the result holds no part of it.
-  const apiKey = args.client ? undefined : new pulumi.Config(CONFIG_NAMESPACE).getSecret("apiKey");
+  const endpointId = args.endpoint ? args.endpoint.id : args.endpointId;
+  if (endpointId === undefined) throw new Error("runSyncSmokeTest: give endpoint (the stack's ServerlessEndpoint) or endpointId (an endpoint's or hosted model's id)");
+  const name = args.name ?? "smoke-test";
+  const test = new SmokeTest(
+    name,
+    {
+      endpointId,
+      workers: args.endpoint ? workersRun(args.endpoint) : undefined,
+      input: args.input,
+      triggers: args.triggers,
+      timeoutMs: args.timeoutMs,
+      [LOGICAL_NAME_KEY]: name,
+    },
+    { dependsOn: args.dependsOn, additionalSecretOutputs: ["output", "imageUrl"] },
+  );
   const result = pulumi
-    .all([args.endpointId, args.input, apiKey, args.timeoutMs, pulumi.all(args.dependsOn ?? [])])
-    .apply(([endpointId, input, key, timeoutMs]) =>
-      smokeCall(args.client ?? clientFromStack(key), endpointId, input as Record<string, unknown>, timeoutMs),
-    );
-  return pulumi.unsecret(result);
+    .all([test.jobId, test.status, test.output, test.imageUrl, test.workerId, test.release])
+    .apply(([id, status, output, imageUrl, workerId, release]) => ({ id, status, output, imageUrl, workerId, release }));
+  // Secret when the input is (all() carries its mark), not because state keeps the answer secret.
+  return pulumi.all([args.input, pulumi.unsecret(result)]).apply(([, r]) => r);
+}
+
+/** The smoke test's record in the stack: what it tested, and what the last run answered. */
+class SmokeTest extends pulumi.dynamic.Resource {
+  declare readonly jobId: pulumi.Output<string>;
+  declare readonly status: pulumi.Output<string>;
+  declare readonly output: pulumi.Output<RunSyncSmokeTestResult["output"]>;
+  declare readonly imageUrl: pulumi.Output<string | null>;
+  declare readonly workerId: pulumi.Output<string | null>;
+  declare readonly release: pulumi.Output<number | null>;
+  declare readonly ranAt: pulumi.Output<string>;
+  declare readonly reason: pulumi.Output<string>;
+
+  constructor(name: string, inputs: Record<string, unknown>, opts: pulumi.CustomResourceOptions) {
+    const outputs = ["jobId", "status", "output", "imageUrl", "workerId", "release", "ranAt", "reason"];
+    super(shimProvider("smoke-test"), name, { ...Object.fromEntries(outputs.map((k) => [k, undefined])), ...inputs }, opts, "computeplatform", "SmokeTest");
+  }
 }
 
 /**

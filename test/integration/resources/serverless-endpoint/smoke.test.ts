@@ -1,27 +1,30 @@
 /**
- * runSyncSmokeTest against the emulator over HTTP: a hosted model, and an endpoint of the same
- * stack (made by the ServerlessEndpoint provider, over GraphQL and over REST) whose own worker
- * answers. It calls runsync during `up` and never during `preview`.
+ * runSyncSmokeTest's provider against the emulator over HTTP: a hosted model, and an endpoint of
+ * the same stack (made by the ServerlessEndpoint provider, over GraphQL and over REST) whose own
+ * worker answers. Its create and update each send one job; its diff, read and delete none
+ * (test/examples/examples-lifecycle.test.ts runs it through Pulumi's plugin).
  */
 import * as pulumi from "@pulumi/pulumi";
-import { ComputePlatform } from "../../../../src/client";
+import { ComputePlatform, systemClock } from "../../../../src/client";
 import { type Emulator, startEmulator } from "../../../../src/emulator";
-import { runSyncSmokeTest, ServerlessEndpointProvider } from "../../../../src/resources/serverless-endpoint";
+import { ServerlessEndpointProvider } from "../../../../src/resources/serverless-endpoint";
 import { createServerlessTemplate } from "../../../helpers/emulator-fixtures";
-import { smokeCall } from "../../../../src/resources/serverless-endpoint/smoke";
+import { runSyncSmokeTest, smokeCall } from "../../../../src/resources/serverless-endpoint/smoke";
+import { SmokeTestProvider } from "../../../../src/resources/serverless-endpoint/smoke-provider";
 
 let emu: Emulator;
 let client: ComputePlatform;
 
-const mocks: pulumi.runtime.Mocks = {
-  newResource: (args) => ({ id: `${args.name}-id`, state: args.inputs }),
-  call: (args) => args.inputs,
-};
-
-/** The value of an output, or "unknown" when the engine would show it as such. */
-async function settle<T>(out: pulumi.Output<T>): Promise<T | "unknown"> {
-  if (!(await (out as any).isKnown)) return "unknown";
-  return (out as any).promise();
+/** The smoke test's provider on `on`, its lines kept; create's outputs as the result. */
+function smokeProvider(on: () => ComputePlatform, lines: string[] = []) {
+  return new SmokeTestProvider({ client: on, clock: { ...systemClock, now: () => Date.UTC(2026, 0, 2, 3, 4, 5) }, print: (l) => lines.push(l) });
+}
+async function settle(on: () => ComputePlatform, inputs: Record<string, unknown>) {
+  const p = smokeProvider(on);
+  const checked = await p.check({}, inputs);
+  expect(checked.failures).toEqual([]);
+  const made = await p.create(checked.inputs!);
+  return { ...made.outs, id: made.outs.jobId };
 }
 
 beforeAll(async () => {
@@ -37,17 +40,9 @@ afterAll(async () => {
 
 const input = { prompt: 'a "quoted" lighthouse', width: 16, height: 8 };
 
-test("preview sends nothing and leaves the result unknown", async () => {
-  await pulumi.runtime.setMocks(mocks, "smoke", "dev", true);
-  const out = runSyncSmokeTest({ endpointId: "sdxl-turbo", input, client });
-  expect(await settle(out)).toBe("unknown");
-  expect(emu.counts().runSync ?? 0).toBe(0);
-});
-
 test("up calls the model once and returns the image URL", async () => {
-  await pulumi.runtime.setMocks(mocks, "smoke", "dev", false);
   const before = emu.counts().runSync ?? 0;
-  const result = await settle(runSyncSmokeTest({ endpointId: pulumi.output("sdxl-turbo"), input, client }));
+  const result = await settle(() => client, { endpointId: "sdxl-turbo", input });
   const url = expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\//);
   // A hosted model lists no workers: which release served it is not known.
   expect(result).toMatchObject({ id: expect.any(String), status: "COMPLETED", output: { image_url: url }, imageUrl: url, release: null });
@@ -57,16 +52,39 @@ test("up calls the model once and returns the image URL", async () => {
   expect(image.status).toBe(200);
 });
 
-test("without a client it uses stack config, key as a secret, and the result is not secret", async () => {
-  await pulumi.runtime.setMocks(mocks, "smoke", "dev", false);
-  pulumi.runtime.setAllConfig(
-    { "computeplatform:apiKey": emu.apiKey, "computeplatform:apiUrl": emu.url, "computeplatform:serverlessUrl": emu.url },
-    ["computeplatform:apiKey"],
-  );
-  const out = runSyncSmokeTest({ endpointId: "flux-schnell", input });
-  expect(await settle(out)).toMatchObject({ status: "COMPLETED" });
-  expect(await pulumi.isSecret(out)).toBe(false);
-  expect(JSON.stringify(await settle(out))).not.toContain(emu.apiKey);
+test("an unchanged subject sends nothing and keeps the answer; a changed input sends one job, saying when and why", async () => {
+  const lines: string[] = [];
+  const p = smokeProvider(() => client, lines);
+  const made = await p.create({ endpointId: "sdxl-turbo", input, __logicalName: "smoke" });
+  const before = emu.counts().runSync ?? 0;
+  expect(made.outs).toMatchObject({ reason: "first run", ranAt: "2026-01-02T03:04:05.000Z", status: "COMPLETED" });
+  // A longer timeout is how it runs, not what it tests.
+  expect(await p.diff(made.id, made.outs, { endpointId: "sdxl-turbo", input, timeoutMs: 5000, __logicalName: "smoke" })).toEqual({ changes: false, replaces: [] });
+  expect(await p.read(made.id, made.outs)).toEqual({ id: made.id, props: made.outs });
+  await p.delete();
+  expect(emu.counts().runSync ?? 0).toBe(before);
+  const changed = { endpointId: "sdxl-turbo", input: { ...input, prompt: "another" }, triggers: ["weekly"], __logicalName: "smoke" };
+  expect(await p.diff(made.id, made.outs, changed)).toEqual({ changes: true, replaces: [] });
+  const updated = await p.update(made.id, made.outs, changed);
+  expect(emu.counts().runSync).toBe(before + 1);
+  expect(updated.outs).toMatchObject({ reason: "the job's input changed; a trigger changed", status: "COMPLETED" });
+  expect(updated.outs!.jobId).not.toBe(made.outs.jobId);
+  expect(lines).toEqual([
+    expect.stringMatching(/^smoke test "smoke": ran job \S+ on sdxl-turbo at 2026-01-02T03:04:05.000Z \(first run\): COMPLETED$/),
+    `smoke test "smoke": no job (nothing it tests changed); keeps the answer of job ${made.outs.jobId}, run at 2026-01-02T03:04:05.000Z`,
+    'smoke test "smoke": runs one paid job on sdxl-turbo (the job\'s input changed; a trigger changed)',
+    expect.stringMatching(/^smoke test "smoke": ran job \S+ on sdxl-turbo at .*\(the job's input changed; a trigger changed\): COMPLETED$/),
+  ]);
+});
+
+test("check refuses what cannot be sent, naming the field, before any request", async () => {
+  const p = smokeProvider(() => client);
+  const checked = await p.check({}, { endpointId: "", input: "hi", timeoutMs: 10 });
+  expect(checked.failures).toEqual([
+    { property: "endpointId", reason: expect.stringContaining("non-empty string") },
+    { property: "input", reason: expect.stringContaining("must be an object") },
+    { property: "timeoutMs", reason: expect.stringContaining("at least 1000") },
+  ]);
 });
 
 test("a failing call rejects with the platform's error, which fails the apply and so the deployment", async () => {
@@ -89,8 +107,7 @@ describe("a cold endpoint: the job outlasts the call's hold", () => {
   });
 
   test("up waits for it through status-sync within timeoutMs: COMPLETED, one paid submission", async () => {
-    await pulumi.runtime.setMocks(mocks, "smoke", "dev", false);
-    const result = await settle(runSyncSmokeTest({ endpointId: "sdxl-turbo", input, client: coldClient, timeoutMs: 300_000 }));
+    const result = await settle(() => coldClient, { endpointId: "sdxl-turbo", input, timeoutMs: 300_000 });
     expect(result).toMatchObject({ status: "COMPLETED", imageUrl: expect.stringMatching(/\.png$/) });
     expect(cold.counts().runSync).toBe(1);
     expect(cold.counts().statusSync).toBeGreaterThanOrEqual(1);
@@ -118,12 +135,11 @@ describe("an endpoint of the same stack", () => {
   };
 
   test.each(["graphql", "rest"] as const)("over %s: its requestUrls are its job routes, and the smoke job is answered by its own worker", async (api) => {
-    await pulumi.runtime.setMocks(mocks, "smoke", "dev", false);
     const { p, made } = await make(api);
     const id = made.id;
     expect(made.outs!.requestUrls).toEqual({ run: `${emu.url}/v2/${id}/run`, runSync: `${emu.url}/v2/${id}/runsync` });
     const before = emu.counts().runSync ?? 0;
-    const result = await settle(runSyncSmokeTest({ endpointId: pulumi.output(id), input: { prompt: "hello", sleep_ms: 50 }, client }));
+    const result = await settle(() => client, { endpointId: id, input: { prompt: "hello", sleep_ms: 50 } });
     // The emulator's test worker echoes the job's input; the first worker started on demand.
     expect(result).toMatchObject({ id: expect.any(String), status: "COMPLETED", output: { prompt: "hello", sleep_ms: 50 }, imageUrl: null });
     expect(emu.counts().runSync).toBe(before + 1);
@@ -143,5 +159,37 @@ describe("an endpoint of the same stack", () => {
       new RegExp(`smoke test of endpoint ${made.id} failed: job \\S+ ended FAILED: model weights missing`),
     );
     await p.delete(made.id, made.outs!);
+  });
+});
+
+describe("runSyncSmokeTest's result keeps the input's secret mark (issue 49)", () => {
+  const registered: { type: string; name: string }[] = [];
+  beforeAll(async () => {
+    await pulumi.runtime.setMocks(
+      {
+        newResource: (a) => {
+          registered.push({ type: a.type, name: a.name });
+          return { id: `${a.name}-id`, state: { ...a.inputs, jobId: "job-1", status: "COMPLETED", output: { echo: 1 }, imageUrl: null, workerId: null, release: null } };
+        },
+        call: (a) => a.inputs,
+      },
+      "smoke",
+      "dev",
+      false,
+    );
+  });
+
+  test("a secret input makes every field of the result secret; a plain one leaves it plain", async () => {
+    const secretOne = runSyncSmokeTest({ name: "secret-smoke", endpointId: "ep1", input: pulumi.secret({ token: "s3cr3t" }) });
+    const plainOne = runSyncSmokeTest({ name: "plain-smoke", endpointId: "ep1", input: { prompt: "hi" } });
+    expect(await pulumi.isSecret(secretOne)).toBe(true);
+    expect(await pulumi.isSecret(secretOne.output)).toBe(true);
+    expect(await pulumi.isSecret(plainOne)).toBe(false);
+    expect(await (plainOne as any).promise()).toEqual({ id: "job-1", status: "COMPLETED", output: { echo: 1 }, imageUrl: null, workerId: null, release: null });
+    expect(registered.map((r) => `${r.type} ${r.name}`).sort()).toEqual(["pulumi-nodejs:dynamic/computeplatform:SmokeTest plain-smoke", "pulumi-nodejs:dynamic/computeplatform:SmokeTest secret-smoke"]);
+  });
+
+  test("neither endpoint nor endpointId: a clear error naming both", async () => {
+    expect(() => runSyncSmokeTest({ input: {} })).toThrow(/give endpoint .* or endpointId/);
   });
 });
