@@ -142,8 +142,19 @@ export class ServerlessService {
    * `error`. Error bodies are problem+json objects, and carry the media type in
    * `headers` so a server passing them through sends it.
    */
-  runSync(modelId: string, body: unknown, waitParam: string | null = null): Promise<ModelReply> {
-    return this.jobs.runSync(modelId, body, waitParam);
+  /** A hosted model's held call, counted against the same heldCalls limit as an endpoint's. */
+  private async held(call: () => Promise<ModelReply>): Promise<ModelReply> {
+    const release = this.endpointJobs.holdOther();
+    if (!release) return this.endpointJobs.tooManyHeld();
+    try {
+      return await call();
+    } finally {
+      release();
+    }
+  }
+
+  async runSync(modelId: string, body: unknown, waitParam: string | null = null): Promise<ModelReply> {
+    return this.held(() => this.jobs.runSync(modelId, body, waitParam));
   }
 
   /** Submit a job without waiting for it: 200 `{ id, status: "IN_QUEUE" }`. */
@@ -155,8 +166,9 @@ export class ServerlessService {
    * A job's current answer (`status/{jobId}`), or with `waitParam` (`status-sync/{jobId}?wait=`,
    * null for the default) held up to `wait` for the job to finish; 404 for a job the model never had.
    */
-  status(modelId: string, jobId: string, waitParam?: string | null): Promise<ModelReply> {
-    return this.jobs.status(modelId, jobId, waitParam);
+  async status(modelId: string, jobId: string, waitParam?: string | null): Promise<ModelReply> {
+    if (waitParam === undefined) return this.jobs.status(modelId, jobId);
+    return this.held(() => this.jobs.status(modelId, jobId, waitParam));
   }
 
   /** The PNG behind an `output.image_url` path (`/images/<name>.png`), or undefined. */

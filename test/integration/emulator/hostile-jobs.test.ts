@@ -196,6 +196,23 @@ describe("held calls and queues are bounded; waits are woken by events", () => {
     expect((await Promise.all(held)).map((r) => r.status)).toEqual([404, 404, 404]);
   });
 
+  test("a hosted model's held calls count against the same limit", async () => {
+    // Hosted jobs take 20 s on a clock that never moves: each runsync is held its whole wait.
+    small.setFaults({ modelJobMs: 20_000 });
+    try {
+      const held = [1, 2, 3].map((n) => on("/v2/sdxl-turbo/runsync?wait=1000", "POST", { input: { prompt: `p${n}` } }));
+      const id = await idle();
+      await new Promise((r) => setTimeout(r, 100));
+      const extra = await on(`/v2/${id}/runsync?wait=1000`, "POST", { input: { n: 4 } });
+      expect(extra.status).toBe(503);
+      expect((await Promise.all(held)).map((r) => r.body.status)).toEqual(["IN_PROGRESS", "IN_PROGRESS", "IN_PROGRESS"]);
+      // Their calls ended: room again.
+      expect((await on("/v2/sdxl-turbo/runsync?wait=1000", "POST", { input: { prompt: "p" } })).status).toBe(200);
+    } finally {
+      small.setFaults({});
+    }
+  });
+
   test("past queuedJobs or queuedBytes a submission is answered 429 with Retry-After naming the limit", async () => {
     const id = await idle();
     for (const n of [1, 2, 3]) expect((await on(`/v2/${id}/run`, "POST", { input: { n } })).status).toBe(200);

@@ -8,7 +8,7 @@
 //   GET  /v2/{id}/stream/{jobId}      stream
 //   POST /v2/{id}/openai/v1/chat/completions, /completions; GET /v2/{id}/openai/v1/models
 import { checkInputShape, INPUT_LIMITS, parseWait, WAIT_MS } from "./envelope";
-import { busy, refuse } from "./job";
+import { refuse } from "./job";
 import type { EndpointJobs } from "./queue";
 
 type Reply = { status: number; body?: unknown; headers?: Record<string, string>; raw?: { data: Buffer | Iterable<string>; contentType: string } };
@@ -21,7 +21,7 @@ export class JobCalls {
   constructor(private readonly jobs: EndpointJobs) {}
 
   private tooManyHeld(): Reply {
-    return busy(503, `${this.jobs.heldCallsLimit} calls are held open on jobs already, the emulator's limit: retry, or submit with run and read status`);
+    return this.jobs.tooManyHeld();
   }
 
   run(id: string, body: unknown): Reply {

@@ -114,9 +114,20 @@ export class EndpointJobs {
     return out;
   }
 
-  /** The `heldCalls` limit. */
-  get heldCallsLimit(): number {
-    return this.limits.heldCalls;
+  /** The answer to a call past the `heldCalls` limit: 503 with Retry-After. */
+  tooManyHeld(): Reply {
+    return busy(503, `${this.limits.heldCalls} calls are held open on jobs already, the emulator's limit: retry, or submit with run and read status`);
+  }
+
+  /** A call held elsewhere (a hosted model's runsync or status-sync) counted against `heldCalls`: the function ends it; undefined past the limit. */
+  holdOther(): (() => void) | undefined {
+    if (!this.canHold()) return undefined;
+    this.held += 1;
+    let ended = false;
+    return () => {
+      if (!ended) this.held -= 1;
+      ended = true;
+    };
   }
 
   /** Whether one more call may be held open (the `heldCalls` limit): false means answer 503 at once. */
