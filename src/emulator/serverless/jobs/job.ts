@@ -77,7 +77,7 @@ export interface Queue {
   /** The jobs not ended yet (IN_QUEUE, IN_PROGRESS): what the event replay looks at, so it costs no more with many finished jobs kept. */
   active: Set<Job>;
   /** Of `active`, the IN_QUEUE jobs (in their order) and the IN_PROGRESS ones. */
-  waiting: WaitingJobs;
+  waiting: WaitingJobs<Job>;
   running: Set<Job>;
   /** The input bytes of `active` and how many of them have a webhook (kept as they change, never counted again). */
   activeBytes: number;

@@ -4,15 +4,24 @@
 // lazily: an entry is stale once its job is no longer IN_QUEUE or was queued again since (its
 // `queueMark` moved), and stale entries are dropped when they reach the top or, past twice the
 // live count, all at once; so each event costs O(log n) and a replay of n events O(n log n).
-import type { Job } from "./job";
 
-interface Entry {
+/** What the heaps read of a job (job.ts's Job; named here so the two files do not import each other). */
+export interface QueuedJob {
+  seq: number;
+  ttlEnd: number;
+  submittedAt: number;
+  status: string;
+  policy: { lowPriority?: boolean };
+  queueMark?: number;
+}
+
+interface Entry<Job extends QueuedJob> {
   job: Job;
   mark: number;
 }
 
-class Heap {
-  private items: Entry[] = [];
+class Heap<Job extends QueuedJob> {
+  private items: Entry<Job>[] = [];
 
   constructor(private readonly before: (a: Job, b: Job) => boolean) {}
 
@@ -20,7 +29,7 @@ class Heap {
     return this.items.length;
   }
 
-  push(e: Entry): void {
+  push(e: Entry<Job>): void {
     const a = this.items;
     a.push(e);
     let i = a.length - 1;
@@ -33,7 +42,7 @@ class Heap {
   }
 
   /** The first live job, stale entries above it dropped. */
-  top(live: (e: Entry) => boolean): Job | undefined {
+  top(live: (e: Entry<Job>) => boolean): Job | undefined {
     while (this.items.length > 0 && !live(this.items[0])) this.pop();
     return this.items[0]?.job;
   }
@@ -57,19 +66,19 @@ class Heap {
   }
 
   /** Keeps the live entries only (and heap order: they are pushed again). */
-  compact(live: (e: Entry) => boolean): void {
+  compact(live: (e: Entry<Job>) => boolean): void {
     const kept = this.items.filter(live);
     this.items = [];
     for (const e of kept) this.push(e);
   }
 }
 
-export class WaitingJobs {
+export class WaitingJobs<Job extends QueuedJob> {
   private marks = 0;
-  private readonly order = new Heap((a, b) => Number(!!a.policy.lowPriority) - Number(!!b.policy.lowPriority) < 0 || (!!a.policy.lowPriority === !!b.policy.lowPriority && a.seq < b.seq));
-  private readonly ttl = new Heap((a, b) => a.ttlEnd < b.ttlEnd);
-  private readonly age = new Heap((a, b) => a.submittedAt < b.submittedAt);
-  private readonly live = (e: Entry) => e.job.status === "IN_QUEUE" && e.job.queueMark === e.mark;
+  private readonly order = new Heap<Job>((a, b) => Number(!!a.policy.lowPriority) - Number(!!b.policy.lowPriority) < 0 || (!!a.policy.lowPriority === !!b.policy.lowPriority && a.seq < b.seq));
+  private readonly ttl = new Heap<Job>((a, b) => a.ttlEnd < b.ttlEnd);
+  private readonly age = new Heap<Job>((a, b) => a.submittedAt < b.submittedAt);
+  private readonly live = (e: Entry<Job>) => e.job.status === "IN_QUEUE" && e.job.queueMark === e.mark;
   /** IN_QUEUE jobs held (kept by the queue as jobs come and go). */
   size = 0;
 
