@@ -128,12 +128,19 @@ export type LocalSettings = Pick<ServerlessEndpointOutputs, (typeof LOCAL_FIELDS
  * `from`: checked inputs (create, update), whose name is the one applied, or the old outputs
  * (read), which carry it under APPLIED_NAME_KEY. Only an auto-name is kept there: a name the
  * program gives may be secret, and the program gives it again at every check (lifecycle/applied.ts).
- * State of 0.1.0 has no record at all: the name read.
+ * State of 0.1.0 has no record at all: the name read. `previous` (an update's old outputs): a
+ * name it records as the auto-name applied stays recorded while the update keeps it, whatever
+ * owner token the check settled on (a refresh reports no token, so the check after one derives
+ * it again, and after a replacement, or a diff in the same process, derives another one, of
+ * which the kept name is not the auto-name).
  */
-export function localSettings(from: (Partial<LocalSettings> & { name?: string }) | undefined): LocalSettings {
+export function localSettings(from: (Partial<LocalSettings> & { name?: string }) | undefined, previous?: Partial<LocalSettings>): LocalSettings {
   // The name is read only when there is a `from` (isAutoNamed of none is false).
+  const kept = previous?.[APPLIED_NAME_KEY] !== undefined && previous[APPLIED_NAME_KEY] === from?.name ? from.name : undefined;
   const applied =
-    from?.[APPLIED_NAME_KEY] ?? (isAutoNamed(from as Record<string, unknown>) || (from !== undefined && from[DECLARED_KEY] === undefined) ? from!.name : undefined);
+    from?.[APPLIED_NAME_KEY] ??
+    kept ??
+    (isAutoNamed(from as Record<string, unknown>) || (from !== undefined && from[DECLARED_KEY] === undefined) ? from!.name : undefined);
   const settings: LocalSettings = {
     ...(applied ? { [APPLIED_NAME_KEY]: applied } : {}),
     waitForWorkers: from?.waitForWorkers ?? LOCAL_DEFAULTS.waitForWorkers,

@@ -186,7 +186,7 @@ export class ServerlessEndpointProvider implements pulumi.dynamic.ResourceProvid
   async update(id: string, olds: ServerlessEndpointOutputs, news: EndpointInputs): Promise<pulumi.dynamic.UpdateResult<ServerlessEndpointOutputs>> {
     const d = this.dialects[apiOf(news)];
     await holdBudgets(this.client as BudgetClient, endpointWrite(news, olds, id));
-    const settings = localSettings(news);
+    const settings = localSettings(news, olds);
     const reasons = d.rolls(olds, news);
     let outs: ServerlessEndpointOutputs;
     try {

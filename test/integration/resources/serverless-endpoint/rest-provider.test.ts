@@ -3,7 +3,8 @@
  * real HTTP: what the plugin tests cannot stage. A delete refused (409) because someone raised
  * the workers between its scale-down and its DELETE starts over; a move whose PATCH failed after
  * the endpoint got its own template takes that template up again on the next try, never making a
- * second one; a readiness wait that runs out keeps the endpoint with its id.
+ * second one; a readiness wait that runs out keeps the endpoint with its id; an update after a
+ * refresh keeps the record of the auto-name applied (the soak's outside rename that previewed same).
  */
 import { ComputePlatform } from "../../../../src/client";
 import { type Emulator, startEmulator } from "../../../../src/emulator";
@@ -101,4 +102,30 @@ test("a readiness wait that runs out keeps the endpoint with its id", async () =
     await c.close();
     await slow.close();
   }
+});
+
+test("an auto-named endpoint updated after a refresh keeps the record of its name, so an outside rename shows", async () => {
+  const p = provider();
+  // No name: the check settles on the auto-name of the owner token.
+  const news = { gpuIds: "ADA_24", api: "rest", container: { image: "w:1" }, __logicalName: "renamed-outside" };
+  const made = await p.create(await checked(p, news));
+  const name = made.outs!.name;
+  expect(name).toMatch(/^renamed-outside-[0-9a-f]{7}$/);
+  // A refresh: the inputs it reports carry no owner token. A preview's diff in the same process
+  // records the endpoint as the one a replacement would follow, so the next check derives
+  // another token from it, of which the kept name is not the auto-name (as after a replacement
+  // and a refresh, in separate processes).
+  const refreshed = await p.read(made.id, made.outs);
+  const olds = refreshed.inputs as unknown as Record<string, unknown>;
+  expect(olds.name).toBe(name);
+  await p.diff(made.id, refreshed.props!, await checked(p, news, olds));
+  const changed = await checked(p, { ...news, container: { image: "w:2" } }, olds);
+  expect(changed.name).toBe(name);
+  const updated = await p.update(made.id, refreshed.props!, changed);
+  // Renamed outside Pulumi: the refresh still reports the name applied, so the program's check
+  // settles on it and the next preview renames it back.
+  await client.serverless.update(made.id, { name: "renamed-by-hand" });
+  const again = await p.read(made.id, updated.outs as ServerlessEndpointOutputs);
+  expect({ live: again.props!.name, input: again.inputs!.name }).toEqual({ live: "renamed-by-hand", input: name });
+  await p.delete(made.id, again.props!);
 });

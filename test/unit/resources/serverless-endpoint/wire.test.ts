@@ -53,6 +53,16 @@ describe("the settings only this resource keeps", () => {
     expect(localSettings({ name: "given", [DECLARED_KEY]: [] })).not.toHaveProperty(APPLIED_NAME_KEY);
   });
 
+  test("an update keeps the auto-name its old outputs record while it keeps that name, whatever token the check settled on", () => {
+    // The check after a refresh (no token in the refreshed inputs) may derive another token: the kept name is not its auto-name.
+    const kept = { name: "api-3f9a1c2", [LOGICAL_NAME_KEY]: "api", [OWNER_TOKEN_KEY]: "bb017ae8", [DECLARED_KEY]: [] };
+    expect(localSettings(kept as never, { [APPLIED_NAME_KEY]: "api-3f9a1c2" })[APPLIED_NAME_KEY]).toBe("api-3f9a1c2");
+    // A name the program now gives is not the record's: not kept.
+    expect(localSettings({ ...kept, name: "given" } as never, { [APPLIED_NAME_KEY]: "api-3f9a1c2" })).not.toHaveProperty(APPLIED_NAME_KEY);
+    // Old outputs without a record keep nothing.
+    expect(localSettings(kept as never, {})).not.toHaveProperty(APPLIED_NAME_KEY);
+  });
+
   test("the worker price is kept only when it has a tier text and a USD number; its key is in users' state", () => {
     expect(WORKER_PRICE_KEY).toBe("__workerPrice");
     const price = (p: unknown) => localSettings({ [WORKER_PRICE_KEY]: p } as never)[WORKER_PRICE_KEY];
