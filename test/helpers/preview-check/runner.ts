@@ -13,6 +13,8 @@
  * 3. A second preview after up, and after a refresh, shows no change.
  * 4. An outside change of an updatable field shows after refresh (twice) as exactly that field
  *    (the engine's op, and the plan the provider's diff runs), and up puts it back.
+ * 5. After an up that updates, the platform made of the change what the plan said (the kind's
+ *    `watchUp`: an endpoint's releases roll its workers exactly for the fields the plan says roll).
  * At the end of a chain the stack is destroyed and the object must be gone from the platform.
  *
  * The stack's cost ledger (one `StackCost` beside every Pod and ServerlessEndpoint) is looked
@@ -113,6 +115,14 @@ export interface KindModel {
    * `adopt` (src/resources/lifecycle/adopt.ts): preview and up must show a create that sends none.
    */
   makeByHand?: (world: World, checked: Record<string, any>) => Promise<string | undefined>;
+  /**
+   * Before an up that updates the object (`olds` its state's outputs, `news` the provider's
+   * checked inputs): a look at the platform, and the check, run after the up with the state's
+   * outputs then, that the platform
+   * made of the change what the plan said (an endpoint: the fields the plan says roll its workers
+   * are those the up's releases rolled, issue 46).
+   */
+  watchUp?: (world: World, id: string, olds: Record<string, any>, news: Record<string, any>) => Promise<(after: Record<string, any>) => Promise<void>>;
 }
 
 /** Pairs per kind in `npm test`; `PREVIEW_CHECK_RUNS` raises it for a soak. */
@@ -293,6 +303,7 @@ export class Walker {
     if (expectedOp) expect({ op, decl, previous }).toEqual({ op: expectedOp, decl, previous });
     // A change up only records (read at creation only) must send no write.
     const recordOnly = op === "update" && (await this.recordOnly(stack, decl));
+    const watched = op === "update" ? await this.watch(stack, decl) : undefined;
     const mark = this.log().length;
     const callsBefore = stack.calls.length;
     const up = await stack.up(await this.capture(decl, false));
@@ -317,6 +328,7 @@ export class Walker {
     }
     // 2. The platform's object matches the declaration.
     this.model.expectLive(decl, this.model.live(this.world, now.id), op === "replace" ? undefined : liveBefore, this.world, previous);
+    await watched?.(reveal(now.outputs) as Record<string, any>);
     // 3. No change after up, nor after a refresh.
     await this.expectSame(stack, decl, "after up");
     const at = this.log().length;
@@ -349,11 +361,24 @@ export class Walker {
 
   /** The plan `diff` runs now: checked inputs from the plugin's own check, against the state's outputs. */
   private async plan(stack: EngineStack, decl: Decl): Promise<Plan> {
+    const { olds, news } = await this.checked(stack, decl);
+    const { replaces, updates } = this.model.plan(olds, news);
+    return { replaces: [...replaces].sort(), updates: [...updates].sort() };
+  }
+
+  /** What `diff` and `update` see for `decl`: the state's outputs, and the inputs from the plugin's own check. */
+  private async checked(stack: EngineStack, decl: Decl): Promise<{ olds: Record<string, any>; news: Record<string, any> }> {
     const res = this.subject(stack);
     const [reg] = resourceRegs(await this.capture(decl, false));
     const checked = await this.plugin.check(res.urn, res.inputs, reg!.inputs);
-    const { replaces, updates } = this.model.plan(reveal(res.outputs), reveal(checked.inputs));
-    return { replaces: [...replaces].sort(), updates: [...updates].sort() };
+    return { olds: reveal(res.outputs) as Record<string, any>, news: reveal(checked.inputs) as Record<string, any> };
+  }
+
+  /** Before an up that updates: the kind's look at the platform (watchUp), and its check for after the up. */
+  private async watch(stack: EngineStack, decl: Decl): Promise<((after: Record<string, any>) => Promise<void>) | undefined> {
+    if (!this.model.watchUp) return undefined;
+    const { olds, news } = await this.checked(stack, decl);
+    return this.model.watchUp(this.world, this.subject(stack).id, olds, news);
   }
 
   private async change(stack: EngineStack, decl: Decl, step: Extract<Step, { kind: "change" }>): Promise<Decl> {
@@ -402,6 +427,7 @@ export class Walker {
     this.tally.outsideShown++;
     const wanted = expected === "update" ? { replaces: [], updates: [shown] } : { replaces: [shown], updates: [] };
     expect({ field: step.field, op: resourceSteps(preview).map((s) => s.op), plan }).toEqual({ field: step.field, op: [expected], plan: wanted });
+    const watched = expected === "update" ? await this.watch(stack, decl) : undefined;
     const up = await stack.up(await this.capture(decl, false));
     if (up.error) throw up.error;
     expect(resourceSteps(up).map((s) => s.op)).toEqual([expected]);
@@ -410,6 +436,7 @@ export class Walker {
     else expect(this.model.live(this.world, res.id)).toBeUndefined();
     // Back to what it was before the outside change (a new object: to the declaration).
     this.model.expectLive(decl, this.model.live(this.world, now.id), expected === "update" ? live : undefined, this.world, decl);
+    await watched?.(reveal(now.outputs) as Record<string, any>);
     await this.expectSame(stack, decl, `after putting ${step.field} back`);
     return decl;
   }

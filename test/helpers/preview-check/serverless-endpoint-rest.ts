@@ -16,11 +16,12 @@ import type { EndpointInputs } from "../../../src/resources/serverless-endpoint/
 import { restCreateBody } from "../../../src/resources/serverless-endpoint/rest-plan";
 import { ServerlessEndpoint } from "../../../src/resources/serverless-endpoint";
 import { GPU_IDS, endpointInputsSchema as serverlessEndpointSchema } from "../../../src/resources/serverless-endpoint/schema";
-import { changedLocalFields, SAVED_FIELDS } from "../../../src/resources/serverless-endpoint/plan";
+import { changedLocalFields, rolloutReasons, SAVED_FIELDS } from "../../../src/resources/serverless-endpoint/plan";
 import { planRestDiff, restChanges } from "../../../src/resources/serverless-endpoint/rest-plan";
 import { ENDPOINT_FIELD_DEFAULTS } from "../../../src/resources/inputs/endpoint-defaults";
 import { defined, simpleName } from "./network-volume";
 import { maybe } from "./pod";
+import { watchReleases } from "./serverless-endpoint";
 import type { Decl, KindModel, OutsideChange, World } from "./runner";
 
 const NOT_OVER_REST = ["templateId", "locations"];
@@ -175,6 +176,7 @@ export const serverlessEndpointRestModel: KindModel = {
     changes.dataCenterIds = outsideChange("dataCenterIds", fc.constantFrom(["EU-RO-1"], ["US-GA-1", "US-TX-3"]), () => "update");
     return changes;
   },
+  watchUp: watchReleases((olds, news) => rolloutReasons(olds, news, restChanges(olds, news))),
   plan: (olds, news) => {
     const diff = planRestDiff(olds, news);
     const updates =

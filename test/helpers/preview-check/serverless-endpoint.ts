@@ -20,7 +20,8 @@ import type { EndpointInputs } from "../../../src/resources/serverless-endpoint/
 import { createInput } from "../../../src/resources/serverless-endpoint/plan";
 import { ServerlessEndpoint } from "../../../src/resources/serverless-endpoint";
 import { GPU_IDS, LOCATIONS, endpointInputsSchema as serverlessEndpointSchema } from "../../../src/resources/serverless-endpoint/schema";
-import { changedLocalFields, changedSavedFields, planEndpointDiff, SAVED_FIELDS } from "../../../src/resources/serverless-endpoint/plan";
+import { changedLocalFields, changedSavedFields, planEndpointDiff, rolloutReasons, SAVED_FIELDS } from "../../../src/resources/serverless-endpoint/plan";
+import { releaseRolls } from "../../../src/resources/serverless-endpoint/rollout-plan";
 import { ENDPOINT_FIELD_DEFAULTS } from "../../../src/resources/inputs/endpoint-defaults";
 import { defined, simpleName } from "./network-volume";
 import { maybe } from "./pod";
@@ -91,6 +92,31 @@ function save(field: string, value: (world: World) => fc.Arbitrary<unknown>, wor
   };
 }
 
+/**
+ * Preview, up and the platform's releases give one answer (issue 46): the fields the provider's
+ * plan says roll the workers (`rolls`, what the dialect's update waits for), in the releases'
+ * names, are exactly the fields of the releases this up made that roll; after the up the state's
+ * version is the platform's, and a rolling change waited for is over on the platform. (A rollout
+ * carried over from an earlier up, `rollout`, is no field of a release.)
+ */
+export function watchReleases(rolls: (olds: Record<string, any>, news: Record<string, any>) => string[]): NonNullable<KindModel["watchUp"]> {
+  return async (world, id, olds, news) => {
+    const planned = rolls(olds, news)
+      .filter((r) => r !== "rollout")
+      .sort();
+    const before = (await world.client.serverless.releases(id)).endpointVersion ?? 0;
+    return async (after) => {
+      const now = await world.client.serverless.releases(id);
+      const made = now.releases.filter((r) => (r.version ?? 0) > before);
+      const rolled = [...new Set(made.flatMap((r) => r.diff.filter((d) => releaseRolls([d])).map((d) => d.field)))].sort();
+      const diffs = made.map((r) => r.diff);
+      expect({ planned, rolled, diffs }).toEqual({ planned, rolled: planned, diffs });
+      expect(after.version).toBe(now.endpointVersion);
+      if (planned.length > 0 && news.waitForRollout !== false) expect({ diffs, rollout: now.rollout }).toMatchObject({ diffs, rollout: { inProgress: false } });
+    };
+  };
+}
+
 export const serverlessEndpointModel: KindModel = {
   name: "ServerlessEndpoint",
   // `api`, `container` and `dataCenterIds` are REST's: serverless-endpoint-rest.ts walks them.
@@ -122,6 +148,7 @@ export const serverlessEndpointModel: KindModel = {
         return [f, f === "name" ? { ...change, expect: () => "update" as const } : change];
       }),
     ),
+  watchUp: watchReleases((olds, news) => rolloutReasons(olds, news, changedSavedFields(olds, news))),
   plan: (olds, news) => {
     const diff = planEndpointDiff(olds, news);
     const updates = diff.replaces!.length > 0 ? [] : [...changedSavedFields(olds, news), ...changedLocalFields(olds, news)];
