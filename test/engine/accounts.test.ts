@@ -1,7 +1,7 @@
 // Accounts as values, through Pulumi's own dynamic-provider plugin: one program holds resources
 // on two accounts of one emulator (the stack's, from stack config, and another named by the
 // resources' `account`). Each account's requests carry its own key and its objects stay in it;
-// the key is secret in state and in no log line; a rotated key is recorded in place without a
+// the key is secret in state and in no log line; the cost line names both; a rotated key is recorded in place without a
 // write; a change of account previews as a replacement and moves the object; destroy empties both.
 // The plugin loads dist/: run `npm run build` before this file alone.
 import * as pulumi from "@pulumi/pulumi";
@@ -47,6 +47,9 @@ test("one program on two accounts: each account's own key and objects, the key s
   expect(live("shared").map((p) => p.id)).toEqual([byName("remote").id]);
   expect(rig.emu.state("shared").networkVolumes.map((v) => v.id)).toEqual([byName("data").id]);
   expect(rig.emu.state("team").networkVolumes).toEqual([]);
+  // The cost line names each account and what it runs (the volume is not a costed kind).
+  expect(rig.plugin.transcript()).toContain("pod remote (account shared) added");
+  expect(rig.plugin.transcript()).toContain("; by account: the stack's $0.86/h, shared $0.86/h");
   // Each account's writes carried its own key.
   const writes = (op: string) => rig.emu.requestLog().filter((e) => e.op === op && e.status < 300).map((e) => [e.account, e.key]);
   expect(writes("createPod").sort()).toEqual([["shared", fingerprint(SHARED)], ["team", fingerprint(TEAM)]]);

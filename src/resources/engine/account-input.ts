@@ -10,3 +10,13 @@ export function accountInput(account: pulumi.Input<AccountInput> | undefined): p
   if (account === undefined) return undefined;
   return pulumi.output(account).apply((a) => ({ ...a, apiKey: pulumi.secret(a.apiKey) })) as unknown as pulumi.Input<AccountInput>;
 }
+
+/**
+ * The account's name, for the stack's cost ledger: taken without the key, so the entry is not
+ * made secret by it (an account that is itself an Output cannot be split, and its name then is).
+ */
+export function accountName(account: pulumi.Input<AccountInput> | undefined): pulumi.Input<string> | undefined {
+  if (account === undefined) return undefined;
+  if (pulumi.Output.isInstance(account) || account instanceof Promise) return pulumi.output(account).apply((a) => a.name);
+  return account.name;
+}

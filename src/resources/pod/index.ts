@@ -12,7 +12,7 @@ import { joinLedger, ledgerIdentity } from "../cost/ledger";
 import { checkGetState, undeclaredArgs } from "../inputs/arguments";
 import { withSecretOutputs } from "../engine/secret-outputs";
 import type { AccountInput } from "../engine/account";
-import { accountInput } from "../engine/account-input";
+import { accountInput, accountName } from "../engine/account-input";
 import { shimProvider } from "../engine/shim";
 import { LOGICAL_NAME_KEY, ownerInputs } from "../lifecycle/owner";
 import type { PodOutputs } from "./outputs";
@@ -362,6 +362,7 @@ export class Pod extends pulumi.dynamic.Resource {
               cloud: a.cloud,
               desiredStatus: a.desiredStatus,
               maxHourlyCost: a.maxHourlyCost,
+              account: accountName(a.account),
               ...ledgerIdentity("Pod", name, owner, opts, ["gpu", "cpu", "cloud", "desiredStatus"]),
             },
             opts,

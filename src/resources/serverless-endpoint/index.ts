@@ -8,7 +8,7 @@ import { joinLedger, ledgerIdentity } from "../cost/ledger";
 import { checkGetState, undeclaredArgs } from "../inputs/arguments";
 import { withSecretOutputs } from "../engine/secret-outputs";
 import type { AccountInput } from "../engine/account";
-import { accountInput } from "../engine/account-input";
+import { accountInput, accountName } from "../engine/account-input";
 import { shimProvider } from "../engine/shim";
 import { LOGICAL_NAME_KEY, ownerInputs } from "../lifecycle/owner";
 import { templateBehind } from "../inputs/template-ref";
@@ -355,6 +355,7 @@ export class ServerlessEndpoint extends pulumi.dynamic.Resource {
               declaredName: args.name,
               // A REST-managed endpoint is read over REST when the ledger prices what runs.
               api: args.api,
+              account: accountName(args.account),
               ...ledgerIdentity(ENDPOINT_KIND, name, owner, opts, ["gpuIds", "gpuCount", "workersMin", "workersMax"]),
             },
             opts,

@@ -20,6 +20,8 @@ export interface PodEntry {
   cloud: "SECURE" | "COMMUNITY";
   desiredStatus: "RUNNING" | "EXITED";
   maxHourlyCost?: number;
+  /** The name of the account it lives on (its `account`); absent on the stack's own. Never the key. */
+  account?: string;
   /** The owner token of the program's pod (what-runs.ts finds the live pod by it). */
   owner?: string;
   /** Pricing paths the program hides with ignoreChanges: up leaves them as they are. */
@@ -43,6 +45,8 @@ export interface EndpointEntry {
   workersMin?: number;
   workersMax?: number;
   owner?: string;
+  /** The name of the account it lives on (its `account`); absent on the stack's own. Never the key. */
+  account?: string;
   /** The name the program gives, if it does (else the endpoint's name is made from `owner`). */
   declaredName?: string;
   /** Pricing fields the program hides with ignoreChanges: up leaves them as they are. */
@@ -93,6 +97,7 @@ export function normalizeEntry(raw: unknown): CostEntry | string {
   if (raw.kind === "pod") {
     const entry: Record<string, unknown> = { kind: "pod", name, cloud: raw.cloud ?? "SECURE", desiredStatus: raw.desiredStatus ?? "RUNNING" };
     if (typeof raw.owner === "string") entry.owner = raw.owner;
+    if (typeof raw.account === "string") entry.account = raw.account;
     if (Array.isArray(raw.ignore) && raw.ignore.length > 0) entry.ignore = raw.ignore;
     if (isObject(raw.gpu)) entry.gpu = { id: raw.gpu.id, count: num(raw.gpu.count, 1) };
     else if (raw.gpu !== undefined && raw.gpu !== null) entry.gpu = raw.gpu;
@@ -114,6 +119,7 @@ export function normalizeEntry(raw: unknown): CostEntry | string {
       ...(raw.workersMax !== undefined && raw.workersMax !== null ? { workersMax: raw.workersMax as number } : {}),
       ...(typeof raw.owner === "string" ? { owner: raw.owner } : {}),
       ...(typeof raw.declaredName === "string" ? { declaredName: raw.declaredName } : {}),
+      ...(typeof raw.account === "string" ? { account: raw.account } : {}),
       ...(Array.isArray(raw.ignore) && raw.ignore.length > 0 ? { ignore: raw.ignore as string[] } : {}),
       ...(raw.api === "rest" ? { api: "rest" as const } : {}),
       ...(Array.isArray(raw.atWrite) && raw.atWrite.length > 0 ? { atWrite: raw.atWrite as string[] } : {}),
@@ -194,15 +200,15 @@ export function delta(before: HourlyRange, after: HourlyRange): string {
   return `${sign(dMin)} to ${sign(dMax)}/h`;
 }
 
-const label = (e: CostEntry) => `${e.kind} ${e.name}`;
+const label = (e: CostEntry) => `${e.kind} ${e.name}${e.account ? ` (account ${e.account})` : ""}`;
 const show = (v: unknown): string => (typeof v === "string" ? v : Array.isArray(v) ? `[${v.join(", ")}]` : JSON.stringify(v) ?? "none");
 
 /** What changed in an entry's pricing fields, e.g. `gpu.count 1 -> 2`. */
 export function changedFields(old: CostEntry, next: CostEntry): string[] {
   const fields = (e: CostEntry): Record<string, unknown> =>
     e.kind === "pod"
-      ? { "gpu.id": e.gpu?.id, "gpu.count": e.gpu?.count, "cpu.id": e.cpu?.id, "cpu.vcpuCount": e.cpu?.vcpuCount, cloud: e.cloud, desiredStatus: e.desiredStatus, maxHourlyCost: e.maxHourlyCost }
-      : { gpuIds: e.gpuIds, gpuCount: e.gpuCount ?? 1, workersMin: e.workersMin, workersMax: e.workersMax };
+      ? { "gpu.id": e.gpu?.id, "gpu.count": e.gpu?.count, "cpu.id": e.cpu?.id, "cpu.vcpuCount": e.cpu?.vcpuCount, cloud: e.cloud, desiredStatus: e.desiredStatus, maxHourlyCost: e.maxHourlyCost, account: e.account }
+      : { gpuIds: e.gpuIds, gpuCount: e.gpuCount ?? 1, workersMin: e.workersMin, workersMax: e.workersMax, account: e.account };
   const a = fields(old);
   const b = fields(next);
   return Object.keys(b)
@@ -229,6 +235,8 @@ export interface CostReport {
   changes: CostChange[];
   /** Resources whose cost is not known yet (preview) or not in the catalog. */
   unpriced: string[];
+  /** The stack after the change per account (`""` the stack's own), when a resource names another account. */
+  byAccount?: Record<string, HourlyRange>;
 }
 
 export function costReport(olds: Record<string, PricedEntry>, news: Record<string, PricedEntry>, catalogError?: string): CostReport {
@@ -258,7 +266,12 @@ export function costReport(olds: Record<string, PricedEntry>, news: Record<strin
     if (key in news || !old.hourly || old.hourly.max === 0) continue;
     changes.push({ key, label: label(old), what: "removed", before: old.hourly, after: ZERO });
   }
-  return { before: total(olds), after: total(news), changes, unpriced };
+  const accounts = new Set(Object.values(news).map((e) => e.account ?? ""));
+  const byAccount =
+    accounts.size > 1 || (accounts.size === 1 && !accounts.has(""))
+      ? Object.fromEntries([...accounts].sort().map((a) => [a, total(Object.fromEntries(Object.entries(news).filter(([, e]) => (e.account ?? "") === a)))]))
+      : undefined;
+  return { before: total(olds), after: total(news), changes, unpriced, ...(byAccount ? { byAccount } : {}) };
 }
 
 /**
@@ -269,7 +282,9 @@ export function costLine(r: CostReport): string | undefined {
   if (r.changes.length === 0 && r.unpriced.length === 0) return undefined;
   const each = r.changes.map((c) => `${c.label} ${c.what}${r.changes.length > 1 ? ` (${delta(c.before, c.after)})` : ""}`);
   const unknown = r.unpriced.length > 0 ? `; not counted: ${r.unpriced.join(", ")}` : "";
-  return `cost: ${range(r.before)} -> ${range(r.after)} (${delta(r.before, r.after)})${each.length > 0 ? `: ${each.join(", ")}` : ""}${unknown}`;
+  // Resources on several accounts: what each account runs after the change, by the account's name.
+  const accounts = r.byAccount ? `; by account: ${Object.entries(r.byAccount).map(([a, h]) => `${a === "" ? "the stack's" : a} ${range(h)}`).join(", ")}` : "";
+  return `cost: ${range(r.before)} -> ${range(r.after)} (${delta(r.before, r.after)})${each.length > 0 ? `: ${each.join(", ")}` : ""}${unknown}${accounts}`;
 }
 
 /**

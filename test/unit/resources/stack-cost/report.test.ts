@@ -70,6 +70,15 @@ describe("the cost line and the budget", () => {
     expect(costLine(costReport(olds, unknown))).toBe("cost: $0.86-$2.58/h -> $0.00-$1.72/h (-$0.86/h); not counted: pod trainer (cost unknown until up)");
   });
 
+  test("resources on another account: named with it, and the line ends with what each account runs", async () => {
+    const moved = await after({ "pod trainer": pod({ account: "shared", gpu: { id: "L40S", count: 2 } }), "endpoint api": endpoint() });
+    expect(costLine(costReport(olds, moved))).toBe(
+      "cost: $0.86-$2.58/h -> $1.72-$3.44/h (+$0.86/h): pod trainer (account shared) gpu.count 1 -> 2, account none -> shared; by account: the stack's $0.00-$1.72/h, shared $1.72/h",
+    );
+    // One account only, the stack's: no such tail.
+    expect(costReport(olds, await after({ "pod trainer": pod(), "endpoint api": endpoint() })).byAccount).toBeUndefined();
+  });
+
   test("over budget: only when the stack after the change costs more than the budget and more than before", async () => {
     const bigger = await after({ "pod trainer": pod({ gpu: { id: "L40S", count: 3 } }), "endpoint api": endpoint() });
     const message = overBudget(costReport(olds, bigger), bigger, 3, "computeplatform:maxHourlyCost");
