@@ -92,6 +92,8 @@ describe("quickstart lifecycle", () => {
   });
 
   test("a new image: preview says update, up updates the same pod in place", () => {
+    // The provider's line beside the engine's step, from the tables that decide it (lifecycle/step-line.ts).
+    expect(result.transcript).toContain('Pod "trainer": updated in place; the container restarts, its container disk wiped (image)');
     expect(ops("preview: image")).toEqual({ "stack-cost": "same", data: "same", worker: "same", api: "same", trainer: "update", "smoke-test": "same" });
     expect(phase("preview: image").steps.find((s) => s.name === "trainer")?.changed).toEqual(["image"]);
     const up = phase("up: change in place");
@@ -104,6 +106,9 @@ describe("quickstart lifecycle", () => {
 
   test("a new GPU type: preview says replace on gpu, up creates the new pod before deleting the old", () => {
     // The pod's new GPU type changes the stack's cost: the ledger records it.
+    expect(result.transcript).toContain(
+      'Pod "trainer": replaced (gpu): a new one is made, then the old deleted; lost: its container disk and its public address (IP and ports); kept: the data on its network volume, mounted again',
+    );
     expect(ops("preview: gpu")).toEqual({ "stack-cost": "update", data: "same", worker: "same", api: "same", trainer: "replace", "smoke-test": "same" });
     expect(phase("preview: gpu").steps.find((s) => s.name === "trainer")?.replaces).toEqual(["gpu"]);
     const up = phase("up: change that replaces");

@@ -1,5 +1,6 @@
 // NetworkVolume's plan, pure: replace-versus-update, and the volume on the wire (outputs, the
 // PATCH body, the pods that still mount it).
+import type { StepEffects } from "../lifecycle/step-line";
 import type { Endpoint as WireEndpoint, NetworkVolume as WireNetworkVolume, NetworkVolumeUpdateParams, Pod as WirePod } from "../../client";
 import { isUnknown } from "../inputs/check";
 import { DEFAULT_DELETE_WAIT_SECONDS, type InUseHolder } from "../lifecycle/in-use";
@@ -81,3 +82,14 @@ export function updateBody(olds: NetworkVolumeOutputs, news: NetworkVolumeInputs
   if (news.size !== olds.size) body.size = news.size;
   return body.name === undefined && body.size === undefined ? undefined : body;
 }
+
+/**
+ * What a NetworkVolume's changes do, for the step's line (lifecycle/step-line.ts): the plan's
+ * in-place updates are PATCHes but deleteWaitSeconds, which only the provider reads; a
+ * replacement is a new, empty volume: the old one's data is lost.
+ */
+export const VOLUME_STEP_EFFECTS: StepEffects = {
+  noRequest: ["deleteWaitSeconds"],
+  restarts: [],
+  replaced: { lost: "its data (the new volume is empty; nothing is copied)", destroysData: true },
+};

@@ -24,10 +24,12 @@ import { type Clock, type ComputePlatform, type NetworkVolume, systemClock } fro
 import { platform, type ProviderOptions } from "../engine/settings";
 import { DEFAULT_IN_USE_POLL_MS, deleteWaitMs, deleteWhenUnused } from "../lifecycle/in-use";
 import { createListedFirst } from "../lifecycle/find-again";
-import { adopt, type Adoptable, checkAdoption, refuseReplaceWhileAdopted, releaseClaim } from "../lifecycle/adopt";
+import { adopt, type Adoptable, checkAdoption, logNote, refuseReplaceWhileAdopted, releaseClaim } from "../lifecycle/adopt";
 import { adoptTarget } from "../inputs/container";
+import { LOGICAL_NAME_KEY } from "../lifecycle/owner";
+import { stepLine } from "../lifecycle/step-line";
 import { ClientReads, orGone } from "../lifecycle/shared-reads";
-import { endpointsMounting, outputsOf, planNetworkVolumeChange, podsMounting, updateBody, type VolumeHolder } from "./plan";
+import { endpointsMounting, outputsOf, planNetworkVolumeChange, podsMounting, updateBody, VOLUME_STEP_EFFECTS, type VolumeHolder } from "./plan";
 import { checkNetworkVolume, DEFAULT_DELETE_WAIT_SECONDS, type NetworkVolumeInputs, type NetworkVolumeOutputs, shrinkRefusal } from "./schema";
 
 /**
@@ -41,6 +43,8 @@ export interface NetworkVolumeProviderOptions extends ProviderOptions<ComputePla
    * @default 5000
    */
   pollIntervalMs?: number;
+  /** Where the step's line goes (what a change does to the volume and its data). @default Pulumi's log (the plugin's output, which the engine shows) */
+  print?: (line: string) => void;
 }
 
 /**
@@ -53,6 +57,7 @@ export class NetworkVolumeProvider implements pulumi.dynamic.ResourceProvider<Ne
   private readonly clock: Clock;
   private readonly pollIntervalMs: number;
   private readonly signal?: AbortSignal;
+  private readonly print: (line: string) => void;
   /** Reads that come together share one list (lifecycle/shared-reads.ts), which creates look at first. */
   private readonly reads: ClientReads<ComputePlatform, NetworkVolume>;
   /** Volumes this process's creates made: never another create's. */
@@ -64,6 +69,7 @@ export class NetworkVolumeProvider implements pulumi.dynamic.ResourceProvider<Ne
     this.pollIntervalMs = Math.max(1, options.pollIntervalMs ?? DEFAULT_IN_USE_POLL_MS);
     this.signal = options.signal;
     this.reads = ClientReads.listing((client) => client.networkVolumes.list({ signal: this.signal }), this.clock);
+    this.print = options.print ?? logNote;
   }
 
   async check(olds: any, news: any): Promise<pulumi.dynamic.CheckResult<NetworkVolumeInputs>> {
@@ -77,6 +83,8 @@ export class NetworkVolumeProvider implements pulumi.dynamic.ResourceProvider<Ne
     // grew. Failing here stops the preview instead of a replace that loses the data.
     if (plan.refused) throw new Error(`NetworkVolume ${olds.name}: ${plan.refused}`);
     refuseReplaceWhileAdopted("NetworkVolume", olds.name, id, news as unknown as Record<string, unknown>, plan.replaces);
+    const line = stepLine(`NetworkVolume ${JSON.stringify((news as unknown as Record<string, unknown>)[LOGICAL_NAME_KEY] ?? id)}`, plan, VOLUME_STEP_EFFECTS);
+    if (line) this.print(line);
     return {
       changes: plan.replaces.length > 0 || plan.updates.length > 0,
       replaces: plan.replaces,

@@ -33,7 +33,9 @@ import { type ComputePlatform, ConflictError, NotFoundError } from "../../client
 import { holdBudgets } from "../cost/guard";
 import { priceBook } from "../cost/prices";
 import { platform, type ProviderOptions } from "../engine/settings";
-import { baseOf, isPendingName, STACK_MARK_ENV } from "../lifecycle/owner";
+import { baseOf, isPendingName, LOGICAL_NAME_KEY, STACK_MARK_ENV } from "../lifecycle/owner";
+import { logNote } from "../lifecycle/adopt";
+import { stepLine } from "../lifecycle/step-line";
 import { type PollerTimings, pollFromEnv } from "../lifecycle/poller";
 import { recordAfterStep } from "../lifecycle/applied";
 import { idsOf, listBefore } from "../lifecycle/find-again";
@@ -47,7 +49,7 @@ import { type CreatePlan, planCreate, planExisting } from "./create-plan";
 import { podUpdateWrite } from "./costed-write";
 import { hourlyCostOf, place } from "./placement";
 import { declarationOf, type PodPlan, planKnownPodChange, planPodChange } from "./plan";
-import { planUpdate, previewRefusal } from "./update-plan";
+import { planUpdate, podStepEffects, previewRefusal } from "./update-plan";
 import { describeFixed, inputsFromState, newestOf, ownedBy, ownerBaseOf, podOutputs } from "./wire";
 import { converge, lastSeen, type PodContext, PodInitError, provisioning, STOPPED } from "./status";
 
@@ -64,6 +66,8 @@ export interface PodProviderOptions extends ProviderOptions<ComputePlatform> {
    * @default from `COMPUTEPLATFORM_POLL_INTERVAL_MS`, else { intervalMs: 1500, maxIntervalMs: 10000, backoff: 1.5 }
    */
   poll?: PollerTimings;
+  /** Where the step's line goes (what a change does to the running pod). @default Pulumi's log (the plugin's output, which the engine shows) */
+  print?: (line: string) => void;
 }
 
 /**
@@ -74,6 +78,7 @@ export interface PodProviderOptions extends ProviderOptions<ComputePlatform> {
 export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implements pulumi.dynamic.ResourceProvider<PodInputs, PodOutputs> {
   /** Owner marks of this process's creates still running or handed over: never an earlier try. */
   private readonly marks = new Set<string>();
+  private readonly print: (line: string) => void;
 
   constructor(options: PodProviderOptions = {}) {
     super(options, platform, (client, signal, how) => client.pods.list({ signal, ...how }), {
@@ -81,6 +86,7 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
       noun: "pod",
       slow: provisioning,
     });
+    this.print = options.print ?? logNote;
   }
 
   /**
@@ -106,6 +112,8 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
     // What up could not do on a locked pod fails here, at preview, rather than at up.
     const refused = plan.replaces.length === 0 ? previewRefusal(olds, news) : undefined;
     if (refused) throw new Error(`Pod ${olds.name} ${refused}`);
+    const line = stepLine(`Pod ${JSON.stringify((news as Record<string, unknown>)[LOGICAL_NAME_KEY] ?? id)}`, plan, podStepEffects(olds));
+    if (line) this.print(line);
     return { changes: plan.replaces.length > 0 || plan.updates.length > 0, replaces: plan.replaces };
   }
 

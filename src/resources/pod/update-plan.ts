@@ -5,6 +5,7 @@
  */
 import type { PodUpdateParams } from "../../client";
 import { containsUnknown, isUnknown } from "../inputs/check";
+import type { StepEffects } from "../lifecycle/step-line";
 import { declarationOf, nextEnv, type PodPlan, planKnownPodChange, RECORDED_ONLY } from "./plan";
 import type { PodDeclaration, PodOutputs } from "./outputs";
 import type { PodInputs } from "./schema";
@@ -135,4 +136,24 @@ const NEW_ID = "(the id of a resource being created or replaced)";
 /** Whether a PATCH with these fields restarts a running container on its own. */
 export function patchRestarts(body: PodUpdateParams): boolean {
   return Object.keys(body).some((k) => RESTARTING_FIELDS.includes(k));
+}
+
+/**
+ * What a Pod's changes do to what runs, for the step's line (lifecycle/step-line.ts), from the
+ * tables that decide them: RECORDED_ONLY sends nothing, RESTARTING_FIELDS (and globalNetworking,
+ * which applies at a restart) restart the container. A replacement loses the container disk and
+ * the public address; a network volume's data stays. With no network volume, all its data was
+ * on its own disk: the replacement destroys it.
+ */
+export function podStepEffects(olds: Pick<PodOutputs, "mounts">): StepEffects {
+  const onVolume = (olds.mounts?.network?.length ?? 0) > 0;
+  return {
+    noRequest: RECORDED_ONLY,
+    restarts: [...RESTARTING_FIELDS, "globalNetworking"],
+    replaced: {
+      lost: "its container disk and its public address (IP and ports)",
+      ...(onVolume ? { kept: "the data on its network volume, mounted again" } : {}),
+      destroysData: !onVolume,
+    },
+  };
 }
