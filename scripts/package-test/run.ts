@@ -208,7 +208,7 @@ async function lifecycle(flavor: string, project: string, emu: Emulator, full = 
     const writes = () => emu.requestLog().filter((e) => e.method !== "GET" && e.op !== "myself" && !e.op.startsWith("catalog")).length;
     const ok = (what: string, r: { error?: Error; failures?: unknown }) =>
       assert.ok(!r.error && !r.failures, `${flavor} ${what}: ${r.error?.message ?? JSON.stringify(r.failures)}`);
-    const all = { ghcr: "create", data: "create", "stack-cost": "create", trainer: "create", app: "create", notebook: "create", fallback: "create", worker: "create", api: "create" };
+    const all = { ghcr: "create", data: "create", "stack-cost": "create", trainer: "create", app: "create", notebook: "create", fallback: "create", worker: "create", api: "create", "smoke-test": "create" };
 
     const writesBefore = writes();
     // Pods made: a create the platform refused for lack of capacity made none.
@@ -229,8 +229,8 @@ async function lifecycle(flavor: string, project: string, emu: Emulator, full = 
     }
 
     // What the program registers comes from a preview's run (the mocks' ids are placeholders, so
-    // no function of the program may send anything); after the steps the program runs again
-    // against the state, where runSyncSmokeTest sends its job to the endpoint just made.
+    // no function of the program may send anything); the up's smoke-test step sends its job to
+    // the endpoint just made, and the program's exports read its answer from the state.
     const up = await stack.up(resolvingIds(stack, await program(base, true), { preview: false }));
     ok("up", up);
     assert.deepEqual(ops(up), all);
@@ -261,7 +261,8 @@ async function lifecycle(flavor: string, project: string, emu: Emulator, full = 
     const changed = { ...base, "app:image": "pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime", "app:workersMax": "3" };
     const change = await stack.up(resolvingIds(stack, await program(changed, true), { preview: false }));
     ok("change", change);
-    assert.deepEqual(ops(change), { ghcr: "same", data: "same", "stack-cost": "update", trainer: "update", app: "same", notebook: "same", fallback: "same", worker: "same", api: "update" });
+    // workersMax is not what the smoke job tests (the endpoint's id, what its workers run, the input): it sends nothing.
+    assert.deepEqual(ops(change), { ghcr: "same", data: "same", "stack-cost": "update", trainer: "update", app: "same", notebook: "same", fallback: "same", worker: "same", api: "update", "smoke-test": "same" });
     assert.equal(out("trainer").outputs.image, changed["app:image"]);
     assert.equal(out("api").outputs.workersMax, 3);
     log(`${flavor}: change: trainer image and api workersMax updated in place`);

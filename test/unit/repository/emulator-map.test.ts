@@ -4,7 +4,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { EMULATOR_MAP, renderEmulatorMap } = require("../../../tools/layers/emulator-map") as {
   EMULATOR_MAP: { folder: string; imports: string[]; types: string[] }[];
   renderEmulatorMap(): string;
