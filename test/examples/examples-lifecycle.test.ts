@@ -11,6 +11,7 @@ import {
   type LifecycleResult,
   QUICKSTART_GPU,
   REPLACEMENT_GPU,
+  ROLLED_WORKER_IMAGE,
   runQuickstartLifecycle,
   SMOKE_PROMPT,
   UPDATED_IMAGE,
@@ -65,6 +66,8 @@ describe("quickstart lifecycle", () => {
       ["up", undefined],
       ["preview", undefined],
       ["up", undefined],
+      ["preview", undefined],
+      ["up", undefined],
       ["refresh", undefined],
       ["destroy", undefined],
     ]);
@@ -78,8 +81,9 @@ describe("quickstart lifecycle", () => {
       expect(Object.entries(p.api).filter(([op, n]) => !ledgerRead(op, n))).toEqual([]);
       expect(p.calls.every((c) => c.startsWith("Check ") || c.startsWith("Diff "))).toBe(true);
     }
-    // The first up, and the up that changed the smoke test's input; never for a pod's change or an unchanged stack.
-    expect(result.phases.filter((x) => x.title.startsWith("up")).map((p) => p.api.runSync ?? 0)).toEqual([1, 0, 0, 0, 1]);
+    // The first up, the up that rolled the endpoint's workers and the up that changed the smoke
+    // test's input; never for a pod's change or an unchanged stack.
+    expect(result.phases.filter((x) => x.title.startsWith("up")).map((p) => p.api.runSync ?? 0)).toEqual([1, 0, 0, 1, 0, 1]);
   });
 
   test("up of a new stack creates the volume, the serverless template, the endpoint on it and the pod mounting that volume", () => {
@@ -118,6 +122,21 @@ describe("quickstart lifecycle", () => {
     expect(up.ids.data).toBe(phase("up (new stack)").ids.data);
   });
 
+  test("a new worker image: the template updates, the endpoint previews its workers rolling, up waits for the rollout, the smoke job runs again", () => {
+    const rolls = { "stack-cost": "same", data: "same", worker: "update", api: "update", trainer: "same", "smoke-test": "update" };
+    expect(phase("preview: worker image").title).toBe(`preview: worker image -> ${ROLLED_WORKER_IMAGE}`);
+    expect(ops("preview: worker image")).toEqual(rolls);
+    expect(phase("preview: worker image").steps.find((s) => s.name === "api")?.changed).toEqual(["template"]);
+    const up = phase("up: the endpoint's workers roll");
+    expect(ops("up: the endpoint's workers roll")).toEqual(rolls);
+    expect(up.ids.api).toBe(phase("up (new stack)").ids.api);
+    expect(up.calls.filter((c) => c.startsWith("Update "))).toEqual(["Update worker", "Update api", "Update smoke-test"]);
+    // One PATCH of the template; the endpoint's wait read its workers until the rollout was over, then its releases.
+    expect(up.api).toMatchObject({ updateTemplate: 1, listEndpointReleases: 1, runSync: 1 });
+    expect(up.api.listEndpointWorkers).toBeGreaterThanOrEqual(1);
+    expect(up.api.saveEndpoint).toBeUndefined();
+  });
+
   test("the emulator saw what the phases say: the old pod terminated, the new one on the same volume", () => {
     const pods = emu.state().pods.filter((p) => p.name.startsWith("trainer-"));
     const first = pods.find((p) => p.id === phase("up (new stack)").ids.trainer)!;
@@ -147,7 +166,9 @@ describe("quickstart lifecycle", () => {
     const noJob = expect.stringMatching(/^smoke test "smoke-test": no job \(nothing it tests changed\); keeps the answer of job \S+, run at /);
     const runs = `smoke test "smoke-test": runs one paid job on ${id} (the job's input changed)`;
     const ran = expect.stringMatching(new RegExp(`^smoke test "smoke-test": ran job \\S+ on ${id} at \\S+ \\(the job's input changed\\): COMPLETED$`));
-    expect(result.phases.flatMap((p) => p.smokeLines)).toEqual([first, noJob, noJob, noJob, noJob, noJob, noJob, runs, runs, ran]);
+    const rolled = `smoke test "smoke-test": runs one paid job on ${id} (what its workers run changed (a new release))`;
+    const ranRolled = expect.stringMatching(new RegExp(`^smoke test "smoke-test": ran job \\S+ on ${id} at \\S+ \\(what its workers run changed \\(a new release\\)\\): COMPLETED$`));
+    expect(result.phases.flatMap((p) => p.smokeLines)).toEqual([first, noJob, noJob, noJob, noJob, rolled, rolled, ranRolled, noJob, noJob, runs, runs, ran]);
     const kept = phase("up (new stack)").outputs!;
     expect(phase("up: unchanged").outputs!.smokeOutput).toEqual(kept.smokeOutput);
     expect(ops("preview: smoke prompt")).toEqual({ ...same, "smoke-test": "update" });

@@ -1,7 +1,7 @@
 /**
  * The quickstart's life through the engine harness, against a running emulator: preview and
  * up of a new stack, a change that updates in place (a new image), a change that replaces (a
- * new GPU type), refresh and destroy. Each phase runs the program under mocks with the stack
+ * new GPU type), a new worker image that rolls the endpoint's workers, refresh and destroy. Each phase runs the program under mocks with the stack
  * config of that moment, then drives Pulumi's own dynamic-provider plugin as the engine would.
  * `npm run demo` prints what it returns; test/examples/examples-lifecycle.test.ts asserts it.
  *
@@ -25,6 +25,8 @@ export const UPDATED_IMAGE = "pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime";
 export const QUICKSTART_GPU = "NVIDIA GeForce RTX 4090";
 export const REPLACEMENT_GPU = "NVIDIA L40S";
 export const SMOKE_PROMPT = "Say hello again";
+/** The endpoint workers' image the demo rolls out (the quickstart's is runpod/worker-v1-vllm:v2.4.0). */
+export const ROLLED_WORKER_IMAGE = "runpod/worker-v1-vllm:v2.5.0";
 const SECRET_KEYS = ["computeplatform:apiKey"];
 
 export interface PhaseStep {
@@ -252,7 +254,8 @@ export async function runQuickstartLifecycle(opts: LifecycleOptions): Promise<Li
     const base = { ...config, "quickstart:image": QUICKSTART_IMAGE, "quickstart:gpuType": QUICKSTART_GPU };
     const inPlace = { ...base, "quickstart:image": UPDATED_IMAGE };
     const replacing = { ...inPlace, "quickstart:gpuType": REPLACEMENT_GPU };
-    const prompted = { ...replacing, "quickstart:smokePrompt": SMOKE_PROMPT };
+    const rolling = { ...replacing, "quickstart:workerImage": ROLLED_WORKER_IMAGE };
+    const prompted = { ...rolling, "quickstart:smokePrompt": SMOKE_PROMPT };
 
     const steps: [string, "preview" | "up", Record<string, string>][] = [
       ["preview (new stack)", "preview", base],
@@ -261,9 +264,13 @@ export async function runQuickstartLifecycle(opts: LifecycleOptions): Promise<Li
       ["up: change in place", "up", inPlace],
       [`preview: gpu -> ${REPLACEMENT_GPU}`, "preview", replacing],
       ["up: change that replaces", "up", replacing],
+      // The workers' image: the Template updates in place, the endpoint's workers roll (a new
+      // release), the up waits for the rollout, and the smoke test runs on the new release.
+      [`preview: worker image -> ${ROLLED_WORKER_IMAGE}`, "preview", rolling],
+      ["up: the endpoint's workers roll", "up", rolling],
       // Nothing changed: no step, no paid job; then only the smoke test's input: its job once.
-      ["preview: unchanged", "preview", replacing],
-      ["up: unchanged", "up", replacing],
+      ["preview: unchanged", "preview", rolling],
+      ["up: unchanged", "up", rolling],
       [`preview: smoke prompt -> ${SMOKE_PROMPT}`, "preview", prompted],
       ["up: smoke prompt", "up", prompted],
     ];
