@@ -22,6 +22,7 @@ export function shape(text: string): string[] {
         .replace(/127\.0\.0\.1:\d+/g, "127.0.0.1:PORT")
         .replace(/\b(?=[a-z0-9]*\d)(?=[a-z0-9]*[a-z])[a-z0-9]{8,}\b/g, "ID")
         .replace(/\d+ ms/g, "N ms")
+        .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, "TIME")
         .trimEnd(),
     );
 }
