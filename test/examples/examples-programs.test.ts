@@ -35,6 +35,8 @@ test("quickstart, type-checked as pulumi up compiles it, registers a volume, a G
     "pulumi-nodejs:dynamic/computeplatform:NetworkVolume data",
     "pulumi-nodejs:dynamic/computeplatform:Pod trainer",
     "pulumi-nodejs:dynamic/computeplatform:ServerlessEndpoint api",
+    // The smoke test's job, sent only when what it tests changed (runSyncSmokeTest).
+    "pulumi-nodejs:dynamic/computeplatform:SmokeTest smoke-test",
     // The stack's cost ledger, which the pod and the endpoint wait for (src/resources/cost/ledger.ts).
     "pulumi-nodejs:dynamic/computeplatform:StackCost stack-cost",
     "pulumi-nodejs:dynamic/computeplatform:Template worker",
