@@ -11,10 +11,12 @@
 // Only a webhook, or a handler function given by an embedder, needs something to happen
 // without a reader: a timer then syncs at the next event.
 import type { EndpointRecord, WorkerRecord } from "../endpoints/store";
-import { checkEnvelope, isLoopback, POLICY_LIMITS } from "./envelope";
-import { busy, DEFAULT_JOB_LIMITS, type EndpointHealth, type EndpointJobStatus, FINAL, type Job, type JobAnswer, type JobLimits, MAX_EVENTS, MAX_JOBS_PER_ENDPOINT, JOB_RETENTION_MS, type Queue, type QueueOptions, type Reply, refuse, type Waiter } from "./job";
+import { checkEnvelope, POLICY_LIMITS } from "./envelope";
+import { busy, DEFAULT_JOB_LIMITS, type EndpointHealth, type EndpointJobStatus, FINAL, type Job, type JobAnswer, type JobLimits, MAX_EVENTS, MAX_JOBS_PER_ENDPOINT, JOB_RETENTION_MS, type Queue, type QueueOptions, type Reply, refuse } from "./job";
+import { HeldCalls } from "./held";
+import { Webhooks } from "./webhook";
 import { planTestJob, type WorkerPlan } from "./test-worker";
-import { WaitingJobs } from "./waiting";
+import { addActive, answerOf, healthOf, newQueue, prune, removeActive } from "./active";
 import { latestReady, roll, takesJobs } from "./rollout";
 import { leaveIdle, nextEvent, scaleUp, type WorkerState, workerStates } from "./workers";
 
@@ -22,22 +24,21 @@ export class EndpointJobs {
   private readonly queues = new Map<string, Queue>();
   private counter = 0;
   private timer: NodeJS.Timeout | undefined;
-  /** Calls held open on a job (runsync, status-sync, a completion), woken by the job's events. */
-  private readonly waiters = new Map<Job, Set<Waiter>>();
-  private held = 0;
+  private readonly held: HeldCalls;
   private closed = false;
   /**
    * Jobs the replay has looked at since start (a running job checked, a queued one timed out or
    * started): what a test counts to hold the replay linear in its events, instead of timing it.
    */
   replaySteps = 0;
-  /** Webhook calls in flight (a test may await them). */
-  readonly webhookCalls: Promise<void>[] = [];
+  /** Webhook calls (a test may await them). */
+  readonly webhooks = new Webhooks();
 
   private readonly limits: JobLimits;
 
   constructor(private readonly opts: QueueOptions) {
     this.limits = { ...DEFAULT_JOB_LIMITS, ...opts.limits };
+    this.held = new HeldCalls(this.limits.heldCalls);
   }
 
   private get scale(): number {
@@ -69,7 +70,8 @@ export class EndpointJobs {
           `endpoint ${endpointId} holds ${q.active.size} jobs not ended (${q.activeBytes} bytes of input); it takes at most ${queuedJobs} jobs and ${queuedBytes} bytes: retry when some have ended`,
         ),
       };
-    this.prune(q, now);
+    // A full pass every 64 submissions (or at the cap): retention is a floor, not an exact time.
+    if (this.counter % 64 === 0 || q.jobs.size >= MAX_JOBS_PER_ENDPOINT) prune(q, now, JOB_RETENTION_MS / this.scale);
     this.counter += 1;
     let tail = "";
     for (let i = 0; i < 8; i++) tail += Math.floor(this.opts.random() * 36).toString(36);
@@ -88,7 +90,7 @@ export class EndpointJobs {
       bytes,
     };
     q.jobs.set(job.id, job);
-    this.addActive(q, job);
+    addActive(q, job);
     q.waiting.add(job);
     this.sync(now);
     return { job };
@@ -102,37 +104,22 @@ export class EndpointJobs {
   }
 
   answer(job: Job): JobAnswer {
-    const now = this.opts.clock.now();
-    const out: JobAnswer = { id: job.id, status: job.status };
-    if (job.workerId !== undefined) out.workerId = job.workerId;
-    if (job.startedAt !== undefined) {
-      out.delayTime = Math.round((job.startedAt - job.submittedAt) * this.scale);
-      out.executionTime = Math.round(((job.finishedAt ?? now) - job.startedAt) * this.scale);
-    } else if (job.finishedAt !== undefined) out.delayTime = Math.round((job.finishedAt - job.submittedAt) * this.scale);
-    if (job.outcome && "output" in job.outcome) out.output = job.outcome.output;
-    if (job.outcome && "error" in job.outcome) out.error = job.outcome.error;
-    return out;
+    return answerOf(job, this.opts.clock.now(), this.scale);
   }
 
   /** The answer to a call past the `heldCalls` limit: 503 with Retry-After. */
   tooManyHeld(): Reply {
-    return busy(503, `${this.limits.heldCalls} calls are held open on jobs already, the emulator's limit: retry, or submit with run and read status`);
+    return this.held.tooMany();
   }
 
   /** A call held elsewhere (a hosted model's runsync or status-sync) counted against `heldCalls`: the function ends it; undefined past the limit. */
   holdOther(): (() => void) | undefined {
-    if (!this.canHold()) return undefined;
-    this.held += 1;
-    let ended = false;
-    return () => {
-      if (!ended) this.held -= 1;
-      ended = true;
-    };
+    return this.held.holdOther();
   }
 
   /** Whether one more call may be held open (the `heldCalls` limit): false means answer 503 at once. */
   canHold(): boolean {
-    return this.held < this.limits.heldCalls;
+    return this.held.canHold();
   }
 
   /**
@@ -145,33 +132,15 @@ export class EndpointJobs {
     this.sync(now);
     if (!this.holds(job)) return undefined;
     if (FINAL.includes(job.status) || waitMs <= 0 || this.closed) return this.answer(job);
-    const gone = await new Promise<boolean>((resolve) => {
-      const w: Waiter = { waitEnd: now + waitMs / this.scale, until: performance.now() + waitMs / this.scale, done: resolve };
-      let set = this.waiters.get(job);
-      if (!set) this.waiters.set(job, (set = new Set()));
-      set.add(w);
-      this.held += 1;
-      this.armTimer(now);
-    });
+    const held = this.held.hold(job, now + waitMs / this.scale, performance.now() + waitMs / this.scale);
+    this.armTimer(now);
+    const gone = await held;
     return gone ? undefined : this.answer(job);
   }
 
   /** Whether the queue still holds this very job (a purge or a deleted endpoint drops it). */
   private holds(job: Job): boolean {
     return this.queues.get(job.endpointId)?.jobs.get(job.id) === job;
-  }
-
-  /** Ends the held calls on `job`: `gone` when the job itself is gone. */
-  private release(job: Job, gone: boolean, only?: (w: Waiter) => boolean): void {
-    const set = this.waiters.get(job);
-    if (!set) return;
-    for (const w of [...set])
-      if (!only || only(w)) {
-        set.delete(w);
-        this.held -= 1;
-        w.done(gone);
-      }
-    if (set.size === 0) this.waiters.delete(job);
   }
 
   /** `stream/{jobId}`: the chunks produced since the last stream read. */
@@ -197,7 +166,7 @@ export class EndpointJobs {
     const now = this.opts.clock.now();
     const q = this.queue(job.endpointId, now);
     q.counters.retried += 1;
-    this.addActive(q, job);
+    addActive(q, job);
     Object.assign(job, { status: "IN_QUEUE", submittedAt: now, ttlEnd: now + (job.policy.ttl ?? POLICY_LIMITS.ttl.default) / this.scale, chunkTimes: [], streamRead: 0 });
     for (const k of ["workerId", "startedAt", "endsAt", "deadline", "plan", "finishedAt", "outcome", "webhookResult"] as const) delete job[k];
     q.waiting.add(job);
@@ -215,8 +184,8 @@ export class EndpointJobs {
       if (j.status === "IN_QUEUE") {
         q.jobs.delete(j.id);
         q.waiting.remove(j);
-        this.removeActive(q, j);
-        this.release(j, true);
+        removeActive(q, j);
+        this.held.release(j, true);
         removed++;
       }
     return { removed, status: "completed" };
@@ -225,28 +194,7 @@ export class EndpointJobs {
   health(endpointId: string): EndpointHealth {
     const now = this.opts.clock.now();
     this.sync(now);
-    const ep = this.opts.store.get(endpointId)!;
-    const q = this.queue(endpointId, now);
-    const jobs = [...q.active];
-    const w = this.workerStates(ep, now);
-    const count = (s: string) => w.filter((x) => x.state === s).length;
-    return {
-      jobs: {
-        completed: q.counters.completed,
-        failed: q.counters.failed,
-        inProgress: jobs.filter((j) => j.status === "IN_PROGRESS").length,
-        inQueue: jobs.filter((j) => j.status === "IN_QUEUE").length,
-        retried: q.counters.retried,
-      },
-      workers: {
-        idle: count("IDLE"),
-        initializing: count("INITIALIZING"),
-        ready: count("IDLE") + count("RUNNING"),
-        running: count("RUNNING"),
-        throttled: 0,
-        unhealthy: count("UNHEALTHY"),
-      },
-    };
+    return healthOf(this.queue(endpointId, now), this.workerStates(this.opts.store.get(endpointId)!, now));
   }
 
   /** Each live worker's state at `now` (INITIALIZING, UNHEALTHY, IDLE, RUNNING), for health and listEndpointWorkers. */
@@ -278,7 +226,7 @@ export class EndpointJobs {
     for (const id of this.queues.keys())
       if (!this.opts.store.get(id)) {
         this.queues.delete(id);
-        for (const job of [...this.waiters.keys()]) if (job.endpointId === id) this.release(job, true);
+        this.held.releaseEndpoint(id);
       }
     this.armTimer(now);
   }
@@ -286,15 +234,12 @@ export class EndpointJobs {
   close(): void {
     this.closed = true;
     clearTimeout(this.timer);
-    for (const job of [...this.waiters.keys()]) this.release(job, false);
+    this.held.releaseAll();
   }
 
   private queue(endpointId: string, now: number): Queue {
     let q = this.queues.get(endpointId);
-    if (!q) {
-      q = { jobs: new Map(), active: new Set(), waiting: new WaitingJobs(), running: new Set(), activeBytes: 0, webhooks: 0, lastTick: now, counters: { completed: 0, failed: 0, retried: 0 } };
-      this.queues.set(endpointId, q);
-    }
+    if (!q) this.queues.set(endpointId, (q = newQueue(now)));
     return q;
   }
 
@@ -391,45 +336,16 @@ export class EndpointJobs {
     if (q) {
       q.waiting.remove(job);
       q.running.delete(job);
-      this.removeActive(q, job);
+      removeActive(q, job);
     }
     job.status = status;
     job.finishedAt = at;
     // Its held calls answer once the replay that ended it is over (they read the job then).
-    this.release(job, false);
+    this.held.release(job, false);
     if (outcome) job.outcome = outcome;
     if (q && (status === "COMPLETED")) q.counters.completed += 1;
     if (q && (status === "FAILED" || status === "TIMED_OUT")) q.counters.failed += 1;
-    if (job.webhook) this.callWebhook(job);
-  }
-
-  private callWebhook(job: Job): void {
-    const url = job.webhook!;
-    if (!isLoopback(url)) {
-      job.webhookResult = "not called: the emulator calls loopback addresses only";
-      return;
-    }
-    job.webhookResult = "calling";
-    const body = JSON.stringify(this.answer(job));
-    // Never a redirect: the loopback rule holds for the address called, and a 3xx would send the
-    // job's answer wherever the first hop points. A 3xx is a failed delivery.
-    const call = fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body, redirect: "manual", signal: AbortSignal.timeout(10_000) }).then(
-      async (res) => {
-        await res.body?.cancel();
-        job.webhookResult = res.status >= 300 && res.status < 400 ? `call failed: answered ${res.status}, a redirect (not followed)` : `called: ${res.status}`;
-      },
-      (err: unknown) => {
-        job.webhookResult = `call failed: ${err instanceof Error ? err.message : String(err)}`;
-      },
-    );
-    this.webhookCalls.push(call);
-    if (this.webhookCalls.length > 1000) this.webhookCalls.splice(0, this.webhookCalls.length - 1000);
-  }
-
-  private nextEventAfter(endpointId: string, now: number): number | undefined {
-    const ep = this.opts.store.get(endpointId);
-    const q = this.queues.get(endpointId);
-    return ep && q ? nextEvent(this.opts, ep, q, now) : undefined;
+    if (job.webhook) this.webhooks.deliver(job, this.answer(job));
   }
 
   /**
@@ -443,8 +359,7 @@ export class EndpointJobs {
     if (this.closed) return;
     let next = Infinity;
     let pending = false;
-    const waited = new Set<string>();
-    for (const job of this.waiters.keys()) waited.add(job.endpointId);
+    const waited = this.held.endpoints();
     for (const [id, q] of this.queues) {
       if (!waited.has(id) && q.webhooks === 0) continue;
       pending = true;
@@ -453,11 +368,7 @@ export class EndpointJobs {
       if (n !== undefined) next = Math.min(next, n);
     }
     if (!pending) return;
-    let delay = Math.min(Math.max(next - now, 0) + 1, 1000);
-    if (this.held > 0) {
-      const real = performance.now();
-      for (const set of this.waiters.values()) for (const w of set) delay = Math.min(delay, Math.max(Math.min(w.waitEnd - now, w.until - real), 0) + 1);
-    }
+    const delay = this.held.untilFirstDeadline(now, performance.now(), Math.min(Math.max(next - now, 0) + 1, 1000));
     this.timer = setTimeout(() => this.tick(), Math.max(delay, 0));
     this.timer.unref();
   }
@@ -466,33 +377,7 @@ export class EndpointJobs {
   private tick(): void {
     const now = this.opts.clock.now();
     this.sync(now);
-    const real = performance.now();
-    for (const job of [...this.waiters.keys()]) this.release(job, false, (w) => now >= w.waitEnd || real >= w.until);
+    this.held.releaseDue(now, performance.now());
     this.armTimer(now);
-  }
-
-  private addActive(q: Queue, job: Job): void {
-    if (q.active.has(job)) return;
-    q.active.add(job);
-    q.activeBytes += job.bytes;
-    if (job.webhook) q.webhooks += 1;
-  }
-
-  private removeActive(q: Queue, job: Job): void {
-    if (!q.active.delete(job)) return;
-    q.activeBytes -= job.bytes;
-    if (job.webhook) q.webhooks -= 1;
-  }
-
-  private prune(q: Queue, now: number): void {
-    // A full pass every 64 submissions (or at the cap): retention is a floor, not an exact time.
-    if (this.counter % 64 !== 0 && q.jobs.size < MAX_JOBS_PER_ENDPOINT) return;
-    const keep = JOB_RETENTION_MS / this.scale;
-    for (const [id, j] of q.jobs) if (j.finishedAt !== undefined && now >= j.finishedAt + keep) q.jobs.delete(id);
-    if (q.jobs.size < MAX_JOBS_PER_ENDPOINT) return;
-    for (const [id, j] of q.jobs) {
-      if (q.jobs.size < MAX_JOBS_PER_ENDPOINT) break;
-      if (j.finishedAt !== undefined) q.jobs.delete(id);
-    }
   }
 }
