@@ -188,4 +188,9 @@ export interface ProviderOptions<C> {
   clock?: Clock;
   /** Cancels every wait of the provider. */
   signal?: AbortSignal;
+  /**
+   * Where the provider's lines go: what each step does to what runs (lifecycle/step-line.ts).
+   * @default Pulumi's log (the plugin's output, which the engine shows)
+   */
+  print?: (line: string) => void;
 }

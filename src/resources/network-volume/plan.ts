@@ -86,10 +86,11 @@ export function updateBody(olds: NetworkVolumeOutputs, news: NetworkVolumeInputs
 /**
  * What a NetworkVolume's changes do, for the step's line (lifecycle/step-line.ts): the plan's
  * in-place updates are PATCHes but deleteWaitSeconds, which only the provider reads; a
- * replacement is a new, empty volume: the old one's data is lost.
+ * replacement is a new, empty volume: the old one's data is lost, as a delete loses it.
  */
 export const VOLUME_STEP_EFFECTS: StepEffects = {
   noRequest: ["deleteWaitSeconds"],
   restarts: [],
   replaced: { lost: "its data (the new volume is empty; nothing is copied)", destroysData: true },
+  deleted: { lost: "its data", destroysData: true },
 };

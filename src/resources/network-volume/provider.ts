@@ -26,8 +26,7 @@ import { DEFAULT_IN_USE_POLL_MS, deleteWaitMs, deleteWhenUnused } from "../lifec
 import { createListedFirst } from "../lifecycle/find-again";
 import { adopt, type Adoptable, checkAdoption, logNote, refuseReplaceWhileAdopted, releaseClaim } from "../lifecycle/adopt";
 import { adoptTarget } from "../inputs/container";
-import { LOGICAL_NAME_KEY } from "../lifecycle/owner";
-import { stepLine } from "../lifecycle/step-line";
+import { deleteLine, stepLine, stepSubject } from "../lifecycle/step-line";
 import { ClientReads, orGone } from "../lifecycle/shared-reads";
 import { endpointsMounting, outputsOf, planNetworkVolumeChange, podsMounting, updateBody, VOLUME_STEP_EFFECTS, type VolumeHolder } from "./plan";
 import { checkNetworkVolume, DEFAULT_DELETE_WAIT_SECONDS, type NetworkVolumeInputs, type NetworkVolumeOutputs, shrinkRefusal } from "./schema";
@@ -43,8 +42,6 @@ export interface NetworkVolumeProviderOptions extends ProviderOptions<ComputePla
    * @default 5000
    */
   pollIntervalMs?: number;
-  /** Where the step's line goes (what a change does to the volume and its data). @default Pulumi's log (the plugin's output, which the engine shows) */
-  print?: (line: string) => void;
 }
 
 /**
@@ -83,7 +80,7 @@ export class NetworkVolumeProvider implements pulumi.dynamic.ResourceProvider<Ne
     // grew. Failing here stops the preview instead of a replace that loses the data.
     if (plan.refused) throw new Error(`NetworkVolume ${olds.name}: ${plan.refused}`);
     refuseReplaceWhileAdopted("NetworkVolume", olds.name, id, news as unknown as Record<string, unknown>, plan.replaces);
-    const line = stepLine(`NetworkVolume ${JSON.stringify((news as unknown as Record<string, unknown>)[LOGICAL_NAME_KEY] ?? id)}`, plan, VOLUME_STEP_EFFECTS);
+    const line = stepLine(stepSubject("NetworkVolume", news, id), plan, VOLUME_STEP_EFFECTS);
     if (line) this.print(line);
     return {
       changes: plan.replaces.length > 0 || plan.updates.length > 0,
@@ -153,6 +150,7 @@ export class NetworkVolumeProvider implements pulumi.dynamic.ResourceProvider<Ne
         remedy: "Terminate the pod(s) or delete the endpoint(s), or remove the mount",
       });
       releaseClaim("NetworkVolume", id);
+      this.print(deleteLine("NetworkVolume", id, VOLUME_STEP_EFFECTS));
     } finally {
       this.reads.of(this.client()).wrote(id);
     }

@@ -33,9 +33,9 @@ import { type ComputePlatform, ConflictError, NotFoundError } from "../../client
 import { holdBudgets } from "../cost/guard";
 import { priceBook } from "../cost/prices";
 import { platform, type ProviderOptions } from "../engine/settings";
-import { baseOf, isPendingName, LOGICAL_NAME_KEY, STACK_MARK_ENV } from "../lifecycle/owner";
+import { baseOf, isPendingName, STACK_MARK_ENV } from "../lifecycle/owner";
 import { logNote } from "../lifecycle/adopt";
-import { stepLine } from "../lifecycle/step-line";
+import { deleteLine, stepLine, stepSubject } from "../lifecycle/step-line";
 import { type PollerTimings, pollFromEnv } from "../lifecycle/poller";
 import { recordAfterStep } from "../lifecycle/applied";
 import { idsOf, listBefore } from "../lifecycle/find-again";
@@ -66,8 +66,6 @@ export interface PodProviderOptions extends ProviderOptions<ComputePlatform> {
    * @default from `COMPUTEPLATFORM_POLL_INTERVAL_MS`, else { intervalMs: 1500, maxIntervalMs: 10000, backoff: 1.5 }
    */
   poll?: PollerTimings;
-  /** Where the step's line goes (what a change does to the running pod). @default Pulumi's log (the plugin's output, which the engine shows) */
-  print?: (line: string) => void;
 }
 
 /**
@@ -112,7 +110,7 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
     // What up could not do on a locked pod fails here, at preview, rather than at up.
     const refused = plan.replaces.length === 0 ? previewRefusal(olds, news) : undefined;
     if (refused) throw new Error(`Pod ${olds.name} ${refused}`);
-    const line = stepLine(`Pod ${JSON.stringify((news as Record<string, unknown>)[LOGICAL_NAME_KEY] ?? id)}`, plan, podStepEffects(olds));
+    const line = stepLine(stepSubject("Pod", news, id), plan, podStepEffects(olds));
     if (line) this.print(line);
     return { changes: plan.replaces.length > 0 || plan.updates.length > 0, replaces: plan.replaces };
   }
@@ -171,6 +169,7 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
       signal: this.signal,
       until: (p) => (p === undefined || p.status === "TERMINATED" ? "done" : "pending"),
     });
+    this.print(deleteLine("Pod", id, podStepEffects(props ?? {})));
   }
 
   // ---- steps ----

@@ -4,6 +4,7 @@
 import type { Pod as WirePod, Registry as WireRegistry, Template as WireTemplate } from "../../client";
 import { isUnknown } from "../inputs/check";
 import { DEFAULT_DELETE_WAIT_SECONDS, type InUseHolder } from "../lifecycle/in-use";
+import type { StepEffects } from "../lifecycle/step-line";
 import type { RegistryCredentialInputs, RegistryCredentialOutputs } from "./schema";
 
 /** What moving from the old outputs to the new inputs takes. */
@@ -58,3 +59,16 @@ export function registryUsers(pods: readonly WirePod[], templates: readonly Wire
     ...templates.filter((t) => t.registry === id).map((t) => ({ kind: "template", id: t.id, name: t.name })),
   ];
 }
+
+/**
+ * What a RegistryCredential's changes do, for the step's line (lifecycle/step-line.ts): the one
+ * update, deleteWaitSeconds, sends nothing; a replacement is a new credential, and what names
+ * the old one through this resource's id follows it (a pod by an update of `registry`, which
+ * restarts its container: the pod's own line says so). A credential holds no data.
+ */
+export const REGISTRY_CREDENTIAL_STEP_EFFECTS: StepEffects = {
+  noRequest: ["deleteWaitSeconds"],
+  restarts: [],
+  replaced: { lost: "the old credential (what names it through this resource's id follows the new one)", destroysData: false },
+  deleted: { lost: "the credential", destroysData: false },
+};

@@ -25,10 +25,11 @@ import { type Clock, type ComputePlatform, type Registry, systemClock } from "..
 import { platform, type ProviderOptions } from "../engine/settings";
 import { DEFAULT_DELETE_WAIT_SECONDS, DEFAULT_IN_USE_POLL_MS, deleteWaitMs, deleteWhenUnused, type InUseHolder } from "../lifecycle/in-use";
 import { createListedFirst } from "../lifecycle/find-again";
-import { adopt, type Adoptable, checkAdoption, refuseReplaceWhileAdopted, releaseClaim } from "../lifecycle/adopt";
+import { adopt, type Adoptable, checkAdoption, logNote, refuseReplaceWhileAdopted, releaseClaim } from "../lifecycle/adopt";
+import { deleteLine, stepLine, stepSubject } from "../lifecycle/step-line";
 import { adoptTarget } from "../inputs/container";
 import { ClientReads, orGone } from "../lifecycle/shared-reads";
-import { outputsOf, planRegistryCredentialChange, registryUsers } from "./plan";
+import { outputsOf, planRegistryCredentialChange, REGISTRY_CREDENTIAL_STEP_EFFECTS, registryUsers } from "./plan";
 import { checkRegistryCredential, type RegistryCredentialInputs, type RegistryCredentialOutputs } from "./schema";
 
 /**
@@ -56,6 +57,7 @@ export class RegistryCredentialProvider
   private readonly clock: Clock;
   private readonly pollIntervalMs: number;
   private readonly signal?: AbortSignal;
+  private readonly print: (line: string) => void;
   /** Reads that come together share one list (lifecycle/shared-reads.ts). */
   private readonly reads: ClientReads<ComputePlatform, Registry>;
   /** Credentials this process's creates made: never another create's. */
@@ -67,6 +69,7 @@ export class RegistryCredentialProvider
     this.pollIntervalMs = Math.max(1, options.pollIntervalMs ?? DEFAULT_IN_USE_POLL_MS);
     this.signal = options.signal;
     this.reads = ClientReads.listing((client) => client.registries.list({ signal: this.signal }), this.clock);
+    this.print = options.print ?? logNote;
   }
 
   async check(olds: any, news: any): Promise<pulumi.dynamic.CheckResult<RegistryCredentialInputs>> {
@@ -77,6 +80,8 @@ export class RegistryCredentialProvider
   async diff(id: string, olds: RegistryCredentialOutputs, news: RegistryCredentialInputs): Promise<pulumi.dynamic.DiffResult> {
     const plan = planRegistryCredentialChange(olds, news);
     refuseReplaceWhileAdopted("RegistryCredential", olds.name, id, news as unknown as Record<string, unknown>, plan.replaces);
+    const line = stepLine(stepSubject("RegistryCredential", news, id), plan, REGISTRY_CREDENTIAL_STEP_EFFECTS);
+    if (line) this.print(line);
     return {
       changes: plan.replaces.length > 0 || plan.updates.length > 0,
       replaces: plan.replaces,
@@ -137,6 +142,7 @@ export class RegistryCredentialProvider
         remedy: "Terminate the pod(s) or delete the template(s), or set their registry to another credential",
       });
       releaseClaim("RegistryCredential", id);
+      this.print(deleteLine("RegistryCredential", id, REGISTRY_CREDENTIAL_STEP_EFFECTS));
     } finally {
       this.reads.of(this.client()).wrote(id);
     }

@@ -32,7 +32,8 @@ import { type BudgetClient, holdBudgets } from "../cost/guard";
 import { priceBook, tierPrice } from "../cost/prices";
 import { platform, type ProviderOptions } from "../engine/settings";
 import { createFoundAgain } from "../lifecycle/find-again";
-import { adopt, type Adoptable, checkAdoption, refuseReplaceWhileAdopted, releaseClaim, unfinishedCreate } from "../lifecycle/adopt";
+import { adopt, type Adoptable, checkAdoption, logNote, refuseReplaceWhileAdopted, releaseClaim, unfinishedCreate } from "../lifecycle/adopt";
+import { deleteLine, stepLine, stepSubject } from "../lifecycle/step-line";
 import { adoptTarget } from "../inputs/container";
 import { baseOf, OWNER_TOKEN_KEY, pendingName, Predecessors } from "../lifecycle/owner";
 import { pollFromEnv } from "../lifecycle/poller";
@@ -43,6 +44,7 @@ import { GraphqlDialect } from "./graphql";
 import { firstTier, type LocalSettings, localSettings, WORKER_PRICE_KEY } from "./plan";
 import { RestDialect } from "./rest";
 import { RolloutNotOverError, settleRollout } from "./rollout";
+import { ENDPOINT_STEP_EFFECTS, endpointStepPlan } from "./step-effects";
 import {
   checkEndpointInputs,
   DEFAULT_DRAIN_TIMEOUT_SECONDS,
@@ -97,6 +99,7 @@ export class ServerlessEndpointProvider implements pulumi.dynamic.ResourceProvid
   private readonly signal?: AbortSignal;
   private readonly pollIntervalMs: number;
   private readonly maxPollIntervalMs: number;
+  private readonly print: (line: string) => void;
   private readonly dialects: Record<"graphql" | "rest", AnyDialect>;
   /** What `diff` saw: the endpoint each resource's replacement replaces (owner.ts). */
   private readonly predecessors = new Predecessors();
@@ -112,6 +115,7 @@ export class ServerlessEndpointProvider implements pulumi.dynamic.ResourceProvid
     this.signal = options.signal;
     this.pollIntervalMs = Math.max(1, options.pollIntervalMs ?? fromEnv.intervalMs ?? 1000);
     this.maxPollIntervalMs = Math.max(this.pollIntervalMs, options.maxPollIntervalMs ?? fromEnv.maxIntervalMs ?? 15_000);
+    this.print = options.print ?? logNote;
     const context = {
       client: this.client,
       clock: this.clock,
@@ -132,8 +136,11 @@ export class ServerlessEndpointProvider implements pulumi.dynamic.ResourceProvid
     // If the engine replaces this endpoint, its second check and the create follow in this
     // process: they derive the new token (and auto-name) from it.
     this.predecessors.record(baseOf(ENDPOINT_KIND, news), id);
-    const verdict = this.dialects[apiOf(news)].diff(olds, news);
+    const d = this.dialects[apiOf(news)];
+    const verdict = d.diff(olds, news);
     refuseReplaceWhileAdopted(ENDPOINT_KIND, olds.name, id, news, verdict.replaces ?? []);
+    const line = verdict.changes && stepLine(stepSubject(ENDPOINT_KIND, news, id), endpointStepPlan(olds, news, verdict.replaces ?? [], d.changes(olds, news), d.rolls(olds, news)), ENDPOINT_STEP_EFFECTS);
+    if (line) this.print(line);
     return verdict;
   }
 
@@ -211,6 +218,7 @@ export class ServerlessEndpointProvider implements pulumi.dynamic.ResourceProvid
     try {
       await this.drain(d, id, props);
       releaseClaim(ENDPOINT_KIND, id);
+      this.print(deleteLine(ENDPOINT_KIND, id, ENDPOINT_STEP_EFFECTS));
     } finally {
       d.wrote(id);
     }

@@ -4,6 +4,8 @@ import type { Endpoint as WireEndpoint, Pod as WirePod, Template as WireTemplate
 import { canonical } from "../lifecycle/applied";
 import { containsUnknown, isUnknown } from "../inputs/check";
 import type { InUseHolder } from "../lifecycle/in-use";
+import type { StepEffects } from "../lifecycle/step-line";
+import { CONTAINER_KEYS } from "../inputs/template-ref";
 import { DEFAULT_DELETE_WAIT_SECONDS, type TemplateInputs, type TemplateOutputs } from "./schema";
 
 /** Fields the platform keeps, in the order of the contract's Template; all of them PATCH can change. */
@@ -99,3 +101,23 @@ export function templateUsers(id: string, endpoints: readonly WireEndpoint[], po
   ];
 }
 
+
+/**
+ * What a Template's changes do, for the step's line (lifecycle/step-line.ts): every update but
+ * deleteWaitSeconds (which only the provider reads) is a PATCH; on a serverless template a change
+ * of what the workers run (CONTAINER_KEYS) makes a release on every endpoint bound to it, which
+ * rolls their workers. The platform's release names env by its variables' names, so a change of
+ * values alone rolls nothing. A template runs nothing itself: its replacement or delete loses no
+ * data, only its id (what names it through this resource's id follows a replacement).
+ */
+export function templateStepEffects(olds: Partial<TemplateOutputs>, news: Partial<Record<keyof TemplateInputs, unknown>>): StepEffects {
+  const envNames = (env: unknown) => (env && typeof env === "object" && !isUnknown(env) ? Object.keys(env).sort().join() : undefined);
+  const sameNames = envNames(news.env) !== undefined && envNames(news.env) === envNames(olds.env);
+  return {
+    noRequest: ["deleteWaitSeconds"],
+    restarts: [],
+    rollsUsers: olds.serverless === true ? CONTAINER_KEYS.filter((k) => !(k === "env" && sameNames)) : [],
+    replaced: { lost: "its id (what names it through this resource's id follows the new one)", destroysData: false },
+    deleted: { lost: "the template (it runs nothing itself)", destroysData: false },
+  };
+}

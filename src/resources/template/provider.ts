@@ -25,11 +25,12 @@ import type * as pulumi from "@pulumi/pulumi";
 import { BadRequestError, type Clock, type ComputePlatform, ConflictError, NotFoundError, systemClock, type Template as WireTemplate } from "../../client";
 import { platform, type ProviderOptions } from "../engine/settings";
 import { deleteWhenUnused } from "../lifecycle/in-use";
-import { adopt, type Adoptable, checkAdoption, refuseReplaceWhileAdopted, releaseClaim } from "../lifecycle/adopt";
+import { adopt, type Adoptable, checkAdoption, logNote, refuseReplaceWhileAdopted, releaseClaim } from "../lifecycle/adopt";
+import { deleteLine, stepLine, stepSubject } from "../lifecycle/step-line";
 import { adoptTarget } from "../inputs/container";
 import { createListedFirst } from "../lifecycle/find-again";
 import { ClientReads, orGone } from "../lifecycle/shared-reads";
-import { createBody, outputsOf, planTemplateChange, templateUsers, updateBody } from "./plan";
+import { createBody, outputsOf, planTemplateChange, templateStepEffects, templateUsers, updateBody } from "./plan";
 import { checkTemplate, DEFAULT_DELETE_WAIT_SECONDS, type TemplateInputs, type TemplateOutputs } from "./schema";
 
 // The options below write this type out again: the API reference shows an option's type only
@@ -59,6 +60,7 @@ export class TemplateProvider implements pulumi.dynamic.ResourceProvider<Templat
   private readonly clock: Clock;
   private readonly pollIntervalMs: number;
   private readonly signal?: AbortSignal;
+  private readonly print: (line: string) => void;
   /** Templates this process's creates made: never another create's. */
   private readonly made = new Set<string>();
   /** Reads that come together share one list (lifecycle/shared-reads.ts). */
@@ -70,6 +72,7 @@ export class TemplateProvider implements pulumi.dynamic.ResourceProvider<Templat
     this.pollIntervalMs = Math.max(1, options.pollIntervalMs ?? 5000);
     this.signal = options.signal;
     this.reads = ClientReads.listing((client) => client.templates.list(this.opts()), this.clock);
+    this.print = options.print ?? logNote;
   }
 
   async check(olds: any, news: any): Promise<pulumi.dynamic.CheckResult<TemplateInputs>> {
@@ -80,6 +83,8 @@ export class TemplateProvider implements pulumi.dynamic.ResourceProvider<Templat
   async diff(id: string, olds: TemplateOutputs, news: TemplateInputs): Promise<pulumi.dynamic.DiffResult> {
     const plan = planTemplateChange(olds, news);
     refuseReplaceWhileAdopted("Template", olds.name, id, news as unknown as Record<string, unknown>, plan.replaces);
+    const line = stepLine(stepSubject("Template", news, id), plan, templateStepEffects(olds, news));
+    if (line) this.print(line);
     return { changes: plan.replaces.length > 0 || plan.updates.length > 0, replaces: plan.replaces, deleteBeforeReplace: false };
   }
 
@@ -131,6 +136,7 @@ export class TemplateProvider implements pulumi.dynamic.ResourceProvider<Templat
         signal: this.signal,
       });
       releaseClaim("Template", id);
+      this.print(deleteLine("Template", id, templateStepEffects(props, props)));
     } finally {
       this.reads.of(this.client()).wrote(id);
     }

@@ -1,4 +1,7 @@
-import { stepLine } from "../../../../src/resources/lifecycle/step-line";
+import { deleteLine, stepLine } from "../../../../src/resources/lifecycle/step-line";
+import { REGISTRY_CREDENTIAL_STEP_EFFECTS } from "../../../../src/resources/registry-credential/plan";
+import { ENDPOINT_STEP_EFFECTS, endpointStepPlan } from "../../../../src/resources/serverless-endpoint/step-effects";
+import { planTemplateChange, templateStepEffects } from "../../../../src/resources/template/plan";
 import { VOLUME_STEP_EFFECTS } from "../../../../src/resources/network-volume/plan";
 import { RECORDED_ONLY } from "../../../../src/resources/pod/plan";
 import { podStepEffects, RESTARTING_FIELDS } from "../../../../src/resources/pod/update-plan";
@@ -34,4 +37,71 @@ test("a network volume: a replacement destroys its data; deleteWaitSeconds sends
   );
   expect(stepLine('NetworkVolume "d"', { replaces: [], updates: ["deleteWaitSeconds"] }, VOLUME_STEP_EFFECTS)).toBe('NetworkVolume "d": no request (recorded in state only: deleteWaitSeconds)');
   expect(stepLine('NetworkVolume "d"', { replaces: [], updates: ["name", "size"] }, VOLUME_STEP_EFFECTS)).toBe('NetworkVolume "d": updated in place (name, size)');
+});
+
+test("a delete says what it loses: a volume's data and a pod's own disk are marked; a pod on a network volume keeps that data", () => {
+  expect(deleteLine("NetworkVolume", "v1", VOLUME_STEP_EFFECTS)).toBe("NetworkVolume v1: deleted; lost: its data [DESTROYS DATA]");
+  expect(deleteLine("Pod", "p1", ownDisk)).toBe("Pod p1: deleted; lost: its container disk and its public address [DESTROYS DATA]");
+  expect(deleteLine("Pod", "p1", podStepEffects({ mounts: { persistent: { size: 20, path: "/data" } } } as never))).toBe(
+    "Pod p1: deleted; lost: its container disk, the volume on its own disk (mounts.persistent) and its public address [DESTROYS DATA]",
+  );
+  expect(deleteLine("Pod", "p1", onVolume)).toBe("Pod p1: deleted; lost: its container disk and its public address; kept: the data on its network volume");
+  expect(deleteLine("Template", "t1", templateStepEffects({}, {}))).toBe("Template t1: deleted; lost: the template (it runs nothing itself)");
+  expect(deleteLine("RegistryCredential", "r1", REGISTRY_CREDENTIAL_STEP_EFFECTS)).toBe("RegistryCredential r1: deleted; lost: the credential");
+  expect(deleteLine("ServerlessEndpoint", "e1", ENDPOINT_STEP_EFFECTS)).toBe("ServerlessEndpoint e1: deleted; lost: its workers, its id and its request URLs");
+});
+
+test("a template: a serverless one's container change rolls the workers of the endpoints running it; env values alone roll nothing", () => {
+  const serverless = { serverless: true, env: { A: "1" } };
+  const plan = (news: Record<string, unknown>) => ({ replaces: [], updates: planTemplateChange(serverless as never, { ...serverless, ...news } as never).updates });
+  expect(stepLine('Template "w"', plan({ image: "w:2", name: "x" }), templateStepEffects(serverless, { ...serverless, image: "w:2" }))).toBe(
+    'Template "w": updated in place (name, image); every endpoint running it rolls its workers (image)',
+  );
+  expect(stepLine('Template "w"', plan({ env: { A: "2" } }), templateStepEffects(serverless, { ...serverless, env: { A: "2" } }))).toBe('Template "w": updated in place (env)');
+  expect(stepLine('Template "w"', plan({ env: { B: "2" } }), templateStepEffects(serverless, { ...serverless, env: { B: "2" } }))).toBe(
+    'Template "w": updated in place (env); every endpoint running it rolls its workers (env)',
+  );
+  // A pod template: pods made from it keep what they run.
+  expect(stepLine('Template "p"', { replaces: [], updates: ["image"] }, templateStepEffects({ serverless: false }, { image: "x" }))).toBe('Template "p": updated in place (image)');
+  expect(stepLine('Template "p"', { replaces: [], updates: ["deleteWaitSeconds"] }, templateStepEffects({}, {}))).toBe('Template "p": no request (recorded in state only: deleteWaitSeconds)');
+  expect(stepLine('Template "p"', { replaces: ["mounts"], updates: [] }, templateStepEffects({}, {}))).toBe(
+    "Template \"p\": replaced (mounts): a new one is made, then the old deleted; lost: its id (what names it through this resource's id follows the new one)",
+  );
+});
+
+test("a registry credential: a new secret replaces it, holding no data; the delete wait sends nothing", () => {
+  expect(stepLine('RegistryCredential "c"', { replaces: ["password"], updates: [] }, REGISTRY_CREDENTIAL_STEP_EFFECTS)).toBe(
+    "RegistryCredential \"c\": replaced (password): a new one is made, then the old deleted; lost: the old credential (what names it through this resource's id follows the new one)",
+  );
+  expect(stepLine('RegistryCredential "c"', { replaces: [], updates: ["deleteWaitSeconds"] }, REGISTRY_CREDENTIAL_STEP_EFFECTS)).toBe('RegistryCredential "c": no request (recorded in state only: deleteWaitSeconds)');
+});
+
+describe("a serverless endpoint: the rollout plan says which changes roll its workers, and whose", () => {
+  const line = (olds: Record<string, any>, news: Record<string, any>, changes: string[], rolls: string[]) =>
+    stepLine('ServerlessEndpoint "api"', endpointStepPlan(olds, news, [], changes, rolls), ENDPOINT_STEP_EFFECTS);
+  const fingerprint = { image: "w:1", args: "", ports: [], env: [], envDigest: "0", registry: null };
+
+  test.each([
+    [{}, {}, ["workersMax"], [], 'ServerlessEndpoint "api": updated in place (workersMax)'],
+    [{}, { readyTimeoutSeconds: 60 }, [], [], 'ServerlessEndpoint "api": no request (recorded in state only: readyTimeoutSeconds)'],
+    [{}, {}, ["gpuIds", "workersMax"], ["gpu.pools"], 'ServerlessEndpoint "api": updated in place (gpuIds, workersMax); its workers roll, each replaced by one of the new version (gpu.pools); up waits for the rollout'],
+    [{}, { waitForRollout: false }, ["flashBootType"], ["flashboot"], 'ServerlessEndpoint "api": updated in place (flashBootType); its workers roll, each replaced by one of the new version (flashboot); up does not wait for it (waitForRollout: false)'],
+    [
+      { template: fingerprint },
+      { template: { ...fingerprint, image: "w:2" }, __template: { resourceName: "worker" } },
+      [],
+      ["template.image"],
+      'ServerlessEndpoint "api": no request to it; its workers roll, each replaced by one of the new version (template.image by its Template "worker"); up waits for the rollout',
+    ],
+    [{ rollout: { inProgress: true, serving: [] } }, {}, [], ["rollout"], 'ServerlessEndpoint "api": no request to it; its workers roll, each replaced by one of the new version (the rollout the last up left unfinished); up waits for the rollout'],
+    [{ api: "graphql" }, { api: "rest" }, [], ["template.id"], 'ServerlessEndpoint "api": updated in place (api); its workers roll, each replaced by one of the new version (template.id); up waits for the rollout'],
+  ] as const)("%j -> %j", (olds, news, changes, rolls, want) => {
+    expect(line(olds, news, [...changes], [...rolls])).toBe(want);
+  });
+
+  test("a type change replaces it: its id and request URLs are lost, no data", () => {
+    expect(stepLine('ServerlessEndpoint "api"', endpointStepPlan({}, {}, ["type"], [], []), ENDPOINT_STEP_EFFECTS)).toBe(
+      "ServerlessEndpoint \"api\": replaced (type): a new one is made, then the old deleted; lost: its workers, its id and its request URLs (callers must use the new endpoint's)",
+    );
+  });
 });
