@@ -110,7 +110,7 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
     // What up could not do on a locked pod fails here, at preview, rather than at up.
     const refused = plan.replaces.length === 0 ? previewRefusal(olds, news) : undefined;
     if (refused) throw new Error(`Pod ${olds.name} ${refused}`);
-    const line = stepLine(stepSubject("Pod", news, id), plan, podStepEffects(olds));
+    const line = stepLine(stepSubject("Pod", news, id), plan, podStepEffects(olds, news));
     if (line) this.print(line);
     return { changes: plan.replaces.length > 0 || plan.updates.length > 0, replaces: plan.replaces };
   }

@@ -141,17 +141,20 @@ export function patchRestarts(body: PodUpdateParams): boolean {
 /**
  * What a Pod's changes do to what runs, for the step's line (lifecycle/step-line.ts), from the
  * tables that decide them: RECORDED_ONLY sends nothing, RESTARTING_FIELDS (and globalNetworking,
- * which applies at a restart) restart the container. A replacement loses the container disk and
- * the public address, and the volume on its own disk when it has one; a network volume's data
- * stays. With no network volume, all its data was on its own disk: the replacement destroys it,
- * as a delete does.
+ * which applies at a restart) restart the container, unless it is or is being stopped. A
+ * replacement loses the container disk and the public address, and the volume on its own disk
+ * when it has one; a network volume's data stays. With no network volume, all its data was on
+ * its own disk: the replacement destroys it, as a delete does.
  */
-export function podStepEffects(olds: Pick<PodOutputs, "mounts">): StepEffects {
+export function podStepEffects(olds: Partial<Pick<PodOutputs, "mounts" | "status">>, news: { desiredStatus?: unknown } = {}): StepEffects {
   const onVolume = (olds.mounts?.network?.length ?? 0) > 0;
+  // A stopped or failed container takes the change at its next start, and one being stopped
+  // does not start again: nothing restarts now.
+  const stopped = (olds.status !== undefined && STOPPED.has(olds.status)) || news.desiredStatus === "EXITED";
   const disks = olds.mounts?.persistent ? "its container disk, the volume on its own disk (mounts.persistent)" : "its container disk";
   return {
     noRequest: RECORDED_ONLY,
-    restarts: [...RESTARTING_FIELDS, "globalNetworking"],
+    restarts: stopped ? [] : [...RESTARTING_FIELDS, "globalNetworking"],
     replaced: {
       lost: `${disks} and its public address (IP and ports)`,
       ...(onVolume ? { kept: "the data on its network volume, mounted again" } : {}),
