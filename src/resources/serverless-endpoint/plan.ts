@@ -126,8 +126,10 @@ export type LocalSettings = Pick<ServerlessEndpointOutputs, (typeof LOCAL_FIELDS
 
 /**
  * `from`: checked inputs (create, update), whose name is the one applied, or the old outputs
- * (read), which carry it under APPLIED_NAME_KEY. Only an auto-name is kept there: a name the
- * program gives may be secret, and the program gives it again at every check (lifecycle/applied.ts).
+ * (read), which carry it under APPLIED_NAME_KEY. Only a name the program did not give is kept
+ * there (the auto-name, or the name kept after the program removed its own: the checked inputs
+ * then do not list `name` as declared): a name the program gives may be secret, and the program
+ * gives it again at every check (lifecycle/applied.ts).
  * State of 0.1.0 has no record at all: the name read. `previous` (an update's old outputs): a
  * name it records as the auto-name applied stays recorded while the update keeps it, whatever
  * owner token the check settled on (a refresh reports no token, so the check after one derives
@@ -140,7 +142,7 @@ export function localSettings(from: (Partial<LocalSettings> & { name?: string })
   const applied =
     from?.[APPLIED_NAME_KEY] ??
     kept ??
-    (isAutoNamed(from as Record<string, unknown>) || (from !== undefined && from[DECLARED_KEY] === undefined) ? from!.name : undefined);
+    (isAutoNamed(from as Record<string, unknown>) || (from !== undefined && !from[DECLARED_KEY]?.includes("name")) ? from!.name : undefined);
   const settings: LocalSettings = {
     ...(applied ? { [APPLIED_NAME_KEY]: applied } : {}),
     waitForWorkers: from?.waitForWorkers ?? LOCAL_DEFAULTS.waitForWorkers,

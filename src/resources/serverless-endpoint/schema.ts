@@ -293,7 +293,9 @@ export function checkEndpointInputs(
   if (template) failures.push(template);
   // Outside the schema's refinement, so it is reported beside any other failure.
   for (const issue of interfaceIssues(own)) failures.push({ property: issue.path[0]!, reason: issue.message });
-  inputs[DECLARED_KEY] = SAVED_FIELDS.filter((f) => inputs[f] !== undefined);
+  // The name counts as declared only when the program gives it: one it settled on (the auto-name,
+  // or the name kept after the program removed its own) is recorded as applied (plan.ts).
+  inputs[DECLARED_KEY] = SAVED_FIELDS.filter((f) => (f === "name" ? givenName(news.name) : inputs[f] !== undefined));
   // REST's create has no `type`: a load-balancing endpoint is made over GraphQL, then moved (or adopted).
   if (inputs.api === "rest" && inputs.type === "LB" && olds?.type !== "LB" && inputs.adopt === undefined)
     failures.push({
@@ -303,6 +305,11 @@ export function checkEndpointInputs(
     });
   failures.push(...removalFailures(olds, inputs));
   return failures.length > 0 ? { inputs, failures } : { inputs };
+}
+
+/** Whether the program gave a name of its own (resolveName's test): else check() settles one. */
+function givenName(name: unknown): boolean {
+  return name !== undefined && name !== null && name !== "";
 }
 
 /**

@@ -45,12 +45,14 @@ describe("the settings only this resource keeps", () => {
     expect(settings[DECLARED_KEY]).not.toBe(declared);
   });
 
-  test("the name applied: the one kept, an auto-name, or the name read from state of 0.1.0; never a name the program gives (it may be secret)", () => {
+  test("the name applied: the one kept, an auto-name, a name the check settled on, or the name read from state of 0.1.0; never a name the program gives (it may be secret)", () => {
     expect(localSettings({ [APPLIED_NAME_KEY]: "kept", name: "other", [DECLARED_KEY]: [] })[APPLIED_NAME_KEY]).toBe("kept");
     const auto = { name: autoName("api", undefined, "3f9a1c2e"), [LOGICAL_NAME_KEY]: "api", [OWNER_TOKEN_KEY]: "3f9a1c2e", [DECLARED_KEY]: [] };
     expect(localSettings(auto as never)[APPLIED_NAME_KEY]).toBe(auto.name);
     expect(localSettings({ name: "read" })[APPLIED_NAME_KEY]).toBe("read");
-    expect(localSettings({ name: "given", [DECLARED_KEY]: [] })).not.toHaveProperty(APPLIED_NAME_KEY);
+    expect(localSettings({ name: "given", [DECLARED_KEY]: ["name"] })).not.toHaveProperty(APPLIED_NAME_KEY);
+    // The program removed its name: the check settled on the one it had, which is now the record's.
+    expect(localSettings({ name: "once-given", [DECLARED_KEY]: ["gpuIds"] })[APPLIED_NAME_KEY]).toBe("once-given");
   });
 
   test("an update keeps the auto-name its old outputs record while it keeps that name, whatever token the check settled on", () => {
@@ -58,9 +60,9 @@ describe("the settings only this resource keeps", () => {
     const kept = { name: "api-3f9a1c2", [LOGICAL_NAME_KEY]: "api", [OWNER_TOKEN_KEY]: "bb017ae8", [DECLARED_KEY]: [] };
     expect(localSettings(kept as never, { [APPLIED_NAME_KEY]: "api-3f9a1c2" })[APPLIED_NAME_KEY]).toBe("api-3f9a1c2");
     // A name the program now gives is not the record's: not kept.
-    expect(localSettings({ ...kept, name: "given" } as never, { [APPLIED_NAME_KEY]: "api-3f9a1c2" })).not.toHaveProperty(APPLIED_NAME_KEY);
-    // Old outputs without a record keep nothing.
-    expect(localSettings(kept as never, {})).not.toHaveProperty(APPLIED_NAME_KEY);
+    expect(localSettings({ ...kept, name: "given", [DECLARED_KEY]: ["name"] } as never, { [APPLIED_NAME_KEY]: "api-3f9a1c2" })).not.toHaveProperty(APPLIED_NAME_KEY);
+    // Old outputs without a record: the name the check settled on (not the program's) is recorded now.
+    expect(localSettings(kept as never, {})[APPLIED_NAME_KEY]).toBe("api-3f9a1c2");
   });
 
   test("the worker price is kept only when it has a tier text and a USD number; its key is in users' state", () => {
@@ -126,6 +128,21 @@ describe("the endpoint as state holds it", () => {
     const plain = inputsFromLive(live({ type: undefined, workersMin: 0, idleTimeout: undefined }), DEFAULTS);
     expect(plain).toMatchObject({ type: "QB", name: "api", workersMin: 0 });
     expect(Object.keys(plain)).not.toContain("idleTimeout");
+  });
+
+  test("a name the program removed is kept and recorded: renamed outside, the refresh reports it and the next preview renames it back", () => {
+    const given = checkEndpointInputs(undefined, { name: "a", gpuIds: "ADA_24", templateId: "tpl-1" }).inputs as Record<string, unknown>;
+    expect(given[DECLARED_KEY]).toContain("name");
+    expect(localSettings(given)).not.toHaveProperty(APPLIED_NAME_KEY);
+    // The program drops `name`: the check keeps "a", which the program no longer gives, so state records it.
+    const removed = checkEndpointInputs(given, { gpuIds: "ADA_24", templateId: "tpl-1" }).inputs as Record<string, unknown>;
+    expect(removed).toMatchObject({ name: "a" });
+    expect(removed[DECLARED_KEY]).not.toContain("name");
+    const settings = localSettings(removed);
+    expect(settings[APPLIED_NAME_KEY]).toBe("a");
+    // Renamed to "a-" outside Pulumi: the refresh reports the name applied, and the check settles on it.
+    const refreshed = inputsFromLive(live({ name: "a-" }), settings);
+    expect(checkEndpointInputs(refreshed, { gpuIds: "ADA_24", templateId: "tpl-1" }).inputs).toMatchObject({ name: "a" });
   });
 
   test("the create input: the type and every saved field the program gave, no other", () => {
