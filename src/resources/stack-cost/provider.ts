@@ -147,12 +147,21 @@ export class StackCostProvider implements pulumi.dynamic.ResourceProvider {
         return UNPRICED;
       }
     }, again);
+    // The object an entry was priced from is recorded with it, except where a look changed no price:
+    // then the record stays as it was, so the preview after the up that made the object is clean
+    // (the look is made again by each check, on the list the check reads anyway).
+    const looked = new Set<string>();
     for (const [key, entry] of Object.entries(entries)) {
       const id = found.get(entry);
-      if (id && priced[key]) priced[key]!.liveId = id;
+      if (!id || !priced[key]) continue;
+      looked.add(id);
+      const old = before[key];
+      if (old && !old.liveId && again(entry, old) && sameHourly(old.hourly, priced[key]!.hourly)) continue;
+      priced[key]!.liveId = id;
     }
     const report = costReport(before, priced, catalogError);
     const liveIds = new Set([...Object.values(before), ...Object.values(priced)].map((e) => e.liveId).filter((id): id is string => typeof id === "string"));
+    for (const id of looked) liveIds.add(id);
     const onAccount = accountLimit && !catalogError ? await accountCost(account, { liveIds, after: report.after }, accountLimit) : undefined;
     const line = costLine(report);
     if (line) this.print(onAccount ? `${line}; ${onAccount.line}` : line);
@@ -188,6 +197,11 @@ export class StackCostProvider implements pulumi.dynamic.ResourceProvider {
     const line = costLine(costReport(props?.entries ?? fromPrices(props?.prices ?? {}), {}));
     if (line) this.print(line);
   }
+}
+
+/** Two prices the same: both unpriced, or equal bounds. */
+function sameHourly(a: HourlyRange | null | undefined, b: HourlyRange | null | undefined): boolean {
+  return a === b || (a != null && b != null && a.min === b.min && a.max === b.max);
 }
 
 /** The checked entries, prices included, in 16 hex digits: equal digests, equal entries. */

@@ -84,3 +84,32 @@ test("state written by 0.2.0 (checked entries as objects) checks and diffs as th
   expect((await p.diff("stack-cost", outs, inputs as StackCostState)).changes).toBe(false);
   expect((await p.create(inputs as StackCostState)).outs).toEqual(outs);
 });
+
+// A pod with a GPU preference list is priced from its live object once it exists (which type it
+// got); the up that made it checked the stack's cost before it existed. The look after that up
+// finds the price it had: the record stays as it was, so that preview is clean (preview check,
+// seed 20261124, Pod: the StackCost updated with no diff after every such up).
+test("a look at the live object that changes no price changes no record: the preview after the up is clean", async () => {
+  const gpu = { id: "NVIDIA GeForce RTX 4090", name: "RTX 4090", pool: "ADA_24", manufacturer: "NVIDIA", memory: 24, secure: true, community: true, price: { secure: 0.69, community: 0.34 }, maxCount: 8 };
+  const pod = { id: "p1", name: "trainer-1a2b3c4", status: "RUNNING", createdAt: "2026-11-29T00:00:00Z", cloud: "SECURE", gpu: { id: gpu.id, count: 1 }, env: { COMPUTEPLATFORM_OWNER: "Pod-0-3f9a1c2e" } };
+  let listed = 0;
+  const client = () => ({ catalog: { gpus: async () => [gpu], cpus: async () => [] }, pods: { list: async () => (listed++, [pod]) } }) as never;
+  const p = new StackCostProvider({ client, print: () => {} });
+  const declared = { "pod trainer": { kind: "pod", name: "trainer", gpu: { id: [gpu.id], count: 1 }, cloud: "SECURE", desiredStatus: "RUNNING", owner: "Pod-0-3f9a1c2e" } };
+  // The up's check, before the pod exists: priced from the declaration.
+  const atUp = await p.check(undefined, { entries: declared });
+  const { outs } = await p.create(atUp.inputs as StackCostState);
+  // The preview after it: the pod is found with the type and price the declaration gave.
+  const after = await p.check(atUp.inputs, { entries: declared });
+  expect(listed).toBe(1);
+  expect(after.inputs.entries).toEqual(atUp.inputs.entries);
+  expect((await p.diff("stack-cost", outs, after.inputs as StackCostState)).changes).toBe(false);
+  // A live pod on a dearer type than the declaration's first choice is a new price, and recorded with its id.
+  pod.gpu.id = "NVIDIA L40S";
+  const dearer = { ...gpu, id: "NVIDIA L40S", price: { secure: 0.99, community: 0.5 } };
+  const p2 = new StackCostProvider({ client: () => ({ catalog: { gpus: async () => [gpu, dearer], cpus: async () => [] }, pods: { list: async () => [pod] } }) as never, print: () => {} });
+  const listDecl = { "pod trainer": { ...declared["pod trainer"], gpu: { id: [gpu.id, dearer.id], count: 1 } } };
+  const first = await p2.check(undefined, { entries: listDecl });
+  const moved = await p2.check(first.inputs, { entries: listDecl });
+  expect(JSON.parse((moved.inputs.entries as Record<string, string>)["pod trainer"]!)).toMatchObject({ liveId: "p1", hourly: { min: 0.99, max: 0.99 } });
+});
