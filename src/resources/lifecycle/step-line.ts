@@ -21,6 +21,8 @@ export interface Loss {
 export interface StepEffects {
   /** Updates recorded in state only: no request to the platform. */
   noRequest: readonly string[];
+  /** Updates that send no write: `up` reads the object and waits on it again (a wait setting). */
+  readsOnly?: readonly string[];
   /** Updates that restart a running container (its container disk starts empty). */
   restarts: readonly string[];
   /**
@@ -52,14 +54,17 @@ const lossText = (l: Loss) => `lost: ${l.lost}${l.kept ? `; kept: ${l.kept}` : "
 export function stepLine(who: string, plan: StepPlan, effects: StepEffects): string | undefined {
   if (plan.replaces.length > 0) return `${who}: replaced (${plan.replaces.join(", ")}): a new one is made, then the old deleted; ${lossText(effects.replaced)}`;
   const rolls = plan.rolls ?? [];
-  const sent = plan.updates.filter((u) => !effects.noRequest.includes(u));
+  const sent = plan.updates.filter((u) => !effects.noRequest.includes(u) && !effects.readsOnly?.includes(u));
   if (rolls.length > 0) {
     const head = sent.length > 0 ? `updated in place (${sent.join(", ")})` : "no request to it";
     const wait = plan.waitsForRollout ? "up waits for the rollout" : "up does not wait for it (waitForRollout: false)";
     return `${who}: ${head}; its workers roll, each replaced by one of the new version (${rolls.join("; ")}); ${wait}`;
   }
   if (plan.updates.length === 0) return undefined;
-  if (sent.length === 0) return `${who}: no request (recorded in state only: ${plan.updates.join(", ")})`;
+  if (sent.length === 0) {
+    if (plan.updates.some((u) => effects.readsOnly?.includes(u))) return `${who}: no write (up reads it and waits again: ${plan.updates.join(", ")})`;
+    return `${who}: no request (recorded in state only: ${plan.updates.join(", ")})`;
+  }
   const restarting = sent.filter((u) => effects.restarts.includes(u));
   const rollingUsers = sent.filter((u) => effects.rollsUsers?.includes(u));
   const users = rollingUsers.length > 0 ? `; every endpoint running it rolls its workers (${rollingUsers.join(", ")})` : "";

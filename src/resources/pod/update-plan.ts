@@ -154,6 +154,8 @@ export function podStepEffects(olds: Partial<Pick<PodOutputs, "mounts" | "status
   const disks = olds.mounts?.persistent ? "its container disk, the volume on its own disk (mounts.persistent)" : "its container disk";
   return {
     noRequest: RECORDED_ONLY,
+    // The one update the PATCH does not carry: up reads the pod and waits for it as now declared.
+    readsOnly: ["waitFor"],
     restarts: stopped ? [] : [...RESTARTING_FIELDS, "globalNetworking"],
     replaced: {
       lost: `${disks} and its public address (IP and ports)`,

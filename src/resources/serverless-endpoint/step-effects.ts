@@ -1,7 +1,7 @@
 /**
  * What a ServerlessEndpoint's change does to what runs, for the step's line
  * (lifecycle/step-line.ts), pure: from the tables that decide the update (the wait settings
- * are the provider's own: no request) and the rollout's (rollout-plan.ts: which changes roll
+ * are the provider's own: no write) and the rollout's (rollout-plan.ts: which changes roll
  * the workers, and which come from the bound Template rather than the endpoint).
  */
 import { isUnknown } from "../inputs/check";
@@ -15,7 +15,9 @@ import { TEMPLATE_CHECK_KEY, TEMPLATE_ROLLS_KEY } from "./schema";
  * a replacement or delete loses its workers and its id, so its request URLs.
  */
 export const ENDPOINT_STEP_EFFECTS: StepEffects = {
-  noRequest: LOCAL_FIELDS,
+  noRequest: [],
+  // The wait settings are the provider's own: up reads the endpoint and waits as now declared.
+  readsOnly: LOCAL_FIELDS,
   restarts: [],
   replaced: { lost: "its workers, its id and its request URLs (callers must use the new endpoint's)", destroysData: false },
   deleted: { lost: "its workers, its id and its request URLs", destroysData: false },

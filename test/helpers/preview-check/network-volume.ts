@@ -53,6 +53,7 @@ export const networkVolumeModel: KindModel = {
   construct: (logical, decl, opts) => new NetworkVolume(logical, decl as never, opts),
   makeByHand: async (world, c) => (await world.client.networkVolumes.create({ name: c.name, size: c.size, dataCenter: c.dataCenter, ...(c.type ? { type: c.type } : {}) })).id,
   live: (world, id) => world.emu.state().networkVolumes.find((v) => v.id === id),
+  holdsData: () => true,
   expectLive: (decl, live, before) => {
     expect(live).toBeDefined();
     expect(live).toEqual({

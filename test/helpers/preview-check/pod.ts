@@ -157,6 +157,10 @@ export const podModel: KindModel = {
     const pod = world.emu.state().pods.find((p) => p.id === id);
     return pod && pod.status !== "TERMINATED" ? pod : undefined;
   },
+  // With no network volume, everything it wrote was on its own disks.
+  holdsData: (live) => !(live?.mounts?.network?.length > 0),
+  // A container that ran before and after restarted when it started again in between.
+  restarted: (before, after) => (before?.status === "RUNNING" && after?.status === "RUNNING" ? before.startedAt !== after.startedAt : undefined),
   expectLive: (decl, live, before, _world, old) => {
     // Declared: that value; removed: the platform's default; never declared: what the pod has.
     const declared = (k: string, fallback: unknown) => (decl[k] !== undefined ? decl[k] : old?.[k] !== undefined || !before ? fallback : before[k]);

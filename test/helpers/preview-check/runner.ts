@@ -31,6 +31,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import fc from "fast-check";
 import { newPromotionTally, PromotionWalker, promotionPlan, promotionSteps } from "./promotion";
 import { newWidenedTally, WidenedWalker, widenedPlan, widenedSettings } from "./widened";
+import { deletedLine, holdStepLines, kindWord, stdoutOnce, subjectLines, type UpSeen } from "./step-lines";
 import { ComputePlatform } from "../../../src/client";
 import type { Emulator } from "../../../src/emulator";
 import { type EngineRig, startEngineRig } from "../../../tools/engine/rig";
@@ -123,6 +124,12 @@ export interface KindModel {
    * are those the up's releases rolled, issue 46).
    */
   watchUp?: (world: World, id: string, olds: Record<string, any>, news: Record<string, any>) => Promise<(after: Record<string, any>) => Promise<void>>;
+  /** Whether the live object held data that nothing else keeps, so its end destroys it (step-lines.ts). @default never */
+  holdsData?: (live: any) => boolean;
+  /** Whether the object's container restarted between two live reads; undefined when they cannot tell. */
+  restarted?: (before: any, after: any) => boolean | undefined;
+  /** Before an up: a look at the object's releases, and after it whether the up made one that rolls its workers. */
+  rolled?: (world: World, id: string) => Promise<() => Promise<boolean>>;
 }
 
 /** Pairs per kind in `npm test`; `PREVIEW_CHECK_RUNS` raises it for a soak. */
@@ -165,9 +172,11 @@ export interface Tally {
   byOutside: Record<string, number>;
   /** Walks that began by adopting an object made by hand. */
   adopted: number;
+  /** Steps whose lines (preview and up) were held to what the up did. */
+  lines: number;
 }
 
-export const newTally = (): Tally => ({ pairs: 0, ops: {}, refusedAtCheck: 0, refusedAtPreview: 0, outside: 0, outsideShown: 0, byProperty: {}, byOutside: {}, adopted: 0 });
+export const newTally = (): Tally => ({ pairs: 0, ops: {}, refusedAtCheck: 0, refusedAtPreview: 0, outside: 0, outsideShown: 0, byProperty: {}, byOutside: {}, adopted: 0, lines: 0 });
 
 /** Steps for a kind: a change of any property (the values of `values`), or an outside change. */
 export function stepArbitrary(model: KindModel, world: World): fc.Arbitrary<Step> {
@@ -240,9 +249,15 @@ export class Walker {
       throw error;
     }
     const last = this.subject(stack).id;
+    const heldData = this.model.holdsData?.(this.model.live(this.world, last)) ?? false;
+    const printedFrom = this.plugin.stdout.length;
     const destroyed = await stack.destroy();
     if (destroyed.error) throw destroyed.error;
     expect(this.model.live(this.world, last)).toBeUndefined();
+    // The destroy's delete line, marked when the object held data nothing else keeps.
+    const kind = kindWord(this.model.name);
+    const line = deletedLine(await stdoutOnce(this.plugin, printedFrom, (t) => deletedLine(t, kind, last) !== undefined), kind, last);
+    expect({ line, destroys: line?.endsWith("[DESTROYS DATA]") }).toEqual({ line: expect.any(String), destroys: heldData });
   }
 
   /** The object `first` declares, made through the client; its id (undefined: the kind makes none by hand). */
@@ -270,6 +285,7 @@ export class Walker {
   /** Preview, then up, of `decl`; asserts points 1 to 3. Returns the op; "refused" when check refused it. */
   private async apply(stack: EngineStack, decl: Decl, previous: Decl | undefined): Promise<StepOp | "refused"> {
     const before = this.log().length;
+    const printedFrom = this.plugin.stdout.length;
     // An adoption's check reads the object it adopts (lifecycle/adopt.ts): reads, never a write.
     const previewSends = !previous && decl.adopt !== undefined ? isWrite : notCatalogRead;
     const preview = await stack.preview(await this.capture(decl, true));
@@ -304,6 +320,7 @@ export class Walker {
     // A change up only records (read at creation only) must send no write.
     const recordOnly = op === "update" && (await this.recordOnly(stack, decl));
     const watched = op === "update" ? await this.watch(stack, decl) : undefined;
+    const rolled = op === "update" ? await this.model.rolled?.(this.world, old!.id) : undefined;
     const mark = this.log().length;
     const callsBefore = stack.calls.length;
     const up = await stack.up(await this.capture(decl, false));
@@ -326,6 +343,15 @@ export class Walker {
       const calls = resourceCalls(stack.calls.slice(callsBefore));
       expect(calls.filter((c) => /^(Create|Delete) /.test(c))).toEqual([`Create ${LOGICAL}`, `Delete ${LOGICAL}`]);
     }
+    // 1b. The step's line, in the preview and the up, says what the up did (step-lines.ts).
+    await this.holdLines(printedFrom, {
+      op,
+      writes: requests.filter(isWrite).length,
+      heldData: op === "replace" && (this.model.holdsData?.(liveBefore) ?? false),
+      restarted: op === "update" ? this.model.restarted?.(liveBefore, this.model.live(this.world, now.id)) : undefined,
+      rolled: rolled ? await rolled() : undefined,
+      oldId: op === "replace" ? old!.id : undefined,
+    });
     // 2. The platform's object matches the declaration.
     this.model.expectLive(decl, this.model.live(this.world, now.id), op === "replace" ? undefined : liveBefore, this.world, previous);
     await watched?.(reveal(now.outputs) as Record<string, any>);
@@ -337,6 +363,21 @@ export class Walker {
     expect(this.log().slice(at).filter(isWrite)).toEqual([]);
     await this.expectSame(stack, decl, "after refresh");
     return op;
+  }
+
+  /**
+   * The walked object's lines since the preview began (the plugin's stdout from `from`), held to
+   * what the up did. One stream, in call order: the preview's line comes before the up's. A line
+   * comes after the answer it belongs to, so the text is read once it holds the lines a change
+   * prints (the preview's, the up's, a replacement's delete line), or after a bound.
+   */
+  private async holdLines(from: number, seen: Omit<UpSeen, "deleted"> & { oldId?: string }): Promise<void> {
+    const kind = kindWord(this.model.name);
+    const wanted = seen.op === "update" || seen.op === "replace" ? 2 : 0;
+    const text = await stdoutOnce(this.plugin, from, (t) => subjectLines(t, kind, LOGICAL).length >= wanted && (!seen.oldId || deletedLine(t, kind, seen.oldId) !== undefined));
+    const lines = subjectLines(text, kind, LOGICAL);
+    holdStepLines(lines.slice(0, 1), lines.slice(1), { ...seen, deleted: seen.oldId ? deletedLine(text, kind, seen.oldId) : undefined });
+    this.tally.lines++;
   }
 
   private async expectSame(stack: EngineStack, decl: Decl, when: string): Promise<void> {
@@ -491,7 +532,7 @@ export function describePreviewCheck(entries: KindEntry[]): void {
       console.log(
         `preview-check ${model.name}: seed ${seed} (PREVIEW_CHECK_SEED); ${runs} chain(s) of ${chain} steps (PREVIEW_CHECK_RUNS=${pairs}); ` +
           `${tally.pairs} pairs (old declaration, change) walked, previews: ${JSON.stringify(tally.ops)}; refused: ${tally.refusedAtCheck} by check, ${tally.refusedAtPreview} by diff; ` +
-          `${tally.adopted} walks began by adopting; ${tally.outside} outside changes, ${tally.outsideShown} shown as a change; changes by property: ${JSON.stringify(tally.byProperty)}; outside changes by field: ${JSON.stringify(tally.byOutside)}`,
+          `${tally.adopted} walks began by adopting; ${tally.lines} steps' lines held to what up did; ${tally.outside} outside changes, ${tally.outsideShown} shown as a change; changes by property: ${JSON.stringify(tally.byProperty)}; outside changes by field: ${JSON.stringify(tally.byOutside)}`,
       );
     });
 

@@ -21,7 +21,7 @@ import { planRestDiff, restChanges } from "../../../src/resources/serverless-end
 import { ENDPOINT_FIELD_DEFAULTS } from "../../../src/resources/inputs/endpoint-defaults";
 import { defined, simpleName } from "./network-volume";
 import { maybe } from "./pod";
-import { watchReleases } from "./serverless-endpoint";
+import { rolledSince, watchReleases } from "./serverless-endpoint";
 import type { Decl, KindModel, OutsideChange, World } from "./runner";
 
 const NOT_OVER_REST = ["templateId", "locations"];
@@ -177,6 +177,7 @@ export const serverlessEndpointRestModel: KindModel = {
     return changes;
   },
   watchUp: watchReleases((olds, news) => rolloutReasons(olds, news, restChanges(olds, news))),
+  rolled: rolledSince,
   plan: (olds, news) => {
     const diff = planRestDiff(olds, news);
     const updates =

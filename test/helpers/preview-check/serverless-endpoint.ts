@@ -117,6 +117,12 @@ export function watchReleases(rolls: (olds: Record<string, any>, news: Record<st
   };
 }
 
+/** Whether the up after this look made a release that rolls the workers (the platform's releases, read over REST). */
+export async function rolledSince(world: World, id: string): Promise<() => Promise<boolean>> {
+  const before = (await world.client.serverless.releases(id)).endpointVersion ?? 0;
+  return async () => (await world.client.serverless.releases(id)).releases.some((r) => (r.version ?? 0) > before && releaseRolls(r.diff));
+}
+
 export const serverlessEndpointModel: KindModel = {
   name: "ServerlessEndpoint",
   // `api`, `container` and `dataCenterIds` are REST's: serverless-endpoint-rest.ts walks them.
@@ -149,6 +155,7 @@ export const serverlessEndpointModel: KindModel = {
       }),
     ),
   watchUp: watchReleases((olds, news) => rolloutReasons(olds, news, changedSavedFields(olds, news))),
+  rolled: rolledSince,
   plan: (olds, news) => {
     const diff = planEndpointDiff(olds, news);
     const updates = diff.replaces!.length > 0 ? [] : [...changedSavedFields(olds, news), ...changedLocalFields(olds, news)];

@@ -14,6 +14,7 @@ test.each([
   [{ replaces: [], updates: ["maxHourlyCost", "waitTimeoutSeconds"] }, 'Pod "t": no request (recorded in state only: maxHourlyCost, waitTimeoutSeconds)'],
   [{ replaces: [], updates: ["image", "name"] }, 'Pod "t": updated in place; the container restarts, its container disk wiped (image); also name'],
   [{ replaces: [], updates: ["locked"] }, 'Pod "t": updated in place (locked)'],
+  [{ replaces: [], updates: ["waitFor"] }, 'Pod "t": no write (up reads it and waits again: waitFor)'],
   [{ replaces: [], updates: ["globalNetworking"] }, 'Pod "t": updated in place; the container restarts, its container disk wiped (globalNetworking)'],
   [{ replaces: ["gpu"], updates: ["image"] }, 'Pod "t": replaced (gpu): a new one is made, then the old deleted; lost: its container disk and its public address (IP and ports); kept: the data on its network volume, mounted again'],
 ] as const)("a pod on a network volume: %j", (plan, line) => {
@@ -83,7 +84,7 @@ describe("a serverless endpoint: the rollout plan says which changes roll its wo
 
   test.each([
     [{}, {}, ["workersMax"], [], 'ServerlessEndpoint "api": updated in place (workersMax)'],
-    [{}, { readyTimeoutSeconds: 60 }, [], [], 'ServerlessEndpoint "api": no request (recorded in state only: readyTimeoutSeconds)'],
+    [{}, { readyTimeoutSeconds: 60 }, [], [], 'ServerlessEndpoint "api": no write (up reads it and waits again: readyTimeoutSeconds)'],
     [{}, {}, ["gpuIds", "workersMax"], ["gpu.pools"], 'ServerlessEndpoint "api": updated in place (gpuIds, workersMax); its workers roll, each replaced by one of the new version (gpu.pools); up waits for the rollout'],
     [{}, { waitForRollout: false }, ["flashBootType"], ["flashboot"], 'ServerlessEndpoint "api": updated in place (flashBootType); its workers roll, each replaced by one of the new version (flashboot); up does not wait for it (waitForRollout: false)'],
     [

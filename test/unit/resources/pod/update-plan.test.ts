@@ -9,6 +9,7 @@ test("a running pod: the restarting fields and globalNetworking restart it; the 
   const e = podStepEffects({ mounts: network, status: "RUNNING" } as never);
   expect(e.restarts).toEqual([...RESTARTING_FIELDS, "globalNetworking"]);
   expect(e.noRequest).toEqual(expect.arrayContaining(["maxHourlyCost", "waitTimeoutSeconds"]));
+  expect(e.readsOnly).toEqual(["waitFor"]);
   expect(podStepEffects({}).restarts).toEqual(e.restarts);
 });
 
