@@ -83,6 +83,15 @@ module.exports = {
       to: { path: "^src/resources/kinds\\.ts$" },
     },
     {
+      name: "bench-and-tools-use-entries",
+      comment:
+        "bench/ and tools/ reach src/ through the package's entries (src/index.ts, src/client, src/emulator) or the named internal one (src/internal.ts), as a program would. " +
+        "bench/run.js alone loads the runtime check first, before anything that needs a newer Node.",
+      severity: "error",
+      from: { path: "^(?:bench|tools)/", pathNot: "^bench/run\\.js$" },
+      to: { path: "^src/", pathNot: "^src/(?:index|internal|client/index|emulator/index)\\.ts$" },
+    },
+    {
       name: "resources-use-client-entry",
       comment: "src/resources/ uses the client through its public entry only.",
       severity: "error",

@@ -4,9 +4,8 @@
 // baseline does the same work with per-resource polling and retry-on-429 only (naive.ts).
 // Each run gets its own emulator and key, so the rate-limit windows start with the run.
 import { ComputePlatform, PacingRegistry, systemClock } from "../src/client";
-import type { EndpointInput, PodCreateParams } from "../src/client/schemas";
-import { PodProvider } from "../src/resources/pod";
-import { ServerlessEndpointProvider } from "../src/resources/serverless-endpoint";
+import type { EndpointInput, PodCreateParams } from "../src/client";
+import { PodProvider, ServerlessEndpointProvider } from "../src";
 import { type Bench, bounded, calls, type Shape, setupGpuId, setupServerlessTemplate, startBench } from "./common";
 import { NaiveFleet } from "./naive";
 

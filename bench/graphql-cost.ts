@@ -10,8 +10,7 @@
 import * as http from "node:http";
 import { parse } from "graphql";
 import { startEmulator } from "../src/emulator";
-import { documentCost, MAX_COST } from "../src/emulator/serverless/graphql/cost";
-import { endpointSchema } from "../src/emulator/serverless/graphql/schema";
+import { documentCost, endpointSchema, MAX_COST } from "../src/internal";
 import { aliasBomb, mutationBatch } from "../tools/hostile/graphql";
 
 const option = (name: string, fallback: number): number => {

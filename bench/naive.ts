@@ -3,10 +3,7 @@
 // pace, and a 429 is handled only by waiting the Retry-After it names and sending again. The
 // client underneath has pacing off and no retries of its own, so every call it makes and
 // every 429 it earns is the loop's own doing.
-import type { ComputePlatform } from "../src/client";
-import type { Clock } from "../src/client/core/clock";
-import { RateLimitError } from "../src/client/core/errors";
-import type { EndpointInput, PodCreateParams } from "../src/client/schemas";
+import { type Clock, type ComputePlatform, type EndpointInput, type PodCreateParams, RateLimitError } from "../src/client";
 
 /** Upper bound of sends of one call: every loop ends even against a server that only says 429. */
 const MAX_SENDS = 10_000;

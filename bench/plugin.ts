@@ -8,7 +8,7 @@
 // program, as `pulumi up` would store it).
 import { ComputePlatform } from "../src/client";
 import { startEmulator } from "../src/emulator";
-import { PodProvider } from "../src/resources/pod";
+import { PodProvider } from "../src";
 import { capturePods, PROJECT, ProviderPlugin, urnOf } from "../tools/engine";
 import { median } from "./common";
 import { startPlugin } from "../tools/engine/rig";

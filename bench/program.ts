@@ -6,7 +6,7 @@
 // in the same process, hands each resource its own copy of the shim (what the package did
 // before): the same text, serialized again for every resource.
 import * as pulumi from "@pulumi/pulumi";
-import { shimProvider } from "../src/resources/engine/shim";
+import { shimProvider } from "../src";
 import { captureProgram } from "../tools/engine";
 import { fmt, table } from "./common";
 

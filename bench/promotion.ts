@@ -8,8 +8,7 @@
 // endpoints' list) and their share, 429s; the wall time against the rollout's own bound.
 import { captureProgram, EngineStack, PROJECT, type ProviderPlugin, SECRET_KEYS } from "../tools/engine";
 import { resolvingIds } from "../tools/engine/examples";
-import { ServerlessEndpoint } from "../src/resources/serverless-endpoint";
-import { Template } from "../src/resources/template";
+import { ServerlessEndpoint, Template } from "../src";
 import { type Shape, fmt, startBench, table } from "./common";
 import { phase, type PhaseResult, quotaBoundMs, startPlugin } from "./stack";
 import { byKind } from "./quota";

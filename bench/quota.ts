@@ -6,7 +6,7 @@
 // with it. Counted from the emulator's log: requests by kind, status reads (pod lists and GETs)
 // and their share, 429s; the wall time against what the design needs of the quota.
 import { PROJECT, type ProviderPlugin, captureProgram, EngineStack } from "../tools/engine";
-import { Pod } from "../src/resources/pod";
+import { Pod } from "../src";
 import { type Bench, fmt, noPodLeft, type Shape, startBench, table } from "./common";
 import { destroyNeeded, phase, type PhaseResult, quotaBoundMs, startPlugin } from "./stack";
 import type { Target } from "./stack-report";

@@ -4,8 +4,8 @@
 // (the emulator sets it to the instant the container became RUNNING); the return time is
 // taken when `create` resolves. Both are reported in emulated seconds.
 import { ComputePlatform, PacingRegistry } from "../src/client";
-import { PodProvider } from "../src/resources/pod";
-import type { PollerTimings } from "../src/resources/lifecycle/poller";
+import { PodProvider } from "../src";
+import type { PollerTimings } from "../src/internal";
 import { bounded, calls, median, type Shape, setupGpuId, startBench } from "./common";
 
 export interface ReadinessResult {

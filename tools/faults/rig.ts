@@ -15,12 +15,10 @@
  * first by the next operation; properties cross the wire as JSON (undefined dropped).
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { ComputePlatform } from "../../src/client";
-import type { Clock } from "../../src/client/core/clock";
+import { type Clock, ComputePlatform } from "../../src/client";
 import { type Emulator, type Faults, startEmulator } from "../../src/emulator";
-import { priceBook } from "../../src/resources/cost/prices";
-import { PodProvider } from "../../src/resources/pod/provider";
-import { ServerlessEndpointProvider } from "../../src/resources/serverless-endpoint/provider";
+import { PodProvider, ServerlessEndpointProvider } from "../../src";
+import { priceBook } from "../../src/internal";
 import { PROJECT, PROJECT_DIR, type ProviderPlugin, SECRET_KEYS } from "../engine";
 import { emulatorConfig, startPlugin as startEmulatorPlugin } from "../engine/rig";
 
