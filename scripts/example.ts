@@ -70,7 +70,33 @@ async function promote(session: ExampleSession, prod: Record<string, string>, de
   print(describe(up));
   if (up.error) return false;
   printOutputs(up.outputs, print);
-  return true;
+  return protectedVolume(session, promoted, print);
+}
+
+/** Where a change moves prod's volume: a new data center is a new, empty volume. */
+export const MOVED_DATA_CENTER = "EU-RO-1";
+
+/**
+ * What a protected resource's replacement looks like: a change that would move prod's volume to
+ * another data center previews with the volume's line (replaced, [DESTROYS DATA]) and the
+ * engine's refusal, and nothing is sent. Then the protection is lifted as a reviewer would on
+ * purpose (`promotion:protectData` false: the engine records it, the platform sees nothing), so
+ * the run's destroy can delete the volume.
+ */
+async function protectedVolume(session: ExampleSession, prod: Record<string, string>, print: Print): Promise<boolean> {
+  const [dc, protect] = ["promotion:dataCenter", "promotion:protectData"];
+  const moved = `${dc} ${prod[dc]} -> ${MOVED_DATA_CENTER}`;
+  print("");
+  print(`A change that would replace prod's protected volume: ${moved}`);
+  const refused = await session.programPhase(`preview, stack prod: ${moved}`, "preview", { ...prod, [dc]: MOVED_DATA_CENTER });
+  print(describe(refused));
+  if (!refused.error?.includes("currently marked for protection")) return false;
+  const lifted = `${protect} true -> false`;
+  print("");
+  print(`Before the run's destroy, the protection lifted on purpose: ${lifted}`);
+  const up = await session.programPhase(`up, stack prod: ${lifted}`, "up", { ...prod, [protect]: "false" });
+  print(describe(up));
+  return !up.error;
 }
 
 /** Refresh (after a success) and destroy (always), then what is left; true when all went well. */
@@ -139,7 +165,9 @@ async function main(): Promise<number> {
     const phases = sessions.flatMap((s) => s.phases);
     print("");
     print("== summary");
-    print(`  phases: ${phases.length}, failed: ${phases.filter((p) => p.error).length}`);
+    // The engine's refusal to replace a protected volume is the promotion's point, not a failure.
+    const refusedOnPurpose = phases.filter((p) => p.error?.includes("currently marked for protection")).length;
+    print(`  phases: ${phases.length}, failed: ${phases.filter((p) => p.error).length - refusedOnPurpose}${refusedOnPurpose > 0 ? `, refused as the run meant: ${refusedOnPurpose}` : ""}`);
     print(`  API key in plugin output or state: ${keySeen ? "FOUND" : "no"}`);
     if (Object.keys(secrets).length > 0) print(`  secret stack values in plugin output: ${secretSeen ? "FOUND" : "no"}`);
     print(`  left in the emulator: ${leftover.length === 0 ? "nothing" : leftover.join(", ")}`);

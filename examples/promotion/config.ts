@@ -62,6 +62,11 @@ export const promotionConfigSchema = z
       )
       .min(1, "promotion:locations must name at least one region")
       .refine((l) => new Set(l).size === l.length, "promotion:locations lists a region twice"),
+    dataCenter: z
+      .string({ error: "promotion:dataCenter is required, e.g. US-TX-3" })
+      .regex(/^[A-Z]{2}-[A-Z]{2}-\d+$/, "promotion:dataCenter must be a data center id such as US-TX-3"),
+    // Config values arrive as text: only "true" and "false" are a boolean.
+    protectData: z.enum(["true", "false"], { error: "promotion:protectData must be true or false" }).transform((v) => v === "true"),
   })
   .refine((c) => c.workersMin <= c.workersMax, {
     message: "promotion:workersMin must not exceed promotion:workersMax",
@@ -99,6 +104,8 @@ export function parsePromotionConfig(get: (key: string) => string | undefined): 
     workersMin: get("workersMin"),
     workersMax: get("workersMax"),
     locations,
+    dataCenter: get("dataCenter"),
+    protectData: get("protectData"),
   };
   const parsed = promotionConfigSchema.safeParse(raw);
   if (!parsed.success) throw new PromotionConfigError(parsed.error.issues.map((i) => i.message));

@@ -2,7 +2,7 @@
 // (Pulumi.dev.yaml, Pulumi.prod.yaml). Promote by reviewing `pulumi preview --stack prod`,
 // then `pulumi up --stack prod`.
 import * as pulumi from "@pulumi/pulumi";
-import { Pod, runSyncSmokeTest, ServerlessEndpoint, Template } from "pulumi-computeplatform";
+import { NetworkVolume, Pod, runSyncSmokeTest, ServerlessEndpoint, Template } from "pulumi-computeplatform";
 import { parsePromotionConfig, POD_GPU_FOR_TIER, PromotionConfigError } from "./config";
 
 const config = new pulumi.Config("promotion");
@@ -22,13 +22,19 @@ function readConfig() {
 const settings = readConfig();
 const stack = pulumi.getStack();
 
-// The batch pod runs the release's image on the tier's GPU type. A new tag restarts it in
-// place; a different GPU type replaces it.
+// The batch pod's data lives on a network volume, which outlives the pod. Its replacement (a new
+// data center, say) would be a new, empty volume: prod protects it (`promotion:protectData`), so
+// the engine refuses any change that would delete it, and `pulumi destroy` stops at it.
+const data = new NetworkVolume("data", { size: 50, dataCenter: settings.dataCenter }, { protect: settings.protectData });
+
+// The batch pod runs the release's image on the tier's GPU type, its data on the volume. A new
+// tag restarts it in place; a different GPU type replaces it, and the volume's data stays.
 const batch = new Pod("batch", {
   image: `ghcr.io/acme/inference:${settings.imageTag}`,
   gpu: { id: POD_GPU_FOR_TIER[settings.gpuTier], count: 1 },
   env: { RELEASE: settings.imageTag, STACK: stack },
   ports: ["8000/http"],
+  mounts: { network: [{ volumeId: data.id, path: "/workspace" }] },
 });
 
 // The workers' template, one per stack: a new tag updates it in place (PATCH), which makes a
@@ -56,6 +62,7 @@ const inference = new ServerlessEndpoint("inference", {
 const smoke = runSyncSmokeTest({ endpoint: inference, input: { prompt: `smoke test of ${settings.imageTag}` } });
 
 export const release = settings.imageTag;
+export const dataVolumeId = data.id;
 export const batchPodId = batch.id;
 export const batchGpu = batch.gpu;
 export const templateId = worker.id;

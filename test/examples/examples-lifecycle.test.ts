@@ -235,7 +235,7 @@ test("promotion: against a prod stack, the dev tag is an in-place update, the pr
     // The engine hands the endpoint its template's real id (an unknown while previewing one not made yet).
     const up = await prod.up(resolvingIds(prod, currentRegs, { preview: false }));
     expect(up.error ?? up.failures).toBeUndefined();
-    expect(ops(up.steps)).toEqual({ "stack-cost": "create", batch: "create", "inference-worker": "create", inference: "create", "smoke-test": "create" });
+    expect(ops(up.steps)).toEqual({ data: "create", "stack-cost": "create", batch: "create", "inference-worker": "create", inference: "create", "smoke-test": "create" });
     // The stack's outputs as `pulumi up` prints them (the example prints them after each up).
     const outputs = await stackOutputs(path.join(exampleDir("promotion"), "index.ts"), { project: projectName("promotion"), stack: prod, config: prodConfig, secretKeys: [] });
     const batchId = [...prod.resources.values()].find((r) => r.urn.endsWith("::batch"))!.id;
@@ -249,7 +249,7 @@ test("promotion: against a prod stack, the dev tag is an in-place update, the pr
     // Prod unchanged: every step same, the smoke test's too, and no paid job.
     const jobs = emu.counts().runSync;
     const still = await prod.preview(resolvingIds(prod, currentRegs, { preview: true }));
-    expect(ops(still.steps)).toEqual({ "stack-cost": "same", batch: "same", "inference-worker": "same", inference: "same", "smoke-test": "same" });
+    expect(ops(still.steps)).toEqual({ data: "same", "stack-cost": "same", batch: "same", "inference-worker": "same", inference: "same", "smoke-test": "same" });
     expect(emu.counts().runSync).toBe(jobs);
 
     const before = emu.counts();
@@ -258,17 +258,17 @@ test("promotion: against a prod stack, the dev tag is an in-place update, the pr
     // The tag is the pod's image and the workers' template image: both PATCHed, and the endpoint
     // bound to that template shows as an update, since its workers roll to the new image.
     // The smoke test runs again: what the workers run and its input (which names the tag) changed.
-    expect(ops(tagOnly.steps)).toEqual({ "stack-cost": "same", batch: "update", "inference-worker": "update", inference: "update", "smoke-test": "update" });
+    expect(ops(tagOnly.steps)).toEqual({ data: "same", "stack-cost": "same", batch: "update", "inference-worker": "update", inference: "update", "smoke-test": "update" });
 
     const printed = plugin.transcript().length;
     const promoted = await prod.preview(resolvingIds(prod, promotionRegs, { preview: true }));
     expect(promoted.error ?? promoted.failures).toBeUndefined();
-    expect(ops(promoted.steps)).toEqual({ "stack-cost": "update", batch: "update", "inference-worker": "update", inference: "update", "smoke-test": "update" });
+    expect(ops(promoted.steps)).toEqual({ data: "same", "stack-cost": "update", batch: "update", "inference-worker": "update", inference: "update", "smoke-test": "update" });
     expect(plugin.transcript().slice(printed)).toMatch(/cost: \$[\d.]+-\$[\d.]+\/h -> \$[\d.]+-\$[\d.]+\/h \(\+\$0\.00-\$[\d.]+\/h\): endpoint inference workersMax 8 -> 10\n/);
 
     const devAll = await prod.preview(resolvingIds(prod, devAllRegs, { preview: true }));
     expect(devAll.error ?? devAll.failures).toBeUndefined();
-    expect(ops(devAll.steps)).toEqual({ "stack-cost": "update", batch: "replace", "inference-worker": "update", inference: "update", "smoke-test": "update" });
+    expect(ops(devAll.steps)).toEqual({ data: "same", "stack-cost": "update", batch: "replace", "inference-worker": "update", inference: "update", "smoke-test": "update" });
     expect(devAll.steps.find((s) => s.urn.endsWith("::batch"))?.diff?.replaces).toEqual(["gpu"]);
     // No write; reads only: the stack's cost looks once at the live objects whose cost changes
     // (the promotion's, the endpoint; the whole dev config's, the pod and the endpoint).
@@ -276,8 +276,23 @@ test("promotion: against a prod stack, the dev tag is an in-place update, the pr
     expect({ ...after, listPods: before.listPods, myself: before.myself }).toEqual(before);
     expect([after.listPods! - before.listPods!, after.myself! - before.myself!]).toEqual([1, 2]);
 
+    // Prod's volume is protected: a change that would replace it (a new data center: a new,
+    // empty volume) prints the volume's line, then the engine refuses it; nothing is written.
+    const moved = await captureExample("promotion", { stack: "prod", config: { ...prodConfig, "promotion:dataCenter": "EU-RO-1" }, preview: true });
+    const [atMove, linesFrom] = [emu.counts(), plugin.transcript().length];
+    const refused = await prod.preview(resolvingIds(prod, moved, { preview: true }));
+    expect(refused.error?.message).toMatch(/^unable to replace resource ".*NetworkVolume::data"\nas it is currently marked for protection/);
+    await plugin.waitForTranscript("[DESTROYS DATA]");
+    expect(plugin.transcript().slice(linesFrom)).toContain('NetworkVolume "data": replaced (dataCenter): a new one is made, then the old deleted; lost: its data (the new volume is empty; nothing is copied) [DESTROYS DATA]');
+    expect({ ...emu.counts(), listPods: atMove.listPods, myself: atMove.myself }).toEqual(atMove);
+    // The protection stops a destroy too, until a reviewed change lifts it: an up that sends nothing.
+    expect((await prod.destroy()).error?.message).toMatch(/cannot be deleted\nbecause it is protected/);
+    const unprotected = await captureExample("promotion", { stack: "prod", config: { ...prodConfig, "promotion:protectData": "false" }, preview: true });
+    expect(ops((await prod.up(resolvingIds(prod, unprotected, { preview: false }))).steps)).toMatchObject({ data: "same" });
+
     const down = await prod.destroy();
     expect(down.error).toBeUndefined();
+    expect(emu.state().networkVolumes).toEqual([]);
     expect(emu.state().endpoints).toEqual([]);
     expect(emu.state().templates).toEqual([]);
   } finally {

@@ -38,10 +38,10 @@ const dev = stackValues("dev");
 
 test("both stack files hold the same keys and pass", () => {
   const prod = stackValues("prod");
-  expect(Object.keys(dev).sort()).toEqual(["gpuTier", "imageTag", "locations", "workersMax", "workersMin"]);
+  expect(Object.keys(dev).sort()).toEqual(["dataCenter", "gpuTier", "imageTag", "locations", "protectData", "workersMax", "workersMin"]);
   expect(Object.keys(prod).sort()).toEqual(Object.keys(dev).sort());
-  expect(parse(dev)).toEqual({ imageTag: "1.5.0-rc.2", gpuTier: "ADA_24", workersMin: 0, workersMax: 2, locations: ["US"] });
-  expect(parse(prod)).toEqual({ imageTag: "1.4.2", gpuTier: "AMPERE_80", workersMin: 2, workersMax: 8, locations: ["US", "RO"] });
+  expect(parse(dev)).toEqual({ imageTag: "1.5.0-rc.2", gpuTier: "ADA_24", workersMin: 0, workersMax: 2, locations: ["US"], dataCenter: "US-TX-3", protectData: false });
+  expect(parse(prod)).toEqual({ imageTag: "1.4.2", gpuTier: "AMPERE_80", workersMin: 2, workersMax: 8, locations: ["US", "RO"], dataCenter: "US-TX-3", protectData: true });
 });
 
 test.each([
@@ -57,6 +57,9 @@ test.each([
   ["locations region", { locations: '["US","DE"]' }, 'promotion:locations must list regions from CZ, FR, GB, NO, RO, US, got "DE"'],
   ["locations empty", { locations: "[]" }, "promotion:locations must name at least one region"],
   ["locations repeated", { locations: '["US","US"]' }, "promotion:locations lists a region twice"],
+  ["dataCenter", { dataCenter: "texas" }, "promotion:dataCenter must be a data center id such as US-TX-3"],
+  ["dataCenter missing", { dataCenter: undefined }, "promotion:dataCenter is required"],
+  ["protectData", { protectData: "yes" }, "promotion:protectData must be true or false"],
 ])("a bad %s is refused, naming the key", (_what, change, message) => {
   const found = problems({ ...dev, ...change });
   expect(found).toHaveLength(1);

@@ -56,6 +56,8 @@ export interface Phase {
   costLines: string[];
   /** The smoke test's lines the plugin printed during the phase (whether its job runs, and why). */
   smokeLines: string[];
+  /** The steps' lines the plugin printed during the phase: what each change or delete does to what runs. */
+  stepLines: string[];
   /** After an up: the program's exports, from its run against the stack's state (its functions ran then). */
   outputs?: StackOutputs;
   error?: string;
@@ -87,6 +89,22 @@ export interface LifecycleResult {
   stateText: string;
   /** `__provider` of the pod as stored in state. */
   providerText: string;
+}
+
+/** A step's line (src/resources/lifecycle/step-line.ts): the kind, the logical name or id, what the step does. */
+const STEP_LINE = /(?:Pod|NetworkVolume|Template|ServerlessEndpoint|RegistryCredential) (?:"[^"]*"|\S+): (?:no request|no write|updated in place|replaced|deleted)/;
+
+const maskIds = (line: string) => line.replace(/\b(?=[a-z0-9]*\d)(?=[a-z0-9]*[a-z])[a-z0-9]{8,}\b/g, "ID");
+
+/**
+ * The plugin's output once it is quiet: a line is written to its stdout before the answer it
+ * belongs to, but may be read after it, so a phase's last lines could fall into the next.
+ */
+async function settled(plugin: ProviderPlugin): Promise<void> {
+  for (let i = 0, seen = -1; i < 50 && plugin.transcript().length !== seen; i++) {
+    seen = plugin.transcript().length;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /** The plugin's lines since `from` that carry `mark`, from the mark on. */
@@ -201,6 +219,7 @@ export async function openExample(example: ExampleName, opts: LifecycleOptions &
     } finally {
       stopWatching();
     }
+    await settled(plugin);
     const { result, changed, outputs } = outcome ?? { result: { steps: [] } };
     const p: Phase = {
       title,
@@ -215,6 +234,14 @@ export async function openExample(example: ExampleName, opts: LifecycleOptions &
       ms: Date.now() - started,
       costLines: printedLines(plugin, printed, "cost: "),
       smokeLines: printedLines(plugin, printed, "smoke test "),
+      stepLines: plugin
+        .transcript()
+        .slice(printed)
+        .split("\n")
+        .map((l) => STEP_LINE.exec(l) && l.slice(l.search(STEP_LINE)))
+        .filter((l): l is string => !!l)
+        // Steps run side by side print in any order: sorted, ids aside, a phase reads the same every run.
+        .sort((a, b) => maskIds(a).localeCompare(maskIds(b))),
       ...(outputs ? { outputs } : {}),
     };
     if (failure !== undefined) {
@@ -311,7 +338,7 @@ export function describe(p: Phase): string {
   const api = Object.entries(p.api)
     .map(([op, n]) => `${op} ${n}`)
     .join(", ");
-  for (const line of [...p.costLines, ...p.smokeLines]) lines.push(`  ${line}`);
+  for (const line of [...p.stepLines, ...p.costLines, ...p.smokeLines]) lines.push(`  ${line}`);
   // The program's smoke job, sent once the endpoint it names exists (runSyncSmokeTest).
   const smoke = p.outputs?.smokeStatus?.value;
   if (smoke !== undefined) {
