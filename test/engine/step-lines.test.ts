@@ -1,7 +1,8 @@
 // What each step does to what runs (issue 51), as the provider prints it beside the engine's
 // steps, in the preview and again in the up, for the kinds beyond Pod and NetworkVolume
 // (examples-lifecycle.test.ts has theirs): a serverless Template's new image rolls the workers
-// of the endpoint bound to it, which says whose change it is; a REST endpoint's container
+// of the endpoint bound to it (the platform's releases bear it out; a new env value alone rolls
+// nothing, and the Template claims nothing), which says whose change it is; a REST endpoint's container
 // change rolls its own; a new password replaces a registry credential; and a destroy prints a
 // delete line per object, marking what destroys data (a volume, a pod with no network volume).
 // Through Pulumi's own plugin against the emulator. The plugin loads dist/: run `npm run build`
@@ -14,20 +15,41 @@ import { Template } from "../../src/resources/template";
 import { captureProgram, EngineStack, PROJECT, SECRET_KEYS } from "../../tools/engine";
 import { resolvingIds } from "../../tools/engine/examples";
 import { engineRigForFile } from "../../tools/engine/rig";
+import { ComputePlatform } from "../../src/client";
+import { releaseRolls } from "../../src/resources/serverless-endpoint/rollout-plan";
 import { resourcesOf, resourceSteps } from "../helpers/ledger";
 
-const rig = engineRigForFile("cp_sentinel_step_lines_41f7a2");
+const KEY = "cp_sentinel_step_lines_41f7a2";
+const rig = engineRigForFile(KEY);
 
-const program = (v: { image: string; password: string }) => () => {
+/** Endpoint `id`'s releases, read over REST as any client would. */
+async function releasesOf(id: string) {
+  const client = new ComputePlatform({ apiKey: KEY, apiUrl: rig.emu.url, serverlessUrl: rig.emu.url, pacing: false });
+  try {
+    return await client.serverless.releases(id);
+  } finally {
+    await client.close();
+  }
+}
+
+const versionOf = async (id: string) => (await releasesOf(id)).endpointVersion ?? 0;
+
+/** The fields of the releases endpoint `id` made after version `after` that roll its workers (the platform's own word). */
+const rolledSince = async (id: string, after: number): Promise<string[]> =>
+  (await releasesOf(id)).releases.filter((r) => (r.version ?? 0) > after).flatMap((r) => r.diff.filter((d) => releaseRolls([d])).map((d) => d.field));
+
+type Version = { image: string; password: string; model?: string };
+
+const program = (v: Version) => () => {
   new NetworkVolume("data", { size: 20, dataCenter: "EU-RO-1" });
   new Pod("scratch", { image: "busybox:1", cpu: { id: "cpu3c", vcpuCount: 2 }, dataCenterIds: ["EU-RO-1"] });
   new RegistryCredential("registry", { username: "ci", password: v.password });
-  const worker = new Template("worker", { image: v.image, serverless: true });
+  const worker = new Template("worker", { image: v.image, serverless: true, env: { MODEL: v.model ?? "a" } });
   new ServerlessEndpoint("api", { gpuIds: "AMPERE_24", templateId: worker.id, workersMin: 0, workersMax: 1 });
   new ServerlessEndpoint("rest-api", { api: "rest", container: { image: v.image }, gpuIds: "AMPERE_24", workersMin: 0, workersMax: 1 });
 };
 
-async function regs(stack: EngineStack, v: { image: string; password: string }, preview: boolean) {
+async function regs(stack: EngineStack, v: Version, preview: boolean) {
   const captured = await captureProgram(program(v), { project: PROJECT, stack: stack.stack, preview, config: rig.config, secretKeys: SECRET_KEYS });
   return resolvingIds(stack, captured, { preview });
 }
@@ -63,10 +85,22 @@ test("a template's image, a REST container and a password: preview and up print 
   // Nothing else changed, so no other step prints a line.
   expect(inPreview).not.toMatch(/(NetworkVolume|Pod) "/);
 
+  const apiId = resourcesOf(stack).find((r) => r.urn.endsWith("::api"))!.id;
+  const before = await versionOf(apiId);
   const inUp = await printed(async () => stack.up(await regs(stack, v2, false)), changed);
   for (const line of changed) expect(inUp).toContain(line);
   const oldCredential = /RegistryCredential (\S+): deleted; lost: the credential\n/.exec(inUp);
   expect(oldCredential).not.toBeNull();
+  // The Template's line held to the platform: its new image made a release that rolls the endpoint running it.
+  expect(await rolledSince(apiId, before)).toEqual(["template.image"]);
+
+  // A new value of an env variable it has: the release names env by its variables' names, so
+  // the Template's line claims no rollout, and the platform makes none.
+  const v3 = { ...v2, model: "b" };
+  const at = await versionOf(apiId);
+  const valueOnly = await printed(async () => stack.up(await regs(stack, v3, false)), ['Template "worker": updated in place (env)\n']);
+  expect(valueOnly).toContain('Template "worker": updated in place (env)\n');
+  expect(await rolledSince(apiId, at)).toEqual([]);
 
   const ids = Object.fromEntries(resourcesOf(stack).map((r) => [r.urn.split("::").at(-1), r.id]));
   const deleted = [
