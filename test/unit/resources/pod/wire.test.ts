@@ -50,7 +50,8 @@ describe("createBody", () => {
   });
 
   it("every field the program set, copied rather than shared", () => {
-    const inputs = checked({
+    // Each field the body can carry, as the program sets it (waitFor and the like are this resource's, not the body's).
+    const set = {
       name: "p",
       image: "img:1",
       args: "python serve.py",
@@ -63,22 +64,10 @@ describe("createBody", () => {
       cloud: "COMMUNITY",
       dataCenterIds: ["EU-RO-1"],
       globalNetworking: true,
-    });
+    };
+    const inputs = checked({ ...set, waitFor: "PORTS", waitTimeoutSeconds: 60, desiredStatus: "RUNNING", locked: false });
     const body = createBody(inputs);
-    expect(body).toEqual({
-      name: "p",
-      image: "img:1",
-      args: "python serve.py",
-      disk: 40,
-      ports: ["8888/http"],
-      env: { A: "1" },
-      registry: "reg-1",
-      gpu: { id: "NVIDIA A40", count: 2 },
-      mounts: { network: [{ volumeId: "v1", path: "/vol" }] },
-      cloud: "COMMUNITY",
-      dataCenterIds: ["EU-RO-1"],
-      globalNetworking: true,
-    });
+    expect(body).toEqual(set);
     body.env!.B = "2";
     body.ports!.push("22/tcp");
     body.dataCenterIds!.push("US-1");
