@@ -344,14 +344,7 @@ export class Walker {
       expect(calls.filter((c) => /^(Create|Delete) /.test(c))).toEqual([`Create ${LOGICAL}`, `Delete ${LOGICAL}`]);
     }
     // 1b. The step's line, in the preview and the up, says what the up did (step-lines.ts).
-    await this.holdLines(printedFrom, {
-      op,
-      writes: requests.filter(isWrite).length,
-      heldData: op === "replace" && (this.model.holdsData?.(liveBefore) ?? false),
-      restarted: op === "update" ? this.model.restarted?.(liveBefore, this.model.live(this.world, now.id)) : undefined,
-      rolled: rolled ? await rolled() : undefined,
-      oldId: op === "replace" ? old!.id : undefined,
-    });
+    await this.holdLines(printedFrom, await this.seen(op, mark, liveBefore, old?.id, now.id, rolled));
     // 2. The platform's object matches the declaration.
     this.model.expectLive(decl, this.model.live(this.world, now.id), op === "replace" ? undefined : liveBefore, this.world, previous);
     await watched?.(reveal(now.outputs) as Record<string, any>);
@@ -363,6 +356,18 @@ export class Walker {
     expect(this.log().slice(at).filter(isWrite)).toEqual([]);
     await this.expectSame(stack, decl, "after refresh");
     return op;
+  }
+
+  /** What the up from request-log position `mark` did to the object (`oldId` before it, `nowId` after), for its lines. */
+  private async seen(op: StepOp, mark: number, liveBefore: unknown, oldId: string | undefined, nowId: string, rolled?: () => Promise<boolean>): Promise<Omit<UpSeen, "deleted"> & { oldId?: string }> {
+    return {
+      op,
+      writes: this.log().slice(mark).filter(isWrite).length,
+      heldData: op === "replace" && (this.model.holdsData?.(liveBefore) ?? false),
+      restarted: op === "update" ? this.model.restarted?.(liveBefore, this.model.live(this.world, nowId)) : undefined,
+      rolled: rolled ? await rolled() : undefined,
+      oldId: op === "replace" ? oldId : undefined,
+    };
   }
 
   /**
@@ -449,6 +454,7 @@ export class Walker {
       if (refreshed.error) throw refreshed.error;
     }
     const expected = change.expect(decl, step.value);
+    const printedFrom = this.plugin.stdout.length;
     const preview = await stack.preview(await this.capture(decl, true));
     if (expected === "refused") {
       // The program cannot put it back (a volume only grows): preview fails naming the field,
@@ -469,12 +475,17 @@ export class Walker {
     const wanted = expected === "update" ? { replaces: [], updates: [shown] } : { replaces: [shown], updates: [] };
     expect({ field: step.field, op: resourceSteps(preview).map((s) => s.op), plan }).toEqual({ field: step.field, op: [expected], plan: wanted });
     const watched = expected === "update" ? await this.watch(stack, decl) : undefined;
+    const liveBefore = this.model.live(this.world, res.id);
+    const rolled = expected === "update" ? await this.model.rolled?.(this.world, res.id) : undefined;
+    const mark = this.log().length;
     const up = await stack.up(await this.capture(decl, false));
     if (up.error) throw up.error;
     expect(resourceSteps(up).map((s) => s.op)).toEqual([expected]);
     const now = this.subject(stack);
     if (expected === "update") expect(now.id).toBe(res.id);
     else expect(this.model.live(this.world, res.id)).toBeUndefined();
+    // Putting it back is a step like any other: its line says what the up did.
+    await this.holdLines(printedFrom, await this.seen(expected, mark, liveBefore, res.id, now.id, rolled));
     // Back to what it was before the outside change (a new object: to the declaration).
     this.model.expectLive(decl, this.model.live(this.world, now.id), expected === "update" ? live : undefined, this.world, decl);
     await watched?.(reveal(now.outputs) as Record<string, any>);
