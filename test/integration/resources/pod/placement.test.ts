@@ -1,0 +1,183 @@
+// Where a Pod's create lands (placement.ts), against the emulator over real HTTP: each GPU type of
+// the preference list POSTed in order until one is placed, only the platform's "no capacity" 400
+// (open-parts: "No capacity for that GPU type in the allowed data centers: 400, detail says 'no
+// capacity'") moving on to the next, a type priced over maxHourlyCost never sent, and the pod's
+// price from the catalog. The engine suite (test/engine/cost.test.ts) runs the fallback through
+// Pulumi's plugin; this file holds each branch of the module on its own.
+import { BadRequestError, type ComputePlatform, ComputePlatform as Client, ConflictError } from "../../../../src/client";
+import { systemClock } from "../../../../src/client/core/clock";
+import { type Emulator, startEmulator } from "../../../../src/emulator";
+import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
+import { planCreate } from "../../../../src/resources/pod/create-plan";
+import { type Found, hourlyCostOf, isNoCapacity, place } from "../../../../src/resources/pod/placement";
+import { checkPod, type LivePod, type PodInputs } from "../../../../src/resources/pod/schema";
+
+const QUOTAS = { minute: 1_000_000, hour: 10_000_000, day: 100_000_000 };
+const H100 = "NVIDIA H100 80GB HBM3";
+const A100 = "NVIDIA A100-SXM4-80GB";
+const L40S = "NVIDIA L40S";
+
+let emu: Emulator;
+let client: ComputePlatform;
+
+beforeAll(async () => {
+  emu = await startEmulator({ port: 0, quotas: QUOTAS, timings: { provisioningMs: 30, startingMs: 30 } });
+  client = new Client({ apiKey: emu.apiKey, apiUrl: emu.url, pacing: false, maxRetries: 2, baseDelayMs: 2, maxBackoffMs: 20 });
+});
+
+afterAll(async () => {
+  await client?.close();
+  await emu?.close();
+});
+
+beforeEach(() => emu.setFaults({}));
+
+function inputs(news: Record<string, unknown>): PodInputs {
+  const checked = checkPod({}, { name: "web", image: "img/app:1", [LOGICAL_NAME_KEY]: "web", ...news });
+  expect(checked.failures ?? []).toEqual([]);
+  return checked.inputs!;
+}
+
+const found = (): Found => ({ seenBefore: new Set(), claimed: new Set() });
+const ctx = () => ({ client, clock: systemClock });
+
+/** The create requests since `from`, as `status gpu-id`. */
+const creates = (from: number) =>
+  emu
+    .requestLog()
+    .slice(from)
+    .filter((e) => e.method === "POST" && e.path === "/v2/pods")
+    .map((e) => e.status);
+
+const livePods = () => emu.state().pods.filter((p: { status: string }) => p.status !== "TERMINATED");
+
+async function price(gpuId: string, cloud: "SECURE" | "COMMUNITY" = "SECURE"): Promise<number> {
+  const type = (await client.catalog.gpus()).find((g) => g.id === gpuId)!;
+  return cloud === "SECURE" ? type.price.secure! : type.price.community!;
+}
+
+describe("isNoCapacity: the platform's answer that made nothing", () => {
+  const err = <E extends typeof BadRequestError>(Kind: E, status: number, detail: string | undefined) =>
+    new Kind("m", { status, title: "t", detail: detail as string, errors: [], method: "POST", url: "http://h/v2/pods", code: undefined, retryAfterMs: undefined });
+
+  test.each<[string, Error, boolean]>([
+    ["a 400 whose detail says no capacity", err(BadRequestError, 400, "no capacity for GPU type 'x' in the allowed data centers"), true],
+    ["in any case", err(BadRequestError, 400, "No Capacity right now"), true],
+    ["a 400 of another rule", err(BadRequestError, 400, "registry: no such registry"), false],
+    ["a 400 with no detail", err(BadRequestError, 400, undefined), false],
+    ["a 409 that says no capacity", err(ConflictError, 409, "no capacity"), false],
+    ["an error that is not the platform's", new Error("no capacity"), false],
+  ])("%s", (_name, e, yes) => {
+    expect(isNoCapacity(e)).toBe(yes);
+  });
+});
+
+describe("place: each GPU type in order until one is placed", () => {
+  test("the first type has no capacity: the second is POSTed and placed; one pod made", async () => {
+    emu.setFaults({ noCapacity: [{ gpuId: H100 }] });
+    const before = livePods().length;
+    const from = emu.requestLog().length;
+    const pod = await place(ctx(), planCreate(inputs({ gpu: { id: [H100, A100, L40S] } })), found());
+    expect(pod.gpu?.id).toBe(A100);
+    expect(creates(from)).toEqual([400, 201]);
+    expect(livePods().length).toBe(before + 1);
+  });
+
+  test("the first type placed: the rest are never sent", async () => {
+    const from = emu.requestLog().length;
+    const pod = await place(ctx(), planCreate(inputs({ gpu: { id: [L40S, A100] } })), found());
+    expect(pod.gpu?.id).toBe(L40S);
+    expect(creates(from)).toEqual([201]);
+  });
+
+  test("every type out of capacity: no pod made, and the error names each type, its count, where, and the platform's answer", async () => {
+    emu.setFaults({ noCapacity: [{ gpuId: H100 }, { gpuId: A100 }] });
+    const before = livePods().length;
+    const from = emu.requestLog().length;
+    const err = await place(ctx(), planCreate(inputs({ name: "train", gpu: { id: [H100, A100], count: 2 } })), found()).catch((e: Error) => e);
+    expect(err.message).toBe(
+      `pod "train": none of the GPU types of gpu.id could be placed, and no pod was made. Tried, in order: ` +
+        `"${H100}" x2 in any data center: 400 no capacity for GPU type '${H100}' in the allowed data centers; ` +
+        `"${A100}" x2 in any data center: 400 no capacity for GPU type '${A100}' in the allowed data centers. ` +
+        "Add GPU types to gpu.id, allow more data centers in dataCenterIds, or try again later.",
+    );
+    expect(creates(from)).toEqual([400, 400]);
+    expect(livePods().length).toBe(before);
+  });
+
+  test("the data centers the program allows are named", async () => {
+    const dcs = (await client.catalog.dataCenters()).map((d) => d.id).slice(0, 2);
+    emu.setFaults({ noCapacity: [{ gpuId: H100 }] });
+    const err = await place(ctx(), planCreate(inputs({ gpu: { id: [H100] }, dataCenterIds: dcs })), found()).catch((e: Error) => e);
+    expect(err.message).toContain(`"${H100}" x1 in data centers ${dcs.join(", ")}: 400 no capacity`);
+  });
+
+  test("a failure other than no capacity ends the create as it is: the next type is not tried", async () => {
+    // A registry the account does not have: a 400 of another rule (open-parts), for every type alike.
+    const from = emu.requestLog().length;
+    const err = await place(ctx(), planCreate(inputs({ gpu: { id: [H100, A100] }, registry: "no-such-registry" })), found()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BadRequestError);
+    expect(isNoCapacity(err)).toBe(false);
+    expect(creates(from)).toEqual([400]);
+  });
+
+  test("a CPU pod is one POST of its body", async () => {
+    const cpu = (await client.catalog.cpus())[0]!;
+    const from = emu.requestLog().length;
+    const pod = await place(ctx(), planCreate(inputs({ cpu: { id: cpu.id, vcpuCount: 2 } })), found());
+    expect(pod.cpu).toMatchObject({ id: cpu.id, vcpuCount: 2 });
+    expect(creates(from)).toEqual([201]);
+  });
+});
+
+describe("place with maxHourlyCost: a type priced over it is not tried", () => {
+  test("a type over the limit is skipped without a request; one at the limit is tried", async () => {
+    const [l40s, a100] = [await price(L40S), await price(A100)];
+    const [dear, cheap] = l40s > a100 ? [L40S, A100] : [A100, L40S];
+    const from = emu.requestLog().length;
+    const pod = await place(ctx(), planCreate(inputs({ gpu: { id: [dear, cheap] }, maxHourlyCost: Math.min(l40s, a100) })), found());
+    expect(pod.gpu?.id).toBe(cheap);
+    expect(creates(from)).toEqual([201]);
+  });
+
+  test("every type over the limit: nothing sent; the error gives each type's price for the pod's cloud and count", async () => {
+    const each = await price(L40S, "COMMUNITY");
+    const from = emu.requestLog().length;
+    const err = await place(ctx(), planCreate(inputs({ gpu: { id: [L40S], count: 2 }, cloud: "COMMUNITY", maxHourlyCost: 0.01 })), found()).catch((e: Error) => e);
+    expect(err.message).toContain(`"${L40S}" x2: not tried, its COMMUNITY price $${(2 * each).toFixed(2)}/h is over maxHourlyCost $0.01/h`);
+    expect(err.message).toContain("no pod was made");
+    expect(creates(from)).toEqual([]);
+  });
+
+  test("a type the catalog does not price is tried (the platform decides)", async () => {
+    const from = emu.requestLog().length;
+    const err = await place(ctx(), planCreate(inputs({ gpu: { id: ["NVIDIA Nonesuch 1GB"] }, maxHourlyCost: 0.01 })), found()).catch((e: unknown) => e);
+    // The platform refuses the unknown type: the POST was sent, not skipped by the price.
+    expect(creates(from)).toHaveLength(1);
+    expect((err as Error).message).not.toContain("not tried");
+  });
+});
+
+describe("hourlyCostOf: the catalog price of what the pod got", () => {
+  const pod = (over: Partial<LivePod>) => ({ cloud: "SECURE", gpu: undefined, cpu: undefined, ...over }) as unknown as LivePod;
+
+  test("a GPU pod: the price of its type for its cloud, times its count", async () => {
+    expect(await hourlyCostOf(client, pod({ gpu: { id: L40S, count: 3 } } as Partial<LivePod>))).toEqual({ hourlyCost: Number((3 * (await price(L40S))).toFixed(2)) });
+    expect(await hourlyCostOf(client, pod({ gpu: { id: L40S, count: 1 }, cloud: "COMMUNITY" } as Partial<LivePod>))).toEqual({ hourlyCost: await price(L40S, "COMMUNITY") });
+  });
+
+  test("a CPU pod: its flavor's per-vCPU price times vcpuCount", async () => {
+    const cpu = (await client.catalog.cpus())[0]!;
+    const { hourlyCost } = await hourlyCostOf(client, pod({ cpu: { id: cpu.id, vcpuCount: 4, memory: 8 } } as Partial<LivePod>));
+    expect(hourlyCost).toBeCloseTo(cpu.price.securePerVcpu * 4, 2);
+  });
+
+  test("a type the catalog does not list: no price, not a wrong one", async () => {
+    expect(await hourlyCostOf(client, pod({ gpu: { id: "NVIDIA Nonesuch 1GB", count: 1 } } as Partial<LivePod>))).toEqual({});
+  });
+
+  test("a catalog that cannot answer leaves the price out; the pod stands", async () => {
+    const broken = { catalog: { gpus: () => Promise.reject(new Error("catalog down")), cpus: () => Promise.reject(new Error("catalog down")) } } as unknown as ComputePlatform;
+    expect(await hourlyCostOf(broken, pod({ gpu: { id: L40S, count: 1 } } as Partial<LivePod>))).toEqual({});
+  });
+});
