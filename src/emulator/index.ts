@@ -133,6 +133,8 @@ export interface Emulator {
   counts(): Record<string, number>;
   /** A copy of everything one account holds now: `account`, else the first key's. */
   state(account?: string): EmulatorState;
+  /** A copy of everything every account holds now, by account name, the first key's first. */
+  states(): Record<string, EmulatorState>;
   /** Replaces the active faults; a `seed` restarts the fault sequence. */
   setFaults(faults: Faults): void;
   /** Stops serving, cuts keep-alive connections, and writes the state file a last time. */
@@ -225,6 +227,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     exchanges: () => server.exchanges(),
     counts: () => server.counts(),
     state: (account) => server.state(account),
+    states: () => server.states(),
     setFaults: (f) => server.setFaults(f),
     close: () => server.close(),
     advanceClock: (ms) => {

@@ -126,7 +126,8 @@ export class EmulatorServer {
       common,
     };
     // One account per name the keys give, in the order of the keys: the first key's is the
-    // default one, which `state()`, the console and the state file's unprefixed parts stand for.
+    // default one, which `state()` and the state file's unprefixed parts stand for (the console
+    // and `states()` show every account).
     for (const k of config.keys) {
       const name = accountOf(k);
       if (!this.accounts.has(name)) this.accounts.set(name, new Account(name, shared));
@@ -150,18 +151,23 @@ export class EmulatorServer {
       keys,
       log: this.log,
       clock,
+      accountOf,
       source: {
-        pods: () => own.pods.all().map((p) => own.pods.view(p)),
-        endpoints: () => own.serverless.endpoints(),
-        endpointJobs: (id) => ({ health: own.serverless.endpointJobs.health(id), recent: own.serverless.endpointJobs.recent(id, 10) }),
-        endpointReleases: (id) => own.restEndpoints.releases(id),
-        volumes: () => own.volumes.list(),
-        templates: () => own.templates.list(),
-        registries: () => own.registries.list(),
-        segments: () => own.meter.overlapping(-Infinity, Infinity),
+        accounts: () =>
+          [...this.accounts.values()].map((a) => ({
+            name: a.name,
+            pods: () => a.pods.all().map((p) => a.pods.view(p)),
+            endpoints: () => a.serverless.endpoints(),
+            endpointJobs: (id: string) => ({ health: a.serverless.endpointJobs.health(id), recent: a.serverless.endpointJobs.recent(id, 10) }),
+            endpointReleases: (id: string) => a.restEndpoints.releases(id),
+            volumes: () => a.volumes.list(),
+            templates: () => a.templates.list(),
+            registries: () => a.registries.list(),
+            segments: () => a.meter.overlapping(-Infinity, Infinity),
+            now,
+          })),
         requestLog: () => this.log.entries(),
         faults: () => this.faults.current(),
-        now,
       },
     });
 
@@ -260,6 +266,11 @@ export class EmulatorServer {
       registries: a.registries.list(),
       endpoints: structuredClone(a.serverless.endpoints()),
     };
+  }
+
+  /** What every account holds, by name, in the order of the keys. */
+  states(): Record<string, EmulatorState> {
+    return Object.fromEntries([...this.accounts.keys()].map((name) => [name, this.state(name)]));
   }
 
   /** Writes the state file now (it is also written after every change). */

@@ -15,13 +15,13 @@ import type * as http from "node:http";
 import { join } from "node:path";
 import type { ApiKey } from "../core/http/types";
 import { fingerprint, type RequestLog, type RequestLogEntry } from "../core/request-log";
-import { esc, frame, type PageName, PAGES, type Raw, SECURITY_HEADERS, signInPage } from "./html";
+import { esc, frame, html, type PageName, PAGES, type Raw, SECURITY_HEADERS, signInPage } from "./html";
 import { faultsControls, faultsLive, logControls, logPage, STATUS_FILTERS, type StatusFilter, WHO_FILTERS, type WhoFilter } from "./log-and-faults";
 import { SignInAttempts } from "./attempts";
 import { moneyPage } from "./money";
 import { endpointsPage, itemJson, podsPage, registriesPage, templatesPage, volumesPage } from "./resource-pages";
 import { checkStateChange, crossOrigin, type Session, type Sessions } from "./sessions";
-import type { ConsoleSource } from "./source";
+import type { AccountSource, ConsoleSource } from "./source";
 
 export { Sessions } from "./sessions";
 export type { ConsoleSource } from "./source";
@@ -39,6 +39,8 @@ const ASSETS: Record<string, string> = {
 
 export interface ConsoleDeps {
   source: ConsoleSource;
+  /** The account a key belongs to: the one its session's outside events act on. */
+  accountOf(key: ApiKey): string;
   sessions: Sessions;
   keys: ReadonlyMap<string, ApiKey>;
   log: RequestLog;
@@ -133,32 +135,50 @@ export class Console {
     if (parts[0] === "json" && parts.length === 3) {
       const id = decoded(parts[2]);
       if (id === undefined) return jsonAnswer(400, { detail: `the item id '${parts[2]}' is not a valid percent-encoding` });
-      const item = itemJson(this.deps.source, parts[1], id);
+      const item = this.deps.source
+        .accounts()
+        .map((a) => itemJson(a, parts[1], id))
+        .find((x) => x !== undefined);
       return item === undefined ? jsonAnswer(404, { detail: `no ${parts[1]} item '${parts[2]}'` }) : jsonAnswer(200, item);
     }
     const page = PAGES.find(([p]) => p === parts[0])?.[0];
     if (!page || parts.length !== 1) return htmlAnswer(404, notFound(path));
-    const { live, controls } = this.page(page, url.searchParams);
+    const { live, controls } = this.page(page, url.searchParams, this.deps.accountOf(session.key));
     if (req.headers[REFRESH_HEADER]) return htmlAnswer(200, live.html);
     const who = { id: fingerprint(session.key.key), canWrite: session.key.scopes.includes("write") };
     return htmlAnswer(200, frame({ page, csrf: session.csrf, who, live, controls }));
   }
 
-  private page(page: PageName, q: URLSearchParams): { live: Raw; controls?: Raw } {
+  /**
+   * A resource page shows every account's objects: one account as it always has, several each
+   * under its name, the signed-in key's first. Outside events go through the control plane on
+   * the session's key, which acts on its own account only, so other accounts' rows offer none.
+   */
+  private byAccount(mine: string, part: (a: AccountSource, own: boolean) => Raw): Raw {
+    const all = this.deps.source.accounts();
+    if (all.length === 1) return part(all[0], true);
+    const ordered = [...all.filter((a) => a.name === mine), ...all.filter((a) => a.name !== mine)];
+    return html`${ordered.map(
+      (a) => html`<section class="account" data-account="${a.name}"><h2>Account <code>${a.name}</code>${a.name === mine ? " (this key's)" : ""}</h2>
+${part(a, a.name === mine)}</section>`,
+    )}`;
+  }
+
+  private page(page: PageName, q: URLSearchParams, mine: string): { live: Raw; controls?: Raw } {
     const src = this.deps.source;
     switch (page) {
       case "pods":
-        return { live: podsPage(src, q.get("terminated") === "1") };
+        return { live: this.byAccount(mine, (a, own) => podsPage(a, q.get("terminated") === "1", own)) };
       case "endpoints":
-        return { live: endpointsPage(src) };
+        return { live: this.byAccount(mine, (a, own) => endpointsPage(a, own)) };
       case "volumes":
-        return { live: volumesPage(src) };
+        return { live: this.byAccount(mine, volumesPage) };
       case "templates":
-        return { live: templatesPage(src) };
+        return { live: this.byAccount(mine, templatesPage) };
       case "registries":
-        return { live: registriesPage(src) };
+        return { live: this.byAccount(mine, registriesPage) };
       case "money":
-        return { live: moneyPage(src) };
+        return { live: this.byAccount(mine, moneyPage) };
       case "log": {
         const wanted = q.get("status") ?? "all";
         const filter = (STATUS_FILTERS as readonly string[]).includes(wanted) ? (wanted as StatusFilter) : "all";

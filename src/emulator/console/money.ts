@@ -1,10 +1,10 @@
-// The account's money, from the meter that billing reads: the cost per hour of what runs now,
+// An account's money, from the meter that billing reads: the cost per hour of what runs now,
 // what has been billed so far, and an SVG chart of cumulative spend over the emulator's clock. The
 // chart is drawn by hand (a polyline and a few ticks): no script, no inline style.
 
 import type { Segment } from "../core/meter";
 import { html, raw, type Raw, table, usd } from "./html";
-import type { ConsoleSource } from "./source";
+import type { AccountSource } from "./source";
 
 const HOUR = 3_600_000;
 
@@ -73,7 +73,7 @@ ${yTicks}${xTicks}
 </svg>`;
 }
 
-export function moneyPage(src: ConsoleSource): Raw {
+export function moneyPage(src: AccountSource): Raw {
   const m = money(src.segments(), src.now());
   const rows = m.byResource
     .slice(0, 50)

@@ -8,7 +8,7 @@ import type { PodView } from "../pods/store";
 import type { ReleasesView } from "../serverless/rest/endpoints";
 import type { EndpointView } from "../serverless/service";
 import { eventButton, html, jsonLink, type Raw, table, usd } from "./html";
-import type { ConsoleSource } from "./source";
+import type { AccountSource } from "./source";
 
 function compute(p: PodView): string {
   if (p.gpu) return `${p.gpu.count} × ${p.gpu.id}`;
@@ -32,26 +32,27 @@ export function duration(seconds: number): string {
   return `${s} s`;
 }
 
-function podRow(p: PodView): Raw {
-  const live = p.status !== "TERMINATED";
-  const stop = p.status !== "EXITED" && live;
+/** `own`: the pod is on the signed-in key's account, the one the console's outside events act on. */
+function podRow(p: PodView, own: boolean): Raw {
+  const terminate = own && p.status !== "TERMINATED";
+  const stop = p.status !== "EXITED" && terminate;
   return html`<tr data-pod-id="${p.id}" data-status="${p.status}" data-dc="${p.dataCenterId ?? ""}" data-gpu="${p.gpu?.id ?? ""}">
 <td>${p.name}</td><td>${jsonLink("pods", p.id)}</td><td><span class="status s-${p.status}">${p.status}</span></td>
 <td>${compute(p)}</td><td>${p.dataCenterId ?? ""}</td><td class="num">${usd(p.cost)}</td>
 <td class="num">${p.runtime ? duration(p.runtime.uptime) : "—"}</td><td>${mounts(p)}</td><td>${p.locked ? "locked" : ""}</td>
 <td class="actions">${stop ? eventButton("Stop (host gone)", "stopPod") : ""}${
-    live ? eventButton("Terminate", "terminatePod", true) : ""
+    terminate ? eventButton("Terminate", "terminatePod", true) : ""
   }</td></tr>`;
 }
 
-export function podsPage(src: ConsoleSource, showTerminated: boolean): Raw {
+export function podsPage(src: AccountSource, showTerminated: boolean, own = true): Raw {
   const all = src.pods();
   const shown = showTerminated ? all : all.filter((p) => p.status !== "TERMINATED");
   const terminated = all.length - all.filter((p) => p.status !== "TERMINATED").length;
   const toggle = showTerminated
     ? html`<a href="/console/pods">hide TERMINATED</a>`
     : html`<a href="/console/pods?terminated=1">show ${terminated} TERMINATED</a>`;
-  const rows = shown.map(podRow);
+  const rows = shown.map((p) => podRow(p, own));
   return html`<p class="summary" data-count="${shown.length}">${shown.length} pods · ${toggle}</p>${table(
     ["Name", "Id", "Status", "Compute", "Data center", "Cost/h", "Uptime", "Mounts", "Lock", "Outside events"],
     rows,
@@ -75,7 +76,7 @@ function rolloutText(r: ReleasesView["rollout"]): string {
   return r.inProgress ? `rolling out: ${part}` : `done: ${part}`;
 }
 
-function endpointRow(src: ConsoleSource, e: EndpointView): Raw {
+function endpointRow(src: AccountSource, e: EndpointView, own: boolean): Raw {
   const by = (s: string) => e.pods.filter((w) => w.desiredStatus === s).length;
   const range = endpointCostRange(e);
   const rel = src.endpointReleases(e.id);
@@ -85,11 +86,11 @@ function endpointRow(src: ConsoleSource, e: EndpointView): Raw {
 <td>${by("RUNNING")} running, ${by("STARTING")} starting, ${by("EXITED")} draining</td>
 <td class="num">${e.workersMin}</td><td class="num">${e.workersMax}</td><td>${e.gpuCount} × ${e.gpuIds.split(",").join(", ")}</td>
 <td class="num">${usd(range.min)} – ${usd(range.max)}</td>
-<td class="actions">${eventButton("Delete (outside)", "deleteEndpoint", true)}</td></tr>`;
+<td class="actions">${own ? eventButton("Delete (outside)", "deleteEndpoint", true) : ""}</td></tr>`;
 }
 
 /** An endpoint's queue, workers by state, spend so far and recent jobs, each job's answer one click away. */
-function endpointJobsSection(src: ConsoleSource, e: EndpointView): Raw {
+function endpointJobsSection(src: AccountSource, e: EndpointView): Raw {
   const { health, recent } = src.endpointJobs(e.id);
   const now = src.now();
   const spent = src
@@ -126,17 +127,17 @@ Releases${more}:</p>
 ${table(["Version", "Created", "Workers on it", "What changed"], rows, "No releases.")}`;
 }
 
-export function endpointsPage(src: ConsoleSource): Raw {
+export function endpointsPage(src: AccountSource, own = true): Raw {
   const list = src.endpoints();
   return html`<p class="summary" data-count="${list.length}">${list.length} serverless endpoints. Cost range: workersMin on
 the cheapest GPU of the tiers to workersMax on the dearest, at list price; workers bill gpuCount × their tier's price while they run.</p>${table(
     ["Name", "Id", "Version", "Rollout", "Workers", "workersMin", "workersMax", "GPU tiers", "Cost/h", "Outside events"],
-    list.map((e) => endpointRow(src, e)),
+    list.map((e) => endpointRow(src, e, own)),
     "No serverless endpoints.",
   )}${list.map((e) => endpointJobsSection(src, e))}`;
 }
 
-export function volumesPage(src: ConsoleSource): Raw {
+export function volumesPage(src: AccountSource): Raw {
   const list = src.volumes();
   const rows = list.map(
     (v) => html`<tr data-volume-id="${v.id}"><td>${v.name}</td><td>${jsonLink("volumes", v.id)}</td><td>${v.dataCenter}</td>
@@ -149,7 +150,7 @@ export function volumesPage(src: ConsoleSource): Raw {
   )}`;
 }
 
-export function templatesPage(src: ConsoleSource): Raw {
+export function templatesPage(src: AccountSource): Raw {
   const list = src.templates();
   const rows = list.map(
     (t) => html`<tr data-template-id="${t.id}"><td>${t.name}</td><td>${jsonLink("templates", t.id)}</td><td>${t.image}</td>
@@ -162,7 +163,7 @@ export function templatesPage(src: ConsoleSource): Raw {
   )}`;
 }
 
-export function registriesPage(src: ConsoleSource): Raw {
+export function registriesPage(src: AccountSource): Raw {
   const list = src.registries();
   const rows = list.map((r) => html`<tr data-registry-id="${r.id}"><td>${r.name}</td><td>${jsonLink("registries", r.id)}</td></tr>`);
   return html`<p class="summary" data-count="${list.length}">${list.length} registry credentials. The emulator checks a
@@ -174,7 +175,7 @@ credential's username and password when it is made and keeps neither, so neither
 }
 
 /** The JSON the API answers for one item, or undefined. */
-export function itemJson(src: ConsoleSource, kind: string, id: string): unknown {
+export function itemJson(src: AccountSource, kind: string, id: string): unknown {
   switch (kind) {
     case "pods":
       return src.pods().find((p) => p.id === id);

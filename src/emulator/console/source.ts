@@ -1,5 +1,5 @@
-// What the console reads: the emulator's records as its API answers them, the meter, the
-// request log and the faults in force. The server hands it over; the console changes nothing
+// What the console reads: each account's records as its API answers them and its meter, and
+// the emulator's request log and faults in force. The server hands it over; the console changes nothing
 // directly (its controls go through the control plane's routes, ../control/routes.ts).
 
 import type { FaultsJson } from "../core/faults";
@@ -13,7 +13,10 @@ import type { ReleasesView } from "../serverless/rest/endpoints";
 import type { EndpointView } from "../serverless/service";
 import type { Template } from "../templates/store";
 
-export interface ConsoleSource {
+/** What one account holds, as its keys' requests see it. */
+export interface AccountSource {
+  /** The account's name (a key's `account`). */
+  readonly name: string;
   /** Every pod, TERMINATED ones included, as GET /v2/pods/{id} answers it. */
   pods(): PodView[];
   endpoints(): readonly EndpointView[];
@@ -27,8 +30,13 @@ export interface ConsoleSource {
   registries(): Registry[];
   /** Every metered segment and charge, as billing reads them. */
   segments(): Segment[];
-  requestLog(): RequestLogEntry[];
-  faults(): FaultsJson;
   /** The emulator's clock (epoch ms), which billing runs on. */
   now(): number;
+}
+
+export interface ConsoleSource {
+  /** Every account, the first key's first: the console shows each one's objects under its name. */
+  accounts(): readonly AccountSource[];
+  requestLog(): RequestLogEntry[];
+  faults(): FaultsJson;
 }

@@ -289,3 +289,60 @@ describe("the console (/console)", () => {
     noKeyBytes();
   });
 });
+
+describe("the console and state() with several accounts", () => {
+  const OTHER = "cp_test_other_console_5e21";
+  test("every account's objects, each under its name, the signed-in key's first; outside events on its own rows only", async () => {
+    await emu.close();
+    emu = await start({
+      keys: [
+        { key: FULL, scopes: ["read", "write"], account: "team" },
+        { key: READ_ONLY, scopes: ["read"], account: "team" },
+        { key: OTHER, scopes: ["read", "write"], account: "shared" },
+      ],
+    });
+    const made = async (path: string, body: unknown, key: string) => {
+      const r = await api.post(path, body, { key });
+      expect(r.status).toBe(201);
+      return r.body as { id: string };
+    };
+    const mine = await made("/v2/pods", { name: "mine", image: "img:1", gpu: { id: RTX4090 } }, FULL);
+    const theirs = await made("/v2/pods", { name: "theirs", image: "img:1", gpu: { id: RTX4090 } }, OTHER);
+    const volume = await made("/v2/network-volumes", { name: "data", size: 10, dataCenter: "EU-RO-1" }, OTHER);
+
+    // state(): the first key's account; states(): each account's own.
+    const states = emu.states();
+    expect(Object.keys(states)).toEqual(["team", "shared"]);
+    expect(states.team.pods.map((p) => p.id)).toEqual([mine.id]);
+    expect(states.shared.pods.map((p) => p.id)).toEqual([theirs.id]);
+    expect(states.shared.networkVolumes.map((v) => v.id)).toEqual([volume.id]);
+    expect(emu.state().pods.map((p) => p.id)).toEqual([mine.id]);
+
+    const { cookie, csrf } = await signIn(OTHER);
+    const pods = (await browse("/console/pods", { cookie })).text;
+    const sections = [...pods.matchAll(/<section class="account" data-account="([^"]+)">([\s\S]*?)<\/section>/g)].map((m) => [m[1], m[2]]);
+    expect(sections.map(([name]) => name)).toEqual(["shared", "team"]);
+    const [shared, team] = sections.map(([, part]) => part);
+    expect(shared).toContain("(this key&#39;s)");
+    expect(shared).toContain(`data-pod-id="${theirs.id}"`);
+    expect(shared).not.toContain(`data-pod-id="${mine.id}"`);
+    expect(shared).toContain('data-event="terminatePod"');
+    expect(team).toContain(`data-pod-id="${mine.id}"`);
+    expect(team).not.toContain('data-event="');
+    const volumes = (await browse("/console/volumes", { cookie })).text;
+    expect(volumes).toMatch(new RegExp(`data-account="shared">[\\s\\S]*data-volume-id="${volume.id}"[\\s\\S]*data-account="team">[\\s\\S]*No network volumes`));
+    // Any account's item by its id; the money page per account.
+    expect((await browse(`/console/json/pods/${mine.id}`, { cookie })).status).toBe(200);
+    expect((await browse("/console/money", { cookie })).text.match(/data-figure="per-hour"/g)).toHaveLength(2);
+    // The session's events act on its key's account: another account's pod is a 404 to it.
+    const event = (podId: string) =>
+      browse("/console/emulator/events", {
+        method: "POST",
+        cookie,
+        headers: { "content-type": "application/json", "x-csrf-token": csrf, origin: emu.url },
+        body: JSON.stringify({ type: "terminatePod", podId }),
+      });
+    expect([(await event(mine.id)).status, (await event(theirs.id)).status]).toEqual([404, 200]);
+    for (const s of seen) expect(s.text).not.toContain(OTHER);
+  });
+});
