@@ -106,17 +106,15 @@ export function templateUsers(id: string, endpoints: readonly WireEndpoint[], po
  * What a Template's changes do, for the step's line (lifecycle/step-line.ts): every update but
  * deleteWaitSeconds (which only the provider reads) is a PATCH; on a serverless template a change
  * of what the workers run (CONTAINER_KEYS) makes a release on every endpoint bound to it, which
- * rolls their workers. The platform's release names env by its variables' names, so a change of
- * values alone rolls nothing. A template runs nothing itself: its replacement or delete loses no
- * data, only its id (what names it through this resource's id follows a replacement).
+ * rolls their workers, a new env value as much as a new variable (the release names the variables,
+ * never their values). A template runs nothing itself: its replacement or delete loses no data,
+ * only its id (what names it through this resource's id follows a replacement).
  */
 export function templateStepEffects(olds: Partial<TemplateOutputs>, news: Partial<Record<keyof TemplateInputs, unknown>>): StepEffects {
-  const envNames = (env: unknown) => (env && typeof env === "object" && !isUnknown(env) ? Object.keys(env).sort().join() : undefined);
-  const sameNames = envNames(news.env) !== undefined && envNames(news.env) === envNames(olds.env);
   return {
     noRequest: ["deleteWaitSeconds"],
     restarts: [],
-    rollsUsers: olds.serverless === true ? CONTAINER_KEYS.filter((k) => !(k === "env" && sameNames)) : [],
+    rollsUsers: olds.serverless === true ? [...CONTAINER_KEYS] : [],
     replaced: { lost: "its id (what names it through this resource's id follows the new one)", destroysData: false },
     deleted: { lost: "the template (it runs nothing itself)", destroysData: false },
   };

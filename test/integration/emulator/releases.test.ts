@@ -148,6 +148,21 @@ describe("versions and releases", () => {
     }
   });
 
+  test("a new value of an env variable alone is a release that rolls, naming the same variables on both sides and no value", async () => {
+    const tpl = await createServerlessTemplate(emu.url, FULL, { image: "env:1", env: { TOKEN: "old-t0ken", MODEL: "a" } });
+    const { id } = (await graphql(`mutation { saveEndpoint(input: { name: "env", gpuIds: "ADA_24", templateId: "${tpl}", workersMin: 1, workersMax: 1 }) { id } }`)).saveEndpoint;
+    emu.advanceClock(STARTING);
+    // The same env again, keys in another order: nothing changed, no release.
+    expect((await api.patch(`/v2/templates/${tpl}`, { env: { MODEL: "a", TOKEN: "old-t0ken" } })).status).toBe(200);
+    expect((await releases(id)).endpointVersion).toBe(1);
+    expect((await api.patch(`/v2/templates/${tpl}`, { env: { MODEL: "a", TOKEN: "new-t0ken" } })).status).toBe(200);
+    const after = await releases(id);
+    expect(after.endpointVersion).toBe(2);
+    expect(after.releases[0].diff).toEqual([{ field: "template.env", old: ["MODEL", "TOKEN"], new: ["MODEL", "TOKEN"] }]);
+    expect(JSON.stringify(after)).not.toMatch(/t0ken/);
+    expect(picture(await workers(id))).toEqual(["v1:IDLE:stale", "v2:INITIALIZING"]);
+  });
+
   test("an endpoint made over GraphQL releases its saves, read over REST (gpu.pools, locations, template.id)", async () => {
     const t1 = await createServerlessTemplate(emu.url, FULL, { image: "g:1" });
     const t2 = await createServerlessTemplate(emu.url, FULL, { image: "g:2" });

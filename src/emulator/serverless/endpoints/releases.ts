@@ -67,14 +67,18 @@ const ENDPOINT_FIELDS: [string, (e: ReleasedFields) => unknown][] = [
   ["template.id", (e) => e.templateId],
 ];
 
-/** The template's fields; `env` by its variables' names, sorted: a release never shows a value. */
-const TEMPLATE_FIELDS: [string, (t: ReleasedTemplate) => unknown][] = [
+/**
+ * The template's fields; `env` shown by its variables' names, sorted (a release never shows a
+ * value), and changed when any name or value changed: a new value is a new release too, which
+ * then names the same variables on both sides.
+ */
+const TEMPLATE_FIELDS: [string, (t: ReleasedTemplate) => unknown, ((t: ReleasedTemplate) => unknown)?][] = [
   ["template.image", (t) => t.image],
   ["template.args", (t) => t.args],
   ["template.disk", (t) => t.disk],
   ["template.ports", (t) => [...t.ports]],
   ["template.registry", (t) => t.registry],
-  ["template.env", (t) => Object.keys(t.env).sort()],
+  ["template.env", (t) => Object.keys(t.env).sort(), (t) => Object.entries(t.env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))],
 ];
 
 /** Fields whose change the workers take at once, moving to the new version where they stand. */
@@ -85,13 +89,11 @@ export function rolls(diff: readonly DiffEntry[]): boolean {
   return diff.some((d) => !AT_ONCE.test(d.field));
 }
 
-function diffOf<T>(fields: [string, (x: T) => unknown][], before: T, after: T): DiffEntry[] {
+function diffOf<T>(fields: [string, (x: T) => unknown, ((x: T) => unknown)?][], before: T, after: T): DiffEntry[] {
   const out: DiffEntry[] = [];
-  for (const [field, read] of fields) {
-    const old = read(before);
-    const now = read(after);
+  for (const [field, read, compared = read] of fields) {
     // Values are JSON (strings, numbers, null, arrays of strings): their text compares them.
-    if (JSON.stringify(old) !== JSON.stringify(now)) out.push({ field, old, new: now });
+    if (JSON.stringify(compared(before)) !== JSON.stringify(compared(after))) out.push({ field, old: read(before), new: read(after) });
   }
   return out;
 }

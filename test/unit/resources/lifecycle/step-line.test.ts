@@ -52,13 +52,15 @@ test("a delete says what it loses: a volume's data and a pod's own disk are mark
   expect(deleteLine("ServerlessEndpoint", "e1", ENDPOINT_STEP_EFFECTS)).toBe("ServerlessEndpoint e1: deleted; lost: its workers, its id and its request URLs");
 });
 
-test("a template: a serverless one's container change rolls the workers of the endpoints running it; env values alone roll nothing", () => {
+test("a template: a serverless one's container change rolls the workers of the endpoints running it, a new env value too", () => {
   const serverless = { serverless: true, env: { A: "1" } };
   const plan = (news: Record<string, unknown>) => ({ replaces: [], updates: planTemplateChange(serverless as never, { ...serverless, ...news } as never).updates });
   expect(stepLine('Template "w"', plan({ image: "w:2", name: "x" }), templateStepEffects(serverless, { ...serverless, image: "w:2" }))).toBe(
     'Template "w": updated in place (name, image); every endpoint running it rolls its workers (image)',
   );
-  expect(stepLine('Template "w"', plan({ env: { A: "2" } }), templateStepEffects(serverless, { ...serverless, env: { A: "2" } }))).toBe('Template "w": updated in place (env)');
+  expect(stepLine('Template "w"', plan({ env: { A: "2" } }), templateStepEffects(serverless, { ...serverless, env: { A: "2" } }))).toBe(
+    'Template "w": updated in place (env); every endpoint running it rolls its workers (env)',
+  );
   expect(stepLine('Template "w"', plan({ env: { B: "2" } }), templateStepEffects(serverless, { ...serverless, env: { B: "2" } }))).toBe(
     'Template "w": updated in place (env); every endpoint running it rolls its workers (env)',
   );
