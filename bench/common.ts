@@ -15,6 +15,8 @@ export interface Shape {
   startingMs: number;
   drainMs: number;
   quotaPerMinute: number;
+  /** The platform's hour quota: it binds once a phase needs more than it. */
+  quotaPerHour: number;
 }
 
 export const DEFAULT_SHAPE: Shape = {
@@ -23,6 +25,7 @@ export const DEFAULT_SHAPE: Shape = {
   startingMs: 15_000,
   drainMs: 10_000,
   quotaPerMinute: 60,
+  quotaPerHour: 3000,
 };
 
 /** A second key, for setup reads that must not spend the benchmark key's quota. */
@@ -46,7 +49,7 @@ export async function startBench(shape: Shape, extra: Partial<EmulatorOptions> =
       { key, scopes: ["read", "write"] },
       { key: SETUP_KEY, scopes: ["read", "write"] },
     ],
-    quotas: { minute: shape.quotaPerMinute },
+    quotas: { minute: shape.quotaPerMinute, hour: shape.quotaPerHour },
     timings: { provisioningMs: shape.provisioningMs, startingMs: shape.startingMs, drainMs: shape.drainMs },
     timeScale: shape.timeScale,
     requestLogSize: 200_000,

@@ -51,6 +51,8 @@ export interface PhaseResult {
   rejected429: number;
   /** The shortest time between two pod lists that reached the emulator, real ms (undefined: fewer than two). */
   minListGapMs?: number;
+  /** The plugin process's peak resident memory in the phase, MB (sampled every SAMPLE_MS; undefined: not sampled). */
+  peakRssMb?: number;
   error?: string;
 }
 
@@ -74,9 +76,17 @@ export interface StackResult {
   /** The no-op floor's previews, alternating with this stack's (asked for at one size). */
   floor?: FloorResult & { rounds: number[] };
   refresh: PhaseResult;
-  refreshBaseline: PhaseResult;
+  /** Undefined where baselines were not run (above BASELINE_MAX). */
+  refreshBaseline?: PhaseResult;
+  /** Of the whole stack: pods, volumes, endpoints and the StackCost. */
   destroy: PhaseResult;
-  destroyBaseline: PhaseResult;
+  destroyBaseline?: PhaseResult;
+  /** A pod's PROVISIONING + STARTING in this run, real ms (the memory run's pods start SLOW_START times slower). */
+  startMs: number;
+  /** The stack's state as the engine keeps it (every resource's inputs and outputs), JSON bytes after the up. */
+  stateBytes: number;
+  /** What the destroy left on the platform: pods not TERMINATED, volumes, endpoints. */
+  left: { pods: number; volumes: number; endpoints: number };
   /** Reads of one pod, alone, through the plugin, and the same GET sent directly (real ms, median of LONE_READS). */
   lone?: { pluginMs: number; directMs: number; byOp: Record<string, number> };
   /** Resident memory of the plugin process in each phase (sampled when asked). */
@@ -84,15 +94,42 @@ export interface StackResult {
   error?: string;
 }
 
+/** Above this many pods the per-resource baselines are not run: they only spend the quota, with 429s, for minutes. */
+export const BASELINE_MAX = 300;
+
 /** One request per kind read: pods, volumes, endpoints. */
 export const REFRESH_NEEDED = 3;
 
 /** The fewest calls of a destroy of N pods: a DELETE each, and one list that sees them gone. */
 export const destroyNeeded = (pods: number) => pods + 1;
 
-/** `needed / quota` in real ms (the emulator terminates a pod at once: no time term). */
+/**
+ * What the design needs of the quota for an up of the stack: per pod its create and the rename
+ * that ends a create, per volume its create, per endpoint its create, the rename that ends it (an
+ * auto-name's pending mark) and one read of its releases (its version; the platform lists no
+ * endpoint's releases beside another's); one list per kind before the creates (find-again's,
+ * shared by them all), two catalog reads (the pods' CPU price, the endpoints' GPU price) and one
+ * pod list that sees them RUNNING.
+ */
+export const stackUpNeeded = (r: Pick<StackResult, "pods" | "volumes" | "endpoints">) => 2 * r.pods + r.volumes + 3 * r.endpoints + 3 + 2 + 1;
+
+/**
+ * Of a destroy of the stack: a DELETE per pod and per volume, per endpoint its scale-down to 0/0
+ * and its DELETE, one read of the endpoints (their drain loops share it) and one pod list that
+ * sees the pods gone.
+ */
+export const stackDestroyNeeded = (r: Pick<StackResult, "pods" | "volumes" | "endpoints">) => r.pods + r.volumes + 2 * r.endpoints + 1 + 1;
+
+/**
+ * `needed / quota` in real ms (the emulator terminates a pod at once: no time term). The hour's
+ * quota binds past it: each hour window (fixed, from the key's first request) lets `quotaPerHour`
+ * go, at the minute's pace, so `needed` takes every full hour it fills, then the rest at the
+ * minute's pace (3,000 an hour at 60 a minute: an hour's requests go in 50 minutes, then wait 10).
+ */
 export function quotaBoundMs(shape: Shape, needed: number): number {
-  return ((needed / shape.quotaPerMinute) * 60_000) / shape.timeScale;
+  const hours = Math.max(0, Math.floor((needed - 1) / shape.quotaPerHour));
+  const rest = needed - hours * shape.quotaPerHour;
+  return (hours * 3_600_000 + (rest / shape.quotaPerMinute) * 60_000) / shape.timeScale;
 }
 
 const key = (name: string) => `cp_bench_${name}_${Math.random().toString(16).slice(2).padEnd(12, "0")}`;
@@ -114,8 +151,7 @@ function liveHeapMb(plugin: ProviderPlugin): number {
 }
 
 /** Sample the plugin's memory every SAMPLE_MS while `fn` runs. */
-async function sampled<T>(b: Bench, plugin: ProviderPlugin, into: MemorySample[] | undefined, fn: () => Promise<T>): Promise<T> {
-  if (!into) return fn();
+async function sampled<T>(b: Bench, plugin: ProviderPlugin, into: MemorySample[], fn: () => Promise<T>): Promise<T> {
   // The emulator's counts, not its log: the log is copied entry by entry on each read, and the
   // emulator shares this process, so reading tens of thousands of entries 20 times a second
   // slowed the very phase measured (destroy of 1,000 pods: 3.85 x its bound, issue 50).
@@ -133,6 +169,18 @@ async function sampled<T>(b: Bench, plugin: ProviderPlugin, into: MemorySample[]
     clearInterval(timer);
     sample();
   }
+}
+
+/** The highest resident memory sampled, MB (undefined: none read). */
+const peak = (xs: MemorySample[]) => {
+  const rss = xs.map((x) => x.rssMb).filter(Number.isFinite);
+  return rss.length > 0 ? Math.max(...rss) : undefined;
+};
+
+/** A phase measured while the plugin's memory is sampled: its peak beside its requests. */
+async function watched(b: Bench, plugin: ProviderPlugin, into: MemorySample[], fn: () => Promise<unknown>): Promise<PhaseResult> {
+  const p = await phase(b, () => sampled(b, plugin, into, fn));
+  return { ...p, peakRssMb: peak(into) };
 }
 
 /** Run `fn` as one measured phase: wall time and the requests it sent. */
@@ -219,20 +267,23 @@ async function untilRunning(b: Bench, ids: Set<string>, signal: AbortSignal): Pr
 
 /** One size: build the stack, then every measured phase on its own key. */
 export async function runStack(shape: Shape, n: number, opts: { memory: boolean; lone: boolean; signal: AbortSignal; floor?: Floor }): Promise<StackResult> {
-  const keys = { refresh: key("refresh"), refreshBase: key("refresh_base"), destroy: key("destroy"), destroyBase: key("destroy_base") };
+  const keys = { up: key("up"), refresh: key("refresh"), refreshBase: key("refresh_base"), destroy: key("destroy"), destroyBase: key("destroy_base") };
+  const baselines = n <= BASELINE_MAX;
   const bench: ApiKey[] = Object.values(keys).map((k) => ({ key: k, scopes: ["read", "write"] }));
-  const b = await startBench(opts.memory ? { ...shape, startingMs: SLOW_START * shape.startingMs } : shape, {
-    keys: [{ key: SETUP_KEY, scopes: ["read", "write"], quotas: FREE }, ...bench],
-  });
-  const result: StackResult = { pods: n, volumes: n, endpoints: Math.floor(n / 5) } as StackResult;
-  const memory = opts.memory ? { up: [], refresh: [], destroy: [] } : undefined;
-  if (memory) result.memory = memory;
+  const run = opts.memory ? { ...shape, startingMs: SLOW_START * shape.startingMs } : shape;
+  const b = await startBench(run, { keys: [{ key: SETUP_KEY, scopes: ["read", "write"], quotas: FREE }, ...bench] });
+  const startMs = (run.provisioningMs + run.startingMs) / run.timeScale;
+  const result: StackResult = { pods: n, volumes: n, endpoints: Math.floor(n / 5), startMs } as StackResult;
+  // Every phase's memory is sampled at every size (its peak beside the state's size); the heap
+  // probe runs in the up, refresh and destroy of every size alike, so peaks compare across sizes.
+  const memory: Record<"up" | "preview" | "refresh" | "destroy", MemorySample[]> = { up: [], preview: [], refresh: [], destroy: [] };
+  if (opts.memory) result.memory = memory;
   const plugins = new Set<ProviderPlugin>();
   const clients: ComputePlatform[] = [];
   const stop = async (p: ProviderPlugin) => {
     if (plugins.delete(p)) await p.stop();
   };
-  const started = async (apiKey: string, probe = opts.memory) => {
+  const started = async (apiKey: string, probe = true) => {
     const s = await startPlugin(b, apiKey, probe);
     plugins.add(s.plugin);
     return s;
@@ -243,16 +294,17 @@ export async function runStack(shape: Shape, n: number, opts: { memory: boolean;
     const setup = new ComputePlatform({ apiKey: SETUP_KEY, apiUrl: b.emu.url });
     clients.push(setup);
     const others = await Promise.all(
-      Array.from({ length: n }, (_, i) => setup.pods.create({ name: `base${i}`, image: "bench/worker:1", cpu: { id: "cpu3c", vcpuCount: 2 } })),
+      Array.from({ length: baselines ? n : 0 }, (_, i) => setup.pods.create({ name: `base${i}`, image: "bench/worker:1", cpu: { id: "cpu3c", vcpuCount: 2 } })),
     );
 
-    // Up, with the setup key: the stack to measure.
-    const a = await started(SETUP_KEY);
+    // Up, on its own key at the platform's quotas: the stack to measure.
+    const a = await started(keys.up);
     const regs = await program(n, templateId, a.config);
     const stack = new EngineStack(a.plugin, { project: PROJECT, stack: "bench" });
-    result.up = await phase(b, () => sampled(b, a.plugin, memory?.up, () => stack.up(regs, { parallel: UNBOUNDED })));
+    result.up = await watched(b, a.plugin, memory.up, () => stack.up(regs, { parallel: UNBOUNDED }));
     if (result.up.error) throw new Error(`up: ${result.up.error}`);
     await stop(a.plugin);
+    result.stateBytes = JSON.stringify([...stack.resources.values()]).length;
 
     // Preview: a new plugin (a new `pulumi` command), the heap probe off (its collections would
     // be counted in every Check and Diff). Requests would go on the refresh's key; none go.
@@ -265,7 +317,7 @@ export async function runStack(shape: Shape, n: number, opts: { memory: boolean;
       const viewing = new EngineStack(v.plugin, { project: PROJECT, stack: "bench" });
       for (const [urn, res] of stack.resources) viewing.resources.set(urn, structuredClone(res));
       const timing = timeCheckAndDiff(v.plugin);
-      const previewed = await phase(b, () => viewing.preview(regs)).finally(timing.stop);
+      const previewed = await watched(b, v.plugin, memory.preview, () => viewing.preview(regs)).finally(timing.stop);
       ours.push({ ...previewed, ...timing.figures(), rounds: [] });
       await stop(v.plugin);
       if (opts.floor) floors.push(await opts.floor.preview());
@@ -283,7 +335,7 @@ export async function runStack(shape: Shape, n: number, opts: { memory: boolean;
     const r = await started(keys.refresh);
     const fresh = new EngineStack(r.plugin, { project: PROJECT, stack: "bench" });
     for (const [urn, res] of stack.resources) fresh.resources.set(urn, structuredClone(res));
-    result.refresh = await phase(b, () => sampled(b, r.plugin, memory?.refresh, () => fresh.refresh({ parallel: UNBOUNDED })));
+    result.refresh = await watched(b, r.plugin, memory.refresh, () => fresh.refresh({ parallel: UNBOUNDED }));
 
     if (opts.lone) {
       // Later, alone: one pod read through the plugin, and the same GET sent directly.
@@ -312,31 +364,39 @@ export async function runStack(shape: Shape, n: number, opts: { memory: boolean;
 
     // The baseline refresh: every resource the platform holds read by its own request, all at
     // once, as the engine sends them (the StackCost resource reads nothing from the platform).
-    const naiveClient = new ComputePlatform({ apiKey: keys.refreshBase, apiUrl: b.emu.url, pacing: false, maxRetries: 0 });
-    clients.push(naiveClient);
-    const naive = new NaiveFleet(naiveClient, systemClock, 2000 / shape.timeScale, opts.signal);
-    const read: Record<string, (id: string) => Promise<unknown>> = {
-      Pod: (id) => naive.readPod(id),
-      NetworkVolume: (id) => naive.readVolume(id),
-      ServerlessEndpoint: (id) => naive.readEndpoint(id),
-    };
-    const platformHeld = [...stack.resources.values()].filter((res) => read[res.type.split(":").at(-1)!]);
-    result.refreshBaseline = await phase(b, () => settledAll(platformHeld.map((res) => read[res.type.split(":").at(-1)!](res.id))));
+    if (baselines) {
+      const naiveClient = new ComputePlatform({ apiKey: keys.refreshBase, apiUrl: b.emu.url, pacing: false, maxRetries: 0 });
+      clients.push(naiveClient);
+      const naive = new NaiveFleet(naiveClient, systemClock, 2000 / shape.timeScale, opts.signal);
+      const read: Record<string, (id: string) => Promise<unknown>> = {
+        Pod: (id) => naive.readPod(id),
+        NetworkVolume: (id) => naive.readVolume(id),
+        ServerlessEndpoint: (id) => naive.readEndpoint(id),
+      };
+      const platformHeld = [...stack.resources.values()].filter((res) => read[res.type.split(":").at(-1)!]);
+      result.refreshBaseline = await phase(b, () => settledAll(platformHeld.map((res) => read[res.type.split(":").at(-1)!](res.id))));
+      await untilRunning(b, new Set(others.map((p) => p.id)), opts.signal);
+    }
 
-    await untilRunning(b, new Set(others.map((p) => p.id)), opts.signal);
-
-    // Destroy of the N pods: a third plugin, its own key.
+    // Destroy of the whole stack: a third plugin, its own key.
     const d = await started(keys.destroy);
-    const pods = new EngineStack(d.plugin, { project: PROJECT, stack: "bench" });
-    for (const [urn, res] of stack.resources) if (res.type.endsWith(":Pod")) pods.resources.set(urn, structuredClone(res));
-    result.destroy = await phase(b, () => sampled(b, d.plugin, memory?.destroy, () => pods.destroy({ parallel: UNBOUNDED })));
+    const destroying = new EngineStack(d.plugin, { project: PROJECT, stack: "bench" });
+    for (const [urn, res] of stack.resources) destroying.resources.set(urn, structuredClone(res));
+    result.destroy = await watched(b, d.plugin, memory.destroy, () => destroying.destroy({ parallel: UNBOUNDED }));
     await stop(d.plugin);
+    const after = b.emu.state();
+    result.left = {
+      pods: after.pods.filter((p) => p.status !== "TERMINATED" && !p.name.startsWith("base")).length,
+      volumes: after.networkVolumes.length,
+      endpoints: after.endpoints.length,
+    };
 
-    const naiveDown = new ComputePlatform({ apiKey: keys.destroyBase, apiUrl: b.emu.url, pacing: false, maxRetries: 0 });
-    clients.push(naiveDown);
-    const down = new NaiveFleet(naiveDown, systemClock, 2000 / shape.timeScale, opts.signal);
-    result.destroyBaseline = await phase(b, () => settledAll(others.map((p) => down.deletePod(p.id))));
-
+    if (baselines) {
+      const naiveDown = new ComputePlatform({ apiKey: keys.destroyBase, apiUrl: b.emu.url, pacing: false, maxRetries: 0 });
+      clients.push(naiveDown);
+      const down = new NaiveFleet(naiveDown, systemClock, 2000 / shape.timeScale, opts.signal);
+      result.destroyBaseline = await phase(b, () => settledAll(others.map((p) => down.deletePod(p.id))));
+    }
     noPodLeft(b.emu);
   } catch (err) {
     result.error = err instanceof Error ? err.message : String(err);
