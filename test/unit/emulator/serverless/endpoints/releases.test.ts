@@ -85,8 +85,12 @@ test("a save that changes nothing is an empty diff, which rolls nothing", () => 
   expect(rolls([])).toBe(false);
 });
 
-test("an env value that changes is no change a release names, and no value ever appears in a diff", () => {
-  expect(templateDiff(TEMPLATE, { ...TEMPLATE, env: { A: "other-a", B: "other-b" } })).toEqual([]);
+test("a new env value is a change a release names, by the variables' names on both sides; the same env in another key order is none; no value ever appears in a diff", () => {
+  const valueOnly = templateDiff(TEMPLATE, { ...TEMPLATE, env: { A: "secret-a", B: "secret-rotated" } });
+  expect(valueOnly).toEqual([{ field: "template.env", old: ["A", "B"], new: ["A", "B"] }]);
+  expect(rolls(valueOnly)).toBe(true);
+  expect(JSON.stringify(valueOnly)).not.toContain("secret");
+  expect(templateDiff(TEMPLATE, { ...TEMPLATE, env: Object.fromEntries(Object.entries(TEMPLATE.env).reverse()) })).toEqual([]);
   const diff = templateDiff(TEMPLATE, { ...TEMPLATE, env: { Z: "secret-z" } });
   expect(diff).toEqual([{ field: "template.env", old: ["A", "B"], new: ["Z"] }]);
   expect(JSON.stringify(diff)).not.toContain("secret");
