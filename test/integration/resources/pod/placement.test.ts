@@ -1,126 +1,183 @@
-// Where a Pod's create lands (placement.ts), against the emulator over HTTP: the GPU types of a
-// preference list are POSTed in order until one has capacity, only the platform's "no capacity"
-// (a 400 that made nothing) moves on, a type priced over maxHourlyCost is not tried, and when
-// none is placed the error names each try and no pod exists. The catalog prices what was made;
-// a catalog that cannot answer leaves the price out. (test/engine/cost.test.ts runs the same
-// through Pulumi's plugin; this drives the module itself and counts its requests.)
-import { BadRequestError, ComputePlatform, makeApiError } from "../../../../src/client";
+// Where a Pod's create lands (placement.ts), against the emulator over real HTTP: each GPU type of
+// the preference list POSTed in order until one is placed, only the platform's "no capacity" 400
+// (open-parts: "No capacity for that GPU type in the allowed data centers: 400, detail says 'no
+// capacity'") moving on to the next, a type priced over maxHourlyCost never sent, and the pod's
+// price from the catalog. The engine suite (test/engine/cost.test.ts) runs the fallback through
+// Pulumi's plugin; this file holds each branch of the module on its own.
+import { BadRequestError, type ComputePlatform, ComputePlatform as Client, ConflictError } from "../../../../src/client";
+import { systemClock } from "../../../../src/client/core/clock";
 import { type Emulator, startEmulator } from "../../../../src/emulator";
+import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
 import { planCreate } from "../../../../src/resources/pod/create-plan";
-import { hourlyCostOf, isNoCapacity, place } from "../../../../src/resources/pod/placement";
-import { checkPod, type LivePod } from "../../../../src/resources/pod/schema";
-import { FakeClock } from "../../../helpers/fake-clock";
+import { type Found, hourlyCostOf, isNoCapacity, place } from "../../../../src/resources/pod/placement";
+import { checkPod, type LivePod, type PodInputs } from "../../../../src/resources/pod/schema";
 
-const KEY = "cp_sentinel_placement_5a1c";
+const QUOTAS = { minute: 1_000_000, hour: 10_000_000, day: 100_000_000 };
 const H100 = "NVIDIA H100 80GB HBM3";
 const A100 = "NVIDIA A100-SXM4-80GB";
 const L40S = "NVIDIA L40S";
-const RTX4090 = "NVIDIA GeForce RTX 4090";
 
 let emu: Emulator;
 let client: ComputePlatform;
 
 beforeAll(async () => {
-  emu = await startEmulator({
-    port: 0,
-    keys: [{ key: KEY, scopes: ["read", "write"] }],
-    quotas: { minute: 100_000, hour: 1_000_000, day: 10_000_000 },
-    timings: { provisioningMs: 10, startingMs: 10, restartDelayMs: 10 },
-    faults: { noCapacity: [{ gpuId: H100 }, { gpuId: A100 }] },
-  });
-  client = new ComputePlatform({ apiKey: KEY, apiUrl: emu.url, env: {}, clock: new FakeClock() });
-}, 30_000);
+  emu = await startEmulator({ port: 0, quotas: QUOTAS, timings: { provisioningMs: 30, startingMs: 30 } });
+  client = new Client({ apiKey: emu.apiKey, apiUrl: emu.url, pacing: false, maxRetries: 2, baseDelayMs: 2, maxBackoffMs: 20 });
+});
 
 afterAll(async () => {
   await client?.close();
   await emu?.close();
 });
 
-const ctx = () => ({ client, clock: new FakeClock() });
-const found = () => ({ seenBefore: new Set<string>(), claimed: new Set<string>() });
-const planFor = (args: Record<string, unknown>) => {
-  const r = checkPod(undefined, { image: "trainer:1", ...args });
-  expect(r.failures).toEqual([]);
-  return planCreate(r.inputs!);
-};
-/** The pod creates sent since `from`, as the GPU type each asked for and the status answered. */
-const postsSince = (from: number) =>
+beforeEach(() => emu.setFaults({}));
+
+function inputs(news: Record<string, unknown>): PodInputs {
+  const checked = checkPod({}, { name: "web", image: "img/app:1", [LOGICAL_NAME_KEY]: "web", ...news });
+  expect(checked.failures ?? []).toEqual([]);
+  return checked.inputs!;
+}
+
+const found = (): Found => ({ seenBefore: new Set(), claimed: new Set() });
+const ctx = () => ({ client, clock: systemClock });
+
+/** The create requests since `from`, as `status gpu-id`. */
+const creates = (from: number) =>
   emu
     .requestLog()
     .slice(from)
     .filter((e) => e.method === "POST" && e.path === "/v2/pods")
     .map((e) => e.status);
-const livePodsNamed = (name: string) => (emu.state().pods as { name: string; status: string }[]).filter((p) => p.name === name && p.status !== "TERMINATED");
 
-test("the first type with capacity is placed: one POST per type tried, one pod made", async () => {
-  const from = emu.requestLog().length;
-  const pod = await place(ctx(), planFor({ name: "fallback", gpu: { id: [H100, A100, L40S] } }), found());
-  expect(pod.gpu?.id).toBe(L40S);
-  expect(postsSince(from)).toEqual([400, 400, expect.any(Number)]);
-  expect(postsSince(from)[2]).toBeLessThan(300);
-  expect(livePodsNamed("fallback")).toHaveLength(1);
+const livePods = () => emu.state().pods.filter((p: { status: string }) => p.status !== "TERMINATED");
+
+async function price(gpuId: string, cloud: "SECURE" | "COMMUNITY" = "SECURE"): Promise<number> {
+  const type = (await client.catalog.gpus()).find((g) => g.id === gpuId)!;
+  return cloud === "SECURE" ? type.price.secure! : type.price.community!;
+}
+
+describe("isNoCapacity: the platform's answer that made nothing", () => {
+  const err = <E extends typeof BadRequestError>(Kind: E, status: number, detail: string | undefined) =>
+    new Kind("m", { status, title: "t", detail: detail as string, errors: [], method: "POST", url: "http://h/v2/pods", code: undefined, retryAfterMs: undefined });
+
+  test.each<[string, Error, boolean]>([
+    ["a 400 whose detail says no capacity", err(BadRequestError, 400, "no capacity for GPU type 'x' in the allowed data centers"), true],
+    ["in any case", err(BadRequestError, 400, "No Capacity right now"), true],
+    ["a 400 of another rule", err(BadRequestError, 400, "registry: no such registry"), false],
+    ["a 400 with no detail", err(BadRequestError, 400, undefined), false],
+    ["a 409 that says no capacity", err(ConflictError, 409, "no capacity"), false],
+    ["an error that is not the platform's", new Error("no capacity"), false],
+  ])("%s", (_name, e, yes) => {
+    expect(isNoCapacity(e)).toBe(yes);
+  });
 });
 
-test("every type out of capacity: nothing made, the error names each try, where, and what to change", async () => {
-  const from = emu.requestLog().length;
-  const err = (await place(ctx(), planFor({ name: "nowhere", gpu: { id: [H100, A100], count: 2 }, dataCenterIds: ["EU-RO-1"] }), found()).catch((e) => e)) as Error;
-  expect(err.message).toMatch(/^pod "nowhere": none of the GPU types of gpu\.id could be placed, and no pod was made\. Tried, in order: /);
-  expect(err.message).toContain(`"${H100}" x2 in data centers EU-RO-1: 400 `);
-  expect(err.message).toContain(`"${A100}" x2 in data centers EU-RO-1: 400 `);
-  expect(err.message).toMatch(/no capacity/i);
-  expect(err.message).toContain("Add GPU types to gpu.id, allow more data centers in dataCenterIds, or try again later.");
-  expect(postsSince(from)).toEqual([400, 400]);
-  expect(livePodsNamed("nowhere")).toHaveLength(0);
-  const anywhere = (await place(ctx(), planFor({ name: "nowhere2", gpu: { id: [H100] } }), found()).catch((e) => e)) as Error;
-  expect(anywhere.message).toContain(`"${H100}" x1 in any data center: 400`);
-});
-
-test("a type priced over maxHourlyCost is not tried; the first that fits is", async () => {
-  const from = emu.requestLog().length;
-  const pod = await place(ctx(), planFor({ name: "capped", gpu: { id: [H100, L40S, RTX4090] }, maxHourlyCost: 0.8 }), found());
-  expect(pod.gpu?.id).toBe(RTX4090);
-  expect(postsSince(from)).toHaveLength(1);
-});
-
-test("nothing affordable: the error says each type was not tried and why", async () => {
-  const from = emu.requestLog().length;
-  const err = (await place(ctx(), planFor({ name: "dear", gpu: { id: [L40S] }, maxHourlyCost: 0.01 }), found()).catch((e) => e)) as Error;
-  expect(err.message).toMatch(new RegExp(`"${L40S}" x1: not tried, its SECURE price \\$\\d+\\.\\d\\d/h is over maxHourlyCost \\$0\\.01/h`));
-  expect(postsSince(from)).toEqual([]);
-});
-
-test("a refusal other than no capacity ends the create as it is: the next type is not tried", async () => {
-  const from = emu.requestLog().length;
-  const err = await place(ctx(), planFor({ name: "refused", gpu: { id: [L40S, RTX4090], count: 64 } }), found()).catch((e) => e);
-  expect(err).toBeInstanceOf(BadRequestError);
-  expect(isNoCapacity(err)).toBe(false);
-  expect(postsSince(from)).toHaveLength(1);
-});
-
-test("a CPU pod is POSTed once, as its plan's body", async () => {
-  const from = emu.requestLog().length;
-  const pod = await place(ctx(), planFor({ name: "cpu-one", cpu: { id: "cpu3c", vcpuCount: 2 } }), found());
-  expect(pod.cpu?.id).toBe("cpu3c");
-  expect(postsSince(from)).toHaveLength(1);
-});
-
-describe("hourlyCostOf and isNoCapacity", () => {
-  test("the catalog price of what the pod got; none when the catalog cannot answer", async () => {
-    const pod = await place(ctx(), planFor({ name: "priced", gpu: { id: L40S, count: 2 } }), found());
-    const { hourlyCost } = await hourlyCostOf(client, pod);
-    const l40s = (await client.catalog.gpus()).find((g) => g.id === L40S)!;
-    expect(hourlyCost).toBeCloseTo(2 * l40s.price.secure, 3);
-    const broken = { catalog: { gpus: () => Promise.reject(new Error("catalog down")), cpus: () => Promise.reject(new Error("down")) } } as unknown as ComputePlatform;
-    await expect(hourlyCostOf(broken, pod)).resolves.toEqual({});
-    const unlisted = { ...pod, gpu: { id: "NOT A GPU", count: 1 } } as LivePod;
-    await expect(hourlyCostOf(client, unlisted)).resolves.toEqual({});
+describe("place: each GPU type in order until one is placed", () => {
+  test("the first type has no capacity: the second is POSTed and placed; one pod made", async () => {
+    emu.setFaults({ noCapacity: [{ gpuId: H100 }] });
+    const before = livePods().length;
+    const from = emu.requestLog().length;
+    const pod = await place(ctx(), planCreate(inputs({ gpu: { id: [H100, A100, L40S] } })), found());
+    expect(pod.gpu?.id).toBe(A100);
+    expect(creates(from)).toEqual([400, 201]);
+    expect(livePods().length).toBe(before + 1);
   });
 
-  test("no capacity is a 400 whose detail says so, and nothing else is", () => {
-    const e = (status: number, detail: string) => makeApiError({ status, title: "", detail, errors: [], method: "POST", url: "http://h/v2/pods" });
-    expect(isNoCapacity(e(400, "No capacity for GPU type 'X'"))).toBe(true);
-    expect(isNoCapacity(e(400, "gpu.count is too large"))).toBe(false);
-    expect(isNoCapacity(e(409, "no capacity"))).toBe(false);
-    expect(isNoCapacity(new Error("no capacity"))).toBe(false);
+  test("the first type placed: the rest are never sent", async () => {
+    const from = emu.requestLog().length;
+    const pod = await place(ctx(), planCreate(inputs({ gpu: { id: [L40S, A100] } })), found());
+    expect(pod.gpu?.id).toBe(L40S);
+    expect(creates(from)).toEqual([201]);
+  });
+
+  test("every type out of capacity: no pod made, and the error names each type, its count, where, and the platform's answer", async () => {
+    emu.setFaults({ noCapacity: [{ gpuId: H100 }, { gpuId: A100 }] });
+    const before = livePods().length;
+    const from = emu.requestLog().length;
+    const err = await place(ctx(), planCreate(inputs({ name: "train", gpu: { id: [H100, A100], count: 2 } })), found()).catch((e: Error) => e);
+    expect(err.message).toBe(
+      `pod "train": none of the GPU types of gpu.id could be placed, and no pod was made. Tried, in order: ` +
+        `"${H100}" x2 in any data center: 400 no capacity for GPU type '${H100}' in the allowed data centers; ` +
+        `"${A100}" x2 in any data center: 400 no capacity for GPU type '${A100}' in the allowed data centers. ` +
+        "Add GPU types to gpu.id, allow more data centers in dataCenterIds, or try again later.",
+    );
+    expect(creates(from)).toEqual([400, 400]);
+    expect(livePods().length).toBe(before);
+  });
+
+  test("the data centers the program allows are named", async () => {
+    const dcs = (await client.catalog.dataCenters()).map((d) => d.id).slice(0, 2);
+    emu.setFaults({ noCapacity: [{ gpuId: H100 }] });
+    const err = await place(ctx(), planCreate(inputs({ gpu: { id: [H100] }, dataCenterIds: dcs })), found()).catch((e: Error) => e);
+    expect(err.message).toContain(`"${H100}" x1 in data centers ${dcs.join(", ")}: 400 no capacity`);
+  });
+
+  test("a failure other than no capacity ends the create as it is: the next type is not tried", async () => {
+    // A registry the account does not have: a 400 of another rule (open-parts), for every type alike.
+    const from = emu.requestLog().length;
+    const err = await place(ctx(), planCreate(inputs({ gpu: { id: [H100, A100] }, registry: "no-such-registry" })), found()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BadRequestError);
+    expect(isNoCapacity(err)).toBe(false);
+    expect(creates(from)).toEqual([400]);
+  });
+
+  test("a CPU pod is one POST of its body", async () => {
+    const cpu = (await client.catalog.cpus())[0]!;
+    const from = emu.requestLog().length;
+    const pod = await place(ctx(), planCreate(inputs({ cpu: { id: cpu.id, vcpuCount: 2 } })), found());
+    expect(pod.cpu).toMatchObject({ id: cpu.id, vcpuCount: 2 });
+    expect(creates(from)).toEqual([201]);
+  });
+});
+
+describe("place with maxHourlyCost: a type priced over it is not tried", () => {
+  test("a type over the limit is skipped without a request; one at the limit is tried", async () => {
+    const [l40s, a100] = [await price(L40S), await price(A100)];
+    const [dear, cheap] = l40s > a100 ? [L40S, A100] : [A100, L40S];
+    const from = emu.requestLog().length;
+    const pod = await place(ctx(), planCreate(inputs({ gpu: { id: [dear, cheap] }, maxHourlyCost: Math.min(l40s, a100) })), found());
+    expect(pod.gpu?.id).toBe(cheap);
+    expect(creates(from)).toEqual([201]);
+  });
+
+  test("every type over the limit: nothing sent; the error gives each type's price for the pod's cloud and count", async () => {
+    const each = await price(L40S, "COMMUNITY");
+    const from = emu.requestLog().length;
+    const err = await place(ctx(), planCreate(inputs({ gpu: { id: [L40S], count: 2 }, cloud: "COMMUNITY", maxHourlyCost: 0.01 })), found()).catch((e: Error) => e);
+    expect(err.message).toContain(`"${L40S}" x2: not tried, its COMMUNITY price $${(2 * each).toFixed(2)}/h is over maxHourlyCost $0.01/h`);
+    expect(err.message).toContain("no pod was made");
+    expect(creates(from)).toEqual([]);
+  });
+
+  test("a type the catalog does not price is tried (the platform decides)", async () => {
+    const from = emu.requestLog().length;
+    const err = await place(ctx(), planCreate(inputs({ gpu: { id: ["NVIDIA Nonesuch 1GB"] }, maxHourlyCost: 0.01 })), found()).catch((e: unknown) => e);
+    // The platform refuses the unknown type: the POST was sent, not skipped by the price.
+    expect(creates(from)).toHaveLength(1);
+    expect((err as Error).message).not.toContain("not tried");
+  });
+});
+
+describe("hourlyCostOf: the catalog price of what the pod got", () => {
+  const pod = (over: Partial<LivePod>) => ({ cloud: "SECURE", gpu: undefined, cpu: undefined, ...over }) as unknown as LivePod;
+
+  test("a GPU pod: the price of its type for its cloud, times its count", async () => {
+    expect(await hourlyCostOf(client, pod({ gpu: { id: L40S, count: 3 } } as Partial<LivePod>))).toEqual({ hourlyCost: Number((3 * (await price(L40S))).toFixed(2)) });
+    expect(await hourlyCostOf(client, pod({ gpu: { id: L40S, count: 1 }, cloud: "COMMUNITY" } as Partial<LivePod>))).toEqual({ hourlyCost: await price(L40S, "COMMUNITY") });
+  });
+
+  test("a CPU pod: its flavor's per-vCPU price times vcpuCount", async () => {
+    const cpu = (await client.catalog.cpus())[0]!;
+    const { hourlyCost } = await hourlyCostOf(client, pod({ cpu: { id: cpu.id, vcpuCount: 4, memory: 8 } } as Partial<LivePod>));
+    expect(hourlyCost).toBeCloseTo(cpu.price.securePerVcpu * 4, 2);
+  });
+
+  test("a type the catalog does not list: no price, not a wrong one", async () => {
+    expect(await hourlyCostOf(client, pod({ gpu: { id: "NVIDIA Nonesuch 1GB", count: 1 } } as Partial<LivePod>))).toEqual({});
+  });
+
+  test("a catalog that cannot answer leaves the price out; the pod stands", async () => {
+    const broken = { catalog: { gpus: () => Promise.reject(new Error("catalog down")), cpus: () => Promise.reject(new Error("catalog down")) } } as unknown as ComputePlatform;
+    expect(await hourlyCostOf(broken, pod({ gpu: { id: L40S, count: 1 } } as Partial<LivePod>))).toEqual({});
   });
 });
