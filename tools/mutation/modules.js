@@ -29,8 +29,9 @@ const MODULES = [
   // the argument and input checks
   "src/resources/inputs/arguments.ts",
   "src/resources/inputs/check.ts",
-  // the emulator's rules, the platform's stand-in every other test trusts: rate limits
+  // the emulator's rules, the platform's stand-in every other test trusts: rate limits, releases
   "src/emulator/core/rate-limit.ts",
+  "src/emulator/serverless/endpoints/releases.ts",
 ];
 
 /** The folder of unit tests a module is mutated against. */
