@@ -8,9 +8,13 @@
  * Each profile runs once per retry budget: with the client's default (4 retries) faults are
  * mostly absorbed; with 1 retry many operations fail and must be recovered by the next run.
  *
- *   npm run soak -- --rounds 4 --concurrency 3 --seconds 300 --seed 1 --retries 1,4
+ * Then a fleet through Pulumi's plugin (scripts/soak-fleet.ts): one `up` of `--fleet-pods` pods at
+ * once and their destroy, nothing left alive on the emulator (0 skips it).
+ *
+ *   npm run soak -- --rounds 4 --concurrency 3 --seconds 300 --seed 1 --retries 1,4 --fleet-pods 1000
  */
 import { parseArgs } from "node:util";
+import { soakFleet } from "./soak-fleet";
 import { emptyFigures, faultCounts, type Figures, liveEndpoints, livePods, placesWith, type Profile, PROFILES, runLifecycle, SENTINEL_KEY, startRig } from "../tools/faults";
 
 const { values } = parseArgs({
@@ -20,6 +24,7 @@ const { values } = parseArgs({
     seconds: { type: "string", default: "300" },
     seed: { type: "string", default: "1" },
     retries: { type: "string", default: "1,4" },
+    "fleet-pods": { type: "string", default: "1000" },
   },
 });
 const rounds = Number(values.rounds);
@@ -122,9 +127,19 @@ async function main(): Promise<number> {
   }
   console.log(`live pods and endpoints left on the platform: ${leftover}; key found in: ${leakedKey.length ? leakedKey.join(", ") : "nothing"}`);
   if (stopped) console.log(`time budget of ${budgetMs / 1000} s reached: later profiles not run`);
+  let fleetFailed = false;
+  const fleetPods = Number(values["fleet-pods"]);
+  if (fleetPods > 0) {
+    const f = await soakFleet(fleetPods);
+    fleetFailed = f.error !== undefined || f.running !== f.pods || f.left > 0;
+    console.log(
+      `fleet through the plugin: ${f.pods} pods, ${f.running} RUNNING after the up (${(f.upMs / 1000).toFixed(1)} s), ` +
+        `${f.left} alive after the destroy (${(f.destroyMs / 1000).toFixed(1)} s)${f.error ? `; FAILED: ${f.error}` : ""}`,
+    );
+  }
   const problems = rows.flatMap((r) => [...r.fig.orphans, ...r.fig.duplicates, ...r.fig.missing, ...r.fig.unclearMessages, ...r.fig.notConverged]);
   for (const p of [...new Set(problems.map(withoutLabel))].slice(0, 20)) console.log(`  ${p}`);
-  return problems.length > 0 || leftover > 0 || leakedKey.length > 0 ? 1 : 0;
+  return problems.length > 0 || leftover > 0 || leakedKey.length > 0 || fleetFailed ? 1 : 0;
 }
 
 main().then(
