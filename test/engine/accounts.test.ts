@@ -3,12 +3,16 @@
 // resources' `account`). Each account's requests carry its own key and its objects stay in it;
 // the key is secret in state and in no log line; the cost line names both; a rotated key is recorded in place without a
 // write; a change of account previews as a replacement and moves the object; destroy empties both.
+// The smoke test of an endpoint on the other account sends its job there, with that account's key.
 // The plugin loads dist/: run `npm run build` before this file alone.
 import * as pulumi from "@pulumi/pulumi";
 import { fingerprint } from "../../src/emulator/core/request-log";
 import { NetworkVolume } from "../../src/resources/network-volume";
 import { Pod } from "../../src/resources/pod";
+import { ServerlessEndpoint } from "../../src/resources/serverless-endpoint";
+import { runSyncSmokeTest } from "../../src/resources/serverless-endpoint/smoke";
 import { captureProgram, EngineStack, isSecret, PROJECT, SECRET_KEYS } from "../../tools/engine";
+import { resolvingIds } from "../../tools/engine/examples";
 import { engineRigForFile } from "../../tools/engine/rig";
 import { resourcesOf, resourceSteps } from "../helpers/ledger";
 
@@ -99,4 +103,29 @@ test("one program on two accounts: each account's own key and objects, the key s
 
   expect((await stack.destroy()).error).toBeUndefined();
   expect([live("team"), live("shared"), rig.emu.state("shared").networkVolumes]).toEqual([[], [], []]);
+}, 120_000);
+
+test("the smoke test of an endpoint on another account sends its job on that account, with its key", async () => {
+  const stack = new EngineStack(rig.plugin, { project: PROJECT, stack: "smoke" });
+  const regs = await captureProgram(
+    () => {
+      const shared = { name: "shared", apiKey: pulumi.secret(SHARED), apiUrl: rig.emu.url, serverlessUrl: rig.emu.url };
+      const endpoint = new ServerlessEndpoint("api", { api: "rest", container: { image: "echo:1" }, gpuIds: "AMPERE_24", workersMin: 0, workersMax: 1, account: shared });
+      runSyncSmokeTest({ endpoint, input: { prompt: "hello" } });
+    },
+    { project: PROJECT, stack: "smoke", config: rig.config, secretKeys: SECRET_KEYS },
+  );
+  const from = rig.emu.requestLog().length;
+  const up = await stack.up(resolvingIds(stack, regs, { preview: false }));
+  expect(up.error).toBeUndefined();
+  const endpointId = resourcesOf(stack).find((r) => r.urn.endsWith("::api"))!.id;
+  expect(rig.emu.state("shared").endpoints).toEqual([expect.objectContaining({ id: endpointId })]);
+  const jobs = rig.emu.requestLog().slice(from).filter((e) => e.op === "runSync");
+  expect(jobs.map((e) => [e.account, e.key, e.status])).toEqual([["shared", fingerprint(SHARED), 200]]);
+  const smoke = resourcesOf(stack).find((r) => r.urn.endsWith("::smoke-test"))!;
+  expect(smoke.outputs).toMatchObject({ endpointId, status: "COMPLETED" });
+  expect(isSecret(smoke.outputs.account)).toBe(true);
+  expect(JSON.stringify([...stack.resources.values()], (_k, v) => (isSecret(v) ? "[secret]" : v))).not.toContain(SHARED);
+  expect(rig.plugin.transcript()).not.toContain(SHARED);
+  expect((await stack.destroy()).error).toBeUndefined();
 }, 120_000);

@@ -7,9 +7,11 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { type ComputePlatform, ModelJobFailedError, ModelJobInProgressError, NotFoundError, schemas } from "../../client";
+import type { AccountInput } from "../engine/account";
+import { accountInput } from "../engine/account-input";
 import { shimProvider } from "../engine/shim";
 import { LOGICAL_NAME_KEY } from "../lifecycle/owner";
-import { workersRun } from "./workers-run";
+import { accountOfEndpoint, workersRun } from "./workers-run";
 
 /**
  * The `input` of an image model.
@@ -40,6 +42,14 @@ export interface RunSyncSmokeTestArgs {
    * @default none: `endpointId` names what is called
    */
   endpoint?: pulumi.Resource & { id: pulumi.Output<string> };
+  /**
+   * The account the job is sent on, `{ name, apiKey, apiUrl?, serverlessUrl? }` (the key is made
+   * secret): its key and its `serverlessUrl` carry the job. An endpoint answers only its own
+   * account's jobs, so give the endpoint's account when you call it by `endpointId`. A new name
+   * or address runs the test again; a rotated key is recorded with no job.
+   * @default the `endpoint`'s own `account` when `endpoint` is given, else the stack's account
+   */
+  account?: pulumi.Input<AccountInput>;
   /** The `input` object of the job: what the endpoint's worker takes; for an image model `prompt`, `width` and `height`. */
   input: pulumi.Input<ImageModelInput | Record<string, unknown>>;
   /**
@@ -110,17 +120,19 @@ export function runSyncSmokeTest(args: RunSyncSmokeTestArgs): pulumi.Output<RunS
   const endpointId = args.endpoint ? args.endpoint.id : args.endpointId;
   if (endpointId === undefined) throw new Error("runSyncSmokeTest: give endpoint (the stack's ServerlessEndpoint) or endpointId (an endpoint's or hosted model's id)");
   const name = args.name ?? "smoke-test";
+  const account = args.account ?? (args.endpoint ? accountOfEndpoint(args.endpoint) : undefined);
   const test = new SmokeTest(
     name,
     {
       endpointId,
+      account: accountInput(account),
       workers: args.endpoint ? workersRun(args.endpoint) : undefined,
       input: args.input,
       triggers: args.triggers,
       timeoutMs: args.timeoutMs,
       [LOGICAL_NAME_KEY]: name,
     },
-    { dependsOn: args.dependsOn, additionalSecretOutputs: ["output", "imageUrl"] },
+    { dependsOn: args.dependsOn, additionalSecretOutputs: ["output", "imageUrl", "account"] },
   );
   const result = pulumi
     .all([test.jobId, test.status, test.output, test.imageUrl, test.workerId, test.release])
