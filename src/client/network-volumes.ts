@@ -39,7 +39,7 @@ export class NetworkVolumes {
     });
   }
 
-  get(id: string, opts: RequestOptions = {}): Promise<NetworkVolume> {
+  async get(id: string, opts: RequestOptions = {}): Promise<NetworkVolume> {
     return this.ctx.rest("GET", `/v2/network-volumes/${seg(id)}`, undefined, NetworkVolumeSchema, "a NetworkVolume", opts);
   }
 
@@ -50,7 +50,7 @@ export class NetworkVolumes {
   }
 
   /** Rename or grow (a smaller size is a 400: volumes only grow). */
-  update(id: string, params: NetworkVolumeUpdateParams, opts: RequestOptions = {}): Promise<NetworkVolume> {
+  async update(id: string, params: NetworkVolumeUpdateParams, opts: RequestOptions = {}): Promise<NetworkVolume> {
     const body = checkParams(NetworkVolumeUpdateParamsSchema, params, "network volume update params");
     return this.ctx.rest("PATCH", `/v2/network-volumes/${seg(id)}`, body, NetworkVolumeSchema, "a NetworkVolume", opts);
   }

@@ -43,7 +43,7 @@ export class Pods {
   }
 
   /** Read one pod; a terminated pod still reads, with status TERMINATED. 404 → `NotFoundError`. */
-  get(id: string, opts: RequestOptions = {}): Promise<Pod> {
+  async get(id: string, opts: RequestOptions = {}): Promise<Pod> {
     return this.ctx.rest("GET", `/v2/pods/${seg(id)}`, undefined, PodSchema, "a Pod", opts);
   }
 
@@ -61,7 +61,7 @@ export class Pods {
   }
 
   /** PATCH the given fields (a mount keeps its kind and volume; a persistent one may only grow). Same body, same result: retried. */
-  update(id: string, params: PodUpdateParams, opts: RequestOptions = {}): Promise<Pod> {
+  async update(id: string, params: PodUpdateParams, opts: RequestOptions = {}): Promise<Pod> {
     const body = checkParams(PodUpdateParamsSchema, params, "pod update params");
     return this.ctx.rest("PATCH", `/v2/pods/${seg(id)}`, body, PodSchema, "a Pod", { ...opts, mode: "idempotent" });
   }
