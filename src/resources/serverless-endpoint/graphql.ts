@@ -62,6 +62,11 @@ export class GraphqlDialect implements Dialect<WireEndpoint> {
     return this.lists.of(this.c.client()).list;
   }
 
+  /** The poller over the shared list: one `myself` per tick for every wait of the process, a rollout's too (rollout.ts). */
+  sharedPoller() {
+    return this.lists.of(this.c.client()).poller;
+  }
+
   list(): Promise<WireEndpoint[]> {
     return this.c.client().endpoints.list(this.opts());
   }

@@ -101,6 +101,8 @@ export class ServerlessEndpointProvider implements pulumi.dynamic.ResourceProvid
   private readonly maxPollIntervalMs: number;
   private readonly print: (line: string) => void;
   private readonly dialects: Record<"graphql" | "rest", AnyDialect>;
+  /** GraphQL's: its poller is the one read of every endpoint's workers, which the rollout waits of both APIs share. */
+  private readonly graphql: GraphqlDialect;
   /** What `diff` saw: the endpoint each resource's replacement replaces (owner.ts). */
   private readonly predecessors = new Predecessors();
   /** Endpoints this process's creates made and handed to the engine: never an earlier try, never another create's. */
@@ -124,7 +126,8 @@ export class ServerlessEndpointProvider implements pulumi.dynamic.ResourceProvid
       maxPollIntervalMs: this.maxPollIntervalMs,
       workerPrice: (gpuIds: string | undefined) => this.workerPrice(gpuIds),
     };
-    this.dialects = { graphql: new GraphqlDialect(context) as unknown as AnyDialect, rest: new RestDialect(context) as unknown as AnyDialect };
+    this.graphql = new GraphqlDialect(context);
+    this.dialects = { graphql: this.graphql as unknown as AnyDialect, rest: new RestDialect(context) as unknown as AnyDialect };
   }
 
   async check(olds: any, news: any): Promise<pulumi.dynamic.CheckResult<EndpointInputs>> {
@@ -358,6 +361,8 @@ export class ServerlessEndpointProvider implements pulumi.dynamic.ResourceProvid
         timeoutSeconds: settings.rolloutTimeoutSeconds,
         pollIntervalMs: this.pollIntervalMs,
         maxPollIntervalMs: this.maxPollIntervalMs,
+        // A client made for REST endpoints alone (a test's) has no GraphQL half: each wait reads its own workers.
+        shared: client.endpoints ? this.graphql.sharedPoller() : undefined,
       });
       return { ...applied, ...state };
     } catch (err) {

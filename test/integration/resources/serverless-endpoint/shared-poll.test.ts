@@ -2,7 +2,8 @@
  * Endpoints waited on together share their reads: one `myself` per poll tick answers every
  * endpoint of the process, for the wait for workers on create and for the drain on delete; and
  * endpoints updated together with nothing of their own to save (their Template's change that
- * rolls their workers: a promotion) share one read of where they stand.
+ * rolls their workers: a promotion) share one read of where they stand, and the ticks of the
+ * waits for their rollouts.
  * Against the emulator over real HTTP. The provider, its shared poller and the emulator run on
  * one stepped clock that moves only while no request is in flight, so the ticks a wait takes
  * and the reads at each tick follow from the code, not from how loaded the machine is.
@@ -84,7 +85,7 @@ test("six endpoints created and deleted at once read once per tick, as one endpo
   expect(six).toEqual(oncePerTick);
 });
 
-test("six endpoints whose shared Template's image changed are updated at once: one myself read between them, then each waits for its own rollout", async () => {
+test("six endpoints whose shared Template's image changed are updated at once: one myself read between them, then one per tick for all their rollouts, and each endpoint's releases once", async () => {
   const tpl = await createServerlessTemplate(emu.url, emu.apiKey, { image: "promoted:1" });
   const tracking = { endpoints: tracked(clock, client.endpoints), serverless: tracked(clock, client.serverless) };
   const p = new ServerlessEndpointProvider({ client: () => tracking, clock });
@@ -104,7 +105,12 @@ test("six endpoints whose shared Template's image changed are updated at once: o
   const updated = await clock.drive(Promise.all(made.map((m, i) => p.update(m.id, m.outs!, { ...inputs[i]!, template: rolls("promoted:2") } as typeof inputs[number]))));
   const ops = emu.requestLog().slice(from).map((e) => e.op);
   // Nothing saved; one list of the account's endpoints answers the six (six lone reads before).
-  expect(ops.filter((op) => op === "myself" || op === "saveEndpoint")).toEqual(["myself"]);
+  // Then the six rollouts share the poller's ticks, one myself each (after 1, 2.5 and 4.75 s:
+  // the new workers start in 3), until the list shows each endpoint's workers RUNNING; each
+  // endpoint's releases then confirm its end. No endpoint read its own workers (six reads a
+  // tick before): the first look for a held rollout is due after 30 s.
+  expect(ops).toEqual(["myself", "myself", "myself", "myself", ...made.map(() => "listEndpointReleases")]);
+  expect(readsByInstant(from)).toEqual([1, 1, 1, 1]);
   for (const u of updated) expect(u.outs).toMatchObject({ rollout: { inProgress: false, workersOnLatest: 1, workersTotal: 1 } });
   for (const m of made) {
     const { workers } = await client.serverless.workers(m.id);

@@ -1,9 +1,12 @@
 import type { EndpointReleases, EndpointWorkerRecord, EndpointWorkers } from "../../../../src/client";
-import { RolloutNotOverError, settleRollout } from "../../../../src/resources/serverless-endpoint/rollout";
+import { Poller, type StatusRead } from "../../../../src/resources/lifecycle/poller";
+import { type ListedEndpoint, RolloutNotOverError, settleRollout } from "../../../../src/resources/serverless-endpoint/rollout";
 import { FakeClock } from "../../../helpers/fake-clock";
+import { SteppedClock } from "../../../helpers/stepped-clock";
 
-// The rollout wait against a scripted platform: each tick reads the workers, the releases
-// confirm the end; a held rollout fails at once, one out of time fails naming the same.
+// The rollout wait against a scripted platform. Without the shared poller each tick reads the
+// endpoint's workers, the releases confirm the end; a held rollout fails at once, one out of
+// time fails naming the same. With it, one list per tick answers every endpoint that waits.
 
 const worker = (status: string, version: number, isStale: boolean, image = `worker:${version}`): EndpointWorkerRecord => ({ id: `w-${status}-${version}-${Math.random()}`, status, isStale, version, image, gpuCount: 1 });
 
@@ -111,4 +114,167 @@ test("out of time: fails after rolloutTimeoutSeconds on the clock, saying the ne
   // Bounded: the pause grows by half up to its ceiling, and no read goes past the deadline.
   expect(clock.sleeps).toEqual([1000, 1500, 2250, 3375, 1875]);
   expect(calls.filter((c) => c === "releases")).toHaveLength(1);
+});
+
+// ---- with the shared poller: one list per tick for every endpoint that waits ----
+
+/** Where one endpoint's rollout stands at a time: from `readyAt` on, its new worker serves; a held one never does. */
+interface Rollout {
+  readyAt: number;
+  held?: boolean;
+  /** Until this time the shared list shows the rollout over while its releases do not (a list that runs ahead). */
+  listAheadUntil?: number;
+  /** Not in the shared list (an endpoint the platform's GraphQL leaves out). */
+  unlisted?: boolean;
+}
+
+/**
+ * A platform of endpoints with one worker each, replaced by a rollout: the shared list (GraphQL's
+ * `pods`), each endpoint's workers and its releases, all read from the clock. Counts each read.
+ */
+function account(clock: SteppedClock, rollouts: Record<string, Rollout>, opts: { listFails?: Error } = {}) {
+  const reads: string[] = [];
+  /** When each endpoint's own workers were read. */
+  const looks: number[] = [];
+  /** When each endpoint's releases were read. */
+  const confirms: number[] = [];
+  const started = clock.now();
+  const over = (id: string) => !rollouts[id]!.held && clock.now() >= rollouts[id]!.readyAt;
+  const workersOf = (id: string): EndpointWorkerRecord[] => {
+    const r = rollouts[id]!;
+    if (over(id)) return [worker("IDLE", 4, false)];
+    // A worker that cannot start reads INITIALIZING for its start, then UNHEALTHY.
+    const fresh = r.held && clock.now() - started >= START_MS ? "UNHEALTHY" : "INITIALIZING";
+    return [worker("IDLE", 3, true), worker(fresh, 4, false, r.held ? "worker:broken" : "worker:4")];
+  };
+  const list = async (how: StatusRead): Promise<ListedEndpoint[]> => {
+    reads.push("list");
+    how.onSend();
+    if (opts.listFails) throw opts.listFails;
+    return Object.entries(rollouts)
+      .filter(([, r]) => !r.unlisted)
+      .map(([id, r]) => ({
+        id,
+        workersMin: 1,
+        // GraphQL shows a worker that cannot start as STARTING, like one starting.
+        pods: over(id) || clock.now() < (r.listAheadUntil ?? 0) ? [{ desiredStatus: "RUNNING" }] : [{ desiredStatus: "RUNNING" }, { desiredStatus: "STARTING" }],
+      }));
+  };
+  const client = {
+    serverless: {
+      workers: async (id: string, o: { yieldToWork?: boolean }): Promise<EndpointWorkers> => {
+        reads.push(`workers ${id}${o.yieldToWork ? "" : " (does not yield)"}`);
+        looks.push(clock.now());
+        const workers = workersOf(id);
+        return { endpointVersion: 4, workers: workers as EndpointWorkers["workers"], summary: { running: 0, idle: 0, initializing: 0, throttled: 0, unhealthy: 0, total: workers.length } };
+      },
+      releases: async (id: string, o: { yieldToWork?: boolean }): Promise<EndpointReleases> => {
+        reads.push(`releases ${id}${o.yieldToWork ? "" : " (does not yield)"}`);
+        confirms.push(clock.now());
+        const workers = workersOf(id);
+        const onLatest = workers.filter((w) => !w.isStale && w.status === "IDLE").length;
+        return {
+          endpointVersion: 4,
+          rollout: { inProgress: !over(id), workersOnLatest: onLatest, workersTotal: workers.length, percentOnLatest: Math.round((100 * onLatest) / workers.length) },
+          releases: [{ id: "r4", version: 4, source: "MANUAL", createdAt: "2026-01-01T00:00:00Z", workerCount: onLatest, diff: [{ field: "template.image", old: "worker:3", new: "worker:4" }] }],
+        };
+      },
+    },
+  };
+  const poller = new Poller<ListedEndpoint>(list, clock, { intervalMs: 1000, maxIntervalMs: 4000, backoff: 1.5, noun: "endpoint", slow: () => true });
+  return { client: client as never, poller, reads, looks, confirms };
+}
+
+/** A worker's start on this platform, in ms. */
+const START_MS = 6000;
+
+const sharedOptions = (client: never, clock: SteppedClock, poller: Poller<ListedEndpoint>, id: string, over: Partial<Parameters<typeof settleRollout>[0]> = {}) =>
+  ({ ...options(client, clock as never, { id, shared: poller }), ...over }) as Parameters<typeof settleRollout>[0];
+
+test("shared: endpoints that wait together read one list per tick between them, no workers of their own, and each its releases once", async () => {
+  const ticks: Record<number, number> = {};
+  for (const n of [1, 10]) {
+    const clock = new SteppedClock(0);
+    const rollouts = Object.fromEntries(Array.from({ length: n }, (_, i) => [`ep-${i}`, { readyAt: START_MS }]));
+    const { client, poller, reads } = account(clock, rollouts);
+    const states = await clock.drive(Promise.all(Object.keys(rollouts).map((id) => settleRollout(sharedOptions(client, clock, poller, id)))));
+    for (const s of states) expect(s).toEqual({ version: 4, rollout: { inProgress: false, workersOnLatest: 1, workersTotal: 1, percentOnLatest: 100, serving: [4] } });
+    ticks[n] = reads.filter((r) => r === "list").length;
+    expect(reads.filter((r) => r !== "list").sort()).toEqual(Object.keys(rollouts).map((id) => `releases ${id}`).sort());
+  }
+  // After 1, 2.5, 4.75 and 8.125 s: the workers start in 6. Ten endpoints cost what one does.
+  expect(ticks).toEqual({ 1: 4, 10: 4 });
+});
+
+test("shared: a held rollout fails at the first look at the endpoint's own workers, while the others finish on the shared ticks", async () => {
+  const clock = new SteppedClock(0);
+  const { client, poller, reads } = account(clock, { "ep-ok": { readyAt: START_MS }, "ep-held": { readyAt: START_MS, held: true } });
+  const o = { maxPollIntervalMs: 4000 };
+  const [ok, held] = await clock.drive(
+    Promise.all([settleRollout(sharedOptions(client, clock, poller, "ep-ok", o)), settleRollout(sharedOptions(client, clock, poller, "ep-held", o)).catch((e) => e)]),
+  );
+  expect(ok.rollout).toMatchObject({ inProgress: false });
+  expect(held).toBeInstanceOf(RolloutNotOverError);
+  expect(held.message).toMatch(/^the rollout of endpoint ep-held is held: the new workers of release 4 .* \(workers: 1 IDLE stale \(version 3, image "worker:3"\), 1 UNHEALTHY new \(version 4, image "worker:broken"\)\)\. The 1 stale worker of the earlier release keep serving/);
+  expect(held.state.rollout).toMatchObject({ inProgress: true, serving: [3] });
+  // Its first look is due at twice the poll ceiling (8 s), found at the tick after it (8.125 s).
+  expect(clock.now()).toBe(8125);
+  expect(reads.filter((r) => r !== "list")).toEqual(["releases ep-ok", "workers ep-held", "releases ep-held"]);
+});
+
+test("shared: the looks for a held rollout come at twice the ceiling, then each twice as long, up to four times it; the deadline reads where it stands", async () => {
+  const clock = new SteppedClock(0);
+  const { client, poller, reads, looks } = account(clock, { "ep-1": { readyAt: Number.POSITIVE_INFINITY } });
+  const err: RolloutNotOverError = await clock.drive(settleRollout(sharedOptions(client, clock, poller, "ep-1", { timeoutSeconds: 60 })).catch((e) => e));
+  expect(err).toBeInstanceOf(RolloutNotOverError);
+  expect(err.message).toMatch(/^the rollout of endpoint ep-1 to release 4 .* was not over after 60 s \(0 of 2 workers on the latest version; /);
+  expect(clock.now()).toBe(60_000);
+  // Due at 8 s, then 16 s after each look (twice 8, capped at four times the 4 s ceiling), each
+  // found at the next tick, and at the deadline; the releases only then, for the message.
+  expect(looks).toEqual([8125, 24_250, 40_375, 56_500, 60_000]);
+  expect(reads.filter((r) => r.startsWith("releases"))).toEqual(["releases ep-1"]);
+  // The list's ticks: their pause grows by half up to the 4 s ceiling, from 1 s again after each look.
+  expect(reads.filter((r) => r === "list")).toHaveLength(25);
+});
+
+test("shared: a list that shows the rollout over before the releases do is confirmed again after a pause that grows by half", async () => {
+  const clock = new SteppedClock(0);
+  const { client, poller, reads, confirms } = account(clock, { "ep-1": { readyAt: START_MS, listAheadUntil: START_MS } });
+  const state = await clock.drive(settleRollout(sharedOptions(client, clock, poller, "ep-1")));
+  expect(state.rollout).toMatchObject({ inProgress: false, serving: [4] });
+  // At the first tick (1 s), then at the first tick at least 1 s later (2 s), 1.5 s later (3.5 s: the
+  // tick of 4.5 s), 2.25 s later (6.75 s: the tick of 7 s), when the workers have started (at 6 s).
+  expect(reads.filter((r) => r !== "list")).toEqual(confirms.map(() => "releases ep-1"));
+  expect(confirms).toEqual([1000, 2000, 4500, 7000]);
+});
+
+test("shared: an endpoint the list leaves out is looked at by its own workers only, at the slow cadence", async () => {
+  const clock = new SteppedClock(0);
+  const { client, poller, reads, looks } = account(clock, { "ep-1": { readyAt: START_MS, unlisted: true } });
+  const state = await clock.drive(settleRollout(sharedOptions(client, clock, poller, "ep-1")));
+  expect(state.rollout).toMatchObject({ inProgress: false, serving: [4] });
+  expect(reads.filter((r) => r !== "list")).toEqual(["workers ep-1", "releases ep-1"]);
+  expect(looks).toEqual([8125]);
+});
+
+test("shared: a list that fails for good (GraphQL refused) leaves each endpoint to read its own workers per tick", async () => {
+  const clock = new SteppedClock(0);
+  const gone = Object.assign(new Error("GraphQL is not served"), { status: 404 });
+  const { client, poller, reads } = account(clock, { "ep-1": { readyAt: START_MS } }, { listFails: gone });
+  const state = await clock.drive(settleRollout(sharedOptions(client, clock, poller, "ep-1")));
+  expect(state.rollout).toMatchObject({ inProgress: false, serving: [4] });
+  // One failed list at 1 s; then the workers at 1, 2, 3.5, 5.75 and 9.125 s, the releases once.
+  expect(reads).toEqual(["list", "workers ep-1", "workers ep-1", "workers ep-1", "workers ep-1", "workers ep-1", "releases ep-1"]);
+});
+
+test("shared: every read a wait sends is a status read that yields to work, and an abort ends the wait", async () => {
+  const clock = new SteppedClock(0);
+  const { client, poller, reads } = account(clock, { "ep-1": { readyAt: Number.POSITIVE_INFINITY } });
+  const stop = new AbortController();
+  const waiting = settleRollout(sharedOptions(client, clock, poller, "ep-1", { signal: stop.signal })).catch((e) => e);
+  await clock.drive(clock.sleep(20_000));
+  stop.abort(new Error("cancelled"));
+  expect((await waiting).message).toBe("cancelled");
+  expect(reads.some((r) => r.startsWith("workers"))).toBe(true);
+  expect(reads.filter((r) => r.includes("does not yield"))).toEqual([]);
 });
