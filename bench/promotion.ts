@@ -5,7 +5,8 @@
 // release that rolls its endpoint's worker, and N endpoint updates that wait for their rollout.
 // At the real ratio (the emulated clock and the plugin's poll tick scaled alike). Counted from the
 // emulator's log: requests by kind, status reads (the rollout's workers and releases reads, the
-// endpoints' list) and their share, 429s; the wall time against the rollout's own bound.
+// endpoints' list) and their share, the polls (status reads beyond the one releases read per
+// endpoint that no wait can save) and theirs, 429s; the wall time against the rollout's own bound.
 import { captureProgram, EngineStack, PROJECT, type ProviderPlugin, SECRET_KEYS } from "../tools/engine";
 import { resolvingIds } from "../tools/engine/examples";
 import { ServerlessEndpoint, Template } from "../src";
@@ -24,6 +25,12 @@ export const PROMOTION_STATUS_OPS = ["listEndpointWorkers", "listEndpointRelease
  * read that says its rollout is over, and one list of the endpoints their updates share.
  */
 export const promotionNeeded = (n: number) => 2 * n + 1;
+
+/**
+ * The status reads of what is needed: the releases read of each endpoint and the one list. The
+ * contract lists no endpoint's releases beside another's, so no wait can go below it.
+ */
+export const promotionStatusFloor = (n: number) => n + 1;
 
 export interface PromotionResult {
   endpoints: number;
@@ -99,7 +106,11 @@ async function countOnImage(url: string, apiKey: string, stack: EngineStack, ima
 }
 
 const statusReads = (p: PhaseResult) => PROMOTION_STATUS_OPS.reduce((s, op) => s + (p.byOp[op] ?? 0), 0);
-const share = (p: PhaseResult) => statusReads(p) / Math.max(1, p.sent - p.rejected429);
+const answered = (p: PhaseResult) => Math.max(1, p.sent - p.rejected429);
+const share = (p: PhaseResult) => statusReads(p) / answered(p);
+/** The polls: status reads beyond the floor (each endpoint's releases read and the one list), what sharing the waits' reads saves. */
+const polls = (r: PromotionResult) => Math.max(0, statusReads(r.phase!) - promotionStatusFloor(r.endpoints));
+const pollShare = (r: PromotionResult) => polls(r) / answered(r.phase!);
 
 export function promotionReport(shape: Shape, results: PromotionResult[]): { text: string; targets: Target[] } {
   const out: string[] = [];
@@ -109,12 +120,14 @@ export function promotionReport(shape: Shape, results: PromotionResult[]): { tex
   );
   const rows = results.map((r) => {
     const p = r.phase;
-    if (!p) return [r.endpoints, `FAILED: ${r.error}`, "", "", "", "", "", "", "", "", ""];
+    if (!p) return [r.endpoints, `FAILED: ${r.error}`, "", "", "", "", "", "", "", "", "", "", ""];
     return [
       r.endpoints,
       byKind(p),
       statusReads(p),
       `${fmt(100 * share(p), 1)}%`,
+      polls(r),
+      `${fmt(100 * pollShare(r), 1)}%`,
       p.sent,
       p.needed,
       p.rejected429,
@@ -124,20 +137,27 @@ export function promotionReport(shape: Shape, results: PromotionResult[]): { tex
       p.error || r.error ? `FAILED: ${p.error ?? r.error}` : fmt(p.wallMs / p.boundMs, 2),
     ];
   });
-  out.push(table(["N", "requests by kind", "status reads", "share", "requests", "needed", "429s", "on new image", "wall s", "LB s", "wall/LB"], rows));
+  out.push(table(["N", "requests by kind", "status reads", "share", "polls", "polls' share", "requests", "needed", "429s", "on new image", "wall s", "LB s", "wall/LB"], rows));
   out.push(
     "   needed: per endpoint its Template's PATCH and one releases read that says its rollout is over, + 1 endpoints list the\n" +
       "   updates share. LB = max(the rollout's own bound, needed / quota); the rollout's bound is one worker STARTING (one worker\n" +
-      "   per endpoint: a surge of 1). Status reads: listEndpointWorkers, listEndpointReleases and myself. The platform lists no\n" +
-      "   endpoint's releases beside another's, so each endpoint's wait reads its own: at least two status reads per endpoint\n" +
-      "   (its workers, its releases) against one change, whatever the pacing.",
+      "   per endpoint: a surge of 1). Status reads: listEndpointWorkers, listEndpointReleases and myself; share: of the requests.\n" +
+      "   The target (status reads at most 10%) cannot be met by any wait here: the contract lists no endpoint's releases beside\n" +
+      "   another's, so each endpoint's end is confirmed by a releases read of its own, and needed already holds N + 1 status\n" +
+      "   reads of its 2N + 1 requests (the floor, about half). polls: the status reads beyond that floor (the waits' ticks: one\n" +
+      "   myself per tick shared by every endpoint that waits, and any endpoint's own workers reads), and polls' share: their share\n" +
+      "   of the requests, which is what sharing the waits' reads can lower.",
   );
   const done = results.filter((r) => r.phase && !r.phase.error && !r.error);
   const ok = done.length === results.length && done.length > 0;
   const each = (f: (r: PromotionResult) => string) => results.map((r) => `N=${r.endpoints}: ${r.phase ? f(r) : `FAILED ${r.error}`}`).join("; ");
   const targets: Target[] = [
     ["promotion at the quota: every worker on the new image when up returns", ok ? done.every((r) => r.phase!.onNewImage === r.endpoints) : undefined, each((r) => `${r.phase!.onNewImage}/${r.endpoints}`)],
-    ["promotion at the quota: status reads at most 10% of the requests", ok ? done.every((r) => share(r.phase!) <= 0.1) : undefined, each((r) => `${fmt(100 * share(r.phase!), 1)}%`)],
+    [
+      "promotion at the quota: status reads at most 10% of the requests",
+      ok ? done.every((r) => share(r.phase!) <= 0.1) : undefined,
+      each((r) => `${fmt(100 * share(r.phase!), 1)}% (floor ${fmt((100 * promotionStatusFloor(r.endpoints)) / promotionNeeded(r.endpoints), 1)}%; polls beyond it ${fmt(100 * pollShare(r), 1)}%)`),
+    ],
     ["promotion at the quota: 0 x 429", ok ? done.every((r) => r.phase!.rejected429 === 0) : undefined, each((r) => String(r.phase!.rejected429))],
   ];
   return { text: out.join("\n"), targets };
