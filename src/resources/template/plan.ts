@@ -110,7 +110,7 @@ export function templateUsers(id: string, endpoints: readonly WireEndpoint[], po
  * never their values). A template runs nothing itself: its replacement or delete loses no data,
  * only its id (what names it through this resource's id follows a replacement).
  */
-export function templateStepEffects(olds: Partial<TemplateOutputs>, news: Partial<Record<keyof TemplateInputs, unknown>>): StepEffects {
+export function templateStepEffects(olds: Partial<TemplateOutputs>, _news: Partial<Record<keyof TemplateInputs, unknown>>): StepEffects {
   return {
     noRequest: ["deleteWaitSeconds"],
     restarts: [],
