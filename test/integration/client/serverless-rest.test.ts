@@ -53,13 +53,16 @@ describe("against the emulator", () => {
     const updated = await cp.serverless.update(ep.id, { env: { A: "2" } });
     expect(updated).toMatchObject({ env: { A: "2" }, image: "worker:1", workers: { min: 1, max: 2 } });
 
-    let workers = await cp.serverless.workers(ep.id);
-    for (let i = 0; i < 100 && workers.summary.idle < 1; i++) {
+    // A new env value is a release that rolls the worker: wait until the rollout is over.
+    let releases = await cp.serverless.releases(ep.id);
+    expect(releases.releases[0]?.diff).toEqual([{ field: "template.env", old: ["A"], new: ["A"] }]);
+    for (let i = 0; i < 200 && releases.rollout.inProgress; i++) {
       await new Promise((r) => setTimeout(r, 20));
-      workers = await cp.serverless.workers(ep.id);
+      releases = await cp.serverless.releases(ep.id);
     }
-    expect(workers.workers.map((w) => w.status)).toEqual(["IDLE"]);
-    expect((await cp.serverless.releases(ep.id)).rollout.workersTotal).toBe(1);
+    expect(releases.rollout).toMatchObject({ inProgress: false, workersTotal: 1, workersOnLatest: 1 });
+    const workers = await cp.serverless.workers(ep.id);
+    expect(workers.workers.map((w) => [w.status, w.version])).toEqual([["IDLE", releases.endpointVersion]]);
 
     await expect(cp.serverless.delete(ep.id)).rejects.toBeInstanceOf(ConflictError);
     await cp.serverless.update(ep.id, { workers: { min: 0, max: 0 } });
