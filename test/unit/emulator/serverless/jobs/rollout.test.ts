@@ -190,3 +190,28 @@ test("no job goes to a worker that holds one, is retiring, or has drained", () =
   ep.workers = [drained];
   expect(latestReady(o, ep, 2_000)).toBe(false);
 });
+
+test("of two stale workers alike, the one made first retires first, wherever it stands in the list", () => {
+  const { o, ep, store } = setup(0);
+  ep.version = 1;
+  const newer = store.addWorker(ep, 10);
+  const older = store.addWorker(ep, 0);
+  ep.version = 2;
+  roll(o, ep, 2_000);
+  roll(o, ep, 3_000);
+  expect(older.drainingSince).toBe(3_000);
+  expect(newer.drainingSince).toBeNull();
+});
+
+test("a replacement whose stale worker left meanwhile (an idle timeout) retires no one and starts no other", () => {
+  const { o, ep, store } = setup(1);
+  const [stale] = ep.workers;
+  roll(o, ep, 0);
+  const [r] = replacements(ep);
+  store.drainWorker(ep, stale, 500);
+  // Ready at 1000: it becomes a kept worker, nothing else changes, and the change is reported.
+  expect(roll(o, ep, 1_000)).toBe(true);
+  expect(r.replacing).toBeUndefined();
+  expect(live(ep)).toEqual([r]);
+  expect(roll(o, ep, 2_000)).toBe(false);
+});
