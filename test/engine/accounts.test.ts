@@ -13,7 +13,7 @@ import { ServerlessEndpoint } from "../../src/resources/serverless-endpoint";
 import { runSyncSmokeTest } from "../../src/resources/serverless-endpoint/smoke";
 import { captureProgram, EngineStack, isSecret, PROJECT, SECRET_KEYS } from "../../tools/engine";
 import { resolvingIds } from "../../tools/engine/examples";
-import { engineRigForFile } from "../../tools/engine/rig";
+import { engineRigForFile, startPlugin } from "../../tools/engine/rig";
 import { resourcesOf, resourceSteps } from "../helpers/ledger";
 
 const TEAM = "cp_acct_engine_team_51c0";
@@ -128,4 +128,27 @@ test("the smoke test of an endpoint on another account sends its job on that acc
   expect(JSON.stringify([...stack.resources.values()], (_k, v) => (isSecret(v) ? "[secret]" : v))).not.toContain(SHARED);
   expect(rig.plugin.transcript()).not.toContain(SHARED);
   expect((await stack.destroy()).error).toBeUndefined();
+}, 120_000);
+
+test("the account budget holds each account to its own: the stack's account is not charged for a pod on another", async () => {
+  // $1/h an account; a pod of one L40S ($0.86/h) on each of the two: each account stays under it.
+  const config = { ...rig.config, "computeplatform:accountMaxHourlyCost": "1" };
+  const plugin = await startPlugin(config);
+  try {
+    const stack = new EngineStack(plugin, { project: PROJECT, stack: "budgets" });
+    const regs = await captureProgram(
+      () => {
+        new Pod("here", { image: "img/app:1", gpu: { id: GPU } });
+        new Pod("there", { image: "img/app:1", gpu: { id: GPU }, account: { name: "shared", apiKey: pulumi.secret(SHARED), apiUrl: rig.emu.url } });
+      },
+      { project: PROJECT, stack: "budgets", config, secretKeys: SECRET_KEYS },
+    );
+    const up = await stack.up(regs);
+    expect(up.error).toBeUndefined();
+    expect(plugin.transcript()).toContain("; by account: the stack's $0.86/h, shared $0.86/h; account: $0.00/h -> $0.86/h (budget $1.00/h)");
+    expect([live("team").length, live("shared").length]).toEqual([1, 1]);
+    expect((await stack.destroy()).error).toBeUndefined();
+  } finally {
+    await plugin.stop();
+  }
 }, 120_000);

@@ -162,7 +162,10 @@ export class StackCostProvider implements pulumi.dynamic.ResourceProvider {
     const report = costReport(before, priced, catalogError);
     const liveIds = new Set([...Object.values(before), ...Object.values(priced)].map((e) => e.liveId).filter((id): id is string => typeof id === "string"));
     for (const id of looked) liveIds.add(id);
-    const onAccount = accountLimit && !catalogError ? await accountCost(account, { liveIds, after: report.after }, accountLimit) : undefined;
+    // The account read here is the stack's: what the stack puts on another account is that account's
+    // to budget, at its own writes (cost/guard.ts runs in the resource's account).
+    const onStackAccount = report.byAccount ? (report.byAccount[""] ?? { min: 0, max: 0 }) : report.after;
+    const onAccount = accountLimit && !catalogError ? await accountCost(account, { liveIds, after: onStackAccount }, accountLimit) : undefined;
     const line = costLine(report);
     if (line) this.print(onAccount ? `${line}; ${onAccount.line}` : line);
     if (onAccount?.refusal) throw new Error(onAccount.refusal);
