@@ -228,7 +228,7 @@ export function stackReport(shape: Shape, results: StackResult[], floor?: FloorR
     );
     out.push(
       `   growth over the ticks = the mean over the second half of the phase's pod lists minus over the first half, MB ("-": under ${MIN_TICKS} lists).\n` +
-        "   Live heap: after a full collection every 250 ms (bench/heap-probe.js, preloaded into the plugin of every up, refresh and destroy): what RSS\n" +
+        "   Live heap: after a full collection every 250 ms (bench/heap-probe.js, preloaded into the plugin of this run only): what RSS\n" +
         "   cannot tell, garbage not yet collected from memory that stays.\n" +
         "   The rise before the first list is the burst of calls a phase starts with; refresh and destroy send few lists (refresh reads\n" +
         "   share them; destroy's wait for the quota window like every other request), so the up, whose pods start slowly here, shows the ticks.",
