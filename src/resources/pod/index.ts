@@ -199,7 +199,8 @@ export interface PodArgs {
   adopt?: pulumi.Input<string>;
   /**
    * The most this pod may cost, in USD per hour at the catalog price of its compute for its
-   * cloud: a GPU type of `gpu.id` whose price is above it is not tried. Read at creation only
+   * cloud: a GPU type of `gpu.id` whose price is above it is not tried, and a CPU pod priced
+   * above it is not created (the create fails, nothing is made). Read at creation only
    * (a change updates in place without a request). For the whole stack's budget see the stack
    * config `computeplatform:maxHourlyCost`.
    * @default no limit

@@ -30,11 +30,22 @@ export function isNoCapacity(err: unknown): err is BadRequestError {
 /**
  * The GPU types of `gpu.id` in order: POST each until one is placed. Only the platform's
  * "no capacity" answer (a 400 that made nothing) moves on to the next; any other failure
- * ends the create as it is. A type whose price is over `maxHourlyCost` is not tried.
+ * ends the create as it is. A type whose price is over `maxHourlyCost` is not tried; a CPU pod
+ * priced over it is not created.
  */
 export async function place(ctx: Placing, plan: CreatePlan, found: Found): Promise<LivePod> {
   const { inputs } = plan;
-  if (!inputs.gpu) return post(ctx, plan, plan.body, found);
+  if (!inputs.gpu) {
+    const max = inputs.maxHourlyCost;
+    const price = max === undefined || !inputs.cpu ? undefined : await priceBook(() => ctx.client).pod({ cpu: inputs.cpu, cloud: inputs.cloud });
+    if (price !== undefined && max !== undefined && price > max) {
+      throw new Error(
+        `pod "${inputs.name}": cpu "${inputs.cpu!.id}" x${inputs.cpu!.vcpuCount} vCPU costs ${perHour(price)} at the ${inputs.cloud} price, over its maxHourlyCost ${perHour(max)}; no pod was made. ` +
+          "Choose fewer vCPUs or another flavor, or raise maxHourlyCost.",
+      );
+    }
+    return post(ctx, plan, plan.body, found);
+  }
   const where = inputs.dataCenterIds?.length ? `data centers ${inputs.dataCenterIds.join(", ")}` : "any data center";
   const tried: string[] = [];
   for (const gpuId of plan.gpuChoices) {

@@ -156,6 +156,22 @@ describe("place with maxHourlyCost: a type priced over it is not tried", () => {
     expect(creates(from)).toHaveLength(1);
     expect((err as Error).message).not.toContain("not tried");
   });
+
+  test("a CPU pod priced over it is not created: the error names its flavor, price and the cap, and nothing is sent", async () => {
+    const cpu = (await client.catalog.cpus())[0]!;
+    const before = livePods().length;
+    const from = emu.requestLog().length;
+    const err = await place(ctx(), planCreate(inputs({ name: "cpu-dear", cpu: { id: cpu.id, vcpuCount: 8 }, maxHourlyCost: 0.01 })), found()).catch((e: Error) => e);
+    expect(err.message).toBe(
+      `pod "cpu-dear": cpu "${cpu.id}" x8 vCPU costs $${(cpu.price.securePerVcpu * 8).toFixed(2)}/h at the SECURE price, over its maxHourlyCost $0.01/h; no pod was made. ` +
+        "Choose fewer vCPUs or another flavor, or raise maxHourlyCost.",
+    );
+    expect(creates(from)).toEqual([]);
+    expect(livePods().length).toBe(before);
+    // Under the cap it is created as any CPU pod.
+    const pod = await place(ctx(), planCreate(inputs({ cpu: { id: cpu.id, vcpuCount: 2 }, maxHourlyCost: 1000 })), found());
+    expect(pod.cpu).toMatchObject({ id: cpu.id, vcpuCount: 2 });
+  });
 });
 
 describe("hourlyCostOf: the catalog price of what the pod got", () => {
