@@ -30,10 +30,11 @@ const MODULES = [
   "src/resources/inputs/arguments.ts",
   "src/resources/inputs/check.ts",
   // the emulator's rules, the platform's stand-in every other test trusts: rate limits, releases
-  // and their rollout
+  // and their rollout, worker scaling
   "src/emulator/core/rate-limit.ts",
   "src/emulator/serverless/endpoints/releases.ts",
   "src/emulator/serverless/jobs/rollout.ts",
+  "src/emulator/serverless/jobs/workers.ts",
 ];
 
 /** The folder of unit tests a module is mutated against. */
