@@ -1,6 +1,6 @@
 // Where a Pod's create lands (placement.ts), against the emulator over real HTTP: each GPU type of
 // the preference list POSTed in order until one is placed, only the platform's "no capacity" 400
-// (open-parts: "No capacity for that GPU type in the allowed data centers: 400, detail says 'no
+// (docs/emulator.md, "Rules it applies": "No capacity for that GPU type in the allowed data centers: 400, detail says 'no
 // capacity'") moving on to the next, a type priced over maxHourlyCost never sent, and the pod's
 // price from the catalog. The engine suite (test/engine/cost.test.ts) runs the fallback through
 // Pulumi's plugin; this file holds each branch of the module on its own.
@@ -113,7 +113,7 @@ describe("place: each GPU type in order until one is placed", () => {
   });
 
   test("a failure other than no capacity ends the create as it is: the next type is not tried", async () => {
-    // A registry the account does not have: a 400 of another rule (open-parts), for every type alike.
+    // A registry the account does not have: a 400 of another rule (docs/emulator.md), for every type alike.
     const from = emu.requestLog().length;
     const err = await place(ctx(), planCreate(inputs({ gpu: { id: [H100, A100] }, registry: "no-such-registry" })), found()).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BadRequestError);

@@ -1,4 +1,4 @@
-// The pod's 400 rules driven directly (spec 2.3, 2.4, 4.1; open-parts "Pod operations"): the
+// The pod's 400 rules driven directly (the platform's pod rules, docs/emulator.md "Rules it applies"): the
 // cross-field rules of a create, the scheduler's placement (preferred data centers in order, the
 // volume's data center, global networking, capacity) and the mount rules of an update (kind and
 // volume fixed, a path may change, a persistent size only grows). The HTTP tests

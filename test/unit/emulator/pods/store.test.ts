@@ -1,4 +1,4 @@
-// The pod's life driven directly on a manual clock (open-parts "Pod operations"): each status
+// The pod's life driven directly on a manual clock (docs/emulator.md, "Rules it applies"): each status
 // entered at its exact time (no timer: derived from timestamps when read), the actions offered
 // by status, what each action does and when billing starts and stops, the lock, an update's
 // restart (after its delay, or at once), global networking taking effect at the next start, and
@@ -40,7 +40,7 @@ function refusal(f: () => unknown): [number, string] {
   throw new Error("expected a refusal");
 }
 
-test("the actions by status are open-parts' table, read by action: where each is offered", () => {
+test("the actions by status are the platform's table, read by action: where each is offered", () => {
   const offered = (action: string) => Object.entries(ACTIONS).filter(([, actions]) => actions.includes(action as never)).map(([status]) => status).sort();
   expect(offered("start")).toEqual(["ERROR", "EXITED", "PROVISIONING"]);
   expect(offered("stop")).toEqual(["RUNNING", "STARTING"]);

@@ -1,4 +1,4 @@
-// What a release says, driven directly (open-parts "Releases and rollouts"): each changed field
+// What a release says, driven directly (docs/emulator.md, "Releases and rollouts"): each changed field
 // under REST's name with its old and new values, in the diff's fixed order; `template.env` by its
 // variables' sorted names, never a value; and which diffs roll the workers. The HTTP tests
 // (test/integration/emulator/releases.test.ts) hold a few fields end to end; here every field of

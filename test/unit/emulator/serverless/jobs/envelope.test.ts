@@ -1,4 +1,4 @@
-// A job's body driven directly (open-parts "Jobs on the account's own endpoints", Body): each
+// A job's body driven directly (docs/emulator.md, "Jobs on the account's own endpoints", Body): each
 // rule at its boundary, each failure named with its `$`-path; the input's depth and size limits;
 // which webhooks the emulator calls (loopback only); and runsync's `wait`. The HTTP tests
 // (test/integration/emulator/endpoint-jobs.test.ts) hold a refusal per rule on the wire; these

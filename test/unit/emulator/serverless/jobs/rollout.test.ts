@@ -1,4 +1,4 @@
-// A rollout's rules driven directly at chosen clock times (open-parts "Releases and rollouts",
+// A rollout's rules driven directly at chosen clock times (docs/emulator.md, "Releases and rollouts",
 // Rolling): one replacement per stale worker, at most max(1, ceil(kept / 4)) starting at once;
 // each ready replacement retires one stale worker (one not serving first, then an idle one, the
 // oldest version and age first), which drains at once or after its job; a superseded rollout's

@@ -1,4 +1,4 @@
-// The scaling rules of an account's endpoint driven directly on clock times (open-parts "Jobs on
+// The scaling rules of an account's endpoint driven directly on clock times (docs/emulator.md, "Jobs on
 // the account's own endpoints", Workers and scaling): QUEUE_DELAY adds one worker when the oldest
 // queued job has waited scalerValue seconds, REQUEST_COUNT keeps ceil((inQueue + inProgress) /
 // scalerValue), never above workersMax; a worker above workersMin leaves after idleTimeout
