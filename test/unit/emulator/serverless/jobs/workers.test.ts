@@ -250,18 +250,25 @@ describe("nextEvent", () => {
   });
 
   test("the earliest of: a worker ready, an idle leave, a job's end or deadline, a ttl, the QUEUE_DELAY threshold", () => {
-    const { o, ep, q, job, store } = setup({ scalerValue: 4, idleTimeout: 5 });
+    const { o, ep, q, job, store } = setup({ scalerValue: 4, idleTimeout: 5 }, 1);
     store.addWorker(ep, 0); // ready at 1000, leaves at 6000
     expect(nextEvent(o, ep, q, 0)).toBe(1_000);
     expect(nextEvent(o, ep, q, 1_000)).toBe(6_000);
-    job("IN_PROGRESS", 0, { endsAt: 5_000, deadline: 9_000 });
-    expect(nextEvent(o, ep, q, 1_000)).toBe(5_000);
-    expect(nextEvent(o, ep, q, 5_000)).toBe(6_000);
+    job("IN_PROGRESS", 0, { endsAt: 5_200, deadline: 9_000 });
+    expect(nextEvent(o, ep, q, 1_000)).toBe(5_200);
+    expect(nextEvent(o, ep, q, 5_200)).toBe(6_000);
     job("IN_QUEUE", 1_000, { ttlEnd: 5_500 });
     expect(nextEvent(o, ep, q, 1_000)).toBe(5_000); // threshold 1000 + 4000
-    expect(nextEvent(o, ep, q, 5_000)).toBe(5_500); // the ttl
+    expect(nextEvent(o, ep, q, 5_000)).toBe(5_200); // the job's end
+    expect(nextEvent(o, ep, q, 5_200)).toBe(5_500); // the ttl
     expect(nextEvent(o, ep, q, 6_000)).toBe(9_000); // the deadline
     expect(nextEvent(o, ep, q, 9_000)).toBeUndefined(); // only times after t count
+  });
+
+  test("the threshold is in emulated seconds: timeScale 10 makes 4 s 400 clock ms", () => {
+    const { o, ep, q, job } = setup({ scalerValue: 4 }, 10);
+    job("IN_QUEUE", 1_000, { ttlEnd: 50_000 });
+    expect(nextEvent(o, ep, q, 1_000)).toBe(1_400);
   });
 
   test("REQUEST_COUNT has no threshold to wait for; workersMin workers and busy or unable ones have no idle leave", () => {
