@@ -10,7 +10,7 @@
  * Kept: everything a check reads (paths, operations, parameters, request bodies, responses and
  * their status codes and media types, schemas with their types, enums, formats, required
  * lists, bounds, patterns, `$ref`s, security schemes) and the contract's example values, which
- * test/unit/client/contract-examples.test.ts passes through the client's schemas. Dropped: the
+ * test/unit/client/schemas/contract-examples.test.ts passes through the client's schemas. Dropped: the
  * prose (`description`, `summary`, `externalDocs`), also the summary and description of each
  * example. A property that happens to be called `description` or `summary` stays: names under
  * `properties` (and the other maps of names) are never keywords.
@@ -86,7 +86,7 @@ export function readme(published: string): string {
     "The contract tests validate against it: every answer the emulator gives in any test suite",
     "(`test/helpers/contract.ts`, loaded by `test/helpers/contract-hook.ts`), the operations of",
     "`test/integration/emulator/contract.test.ts`, and the client's zod schemas field by field",
-    "(`test/unit/client/contract-examples.test.ts`).",
+    "(`test/unit/client/schemas/contract-examples.test.ts`).",
     "",
     "It keeps what a check reads: paths, operations, parameters, request bodies, responses with",
     "their status codes and media types, schemas with types, enums, formats, `required` lists,",

@@ -1,7 +1,7 @@
 // The emulator's rate limits driven directly, on a manual clock (docs/emulator.md, "Limits"): fixed
 // windows per key over minute, hour and day, the exact RateLimit headers, which window refuses,
 // a batch of requests counted whole or not at all, refunds, and the storm fault's headers. The
-// HTTP tests (test/integration/emulator/rate-limit.test.ts) hold the headers on the wire; these
+// HTTP tests (test/integration/emulator/core/rate-limit.test.ts) hold the headers on the wire; these
 // reach the counts, seconds and windows to the millisecond, which real time cannot.
 import { DEFAULT_QUOTAS, RateLimiter } from "../../../../src/emulator/core/rate-limit";
 

@@ -2,7 +2,7 @@
 // cross-field rules of a create, the scheduler's placement (preferred data centers in order, the
 // volume's data center, global networking, capacity) and the mount rules of an update (kind and
 // volume fixed, a path may change, a persistent size only grows). The HTTP tests
-// (test/integration/emulator/pods.test.ts) hold each create refusal on the wire; these reach the
+// (test/integration/emulator/pods/rules.test.ts) hold each create refusal on the wire; these reach the
 // boundaries and orders a body cannot pick out: the power-of-two check past 32 bits, the flavor's
 // exact range, which data center wins, and every branch of an update's mounts.
 import type { NetworkVolume } from "../../../../src/emulator/network-volumes/store";

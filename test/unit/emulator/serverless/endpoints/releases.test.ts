@@ -1,7 +1,7 @@
 // What a release says, driven directly (docs/emulator.md, "Releases and rollouts"): each changed field
 // under REST's name with its old and new values, in the diff's fixed order; `template.env` by its
 // variables' sorted names, never a value; and which diffs roll the workers. The HTTP tests
-// (test/integration/emulator/releases.test.ts) hold a few fields end to end; here every field of
+// (test/integration/emulator/serverless/endpoints/releases.test.ts) hold a few fields end to end; here every field of
 // the table is held to its name, its values and whether it rolls.
 import {
   endpointDiff,

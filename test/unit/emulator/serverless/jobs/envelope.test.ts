@@ -1,7 +1,7 @@
 // A job's body driven directly (docs/emulator.md, "Jobs on the account's own endpoints", Body): each
 // rule at its boundary, each failure named with its `$`-path; the input's depth and size limits;
 // which webhooks the emulator calls (loopback only); and runsync's `wait`. The HTTP tests
-// (test/integration/emulator/endpoint-jobs.test.ts) hold a refusal per rule on the wire; these
+// (test/integration/emulator/serverless/jobs/calls.test.ts) hold a refusal per rule on the wire; these
 // hold the exact edges (5000 and 604800000 ms, 10000 ms, 64 levels, 256 KiB, 1000..300000).
 import { checkEnvelope, checkInputShape, INPUT_LIMITS, isLoopback, parseWait, POLICY_LIMITS } from "../../../../../src/emulator/serverless/jobs/envelope";
 

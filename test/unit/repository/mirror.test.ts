@@ -1,0 +1,149 @@
+// test/ is laid out as src/ is (docs/design.md, "Tests"): a source module with logic has a test at
+// its own path, test/unit/<module>.test.ts, or test/integration/<module>.test.ts when it needs a
+// server, so whoever changes src/x/y.ts finds what guards it at test/*/x/y.test.ts.
+// A module without one is listed with the reason: it has no logic of its own (types, re-exports,
+// wiring), or its rules are tested today by a suite at another path, named, from which a test at
+// its own path is still to be split. Both lists only shrink: an entry whose module gained a test
+// at its path, or was removed, fails here until the entry goes too.
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+const ROOT = path.resolve(__dirname, "../../..");
+
+/** Modules with no logic of their own, and why. */
+const NO_LOGIC: Record<string, string> = {
+  "account/kinds": "a list of the kinds the account tool knows: data only",
+  "client/schemas/jobs": "zod declarations of the wire objects, no function or refinement of its own",
+  "client/schemas/registries": "zod declarations of the wire objects, no function or refinement of its own",
+  "client/schemas/templates": "zod declarations of the wire objects, no function or refinement of its own",
+  "emulator/console/source": "types of what the console reads only",
+  "emulator/core/http/types": "types of the HTTP layer only",
+  "emulator/pods/types": "types of the pod records only",
+  "index": "the package entry: re-exports the kinds, the client and the look-ups",
+  "internal": "the named internal entry of bench/ and tools/: re-exports only",
+  "resources/inputs/endpoint-defaults": "a table of the platform's defaults for an endpoint: data only",
+  "resources/pod/outputs": "types of the outputs only",
+  "resources/serverless-endpoint/outputs": "types of the outputs only",
+  "resources/stack-cost/index": "re-exports the StackCost resource and its provider",
+};
+
+/** Modules whose rules a suite at another path tests today (a file, or the folder of suites that reach it). */
+const TESTED_ELSEWHERE: Record<string, string> = {
+  "account/cli": "test/integration/account/sweep.test.ts",
+  "account/table": "test/integration/account/",
+  "client/billing": "test/integration/client/",
+  "client/registries": "test/integration/client/",
+  "client/schemas/billing": "test/integration/client/",
+  "client/schemas/catalog": "test/integration/client/",
+  "client/schemas/models": "test/integration/client/",
+  "client/schemas/network-volumes": "test/integration/client/",
+  "client/schemas/pods": "test/integration/client/",
+  "client/schemas/serverless": "test/integration/client/",
+  "client/templates": "test/integration/client/",
+  "emulator/billing/queries": "test/integration/emulator/billing/",
+  "emulator/catalog/data": "test/engine/stays-still.test.ts",
+  "emulator/catalog/limits": "test/integration/emulator/catalog/",
+  "emulator/console/attempts": "test/integration/emulator/console/",
+  "emulator/console/html": "test/integration/emulator/console/",
+  "emulator/console/log-and-faults": "test/integration/emulator/console/",
+  "emulator/console/resource-pages": "test/integration/emulator/console/",
+  "emulator/control/clock": "test/integration/emulator/control/",
+  "emulator/control/routes": "test/integration/emulator/control/",
+  "emulator/core/clock": "test/integration/emulator/core/",
+  "emulator/core/http/crud": "test/integration/emulator/core/http/",
+  "emulator/core/http/exchanges": "test/integration/emulator/core/http/",
+  "emulator/core/http/host": "test/integration/emulator/core/http/",
+  "emulator/core/http/reply": "test/integration/emulator/core/http/",
+  "emulator/core/http/router": "test/integration/emulator/core/http/",
+  "emulator/core/ids": "test/integration/emulator/core/",
+  "emulator/core/meter": "test/unit/emulator/console/money.test.ts",
+  "emulator/core/persistence": "test/integration/emulator/core/",
+  "emulator/core/problem": "test/unit/emulator/pods/rules.test.ts",
+  "emulator/core/request-log": "test/integration/resources/engine/accounts.test.ts",
+  "emulator/core/state-lock": "test/integration/emulator/core/",
+  "emulator/index": "test/unit/helpers/contract.test.ts",
+  "emulator/network-volumes/routes": "test/integration/emulator/network-volumes/",
+  "emulator/pods/record": "test/integration/emulator/pods/",
+  "emulator/pods/routes": "test/integration/emulator/pods/",
+  "emulator/pods/view": "test/integration/emulator/pods/",
+  "emulator/registries/routes": "test/integration/emulator/",
+  "emulator/registries/store": "test/integration/emulator/",
+  "emulator/serverless/endpoints/store": "test/unit/emulator/serverless/jobs/rollout.test.ts",
+  "emulator/serverless/graphql/schema": "test/unit/emulator/serverless/graphql/cost.test.ts",
+  "emulator/serverless/hosted-models/png": "test/integration/emulator/serverless/hosted-models/",
+  "emulator/serverless/jobs/job": "test/unit/emulator/serverless/jobs/active.test.ts",
+  "emulator/serverless/jobs/queue": "test/integration/emulator/serverless/jobs/",
+  "emulator/serverless/jobs/test-worker": "test/integration/emulator/serverless/jobs/",
+  "emulator/serverless/jobs/webhook": "test/integration/emulator/serverless/jobs/",
+  "emulator/serverless/rest/dialect": "test/integration/emulator/serverless/rest/",
+  "emulator/serverless/rest/routes": "test/integration/emulator/serverless/rest/",
+  "emulator/serverless/service": "test/unit/emulator/serverless/graphql/execute.test.ts",
+  "emulator/serverless/snapshot": "test/integration/emulator/serverless/",
+  "emulator/templates/routes": "test/integration/emulator/templates/",
+  "resources/engine/account-input": "test/integration/resources/engine/",
+  "resources/engine/secret-outputs": "test/integration/resources/engine/",
+  "resources/kinds": "test/engine/registry.test.ts",
+  "resources/network-volume/index": "test/unit/docs/update-or-replace.test.ts",
+  "resources/pod/catalog-check": "test/unit/resources/pod/schema.test.ts",
+  "resources/pod/create-plan": "test/unit/resources/pod/plan.test.ts",
+  "resources/pod/index": "test/integration/resources/pod/faults.test.ts",
+  "resources/registry-credential/index": "test/unit/docs/update-or-replace.test.ts",
+  "resources/serverless-endpoint/costed-write": "test/integration/resources/serverless-endpoint/",
+  "resources/serverless-endpoint/dialect": "test/integration/resources/serverless-endpoint/",
+  "resources/serverless-endpoint/graphql": "test/integration/resources/serverless-endpoint/",
+  "resources/serverless-endpoint/index": "test/integration/resources/serverless-endpoint/smoke.test.ts",
+  "resources/serverless-endpoint/rest": "test/integration/resources/serverless-endpoint/",
+  "resources/serverless-endpoint/smoke-provider": "test/integration/resources/serverless-endpoint/smoke.test.ts",
+  "resources/serverless-endpoint/step-effects": "test/unit/resources/lifecycle/step-line.test.ts",
+  "resources/template/index": "test/engine/adopt.test.ts",
+};
+
+function modules(dir = "src"): string[] {
+  const out: string[] = [];
+  for (const e of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
+    const rel = path.posix.join(dir, e.name);
+    if (e.isDirectory()) out.push(...modules(rel));
+    else if (e.name.endsWith(".ts") && !e.name.endsWith(".d.ts")) out.push(rel.slice("src/".length, -".ts".length));
+  }
+  return out.sort();
+}
+
+const testAt = (m: string) => ["unit", "integration"].some((tree) => fs.existsSync(path.join(ROOT, "test", tree, `${m}.test.ts`)));
+
+describe("the test tree mirrors src/", () => {
+  const all = modules();
+
+  test("every module has a test at its path, or is listed with its reason", () => {
+    const unlisted = all.filter((m) => !testAt(m) && !(m in NO_LOGIC) && !(m in TESTED_ELSEWHERE));
+    expect(unlisted).toEqual([]);
+  });
+
+  test("the lists only shrink: each names a module that exists and still has no test at its path", () => {
+    const stale = [...Object.keys(NO_LOGIC), ...Object.keys(TESTED_ELSEWHERE)].filter((m) => !all.includes(m) || testAt(m));
+    expect(stale).toEqual([]);
+  });
+
+  test("each suite named for a module exists", () => {
+    const gone = Object.entries(TESTED_ELSEWHERE).filter(([, suite]) => !fs.existsSync(path.join(ROOT, suite)));
+    expect(gone).toEqual([]);
+  });
+
+  test("a test at a module's path is named for a module: no test file in the unit or integration tree stands beside no source", () => {
+    // Suites that test what no single module holds keep their own names in their area's folder.
+    const shared = /^test\/(unit|integration)\/(repository|docs|scripts|helpers|account|examples)\/|^test\/integration\/emulator\/real-clients\//;
+    const orphans: string[] = [];
+    const walk = (dir: string) => {
+      for (const e of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
+        const rel = path.posix.join(dir, e.name);
+        if (e.isDirectory()) walk(rel);
+        else if (e.name.endsWith(".test.ts") && !shared.test(rel)) {
+          const folder = path.posix.dirname(rel).replace(/^test\/(unit|integration)\/?/, "");
+          if (!fs.existsSync(path.join(ROOT, "src", folder))) orphans.push(rel);
+        }
+      }
+    };
+    walk("test/unit");
+    walk("test/integration");
+    expect(orphans).toEqual([]);
+  });
+});
