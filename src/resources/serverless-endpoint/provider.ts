@@ -361,8 +361,10 @@ export class ServerlessEndpointProvider implements pulumi.dynamic.ResourceProvid
         timeoutSeconds: settings.rolloutTimeoutSeconds,
         pollIntervalMs: this.pollIntervalMs,
         maxPollIntervalMs: this.maxPollIntervalMs,
-        // A client made for REST endpoints alone (a test's) has no GraphQL half: each wait reads its own workers.
-        shared: client.endpoints ? this.graphql.sharedPoller() : undefined,
+        // An endpoint the program manages over REST is read over REST alone (the API it chose), and
+        // a client made for REST endpoints alone (a test's) has no GraphQL half: each such wait
+        // reads its own workers.
+        shared: client.endpoints && apiOf(news) === "graphql" ? this.graphql.sharedPoller() : undefined,
       });
       return { ...applied, ...state };
     } catch (err) {
