@@ -84,17 +84,29 @@ export const MOVED_DATA_CENTER = "EU-RO-1";
  * the run's destroy can delete the volume.
  */
 async function protectedVolume(session: ExampleSession, prod: Record<string, string>, print: Print): Promise<boolean> {
-  const [dc, protect] = ["promotion:dataCenter", "promotion:protectData"];
+  const dc = "promotion:dataCenter";
   const moved = `${dc} ${prod[dc]} -> ${MOVED_DATA_CENTER}`;
   print("");
   print(`A change that would replace prod's protected volume: ${moved}`);
   const refused = await session.programPhase(`preview, stack prod: ${moved}`, "preview", { ...prod, [dc]: MOVED_DATA_CENTER });
   print(describe(refused));
   if (!refused.error?.includes("currently marked for protection")) return false;
-  const lifted = `${protect} true -> false`;
+  return liftProtection(session, prod, print);
+}
+
+/** The config key that protects the promotion's data (prod sets it). */
+const PROTECT_DATA = "promotion:protectData";
+
+/**
+ * Before the run's destroy, the protection its config set is lifted on purpose (the engine
+ * records it, the platform sees nothing), as a reviewer would: a protected volume cannot be
+ * deleted, and a run leaves nothing behind.
+ */
+async function liftProtection(session: ExampleSession, config: Record<string, string>, print: Print): Promise<boolean> {
+  const lifted = `${PROTECT_DATA} true -> false`;
   print("");
   print(`Before the run's destroy, the protection lifted on purpose: ${lifted}`);
-  const up = await session.programPhase(`up, stack prod: ${lifted}`, "up", { ...prod, [protect]: "false" });
+  const up = await session.programPhase(`up, stack ${session.stack.stack}: ${lifted}`, "up", { ...config, [PROTECT_DATA]: "false" });
   print(describe(up));
   return !up.error;
 }
@@ -151,6 +163,8 @@ async function main(): Promise<number> {
       if (!ok) break;
     }
     if (ok && promotion) ok = await promote(sessions[1]!, configs.prod!, configs.dev!, print);
+    // One stack alone (promotion's prod): what its config protects is lifted before its destroy.
+    else if (ok && configs[stacks[0]!]?.[PROTECT_DATA] === "true") ok = await liftProtection(sessions[0]!, configs[stacks[0]!]!, print);
     for (const session of sessions) ok = (await finish(session, ok, print)) && ok;
     const transcripts = sessions.map((s) => s.plugin.transcript());
     const keySeen = [...transcripts, ...sessions.map((s) => s.stack.stateText())].some((t) => t.includes(emu.apiKey));
