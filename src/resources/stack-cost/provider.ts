@@ -150,18 +150,17 @@ export class StackCostProvider implements pulumi.dynamic.ResourceProvider {
     // The object an entry was priced from is recorded with it, except where a look changed no price:
     // then the record stays as it was, so the preview after the up that made the object is clean
     // (the look is made again by each check, on the list the check reads anyway).
-    const looked = new Set<string>();
     for (const [key, entry] of Object.entries(entries)) {
       const id = found.get(entry);
       if (!id || !priced[key]) continue;
-      looked.add(id);
       const old = before[key];
       if (old && !old.liveId && again(entry, old) && sameHourly(old.hourly, priced[key]!.hourly)) continue;
       priced[key]!.liveId = id;
     }
     const report = costReport(before, priced, catalogError);
     const liveIds = new Set([...Object.values(before), ...Object.values(priced)].map((e) => e.liveId).filter((id): id is string => typeof id === "string"));
-    for (const id of looked) liveIds.add(id);
+    // Every object found is the stack's, recorded or not: the account's cost counts it once.
+    for (const id of found.values()) liveIds.add(id);
     // The account read here is the stack's: what the stack puts on another account is that account's
     // to budget, at its own writes (cost/guard.ts runs in the resource's account).
     const onStackAccount = report.byAccount ? (report.byAccount[""] ?? { min: 0, max: 0 }) : report.after;
