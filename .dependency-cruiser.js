@@ -55,9 +55,7 @@ module.exports = {
       name: "no-file-cycle",
       comment: "No file of src/, and none of what tests, tools and benchmarks share, imports itself back through another.",
       severity: "error",
-      // The preview check's runner and two of its walks (widened, promotion) still import each
-      // other; they are untangled with the move of the test tree, not while the check is busy.
-      from: { path: "^(?:src|test|tools|bench|scripts)/", pathNot: "^test/helpers/preview-check/(?:runner|widened|promotion)\\.ts$" },
+      from: { path: "^(?:src|test|tools|bench|scripts)/" },
       to: { circular: true },
     },
     {

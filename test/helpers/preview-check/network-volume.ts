@@ -16,7 +16,7 @@ import { DATA_CENTERS } from "../../../src/emulator/catalog/data";
 import { NetworkVolume } from "../../../src/resources/network-volume";
 import { networkVolumeArgsSchema, NETWORK_VOLUME_TYPES } from "../../../src/resources/network-volume/schema";
 import { planNetworkVolumeChange } from "../../../src/resources/network-volume/plan";
-import type { Decl, KindModel } from "./runner";
+import type { Decl, KindModel } from "./model";
 
 const dataCenter = fc.constantFrom(...DATA_CENTERS.map((d) => d.id));
 const offered = (dc: unknown) => DATA_CENTERS.find((d) => d.id === dc)!.networkVolumeTypes;

@@ -37,7 +37,7 @@ import { Pod } from "../../../src/resources/pod";
 import { planPodChange, RECORDED_ONLY } from "../../../src/resources/pod/plan";
 import { podArgsSchema } from "../../../src/resources/pod/schema";
 import { defined, simpleName } from "./network-volume";
-import type { Decl, KindModel, OutsideChange, World } from "./runner";
+import type { Decl, KindModel, OutsideChange, World } from "./model";
 
 export const maybe = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: undefined, freq: 3 });
 export const image = fc.constantFrom("img/a:1", "img/a:2", "img/b:1", "registry.example/app:3");

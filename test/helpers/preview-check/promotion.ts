@@ -26,7 +26,7 @@ import { ServerlessEndpointProvider } from "../../../src/resources/serverless-en
 import { TemplateProvider } from "../../../src/resources/template/provider";
 import { captureProgram, EngineStack, PROJECT, type ProviderPlugin, SECRET_KEYS } from "../../../tools/engine";
 import { resourcesOf } from "../ledger";
-import type { Decl, KindModel, World } from "./runner";
+import type { Decl, KindModel, World } from "./model";
 
 export interface PromotionTally {
   steps: Record<string, number>;

@@ -12,7 +12,7 @@ import { planRegistryCredentialChange } from "../../../src/resources/registry-cr
 import { registryCredentialArgsSchema } from "../../../src/resources/registry-credential/schema";
 import { defined, simpleName } from "./network-volume";
 import { maybe } from "./pod";
-import type { KindModel } from "./runner";
+import type { KindModel } from "./model";
 
 const secretText = fc.stringMatching(/^[A-Za-z0-9_.@-]{1,12}$/);
 

@@ -22,7 +22,7 @@ import { ENDPOINT_FIELD_DEFAULTS } from "../../../src/resources/inputs/endpoint-
 import { defined, simpleName } from "./network-volume";
 import { maybe } from "./pod";
 import { rolledSince, watchReleases } from "./serverless-endpoint";
-import type { Decl, KindModel, OutsideChange, World } from "./runner";
+import type { Decl, KindModel, OutsideChange, World } from "./model";
 
 const NOT_OVER_REST = ["templateId", "locations"];
 const REST_SAVED = SAVED_FIELDS.filter((f) => !NOT_OVER_REST.includes(f));

@@ -25,7 +25,7 @@ import { releaseRolls } from "../../../src/resources/serverless-endpoint/rollout
 import { ENDPOINT_FIELD_DEFAULTS } from "../../../src/resources/inputs/endpoint-defaults";
 import { defined, simpleName } from "./network-volume";
 import { maybe } from "./pod";
-import type { Decl, KindModel, OutsideChange, World } from "./runner";
+import type { Decl, KindModel, OutsideChange, World } from "./model";
 
 /** The emulator's values for an endpoint saved without them (src/emulator/serverless/endpoints/rules.ts). */
 const PLATFORM_DEFAULTS: Record<string, unknown> = { idleTimeout: 5, locations: null, flashBootType: "OFF", scalerType: "QUEUE_DELAY", scalerValue: 4, workersMin: 0, workersMax: 3, networkVolumeId: null, gpuCount: 1, executionTimeoutMs: 300000 };

@@ -17,7 +17,7 @@ import { planTemplateChange } from "../../../src/resources/template/plan";
 import { templateArgsSchema, type TemplateInputs } from "../../../src/resources/template/schema";
 import { defined, simpleName } from "./network-volume";
 import { containerValues, env, image, maybe, path, ports } from "./pod";
-import type { Decl, KindModel, OutsideChange, World } from "./runner";
+import type { Decl, KindModel, OutsideChange, World } from "./model";
 
 const mounts = fc.record({ persistent: fc.record({ size: fc.integer({ min: 10, max: 60 }), path }) });
 const category = fc.constantFrom("CPU", "NVIDIA", "AMD");

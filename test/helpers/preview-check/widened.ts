@@ -22,7 +22,7 @@ import fc from "fast-check";
 import { captureProgram, EngineStack, PROJECT, type ProviderPlugin, type Registration, SECRET_KEYS, type StateResource } from "../../../tools/engine";
 import { resourcesOf, resourceSteps } from "../ledger";
 import { ledgerTotal, liveCost } from "../live-cost";
-import type { Decl, KindModel, World } from "./runner";
+import type { Decl, KindModel, World } from "./model";
 
 export interface WidenedTally {
   faultSteps: number;
