@@ -272,7 +272,7 @@ test("a replace with a changed gpu, killed mid-create: the next up takes over th
  * `pulumi up --replace <urn>` with the same inputs, as the rig plays it (Check without old
  * inputs, no Diff, Create, Delete the old). `replaceOnChanges` forces nothing here: the engine
  * acts on it only for changed keys a Diff names, and Pulumi's dynamic-provider plugin names none
- * (test/engine/engine-options.test.ts shows the update it makes instead).
+ * (test/engine/options.test.ts shows the update it makes instead).
  */
 async function forcedReplace(stack: EngineStack, regs: Awaited<ReturnType<typeof podProgram>>) {
   const [reg] = resourceRegs(regs);
