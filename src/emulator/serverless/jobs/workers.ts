@@ -44,7 +44,8 @@ export function scaleUp(o: WorkerOptions, ep: EndpointRecord, q: Queue, t: numbe
   else {
     const oldest = q.waiting.oldest()!.submittedAt;
     const starting = workers.some((w) => readyAt(o, ep, w) > t);
-    if (!starting && (t - oldest) * o.timeScale >= ep.scalerValue * 1000) want = Math.max(want, workers.length + 1);
+    // "More than scalerValue seconds": at the threshold itself the job has waited exactly that long.
+    if (!starting && (t - oldest) * o.timeScale > ep.scalerValue * 1000) want = Math.max(want, workers.length + 1);
   }
   want = Math.min(want, ep.workersMax);
   if (want <= workers.length) return false;
@@ -91,6 +92,7 @@ export function nextEvent(o: WorkerOptions, ep: EndpointRecord, q: Queue, t: num
   }
   at(q.waiting.firstTtl()?.ttlEnd);
   const oldest = q.waiting.oldest();
-  if (oldest && ep.scalerType === "QUEUE_DELAY") at(oldest.submittedAt + (ep.scalerValue * 1000) / o.timeScale);
+  // The first time past the threshold: one emulated ms after it.
+  if (oldest && ep.scalerType === "QUEUE_DELAY") at(oldest.submittedAt + (ep.scalerValue * 1000 + 1) / o.timeScale);
   return next === Infinity ? undefined : next;
 }

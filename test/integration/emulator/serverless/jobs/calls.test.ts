@@ -234,12 +234,12 @@ describe("workers and scaling", () => {
     expect((await health(id)).jobs).toMatchObject({ completed: 4, inProgress: 0 });
   });
 
-  test("QUEUE_DELAY adds a worker once the oldest queued job has waited scalerValue seconds", async () => {
+  test("QUEUE_DELAY adds a worker once the oldest queued job has waited more than scalerValue seconds", async () => {
     const id = await endpoint({ workers: { min: 1, max: 3 }, scaling: { type: "QUEUE_DELAY", value: 4, idleTimeout: 5 } });
     await advance(3000);
     await call("POST", `/v2/${id}/run`, { input: { sleep_ms: 60000 } });
     await call("POST", `/v2/${id}/run`, { input: { sleep_ms: 60000 } });
-    await advance(3999);
+    await advance(4000);
     expect((await workers(id)).summary.total).toBe(1);
     await advance(1);
     expect((await workers(id)).summary).toMatchObject({ initializing: 1, total: 2 });

@@ -1,6 +1,6 @@
 // The scaling rules of an account's endpoint driven directly on clock times (docs/emulator.md, "Jobs on
 // the account's own endpoints", Workers and scaling): QUEUE_DELAY adds one worker when the oldest
-// queued job has waited scalerValue seconds, REQUEST_COUNT keeps ceil((inQueue + inProgress) /
+// queued job has waited more than scalerValue seconds, REQUEST_COUNT keeps ceil((inQueue + inProgress) /
 // scalerValue), never above workersMax; a worker above workersMin leaves after idleTimeout
 // seconds with no job; and the next event the replay must stop at. A rollout's replacements are
 // extra workers that none of these count. No queue, no server: the rules alone, at chosen times.
@@ -71,16 +71,16 @@ describe("scaleUp", () => {
     expect(none.ep.workers).toHaveLength(0);
   });
 
-  test("QUEUE_DELAY adds one when the oldest queued job has waited scalerValue seconds, not a millisecond before", () => {
+  test("QUEUE_DELAY adds one when the oldest queued job has waited more than scalerValue seconds: not at the threshold itself", () => {
     const { o, ep, q, job, store } = setup({ scalerValue: 4 });
     store.addWorker(ep, 0);
     job("IN_QUEUE", 2_000);
     job("IN_QUEUE", 3_000);
-    expect(scaleUp(o, ep, q, 5_999)).toBe(false);
+    expect(scaleUp(o, ep, q, 6_000)).toBe(false);
     expect(ep.workers).toHaveLength(1);
-    expect(scaleUp(o, ep, q, 6_000)).toBe(true);
+    expect(scaleUp(o, ep, q, 6_001)).toBe(true);
     expect(ep.workers).toHaveLength(2);
-    expect(ep.workers[1].createdAt).toBe(6_000);
+    expect(ep.workers[1].createdAt).toBe(6_001);
   });
 
   test("QUEUE_DELAY adds one at a time: none while a worker is still starting", () => {
@@ -88,10 +88,10 @@ describe("scaleUp", () => {
     store.addWorker(ep, 0);
     job("IN_QUEUE", 0);
     expect(scaleUp(o, ep, q, 999)).toBe(false); // the first is starting (ready at 1000)
-    expect(scaleUp(o, ep, q, 1_000)).toBe(true);
+    expect(scaleUp(o, ep, q, 1_001)).toBe(true);
     expect(ep.workers).toHaveLength(2);
     expect(scaleUp(o, ep, q, 1_500)).toBe(false); // the second is starting
-    expect(scaleUp(o, ep, q, 2_000)).toBe(true);
+    expect(scaleUp(o, ep, q, 2_001)).toBe(true);
     expect(ep.workers).toHaveLength(3);
     // workersMax reached.
     expect(scaleUp(o, ep, q, 100_000)).toBe(false);
@@ -102,8 +102,8 @@ describe("scaleUp", () => {
     const { o, ep, q, job, store } = setup({ scalerValue: 4 }, 10);
     store.addWorker(ep, 0);
     job("IN_QUEUE", 1_000);
-    expect(scaleUp(o, ep, q, 1_399)).toBe(false);
-    expect(scaleUp(o, ep, q, 1_400)).toBe(true);
+    expect(scaleUp(o, ep, q, 1_400)).toBe(false);
+    expect(scaleUp(o, ep, q, 1_400.1)).toBe(true); // one emulated ms past the threshold
   });
 
   test("REQUEST_COUNT keeps ceil((inQueue + inProgress) / scalerValue), at once, never above workersMax", () => {
@@ -258,17 +258,17 @@ describe("nextEvent", () => {
     expect(nextEvent(o, ep, q, 1_000)).toBe(5_200);
     expect(nextEvent(o, ep, q, 5_200)).toBe(6_000);
     job("IN_QUEUE", 1_000, { ttlEnd: 5_500 });
-    expect(nextEvent(o, ep, q, 1_000)).toBe(5_000); // threshold 1000 + 4000
-    expect(nextEvent(o, ep, q, 5_000)).toBe(5_200); // the job's end
+    expect(nextEvent(o, ep, q, 1_000)).toBe(5_001); // one ms past the threshold 1000 + 4000
+    expect(nextEvent(o, ep, q, 5_001)).toBe(5_200); // the job's end
     expect(nextEvent(o, ep, q, 5_200)).toBe(5_500); // the ttl
     expect(nextEvent(o, ep, q, 6_000)).toBe(9_000); // the deadline
     expect(nextEvent(o, ep, q, 9_000)).toBeUndefined(); // only times after t count
   });
 
-  test("the threshold is in emulated seconds: timeScale 10 makes 4 s 400 clock ms", () => {
+  test("the threshold is in emulated seconds: timeScale 10 makes 4 s 400 clock ms, and one emulated ms past it a tenth", () => {
     const { o, ep, q, job } = setup({ scalerValue: 4 }, 10);
     job("IN_QUEUE", 1_000, { ttlEnd: 50_000 });
-    expect(nextEvent(o, ep, q, 1_000)).toBe(1_400);
+    expect(nextEvent(o, ep, q, 1_000)).toBe(1_400.1);
   });
 
   test("REQUEST_COUNT has no threshold to wait for; workersMin workers and busy or unable ones have no idle leave", () => {
