@@ -18,3 +18,10 @@ export const ENDPOINT_FIELD_DEFAULTS = {
   gpuCount: 1,
   executionTimeoutMs: 300_000,
 } as const;
+
+/**
+ * The platform's defaults for a NEW endpoint's workers (the contract's): what it gets when the
+ * program leaves them out. The endpoint's create is held to the budgets with them, and the
+ * stack's cost prices an endpoint with them; an existing endpoint keeps what it has.
+ */
+export const ENDPOINT_WORKER_DEFAULTS = { workersMin: 0, workersMax: 3, gpuCount: 1 } as const;

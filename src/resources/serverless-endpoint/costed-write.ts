@@ -4,16 +4,14 @@
  * endpoint gets the platform's default, an existing one keeps what it has.
  */
 import type { CostedWrite } from "../cost/guard";
+import { ENDPOINT_WORKER_DEFAULTS } from "../inputs/endpoint-defaults";
 import { stackOf } from "../lifecycle/owner";
 import type { ServerlessEndpointOutputs } from "./outputs";
 import type { EndpointInputs } from "./schema";
 
-/** The platform's defaults for a new endpoint's workers (the contract's). */
-const NEW = { workersMin: 0, workersMax: 3, gpuCount: 1 } as const;
-
 /** The create (`olds` undefined) or the update of endpoint `id` that saves `news`. */
 export function endpointWrite(news: EndpointInputs, olds?: Partial<ServerlessEndpointOutputs>, id?: string, replaces?: string): CostedWrite {
-  const pick = (field: "workersMin" | "workersMax" | "gpuCount"): number => news[field] ?? olds?.[field] ?? NEW[field];
+  const pick = (field: "workersMin" | "workersMax" | "gpuCount"): number => news[field] ?? olds?.[field] ?? ENDPOINT_WORKER_DEFAULTS[field];
   const compute = { kind: "endpoint" as const, gpuIds: news.gpuIds, workersMin: pick("workersMin"), workersMax: pick("workersMax"), gpuCount: pick("gpuCount") };
   return {
     label: `endpoint ${news.name}`,

@@ -18,6 +18,7 @@
  */
 import type { AccountEndpoint, AccountPod } from "../cost/account";
 import { gpuChoices } from "../inputs/check";
+import { ENDPOINT_WORKER_DEFAULTS } from "../inputs/endpoint-defaults";
 import { autoName, isPendingName, replacementToken } from "../lifecycle/owner";
 
 /** A live pod, as far as pricing goes (the account's lists, cost/account.ts). */
@@ -26,8 +27,6 @@ export type LivePodCompute = AccountPod;
 /** A live endpoint, as far as pricing goes. */
 export type LiveEndpointCompute = AccountEndpoint;
 
-/** The platform's defaults for an endpoint's workers (the contract's): what a new endpoint gets when the program leaves them out. */
-export const ENDPOINT_WORKER_DEFAULTS = { workersMin: 0, workersMax: 3, gpuCount: 1 } as const;
 
 /** What a pod entry declares, after the program's ignoreChanges (`ignore`: the pricing paths it hides). */
 export interface PodDeclared {

@@ -4,8 +4,8 @@
 // object, the platform's defaults for what a new endpoint leaves out. The live object is found by
 // the id seen last, else by the owner token the entry carries.
 import { autoName, pendingName, replacementToken } from "../../../../src/resources/lifecycle/owner";
+import { ENDPOINT_WORKER_DEFAULTS } from "../../../../src/resources/inputs/endpoint-defaults";
 import {
-  ENDPOINT_WORKER_DEFAULTS,
   endpointRuns,
   findLiveEndpoint,
   findLivePod,
