@@ -103,6 +103,25 @@ export function wirePod(over: Record<string, unknown> = {}): Record<string, unkn
   };
 }
 
+/** A wire-valid Template for scripted answers. */
+export function wireTemplate(over: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    id: "tpl-1",
+    name: "worker",
+    image: "img:1",
+    args: "",
+    disk: 20,
+    mounts: {},
+    ports: [],
+    env: {},
+    registry: null,
+    serverless: true,
+    public: false,
+    category: "NVIDIA",
+    ...over,
+  };
+}
+
 /** A wire-valid Endpoint (GraphQL `myself`) for scripted answers. */
 export function wireEndpoint(over: Record<string, unknown> = {}): Record<string, unknown> {
   return {
