@@ -38,6 +38,19 @@ const doc = JSON.parse(fs.readFileSync(CONTRACT_FILE, "utf8"));
 export function loadContract(): any {
   return doc;
 }
+/**
+ * One named example of an operation's JSON request body (`"request"`) or of its answer of a
+ * status (`"200"`, `"201"`), copied so a test may change it.
+ */
+export function contractExample(operationId: string, of: "request" | `${number}`, name: string): any {
+  const op = Object.values(doc.paths as Record<string, Record<string, any>>)
+    .flatMap((item) => Object.values(item))
+    .find((o) => o?.operationId === operationId);
+  const content = (of === "request" ? op?.requestBody : resolve(op?.responses?.[of]))?.content?.["application/json"];
+  const value = content?.examples?.[name]?.value;
+  if (value === undefined) throw new Error(`the contract has no ${of} example ${name} of ${operationId}`);
+  return structuredClone(value);
+}
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);
 // OpenAPI's numeric formats carry no constraint JSON Schema does not already express.

@@ -31,12 +31,6 @@ const NO_LOGIC: Record<string, string> = {
 const TESTED_ELSEWHERE: Record<string, string> = {
   "account/cli": "test/integration/account/sweep.test.ts",
   "account/table": "test/integration/account/",
-  "client/schemas/billing": "test/integration/client/",
-  "client/schemas/catalog": "test/integration/client/",
-  "client/schemas/models": "test/integration/client/",
-  "client/schemas/network-volumes": "test/integration/client/",
-  "client/schemas/pods": "test/integration/client/",
-  "client/schemas/serverless": "test/integration/client/",
   "emulator/billing/queries": "test/integration/emulator/billing/",
   "emulator/catalog/data": "test/engine/stays-still.test.ts",
   "emulator/catalog/limits": "test/integration/emulator/catalog/",
