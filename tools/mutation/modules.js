@@ -11,6 +11,8 @@ const MODULES = [
   "src/client/core/retry.ts",
   "src/client/core/pacing.ts",
   "src/client/core/pacing-registry.ts",
+  // zod issues as field issues that name the field and the rule
+  "src/client/core/validate.ts",
   // the lifecycle's applied state and owner tokens, a create's recovery and finding it again
   "src/resources/lifecycle/applied.ts",
   "src/resources/lifecycle/owner.ts",

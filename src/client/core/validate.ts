@@ -31,18 +31,19 @@ export function fieldIssues(error: z.ZodError, value?: unknown): FieldIssue[] {
       }
       continue;
     }
-    let message = issue.message;
-    const missing = value !== undefined && issue.path.length > 0 && at(value, issue.path) === undefined;
+    let message: string;
+    // (At the top level the checked value itself is never missing: it was given.)
+    const missing = value !== undefined && at(value, issue.path) === undefined;
     if (issue.code === "invalid_type" && /received undefined$/.test(issue.message)) message = "is required";
     else if (missing && (issue.code === "invalid_value" || issue.code === "invalid_union")) message = "is required";
-    else if (issue.code === "too_small" && typeof issue.minimum !== "bigint") {
+    else if (issue.code === "too_small") {
       message =
         issue.origin === "string"
           ? `must be at least ${issue.minimum} character(s) long`
           : issue.origin === "array"
             ? `must have at least ${issue.minimum} item(s)`
             : `must be >= ${issue.minimum}`;
-    } else if (issue.code === "too_big" && typeof issue.maximum !== "bigint") {
+    } else if (issue.code === "too_big") {
       message = issue.origin === "array" ? `must have at most ${issue.maximum} item(s)` : `must be <= ${issue.maximum}`;
     } else if (issue.code === "custom") {
       // Our own refinements are written as predicates of the field ("must be a power of two").

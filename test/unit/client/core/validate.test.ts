@@ -84,6 +84,30 @@ describe("fieldIssues", () => {
     expect(issuesOf(S, { n: 3 })).toEqual([{ path: "n", message: "must be a power of two" }]);
   });
 
+  it("a refinement about a field left out keeps its own message rather than 'is required'", () => {
+    const S = z
+      .object({ size: z.number().optional(), from: z.string().optional() })
+      .refine((v) => v.size !== undefined || v.from !== undefined, { path: ["size"], message: "must be set when from is not" });
+    expect(issuesOf(S, {})).toEqual([{ path: "size", message: "must be set when from is not" }]);
+  });
+
+  it("a refinement whose message speaks of undefined is still our own message", () => {
+    const S = z.object({ n: z.number().refine(() => false, "must not have received undefined") });
+    expect(issuesOf(S, { n: 1 })).toEqual([{ path: "n", message: "must not have received undefined" }]);
+  });
+
+  it("bounds of a bigint read as those of a number", () => {
+    expect(issuesOf(z.object({ n: z.bigint().min(2n).max(3n) }), { n: 1n })).toEqual([{ path: "n", message: "must be >= 2" }]);
+    expect(issuesOf(z.object({ n: z.bigint().max(3n) }), { n: 4n })).toEqual([{ path: "n", message: "must be <= 3" }]);
+  });
+
+  it("a choice under a parent that is null is missing, so required", () => {
+    const S = z.object({ a: z.unknown() }).superRefine((_v, ctx) => {
+      ctx.addIssue({ code: "invalid_value", values: ["X"], path: ["a", "kind"], input: undefined });
+    });
+    expect(issuesOf(S, { a: null })).toEqual([{ path: "a.kind", message: "is required" }]);
+  });
+
   it("a wrong type of a present field is invalid, with zod's reason; at the top level the reason alone", () => {
     const [field] = issuesOf(z.object({ n: z.number() }), { n: "x" });
     expect(field.path).toBe("n");
