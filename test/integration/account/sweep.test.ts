@@ -6,9 +6,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { main } from "../../../src/account/cli";
 import { readStates } from "../../../src/account/owners";
-import { readAccount, type Sweep, sweepOf } from "../../../src/account/sweep";
+import { readAccount, sweepOf } from "../../../src/account/sweep";
 import { ComputePlatform } from "../../../src/client";
 import { type Emulator, startEmulator } from "../../../src/emulator";
 import { LOGICAL_NAME_KEY } from "../../../src/resources/lifecycle/owner";
@@ -142,21 +141,4 @@ test("every object once, with its owner or why it cannot be told, and a cost equ
   expect(serverless).toBeCloseTo(by(endpoint.id).perHour, 4);
   expect(summary.records.reduce((s, r) => s + r.totalAmount, 0)).toBeCloseTo(sweep.totals.perHour, 3);
   expect(sweep.totals.perMonth).toBeCloseTo(sweep.totals.perHour * 720, 6);
-});
-
-test("the command: a table and JSON, the key from the environment only, no secret printed; bad input named", async () => {
-  const env = { COMPUTEPLATFORM_API_KEY: emu.apiKey, COMPUTEPLATFORM_API_URL: emu.url };
-  const table = await main([], env);
-  expect(table.split("\n")[0]).toMatch(/^KIND\s+ID\s+NAME\s+STATE\s+OWNER\s+\$\/HOUR\s+\$\/MONTH\s+COST$/);
-  expect(table).toMatch(/\n\d+ objects: \$\d+\.\d{4}\/hour, \$\d+\.\d{2}\/month at today's rate\n/);
-  const json = JSON.parse(await main(["--json", "--kinds", "NetworkVolume,RegistryCredential"], env)) as Sweep;
-  expect(new Set(json.objects.map((o) => o.kind))).toEqual(new Set(["NetworkVolume", "RegistryCredential"]));
-  for (const out of [table, JSON.stringify(json)]) {
-    expect(out).not.toContain(emu.apiKey);
-    expect(out).not.toContain("never-printed-9f2");
-  }
-  await expect(main(["--kinds", "Pods"], env)).rejects.toThrow("--kinds: Pods is not a kind; the kinds are Pod, ServerlessEndpoint, NetworkVolume, Template, RegistryCredential");
-  await expect(main([], { COMPUTEPLATFORM_API_URL: emu.url })).rejects.toThrow("No API key: set COMPUTEPLATFORM_API_KEY");
-  await expect(main(["--state", join(dir, "missing.json")], env)).rejects.toThrow(/--state .*missing\.json: ENOENT/);
-  expect(await main(["--help"], {})).toContain("never from an option");
 });

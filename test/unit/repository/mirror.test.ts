@@ -29,8 +29,6 @@ const NO_LOGIC: Record<string, string> = {
 
 /** Modules whose rules a suite at another path tests today (a file, or the folder of suites that reach it). */
 const TESTED_ELSEWHERE: Record<string, string> = {
-  "account/cli": "test/integration/account/sweep.test.ts",
-  "account/table": "test/integration/account/",
   "emulator/billing/queries": "test/integration/emulator/billing/",
   "emulator/catalog/data": "test/engine/stays-still.test.ts",
   "emulator/catalog/limits": "test/integration/emulator/catalog/",
