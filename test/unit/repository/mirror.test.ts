@@ -30,14 +30,6 @@ const NO_LOGIC: Record<string, string> = {
 /** Modules whose rules a suite at another path tests today (a file, or the folder of suites that reach it). */
 const TESTED_ELSEWHERE: Record<string, string> = {
   "emulator/billing/queries": "test/integration/emulator/billing/",
-  "emulator/catalog/data": "test/engine/stays-still.test.ts",
-  "emulator/catalog/limits": "test/integration/emulator/catalog/",
-  "emulator/console/attempts": "test/integration/emulator/console/",
-  "emulator/console/html": "test/integration/emulator/console/",
-  "emulator/console/log-and-faults": "test/integration/emulator/console/",
-  "emulator/console/resource-pages": "test/integration/emulator/console/",
-  "emulator/control/clock": "test/integration/emulator/control/",
-  "emulator/control/routes": "test/integration/emulator/control/",
   "emulator/index": "test/unit/helpers/contract.test.ts",
   "emulator/network-volumes/routes": "test/integration/emulator/network-volumes/",
   "emulator/pods/record": "test/integration/emulator/pods/",

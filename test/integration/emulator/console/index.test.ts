@@ -1,9 +1,9 @@
-// The console and the control plane over real HTTP, without a browser (the browser test is
-// test/browser/console.browser.ts, run by `npm run test:console`): the control calls with a
-// bearer key, sign-in and its session cookie, the CSRF token, the read-only key's 403, the
-// security headers, and that no answer or log entry holds a key's bytes.
+// The console over real HTTP, without a browser (the browser test is
+// test/browser/console.browser.ts, run by `npm run test:console`): sign-in and its session
+// cookie, the CSRF token, the read-only key's 403, the security headers, and that no answer or
+// log entry holds a key's bytes. The control plane it calls is test/integration/emulator/control/routes.test.ts.
 import type { Emulator } from "../../../../src/emulator";
-import { A100, client, FULL, READ_ONLY, RTX4090, start } from "../../../helpers/emulator-rest";
+import { client, FULL, READ_ONLY, RTX4090, start } from "../../../helpers/emulator-rest";
 
 let emu: Emulator;
 const api = client(() => emu);
@@ -56,76 +56,6 @@ function noKeyBytes(): void {
   expect(JSON.stringify(emu.requestLog())).not.toContain(FULL);
   expect(JSON.stringify(emu.requestLog())).not.toContain(READ_ONLY);
 }
-
-describe("the control plane (/emulator)", () => {
-  test("faults: set, patch, read, clear; each field checked by name", async () => {
-    const set = await api.post("/emulator/faults", { rate5xx: 0.25, noCapacity: [{ gpuId: A100, dataCenterId: "US-TX-3" }], errorImages: [":broken$"] });
-    expect(set.status).toBe(200);
-    expect(set.body).toMatchObject({ rate5xx: 0.25, rate429: 0, noCapacity: [{ gpuId: A100, dataCenterId: "US-TX-3" }], errorImages: [":broken$"] });
-    const patched = await api.patch("/emulator/faults", { slowMs: 5 });
-    expect(patched.body).toMatchObject({ rate5xx: 0.25, slowMs: 5, errorImages: [":broken$"] });
-    expect((await api.get("/emulator/faults")).body).toEqual(patched.body);
-
-    const bad = await api.post("/emulator/faults", { rate429: 2, noCapacity: [{ gpuId: "H200" }], errorImages: ["("], colour: 1 });
-    expect(bad.status).toBe(422);
-    expect(bad.body.detail).toMatch(/rate429/);
-    expect(bad.body.detail).toMatch(/noCapacity\.0\.gpuId/);
-    expect(bad.body.detail).toMatch(/errorImages\.0: is not a valid regular expression/);
-    expect(bad.body.detail).toMatch(/unknown field\(s\) 'colour'/);
-
-    const cleared = await api.del("/emulator/faults");
-    expect(cleared.body).toMatchObject({ rate5xx: 0, slowMs: 0, noCapacity: [], errorImages: [] });
-  });
-
-  test("no-capacity set through the control plane places the next pod in another data center", async () => {
-    const first = await api.createPod({ gpu: { id: RTX4090 } });
-    expect((await api.post("/emulator/faults", { noCapacity: [{ gpuId: RTX4090, dataCenterId: first.dataCenterId }] })).status).toBe(200);
-    const next = await api.createPod({ gpu: { id: RTX4090 } });
-    expect(next.dataCenterId).not.toBe(first.dataCenterId);
-  });
-
-  test("the control plane is exempt from its own faults: a 100 % 5xx rate can be cleared", async () => {
-    await api.post("/emulator/faults", { rate5xx: 1, rate429: 0 });
-    expect((await api.get("/v2/pods")).status).toBeGreaterThanOrEqual(500);
-    expect((await api.del("/emulator/faults")).status).toBe(200);
-    expect((await api.get("/v2/pods")).status).toBe(200);
-    const marked = emu.requestLog().filter((e) => e.fault === "rate5xx");
-    expect(marked.map((e) => e.op)).toEqual(["listPods"]);
-  });
-
-  test("outside events: a locked pod stopped by its host reads EXITED and stops billing; terminate; endpoint delete", async () => {
-    const pod = await api.createPod({ gpu: { id: RTX4090 } });
-    await api.waitFor(pod.id, "RUNNING");
-    expect((await api.patch(`/v2/pods/${pod.id}`, { locked: true })).status).toBe(200);
-    const stopped = await api.post("/emulator/events", { type: "stopPod", podId: pod.id });
-    expect(stopped).toMatchObject({ status: 200, body: { type: "stopPod", podId: pod.id, status: "EXITED" } });
-    expect((await api.get(`/v2/pods/${pod.id}`)).body).toMatchObject({ status: "EXITED", cost: 0 });
-    expect((await api.post("/emulator/events", { type: "stopPod", podId: pod.id })).status).toBe(409);
-    expect((await api.post("/emulator/events", { type: "terminatePod", podId: pod.id })).body.status).toBe("TERMINATED");
-    expect((await api.post("/emulator/events", { type: "terminatePod", podId: "nope" })).status).toBe(404);
-
-    const tpl = await api.post("/v2/templates", { name: "w", image: "img:1", serverless: true });
-    const save = await api.post(`/graphql?api_key=${FULL}`, {
-      query: `mutation { saveEndpoint(input: { name: "e", gpuIds: "ADA_24", templateId: "${tpl.body.id}", workersMin: 1 }) { id } }`,
-    });
-    const endpointId = save.body.data.saveEndpoint.id;
-    expect((await api.post("/emulator/events", { type: "deleteEndpoint", endpointId })).status).toBe(200);
-    expect(emu.state().endpoints).toEqual([]);
-    expect((await api.post("/emulator/events", { type: "deleteEndpoint", endpointId })).status).toBe(404);
-    expect((await api.post("/emulator/events", { type: "explode", podId: pod.id })).status).toBe(422);
-  });
-
-  test("a read-only key reads the faults and changes nothing, with the API's 403", async () => {
-    expect((await api.get("/emulator/faults", { key: READ_ONLY })).status).toBe(200);
-    const refused = await api.post("/emulator/faults", { rate5xx: 1 }, { key: READ_ONLY });
-    const apiRefusal = await api.post("/v2/pods", { name: "p", image: "i", gpu: { id: RTX4090 } }, { key: READ_ONLY });
-    expect(refused.status).toBe(403);
-    expect(refused.body.detail).toBe("setFaults needs a key with the 'write' scope; this key is read-only");
-    expect(apiRefusal.body.detail).toBe("createPod needs a key with the 'write' scope; this key is read-only");
-    expect((await api.get("/emulator/faults")).body.rate5xx).toBe(0);
-    expect((await api.post("/emulator/faults", {}, { key: null })).status).toBe(401);
-  });
-});
 
 describe("the console (/console)", () => {
   test("pages need a session; the key is posted once and exchanged for an HttpOnly SameSite=Strict cookie", async () => {
