@@ -11,8 +11,10 @@ const MODULES = [
   "src/client/core/retry.ts",
   "src/client/core/pacing.ts",
   "src/client/core/pacing-registry.ts",
-  // zod issues as field issues that name the field and the rule
+  // zod issues as field issues that name the field and the rule; the key and the write-only
+  // values kept out of every message
   "src/client/core/validate.ts",
+  "src/client/core/redact.ts",
   // the lifecycle's applied state and owner tokens, a create's recovery and finding it again
   "src/resources/lifecycle/applied.ts",
   "src/resources/lifecycle/owner.ts",

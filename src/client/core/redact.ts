@@ -10,15 +10,13 @@ const MARK = "[REDACTED]";
 export function redactUrl(url: string): string {
   try {
     const u = new URL(url);
-    if (u.username || u.password) {
-      u.username = "";
-      u.password = "";
-    }
+    u.username = "";
+    u.password = "";
     if (u.searchParams.has("api_key")) u.searchParams.set("api_key", MARK);
     // URLSearchParams percent-encodes the brackets; keep the mark readable.
     return u.toString().replaceAll(encodeURIComponent(MARK), MARK);
   } catch {
-    return redactText(url, []);
+    return maskKnownForms(url);
   }
 }
 
@@ -41,23 +39,40 @@ export function urlPath(url: string): string {
 export function redactText(
   text: string,
   secrets: readonly (string | undefined)[],
+  // Stryker disable next-line ArrayDeclaration: a filler value in this empty list masks only a text that holds it
   writeOnly: readonly string[] = [],
 ): string {
+  // Longest first: a value inside a longer one must not break the longer one apart (leaving
+  // its ends in the text) before the longer one is masked whole.
+  const values = [...secrets.filter((s): s is string => s !== undefined && s.length >= 4), ...writeOnly].sort((a, b) => b.length - a.length);
   let out = text;
-  for (const secret of [...secrets, ...writeOnly]) {
-    if (!secret || secret.length < 4) continue;
-    for (const form of new Set([secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)])) {
-      out = out.split(form).join(MARK);
-    }
+  for (const value of values) {
+    if (value.length >= 4) out = maskEverywhere(out, value);
+    else if (value) out = maskAsToken(out, value);
   }
-  for (const short of writeOnly) {
-    if (!short || short.length >= 4) continue;
-    const escaped = short.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-    out = out.replace(new RegExp(`(?<![\\p{L}\\p{N}_])${escaped}(?![\\p{L}\\p{N}_])`, "gu"), MARK);
-  }
-  return out
+  return maskKnownForms(out);
+}
+
+/** `text` with every `Bearer <token>` and every `api_key=<value>` masked. */
+function maskKnownForms(text: string): string {
+  return text
     .replace(/(Bearer\s+)[^\s"',;]+/gi, `$1${MARK}`)
     .replace(/(api_key=)[^&\s"',;]+/gi, `$1${MARK}`);
+}
+
+/** `text` with `secret` masked raw, percent-encoded and JSON-escaped, wherever it occurs. */
+function maskEverywhere(text: string, secret: string): string {
+  let out = text;
+  for (const form of new Set([secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)])) {
+    out = out.split(form).join(MARK);
+  }
+  return out;
+}
+
+/** `text` with `value` masked where it stands as a token of its own (not inside a word). */
+function maskAsToken(text: string, value: string): string {
+  const escaped = value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return text.replace(new RegExp(`(?<![\\p{L}\\p{N}_])${escaped}(?![\\p{L}\\p{N}_])`, "gu"), MARK);
 }
 
 /**
@@ -68,6 +83,7 @@ export function redactText(
 export function sanitizeError(
   err: unknown,
   secrets: readonly (string | undefined)[],
+  // Stryker disable next-line ArrayDeclaration: a filler value in this empty list masks only a text that holds it
   writeOnly: readonly string[] = [],
 ): Error {
   const source = err instanceof Error ? err : new Error(String(err));

@@ -1,4 +1,4 @@
-import { redactText, redactUrl, sanitizeError } from "../../../../src/client/core/redact";
+import { redactText, redactUrl, sanitizeError, urlPath } from "../../../../src/client/core/redact";
 
 describe("redaction helpers", () => {
   const KEY = "cp_live_S3cr3t+/=key";
@@ -48,5 +48,37 @@ describe("redaction helpers", () => {
     expect(all).not.toContain(KEY);
     expect((safe.cause as Error & { code?: string }).code).toBe("ECONNRESET");
     expect((safe.cause as unknown as Record<string, unknown>).headers).toBeUndefined();
+  });
+
+  test("a URL that does not parse is still masked as text", () => {
+    expect(redactUrl("not a url?api_key=abc Bearer tok")).toBe("not a url?api_key=[REDACTED] Bearer [REDACTED]");
+  });
+  test("log lines name a URL's path only, and say when it does not parse", () => {
+    expect(urlPath(`http://user:pw@h:1/v2/pods?api_key=${KEY}`)).toBe("/v2/pods");
+    expect(urlPath(`not a url ${KEY}`)).toBe("(invalid url)");
+  });
+  test("Bearer and api_key= values are masked whole, whatever the spacing, and the rest of the line kept", () => {
+    expect(redactText("Authorization: Bearer   abc.def-1, next", [])).toBe("Authorization: Bearer   [REDACTED], next");
+    expect(redactText('{"url":"/graphql?api_key=k123&x=1"}', [])).toBe('{"url":"/graphql?api_key=[REDACTED]&x=1"}');
+  });
+  test("a key of 4 characters is searched for; a JSON-escaped one leaves the JSON whole", () => {
+    expect(redactText("key abcd used", ["abcd"])).toBe("key [REDACTED] used");
+    expect(redactText(JSON.stringify({ password: 'pa"ss' }), [], ['pa"ss'])).toBe('{"password":"[REDACTED]"}');
+  });
+  test("a write-only value of 4 characters is masked even inside a word; an empty one masks nothing", () => {
+    expect(redactText("xabcdx", [], ["abcd"])).toBe("x[REDACTED]x");
+    expect(redactText("nothing to hide: none.", [], [""])).toBe("nothing to hide: none.");
+  });
+  test("a value inside a longer one does not break the longer one's mask, whatever their order", () => {
+    expect(redactText("user key-ab-word", [], ["ab", "key-ab-word"])).toBe("user [REDACTED]");
+    expect(redactText("pw xxabcdyy", [], ["abcd", "xxabcdyy"])).toBe("pw [REDACTED]");
+    expect(redactText("key abcd-and-more", ["abcd"], ["abcd-and-more"])).toBe("key [REDACTED]");
+  });
+  test("a key that is not set masks nothing", () => {
+    expect(redactText("no key here", [undefined])).toBe("no key here");
+  });
+  test("sanitizeError carries a string code only: a code that is an object may hold the request", () => {
+    const err = Object.assign(new Error("boom"), { code: { headers: { authorization: `Bearer ${KEY}` } } });
+    expect((sanitizeError(err, [KEY]) as Error & { code?: unknown }).code).toBeUndefined();
   });
 });
