@@ -54,7 +54,6 @@ const TESTED_ELSEWHERE: Record<string, string> = {
   "resources/kinds": "test/engine/registry.test.ts",
   "resources/network-volume/index": "test/unit/docs/update-or-replace.test.ts",
   "resources/pod/catalog-check": "test/unit/resources/pod/schema.test.ts",
-  "resources/pod/create-plan": "test/unit/resources/pod/plan.test.ts",
   "resources/pod/index": "test/integration/resources/pod/faults.test.ts",
   "resources/registry-credential/index": "test/unit/docs/update-or-replace.test.ts",
   "resources/serverless-endpoint/costed-write": "test/integration/resources/serverless-endpoint/",

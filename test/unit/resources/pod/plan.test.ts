@@ -1,71 +1,13 @@
 import type { Pod as WirePod } from "../../../../src/client/schemas";
 import { UNKNOWN } from "../../../../src/resources/inputs/check";
-import { planCreate, planExisting } from "../../../../src/resources/pod/create-plan";
 import { nextEnv, planKnownPodChange, planPodChange, POD_CHANGE_VERDICTS } from "../../../../src/resources/pod/plan";
 import { lockedRefusal, patchRestarts, planUpdate, podPatch, previewRefusal, RESTARTING_FIELDS } from "../../../../src/resources/pod/update-plan";
 import { createBody, inputsFromState, podOutputs } from "../../../../src/resources/pod/wire";
-import { baseOf, LOGICAL_NAME_KEY, pendingName, replacementToken } from "../../../../src/resources/lifecycle/owner";
 import type { PodOutputs } from "../../../../src/resources/pod/outputs";
-import { checkPod, OWNER_ENV, type PodInputs } from "../../../../src/resources/pod/schema";
+import type { PodInputs } from "../../../../src/resources/pod/schema";
 import { isReady } from "../../../../src/resources/pod/status";
 import { docsTable } from "../../../helpers/docs-tables";
-
-const PLATFORM_ENV = { COMPUTEPLATFORM_POD_ID: "pod-1" };
-
-/** The pod the platform would report for these inputs, RUNNING, with its own env key added. */
-function liveFor(inputs: PodInputs, over: Partial<WirePod> = {}): WirePod {
-  return {
-    id: "pod-1",
-    name: inputs.name,
-    status: "RUNNING",
-    actions: ["stop", "restart", "terminate"],
-    image: inputs.image,
-    args: inputs.args ?? "",
-    disk: inputs.disk ?? 20,
-    mounts: (inputs.mounts ?? {}) as WirePod["mounts"],
-    ports: inputs.ports ?? [],
-    env: { ...(inputs.env ?? {}), ...PLATFORM_ENV },
-    registry: inputs.registry ?? null,
-    // The first GPU type of a preference list: the one the platform had capacity for.
-    ...(inputs.gpu ? { gpu: { id: [inputs.gpu.id].flat()[0]!, count: inputs.gpu.count } } : {}),
-    ...(inputs.cpu ? { cpu: { ...inputs.cpu, memory: 4 } } : {}),
-    cloud: inputs.cloud,
-    dataCenterId: "EU-RO-1",
-    template: null,
-    cost: 1.2,
-    locked: inputs.locked,
-    globalNetworking: inputs.globalNetworking ? { enabled: true, ip: "10.66.0.1", internalDns: "pod-1.x" } : { enabled: false },
-    runtime: {
-      uptime: 5,
-      ports: (inputs.ports ?? []).map((p) => ({ private: Number(p.split("/")[0]), public: 40000, type: p.split("/")[1], ip: "203.0.113.9" })),
-    },
-    createdAt: "2026-01-01T00:00:00.000Z",
-    startedAt: "2026-01-01T00:00:05.000Z",
-    ...over,
-  };
-}
-
-function checked(raw: Record<string, unknown>, olds?: Record<string, unknown>): PodInputs {
-  const r = checkPod(olds, { [LOGICAL_NAME_KEY]: "web", ...raw });
-  expect(r.failures).toEqual([]);
-  return r.inputs!;
-}
-
-const gpuPod = {
-  name: "web-1",
-  image: "img:1",
-  args: "--serve",
-  disk: 40,
-  ports: ["8888/http", "22/tcp"],
-  env: { A: "1", B: "2" },
-  registry: "reg-1",
-  gpu: { id: "NVIDIA_A100", count: 1 },
-  mounts: { network: [{ volumeId: "vol-1", path: "/workspace" }] },
-  dataCenterIds: ["EU-RO-1", "US-TX-3"],
-};
-const persistentPod = { ...gpuPod, mounts: { persistent: { size: 20, path: "/data" } } };
-const plainPod = { ...gpuPod, mounts: undefined };
-const cpuPod = { ...gpuPod, gpu: undefined, cpu: { id: "cpu3c", vcpuCount: 4 }, mounts: undefined };
+import { checked, cpuPod, gpuPod, liveFor, persistentPod, PLATFORM_ENV, plainPod } from "../../../helpers/pod-plan";
 
 /** Old outputs of a pod created from `raw`, and the plan to `change`d inputs. */
 function plan(raw: Record<string, unknown>, change: Record<string, unknown>, live: Partial<WirePod> = {}) {
@@ -563,75 +505,5 @@ describe("a locked pod: what the platform refuses, refused before any request", 
     expect(previewRefusal(locking.olds, locking.news)).toBeUndefined();
     const staying = plan(locked, { registry: UNKNOWN, image: UNKNOWN, locked: true });
     expect(previewRefusal(staying.olds, staying.news)).toMatch(/^is locked, and a change of registry restarts/);
-  });
-});
-
-describe("a create's plan", () => {
-  const owned = checked({ ...gpuPod, name: undefined, gpu: { id: ["NVIDIA_A100", "NVIDIA_L40S"], count: 1 } });
-  const base = baseOf("Pod", owned as unknown as Record<string, unknown>)!;
-
-  test("an owned create sends the pending name and its own mark (the token and 8 hex); it is no replacement", () => {
-    const p = planCreate(owned);
-    expect(p.token).toBe(base);
-    expect(p.mark).toMatch(new RegExp(`^${base}\\.[0-9a-f]{8}$`));
-    expect(p.body.name).toBe(pendingName(owned.name));
-    expect(p.body.env?.[OWNER_ENV]).toBe(p.mark);
-    expect(p.replacement).toBe(false);
-    expect(planCreate(owned).mark).not.toBe(p.mark);
-    expect(p.declaration.keys).toContain("image");
-  });
-
-  test("each GPU choice is tried with the same body, asking for that type", () => {
-    const p = planCreate(owned);
-    expect(p.gpuChoices).toEqual(["NVIDIA_A100", "NVIDIA_L40S"]);
-    expect(p.body.gpu).toEqual({ id: "NVIDIA_A100", count: 1 });
-    expect(p.bodyFor("NVIDIA_L40S")).toEqual({ ...p.body, gpu: { id: "NVIDIA_L40S", count: 1 } });
-    expect(planCreate(checked(cpuPod)).gpuChoices).toEqual([]);
-  });
-
-  test("a replacement's mark ends with the base token, so the stack's cost finds the pod by it", () => {
-    const token = replacementToken(base, "pod-old");
-    const p = planCreate({ ...owned, __ownerToken: token } as PodInputs);
-    expect(p.replacement).toBe(true);
-    expect(p.mark).toMatch(new RegExp(`^${token}\\.[0-9a-f]{8}\\.${base}$`));
-    // The pod it replaces, as diff saw it: the budgets leave it out (the engine deletes it next).
-    expect(planCreate({ ...owned, __ownerToken: token } as PodInputs, "pod-old").replaces).toBe("pod-old");
-    // Not a replacement: an id handed in says nothing.
-    expect(planCreate(owned, "pod-old")).not.toHaveProperty("replaces");
-    expect(planCreate({ ...owned, __ownerToken: token } as PodInputs)).not.toHaveProperty("replaces");
-  });
-
-  test("without a token (a provider driven directly) the body has the name and no mark", () => {
-    const { __ownerToken: _t, ...bare } = owned as PodInputs & { __ownerToken?: string };
-    const p = planCreate(bare as PodInputs);
-    expect(p).toMatchObject({ token: undefined, mark: undefined, replacement: false });
-    expect(planCreate(bare as PodInputs, "pod-old")).not.toHaveProperty("replaces");
-    expect(p.body.name).toBe(owned.name);
-    expect(p.body.env ?? {}).not.toHaveProperty(OWNER_ENV);
-  });
-});
-
-describe("an existing pod becoming the planned one (an earlier try)", () => {
-  const inputs = checked(gpuPod);
-  const create = planCreate(inputs);
-
-  test("an earlier try under the pending name needs only the rename", () => {
-    const pod = liveFor(inputs, { name: pendingName(inputs.name), env: { ...inputs.env, [OWNER_ENV]: "x" } });
-    const { baseline, change } = planExisting(pod, create);
-    expect(change).toEqual({ replaces: [], updates: ["name"] });
-    expect(baseline.name).toBe(pendingName(inputs.name));
-    expect(baseline.__declared.envKeys).toEqual([]);
-  });
-
-  test("a stopped try is planned from stopped, and one outside the allowed data centers cannot become this pod", () => {
-    const stopped = planExisting(liveFor(inputs, { status: "EXITED" }), create);
-    expect(stopped.baseline.desiredStatus).toBe("EXITED");
-    expect(stopped.change.updates).toEqual(["desiredStatus"]);
-    expect(planExisting(liveFor(inputs, { dataCenterId: "CA-MTL-1" }), create).change.replaces).toEqual(["dataCenterIds"]);
-  });
-
-  test("global networking is read from the pod, so a try that has it differs from a plan without it", () => {
-    const pod = liveFor(inputs, { globalNetworking: { enabled: true, ip: "10.66.0.2", internalDns: "x" } });
-    expect(planExisting(pod, create).change.updates).toEqual(["globalNetworking"]);
   });
 });
