@@ -53,7 +53,6 @@ const TESTED_ELSEWHERE: Record<string, string> = {
   "resources/engine/secret-outputs": "test/integration/resources/engine/",
   "resources/kinds": "test/engine/registry.test.ts",
   "resources/network-volume/index": "test/unit/docs/update-or-replace.test.ts",
-  "resources/pod/catalog-check": "test/unit/resources/pod/schema.test.ts",
   "resources/pod/index": "test/integration/resources/pod/faults.test.ts",
   "resources/registry-credential/index": "test/unit/docs/update-or-replace.test.ts",
   "resources/serverless-endpoint/costed-write": "test/integration/resources/serverless-endpoint/",

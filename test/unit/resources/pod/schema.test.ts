@@ -1,6 +1,5 @@
 import { UNKNOWN } from "../../../../src/resources/inputs/check";
 import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
-import { catalogFailures } from "../../../../src/resources/pod/catalog-check";
 import { checkPod, DEFAULT_WAIT_TIMEOUT_SECONDS } from "../../../../src/resources/pod/schema";
 
 const base = { image: "img:1", gpu: { id: "NVIDIA_A100" }, [LOGICAL_NAME_KEY]: "trainer" };
@@ -136,28 +135,5 @@ describe("Pod check: every pod rule of the platform, named by property", () => {
     expect(JSON.stringify(r.inputs)).toBe(JSON.stringify(JSON.parse(JSON.stringify(r.inputs))));
     expect((Object.values(r.inputs!) as unknown[]).includes(undefined)).toBe(false);
     expect(r.inputs!.mounts).toEqual({ network: [{ volumeId: "v", path: "/w" }] });
-  });
-});
-
-describe("catalogFailures: what the catalog refuses, named, without a write", () => {
-  const gpus = [{ id: "G", maxCount: { secure: 8, community: 0 } }, { id: "H", maxCount: { secure: 4, community: 2 } }] as never[];
-  const cpus = [{ id: "cpu3c", vcpu: { min: 2, max: 32 } }] as never[];
-  test.each([
-    ["a listed GPU within maxCount", { gpu: { id: "G", count: 8 }, cloud: "SECURE" }, []],
-    ["an unknown GPU id", { gpu: { id: ["H", "X"], count: 1 }, cloud: "SECURE" }, ["gpu.id"]],
-    ["above maxCount, naming both", { gpu: { id: "H", count: 3 }, cloud: "COMMUNITY" }, ["gpu.count"]],
-    ["a type not offered on the cloud", { gpu: { id: "G", count: 1 }, cloud: "COMMUNITY" }, ["cloud"]],
-    ["an unknown CPU flavor", { cpu: { id: "cpu9z", vcpuCount: 2 }, cloud: "SECURE" }, ["cpu.id"]],
-    ["vCPUs outside the flavor's range", { cpu: { id: "cpu3c", vcpuCount: 64 }, cloud: "SECURE" }, ["cpu.vcpuCount"]],
-  ])("%s", (_label, inputs, properties) => {
-    expect(catalogFailures(inputs as never, gpus, cpus).map((f) => f.property)).toEqual(properties);
-  });
-  test("the count's reason names the count, the type and its maxCount", () => {
-    expect(catalogFailures({ gpu: { id: "H", count: 3 }, cloud: "COMMUNITY" }, gpus, cpus)[0]!.reason).toBe(
-      "gpu.count 3 is above the maxCount of H: at most 2 on COMMUNITY cloud",
-    );
-  });
-  test("a list not read checks nothing", () => {
-    expect(catalogFailures({ gpu: { id: "X", count: 1 }, cloud: "SECURE" })).toEqual([]);
   });
 });
