@@ -15,6 +15,8 @@ const MODULES = [
   // values kept out of every message
   "src/client/core/validate.ts",
   "src/client/core/redact.ts",
+  // a list's records read one by one, each kept or set aside with its reason
+  "src/client/core/records.ts",
   // the lifecycle's applied state and owner tokens, a create's recovery and finding it again
   "src/resources/lifecycle/applied.ts",
   "src/resources/lifecycle/owner.ts",

@@ -107,7 +107,8 @@ export function readRecords<S extends z.ZodType>(schema: S, raw: readonly unknow
       items.push(parsed.data);
       return;
     }
-    const rec = value !== null && typeof value === "object" ? (value as Record<string, unknown>) : {};
+    // Object() of null or undefined is an empty object, of a string or number its wrapper: none has an id.
+    const rec = Object(value) as Record<string, unknown>;
     unreadable.push({ index, id: str(rec.id), name: str(rec.name), issues: fieldIssues(parsed.error, value) });
   });
   return listed(items, unreadable);
