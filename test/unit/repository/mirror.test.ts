@@ -49,7 +49,6 @@ const TESTED_ELSEWHERE: Record<string, string> = {
   "emulator/serverless/service": "test/unit/emulator/serverless/graphql/execute.test.ts",
   "emulator/serverless/snapshot": "test/integration/emulator/serverless/",
   "emulator/templates/routes": "test/integration/emulator/templates/",
-  "resources/kinds": "test/engine/registry.test.ts",
   "resources/network-volume/index": "test/unit/docs/update-or-replace.test.ts",
   "resources/pod/index": "test/integration/resources/pod/faults.test.ts",
   "resources/registry-credential/index": "test/unit/docs/update-or-replace.test.ts",

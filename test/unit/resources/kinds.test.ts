@@ -2,9 +2,9 @@
 // to the shared client for every kind, loads a kind's module on first use, and keeps
 // `__provider` in the outputs of a partially made resource (see harness.test.ts for why).
 import type * as pulumi from "@pulumi/pulumi";
-import { MissingApiKeyError } from "../../src/client";
-import { dynamicProvider, dynamicProviders, engineProvider } from "../../src/resources/kinds";
-import { platform, setPlatformSettings } from "../../src/resources/engine/settings";
+import { MissingApiKeyError } from "../../../src/client";
+import { dynamicProvider, dynamicProviders, engineProvider } from "../../../src/resources/kinds";
+import { platform, setPlatformSettings } from "../../../src/resources/engine/settings";
 
 const config = (values: Record<string, string>): pulumi.dynamic.Config => ({
   get: (key: string) => values[key],
