@@ -41,6 +41,8 @@ const MODULES = [
   "src/emulator/serverless/endpoints/releases.ts",
   "src/emulator/serverless/jobs/rollout.ts",
   "src/emulator/serverless/jobs/workers.ts",
+  // the job queue's states: held, waiting, active; the envelope a job is answered in
+  "src/emulator/serverless/jobs/held.ts",
 ];
 
 /** The folder of unit tests a module is mutated against. */

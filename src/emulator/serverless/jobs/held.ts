@@ -78,7 +78,7 @@ export class HeldCalls {
   /** Clock ms until the first held call's deadline (on either clock), capped at `cap`; `cap` when none is held. */
   untilFirstDeadline(now: number, real: number, cap: number): number {
     let delay = cap;
-    if (this.held > 0) for (const set of this.waiters.values()) for (const w of set) delay = Math.min(delay, Math.max(Math.min(w.waitEnd - now, w.until - real), 0) + 1);
+    for (const set of this.waiters.values()) for (const w of set) delay = Math.min(delay, Math.max(Math.min(w.waitEnd - now, w.until - real), 0) + 1);
     return delay;
   }
 }

@@ -36,8 +36,8 @@ test("a hosted model's held call counts against the same limit, and ending it tw
   expect(h.holdOther()).toBeUndefined();
   expect(h.canHold()).toBe(false);
   end();
-  end();
   expect(h.canHold()).toBe(true);
+  end();
   expect(h.holdOther()).toBeDefined();
   expect(h.holdOther()).toBeUndefined();
 });
@@ -98,6 +98,7 @@ test("the delay until the first deadline: the nearest on either clock, plus 1, n
   hold(h, job("b"), 1_000, 200);
   expect(h.untilFirstDeadline(0, 0, 500)).toBe(201);
   expect(h.untilFirstDeadline(0, 150, 500)).toBe(51);
+  expect(h.untilFirstDeadline(150, 0, 500)).toBe(151);
   expect(h.untilFirstDeadline(0, 400, 500)).toBe(1); // overdue: at once
   expect(h.untilFirstDeadline(0, 0, 100)).toBe(100);
   // A call held elsewhere has no deadline here.
