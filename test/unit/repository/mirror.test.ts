@@ -18,7 +18,10 @@ const NO_LOGIC: Record<string, string> = {
   "client/schemas/templates": "zod declarations of the wire objects, no function or refinement of its own",
   "emulator/console/source": "types of what the console reads only",
   "emulator/core/http/types": "types of the HTTP layer only",
+  "emulator/network-volumes/routes": "wiring: crudRoutes (core/http/crud, tested at its path) over the store, with the group's path and operation ids",
   "emulator/pods/types": "types of the pod records only",
+  "emulator/registries/routes": "wiring: crudRoutes (core/http/crud, tested at its path) over the store, with the group's path and operation ids (no update op: the PATCH 405 is in registries/store.test.ts)",
+  "emulator/templates/routes": "wiring: crudRoutes (core/http/crud, tested at its path) over the store, with the group's path and operation ids",
   "index": "the package entry: re-exports the kinds, the client and the look-ups",
   "internal": "the named internal entry of bench/ and tools/: re-exports only",
   "resources/inputs/endpoint-defaults": "a table of the platform's defaults for an endpoint: data only",
@@ -29,14 +32,7 @@ const NO_LOGIC: Record<string, string> = {
 
 /** Modules whose rules a suite at another path tests today (a file, or the folder of suites that reach it). */
 const TESTED_ELSEWHERE: Record<string, string> = {
-  "emulator/billing/queries": "test/integration/emulator/billing/",
   "emulator/index": "test/unit/helpers/contract.test.ts",
-  "emulator/network-volumes/routes": "test/integration/emulator/network-volumes/",
-  "emulator/pods/record": "test/integration/emulator/pods/",
-  "emulator/pods/routes": "test/integration/emulator/pods/",
-  "emulator/pods/view": "test/integration/emulator/pods/",
-  "emulator/registries/routes": "test/integration/emulator/",
-  "emulator/registries/store": "test/integration/emulator/",
   "emulator/serverless/endpoints/store": "test/unit/emulator/serverless/jobs/rollout.test.ts",
   "emulator/serverless/graphql/schema": "test/unit/emulator/serverless/graphql/cost.test.ts",
   "emulator/serverless/hosted-models/png": "test/integration/emulator/serverless/hosted-models/",
@@ -48,7 +44,6 @@ const TESTED_ELSEWHERE: Record<string, string> = {
   "emulator/serverless/rest/routes": "test/integration/emulator/serverless/rest/",
   "emulator/serverless/service": "test/unit/emulator/serverless/graphql/execute.test.ts",
   "emulator/serverless/snapshot": "test/integration/emulator/serverless/",
-  "emulator/templates/routes": "test/integration/emulator/templates/",
   "resources/network-volume/index": "test/unit/docs/update-or-replace.test.ts",
   "resources/pod/index": "test/integration/resources/pod/faults.test.ts",
   "resources/registry-credential/index": "test/unit/docs/update-or-replace.test.ts",

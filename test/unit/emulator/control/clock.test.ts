@@ -2,17 +2,11 @@
 // moves it forward and tells the emulator's timers; a bad body is a 422 naming the field, the
 // clock unmoved.
 import { AdjustableClock, MAX_ADVANCE_MS } from "../../../../src/emulator/core/clock";
-import type { RouteContext } from "../../../../src/emulator/core/http/types";
 import type { HttpError } from "../../../../src/emulator/core/problem";
 import { clockRoutes } from "../../../../src/emulator/control/clock";
+import { routeContext as ctx } from "../../../helpers/route-context";
 
 const T0 = Date.parse("2026-01-01T00:00:00.000Z");
-const ctx = (body?: unknown): RouteContext => ({
-  params: {},
-  body,
-  query: new URLSearchParams(),
-  caller: { canRead: true, canWrite: true, charge: () => undefined },
-});
 
 function routes() {
   const clock = new AdjustableClock({ now: () => T0 });
@@ -38,7 +32,7 @@ test("GET reads now as an ISO time and epoch ms, how far it was moved, and the t
 
 test("POST moves the clock, then tells the emulator, and answers the clock after the move", async () => {
   const { clock, advance, moves } = routes();
-  expect(await advance.run(ctx({ advanceMs: 86_400_000 }))).toEqual({
+  expect(await advance.run(ctx({ body: { advanceMs: 86_400_000 } }))).toEqual({
     status: 200,
     body: { now: "2026-01-02T00:00:00.000Z", epochMs: T0 + 86_400_000, advancedMs: 86_400_000, timeScale: 10 },
   });
@@ -58,7 +52,7 @@ test.each([
   const { clock, advance, moves } = routes();
   let err: HttpError | undefined;
   try {
-    await advance.run(ctx(body));
+    await advance.run(ctx({ body }));
   } catch (e) {
     err = e as HttpError;
   }

@@ -2,7 +2,7 @@
 // under the contract's operationIds, and the store's part of the state file. A collection
 // without update (registries) has no PATCH.
 import { crudRoutes, type Store } from "../../../../../src/emulator/core/http/crud";
-import type { RouteContext } from "../../../../../src/emulator/core/http/types";
+import { routeContext as ctx } from "../../../../helpers/route-context";
 
 function store(withUpdate = true) {
   const items = new Map<string, { id: string; name: string }>();
@@ -28,13 +28,6 @@ function store(withUpdate = true) {
   return { s, items, calls };
 }
 
-const ctx = (over: Partial<RouteContext> = {}): RouteContext => ({
-  params: {},
-  body: undefined,
-  query: new URLSearchParams(),
-  caller: { canRead: true, canWrite: true, charge: () => undefined },
-  ...over,
-});
 
 const TEMPLATES = {
   path: "/v2/templates",
