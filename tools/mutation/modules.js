@@ -43,6 +43,7 @@ const MODULES = [
   "src/emulator/serverless/jobs/workers.ts",
   // the job queue's states: held, waiting, active; the envelope a job is answered in
   "src/emulator/serverless/jobs/held.ts",
+  "src/emulator/serverless/jobs/active.ts",
 ];
 
 /** The folder of unit tests a module is mutated against. */

@@ -27,8 +27,8 @@ export function removeActive(q: Queue, job: Job): void {
 
 /** Drops the jobs ended at least `keepMs` (clock ms) before `now`; at the cap, the oldest ended ones too. */
 export function prune(q: Queue, now: number, keepMs: number): void {
-  for (const [id, j] of q.jobs) if (j.finishedAt !== undefined && now >= j.finishedAt + keepMs) q.jobs.delete(id);
-  if (q.jobs.size < MAX_JOBS_PER_ENDPOINT) return;
+  // A job not ended has no time to be dropped at.
+  for (const [id, j] of q.jobs) if (now >= (j.finishedAt ?? Infinity) + keepMs) q.jobs.delete(id);
   for (const [id, j] of q.jobs) {
     if (q.jobs.size < MAX_JOBS_PER_ENDPOINT) break;
     if (j.finishedAt !== undefined) q.jobs.delete(id);

@@ -67,7 +67,8 @@ test("at the cap, the oldest finished jobs go until one place is free; the jobs 
 });
 
 test("a job's answer: queued has no times; started has its delay and its execution so far; the times in emulated ms", () => {
-  expect(answerOf(job({ id: "q" }), 5_000, 1)).toEqual({ id: "q", status: "IN_QUEUE" });
+  // No worker yet: the answer has no workerId field at all.
+  expect(answerOf(job({ id: "q" }), 5_000, 1)).toStrictEqual({ id: "q", status: "IN_QUEUE" });
   const running = job({ id: "r", status: "IN_PROGRESS", submittedAt: 1_000, startedAt: 1_500, workerId: "w1" });
   expect(answerOf(running, 2_000, 1)).toEqual({ id: "r", status: "IN_PROGRESS", workerId: "w1", delayTime: 500, executionTime: 500 });
   expect(answerOf(running, 2_000, 10)).toEqual({ id: "r", status: "IN_PROGRESS", workerId: "w1", delayTime: 5_000, executionTime: 5_000 });
