@@ -100,4 +100,21 @@ export interface KindModel {
   restarted?: (before: any, after: any) => boolean | undefined;
   /** Before an up: a look at the object's releases, and after it whether the up made one that rolls its workers. */
   rolled?: (world: World, id: string) => Promise<() => Promise<boolean>>;
+  /**
+   * Before an up that updates the object (`olds` its state's outputs, `news` the provider's
+   * checked inputs): bind to it what runs it (a serverless template: an endpoint with a worker,
+   * made through the client as another stack would), or undefined when nothing can be bound.
+   * After the up, `rolled` gives the fields of the releases the up made on what is bound that
+   * roll its workers, once they rolled; `unbind` (called whatever happened) takes it away again.
+   */
+  bindUser?: (world: World, id: string, olds: Record<string, any>, news: Record<string, any>) => Promise<BoundUser | undefined>;
+  /** Chains walked before the drawn ones, whatever the seed: what the check must hold that a short draw may miss. */
+  examples?: (world: World) => { first: Decl; steps: Step[] }[];
+}
+
+/** What a walk bound to the walked object for one up (`KindModel.bindUser`). */
+export interface BoundUser {
+  /** The rolling fields (the platform's release names) of the releases the up made on it, once its workers rolled. */
+  rolled(): Promise<string[]>;
+  unbind(): Promise<void>;
 }

@@ -15,6 +15,10 @@
  *    (the engine's op, and the plan the provider's diff runs), and up puts it back.
  * 5. After an up that updates, the platform made of the change what the plan said (the kind's
  *    `watchUp`: an endpoint's releases roll its workers exactly for the fields the plan says roll).
+ * 6. The step's line, in the preview and the up, says what the up did (step-lines.ts); for an
+ *    update, what the kind binds to the object to run it for that up (`bindUser`: an endpoint
+ *    bound to a serverless template) rolled exactly as the line says.
+ * A kind's `examples` chains are walked first, whatever the seed.
  * At the end of a chain the stack is destroyed and the object must be gone from the platform.
  *
  * The stack's cost ledger (one `StackCost` beside every Pod and ServerlessEndpoint) is looked
@@ -30,7 +34,7 @@
 import fc from "fast-check";
 import { newPromotionTally, PromotionWalker, promotionPlan, promotionSteps } from "./promotion";
 import { newWidenedTally, WidenedWalker, widenedPlan, widenedSettings } from "./widened";
-import type { Decl, KindModel, Plan, Step, World } from "./model";
+import type { BoundUser, Decl, KindModel, Plan, Step, World } from "./model";
 import { deletedLine, holdStepLines, kindWord, stdoutOnce, subjectLines, type UpSeen } from "./step-lines";
 import { ComputePlatform } from "../../../src/client";
 import { type EngineRig, startEngineRig } from "../../../tools/engine/rig";
@@ -79,9 +83,12 @@ export interface Tally {
   adopted: number;
   /** Steps whose lines (preview and up) were held to what the up did. */
   lines: number;
+  /** Updates held to what bound to the object runs it (KindModel.bindUser), and those of them whose up rolled its workers. */
+  bound: number;
+  boundRolled: number;
 }
 
-export const newTally = (): Tally => ({ pairs: 0, ops: {}, refusedAtCheck: 0, refusedAtPreview: 0, outside: 0, outsideShown: 0, byProperty: {}, byOutside: {}, adopted: 0, lines: 0 });
+export const newTally = (): Tally => ({ pairs: 0, ops: {}, refusedAtCheck: 0, refusedAtPreview: 0, outside: 0, outsideShown: 0, byProperty: {}, byOutside: {}, adopted: 0, lines: 0, bound: 0, boundRolled: 0 });
 
 /** Steps for a kind: a change of any property (the values of `values`), or an outside change. */
 export function stepArbitrary(model: KindModel, world: World): fc.Arbitrary<Step> {
@@ -187,7 +194,7 @@ export class Walker {
     return log;
   }
 
-  /** Preview, then up, of `decl`; asserts points 1 to 3. Returns the op; "refused" when check refused it. */
+  /** Preview, then up, of `decl`; asserts points 1 to 3 and 6. Returns the op; "refused" when check refused it. */
   private async apply(stack: EngineStack, decl: Decl, previous: Decl | undefined): Promise<StepOp | "refused"> {
     const before = this.log().length;
     const printedFrom = this.plugin.stdout.length;
@@ -226,15 +233,14 @@ export class Walker {
     const recordOnly = op === "update" && (await this.recordOnly(stack, decl));
     const watched = op === "update" ? await this.watch(stack, decl) : undefined;
     const rolled = op === "update" ? await this.model.rolled?.(this.world, old!.id) : undefined;
-    const mark = this.log().length;
+    const bound = op === "update" ? await this.bind(stack, decl) : undefined;
     const callsBefore = stack.calls.length;
-    const up = await stack.up(await this.capture(decl, false));
+    const { up, requests, usersRolled } = await this.upBound(stack, decl, bound);
     if (up.error) throw up.error;
     if (up.failures) throw new Error(`up refused what preview accepted: ${JSON.stringify(up.failures.failures)}`);
     // 1. What the preview said is what up did.
     expect(resourceSteps(up).map((s) => s.op)).toEqual([op]);
     const now = this.subject(stack);
-    const requests = this.log().slice(mark);
     if (op === "same") {
       expect(requests.filter(isWrite)).toEqual([]);
       expect(now.id).toBe(old!.id);
@@ -248,8 +254,8 @@ export class Walker {
       const calls = resourceCalls(stack.calls.slice(callsBefore));
       expect(calls.filter((c) => /^(Create|Delete) /.test(c))).toEqual([`Create ${LOGICAL}`, `Delete ${LOGICAL}`]);
     }
-    // 1b. The step's line, in the preview and the up, says what the up did (step-lines.ts).
-    await this.holdLines(printedFrom, await this.seen(op, mark, liveBefore, old?.id, now.id, rolled));
+    // 6. The step's line, in the preview and the up, says what the up did (step-lines.ts).
+    await this.holdLines(printedFrom, await this.seen(op, requests, liveBefore, old?.id, now.id, { rolled, usersRolled }));
     // 2. The platform's object matches the declaration.
     this.model.expectLive(decl, this.model.live(this.world, now.id), op === "replace" ? undefined : liveBefore, this.world, previous);
     await watched?.(reveal(now.outputs) as Record<string, any>);
@@ -263,16 +269,54 @@ export class Walker {
     return op;
   }
 
-  /** What the up from request-log position `mark` did to the object (`oldId` before it, `nowId` after), for its lines. */
-  private async seen(op: StepOp, mark: number, liveBefore: unknown, oldId: string | undefined, nowId: string, rolled?: () => Promise<boolean>): Promise<Omit<UpSeen, "deleted"> & { oldId?: string }> {
+  /**
+   * What the up that sent `requests` did to the object (`oldId` before it, `nowId` after), for
+   * its lines: `rolled` reads whether its own workers rolled, `usersRolled` is what rolled on
+   * what was bound to it.
+   */
+  private async seen(
+    op: StepOp,
+    requests: readonly { method: string; op: string }[],
+    liveBefore: unknown,
+    oldId: string | undefined,
+    nowId: string,
+    workers: { rolled?: () => Promise<boolean>; usersRolled?: string[] },
+  ): Promise<Omit<UpSeen, "deleted"> & { oldId?: string }> {
+    if (workers.usersRolled && workers.usersRolled.length > 0) this.tally.boundRolled++;
     return {
       op,
-      writes: this.log().slice(mark).filter(isWrite).length,
+      writes: requests.filter(isWrite).length,
       heldData: op === "replace" && (this.model.holdsData?.(liveBefore) ?? false),
       restarted: op === "update" ? this.model.restarted?.(liveBefore, this.model.live(this.world, nowId)) : undefined,
-      rolled: rolled ? await rolled() : undefined,
+      rolled: workers.rolled ? await workers.rolled() : undefined,
+      usersRolled: workers.usersRolled,
       oldId: op === "replace" ? oldId : undefined,
     };
+  }
+
+  /** Before an up that updates: what the kind binds to the object to run it (bindUser), if anything. */
+  private async bind(stack: EngineStack, decl: Decl): Promise<BoundUser | undefined> {
+    if (!this.model.bindUser) return undefined;
+    const { olds, news } = await this.checked(stack, decl);
+    const bound = await this.model.bindUser(this.world, this.subject(stack).id, olds, news);
+    if (bound) this.tally.bound++;
+    return bound;
+  }
+
+  /**
+   * Up of `decl`; the requests it sent (read before `bound` is taken away, whose own writes are
+   * not the up's), and the fields that rolled on what was bound, which is unbound whatever happens.
+   */
+  private async upBound(stack: EngineStack, decl: Decl, bound: BoundUser | undefined) {
+    const mark = this.log().length;
+    try {
+      const up = await stack.up(await this.capture(decl, false));
+      const requests = this.log().slice(mark);
+      const usersRolled = up.error || up.failures ? undefined : await bound?.rolled();
+      return { up, requests, usersRolled };
+    } finally {
+      await bound?.unbind();
+    }
   }
 
   /**
@@ -382,15 +426,15 @@ export class Walker {
     const watched = expected === "update" ? await this.watch(stack, decl) : undefined;
     const liveBefore = this.model.live(this.world, res.id);
     const rolled = expected === "update" ? await this.model.rolled?.(this.world, res.id) : undefined;
-    const mark = this.log().length;
-    const up = await stack.up(await this.capture(decl, false));
+    const bound = expected === "update" ? await this.bind(stack, decl) : undefined;
+    const { up, requests, usersRolled } = await this.upBound(stack, decl, bound);
     if (up.error) throw up.error;
     expect(resourceSteps(up).map((s) => s.op)).toEqual([expected]);
     const now = this.subject(stack);
     if (expected === "update") expect(now.id).toBe(res.id);
     else expect(this.model.live(this.world, res.id)).toBeUndefined();
     // Putting it back is a step like any other: its line says what the up did.
-    await this.holdLines(printedFrom, await this.seen(expected, mark, liveBefore, res.id, now.id, rolled));
+    await this.holdLines(printedFrom, await this.seen(expected, requests, liveBefore, res.id, now.id, { rolled, usersRolled }));
     // Back to what it was before the outside change (a new object: to the declaration).
     this.model.expectLive(decl, this.model.live(this.world, now.id), expected === "update" ? live : undefined, this.world, decl);
     await watched?.(reveal(now.outputs) as Record<string, any>);
@@ -446,9 +490,9 @@ export function describePreviewCheck(entries: KindEntry[]): void {
 
     afterAll(() => {
       console.log(
-        `preview-check ${model.name}: seed ${seed} (PREVIEW_CHECK_SEED); ${runs} chain(s) of ${chain} steps (PREVIEW_CHECK_RUNS=${pairs}); ` +
+        `preview-check ${model.name}: seed ${seed} (PREVIEW_CHECK_SEED); ${runs} chain(s) of ${chain} steps (PREVIEW_CHECK_RUNS=${pairs}), ${model.examples?.(world).length ?? 0} example chain(s); ` +
           `${tally.pairs} pairs (old declaration, change) walked, previews: ${JSON.stringify(tally.ops)}; refused: ${tally.refusedAtCheck} by check, ${tally.refusedAtPreview} by diff; ` +
-          `${tally.adopted} walks began by adopting; ${tally.lines} steps' lines held to what up did; ${tally.outside} outside changes, ${tally.outsideShown} shown as a change; changes by property: ${JSON.stringify(tally.byProperty)}; outside changes by field: ${JSON.stringify(tally.byOutside)}`,
+          `${tally.adopted} walks began by adopting; ${tally.lines} steps' lines held to what up did, ${tally.bound} of them to what was bound to it (${tally.boundRolled} rolled its workers); ${tally.outside} outside changes, ${tally.outsideShown} shown as a change; changes by property: ${JSON.stringify(tally.byProperty)}; outside changes by field: ${JSON.stringify(tally.byOutside)}`,
       );
     });
 
@@ -459,10 +503,12 @@ export function describePreviewCheck(entries: KindEntry[]): void {
     test(`preview tells what up does, for every property (seed ${seed})`, async () => {
       const walker = new Walker(model, world, rig.plugin, rig.config, tally);
       const steps = fc.array(stepArbitrary(model, world), { minLength: chain, maxLength: chain });
+      // The kind's example chains first; fast-check counts them in numRuns.
+      const examples = (model.examples?.(world) ?? []).map((e): [Decl, Step[], boolean] => [e.first, e.steps, false]);
       await fc.assert(
         // Adoptions drawn beside creates: a walk may begin with an object made by hand, adopted.
         fc.asyncProperty(model.initial(world), steps, fc.boolean(), (first, chainSteps, adopt) => walker.walk(first, chainSteps, adopt)),
-        { seed, numRuns: runs, endOnFailure: false, verbose: 1 },
+        { seed, numRuns: runs + examples.length, endOnFailure: false, verbose: 1, examples },
       );
     });
 

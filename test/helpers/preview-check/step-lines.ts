@@ -8,7 +8,10 @@
  * - `updated in place …`: a write, the same id; a pod that ran before and after restarted
  *   exactly when the line says its container restarts; an endpoint's up made a release that
  *   rolls its workers exactly when the line says they roll (a rollout an earlier up left
- *   unfinished makes none);
+ *   unfinished makes none); a serverless template's line names the fields for which "every
+ *   endpoint running it rolls its workers": exactly the rolling fields of the releases the up
+ *   made on an endpoint bound to it (its worker replaced by one of the new version), and none
+ *   when the line names none (template.ts's bindUser);
  * - `no request to it; its workers roll …`: no write to it (only a rollout to wait for);
  * - `replaced …`: a new id, the old object gone, `[DESTROYS DATA]` exactly when the old object
  *   held data nothing else keeps (the kind's `holdsData`), and the old one's delete line says
@@ -58,6 +61,8 @@ export interface UpSeen {
   restarted?: boolean;
   /** The up made a release that rolls the workers (undefined: not a kind with workers). */
   rolled?: boolean;
+  /** The rolling fields of the releases the up made on what was bound to the object (undefined: nothing bound). */
+  usersRolled?: string[];
   /** The old object's delete line, for a replacement. */
   deleted?: string;
 }
@@ -66,6 +71,12 @@ export interface UpSeen {
 function newRolls(line: string): string[] {
   const m = /its workers roll, each replaced by one of the new version \((.*)\); up /.exec(line);
   return m ? m[1]!.split("; ").filter((r) => r !== "the rollout the last up left unfinished") : [];
+}
+
+/** The fields a template's line says every endpoint running it rolls for, as the platform's releases name them (`template.<field>`). */
+function usersRoll(line: string): string[] {
+  const m = /; every endpoint running it rolls its workers \((.*)\)$/.exec(line);
+  return m ? m[1]!.split(", ").map((f) => `template.${f}`).sort() : [];
 }
 
 /** Holds the preview's and the up's lines of the walked object to what the up did. */
@@ -88,4 +99,5 @@ export function holdStepLines(preview: string[], up: string[], seen: UpSeen): vo
   expect({ line, writes: seen.writes }).toEqual({ line, writes });
   if (seen.restarted !== undefined) expect({ line, restarted: seen.restarted }).toEqual({ line, restarted: line.includes("the container restarts") });
   if (seen.rolled !== undefined) expect({ line, rolled: seen.rolled }).toEqual({ line, rolled: newRolls(line).length > 0 });
+  if (seen.usersRolled !== undefined) expect({ line, usersRolled: [...seen.usersRolled].sort() }).toEqual({ line, usersRolled: usersRoll(line) });
 }
