@@ -44,13 +44,10 @@ const TESTED_ELSEWHERE: Record<string, string> = {
   "emulator/serverless/rest/routes": "test/integration/emulator/serverless/rest/",
   "emulator/serverless/service": "test/unit/emulator/serverless/graphql/execute.test.ts",
   "emulator/serverless/snapshot": "test/integration/emulator/serverless/",
-  "resources/serverless-endpoint/costed-write": "test/integration/resources/serverless-endpoint/",
-  "resources/serverless-endpoint/dialect": "test/integration/resources/serverless-endpoint/",
   "resources/serverless-endpoint/graphql": "test/integration/resources/serverless-endpoint/",
   "resources/serverless-endpoint/index": "test/integration/resources/serverless-endpoint/smoke.test.ts",
   "resources/serverless-endpoint/rest": "test/integration/resources/serverless-endpoint/",
   "resources/serverless-endpoint/smoke-provider": "test/integration/resources/serverless-endpoint/smoke.test.ts",
-  "resources/serverless-endpoint/step-effects": "test/unit/resources/lifecycle/step-line.test.ts",
 };
 
 function modules(dir = "src"): string[] {

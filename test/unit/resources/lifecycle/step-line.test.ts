@@ -1,6 +1,6 @@
 import { deleteLine, stepLine } from "../../../../src/resources/lifecycle/step-line";
 import { REGISTRY_CREDENTIAL_STEP_EFFECTS } from "../../../../src/resources/registry-credential/plan";
-import { ENDPOINT_STEP_EFFECTS, endpointStepPlan } from "../../../../src/resources/serverless-endpoint/step-effects";
+import { ENDPOINT_STEP_EFFECTS } from "../../../../src/resources/serverless-endpoint/step-effects";
 import { planTemplateChange, templateStepEffects } from "../../../../src/resources/template/plan";
 import { VOLUME_STEP_EFFECTS } from "../../../../src/resources/network-volume/plan";
 import { RECORDED_ONLY } from "../../../../src/resources/pod/plan";
@@ -77,34 +77,4 @@ test("a registry credential: a new secret replaces it, holding no data; the dele
     "RegistryCredential \"c\": replaced (password): a new one is made, then the old deleted; lost: the old credential (what names it through this resource's id follows the new one)",
   );
   expect(stepLine('RegistryCredential "c"', { replaces: [], updates: ["deleteWaitSeconds"] }, REGISTRY_CREDENTIAL_STEP_EFFECTS)).toBe('RegistryCredential "c": no request (recorded in state only: deleteWaitSeconds)');
-});
-
-describe("a serverless endpoint: the rollout plan says which changes roll its workers, and whose", () => {
-  const line = (olds: Record<string, any>, news: Record<string, any>, changes: string[], rolls: string[]) =>
-    stepLine('ServerlessEndpoint "api"', endpointStepPlan(olds, news, [], changes, rolls), ENDPOINT_STEP_EFFECTS);
-  const fingerprint = { image: "w:1", args: "", ports: [], env: [], envDigest: "0", registry: null };
-
-  test.each([
-    [{}, {}, ["workersMax"], [], 'ServerlessEndpoint "api": updated in place (workersMax)'],
-    [{}, { readyTimeoutSeconds: 60 }, [], [], 'ServerlessEndpoint "api": no write (up reads it and waits again: readyTimeoutSeconds)'],
-    [{}, {}, ["gpuIds", "workersMax"], ["gpu.pools"], 'ServerlessEndpoint "api": updated in place (gpuIds, workersMax); its workers roll, each replaced by one of the new version (gpu.pools); up waits for the rollout'],
-    [{}, { waitForRollout: false }, ["flashBootType"], ["flashboot"], 'ServerlessEndpoint "api": updated in place (flashBootType); its workers roll, each replaced by one of the new version (flashboot); up does not wait for it (waitForRollout: false)'],
-    [
-      { template: fingerprint },
-      { template: { ...fingerprint, image: "w:2" }, __template: { resourceName: "worker" } },
-      [],
-      ["template.image"],
-      'ServerlessEndpoint "api": no request to it; its workers roll, each replaced by one of the new version (template.image by its Template "worker"); up waits for the rollout',
-    ],
-    [{ rollout: { inProgress: true, serving: [] } }, {}, [], ["rollout"], 'ServerlessEndpoint "api": no request to it; its workers roll, each replaced by one of the new version (the rollout the last up left unfinished); up waits for the rollout'],
-    [{ api: "graphql" }, { api: "rest" }, [], ["template.id"], 'ServerlessEndpoint "api": updated in place (api); its workers roll, each replaced by one of the new version (template.id); up waits for the rollout'],
-  ] as const)("%j -> %j", (olds, news, changes, rolls, want) => {
-    expect(line(olds, news, [...changes], [...rolls])).toBe(want);
-  });
-
-  test("a type change replaces it: its id and request URLs are lost, no data", () => {
-    expect(stepLine('ServerlessEndpoint "api"', endpointStepPlan({}, {}, ["type"], [], []), ENDPOINT_STEP_EFFECTS)).toBe(
-      "ServerlessEndpoint \"api\": replaced (type): a new one is made, then the old deleted; lost: its workers, its id and its request URLs (callers must use the new endpoint's)",
-    );
-  });
 });
