@@ -46,6 +46,7 @@ const MODULES = [
   // the job queue's states: held, waiting, active; the envelope a job is answered in
   "src/emulator/serverless/jobs/held.ts",
   "src/emulator/serverless/jobs/active.ts",
+  "src/emulator/serverless/jobs/waiting.ts",
 ];
 
 /** The folder of unit tests a module is mutated against. */

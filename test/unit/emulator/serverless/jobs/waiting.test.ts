@@ -109,3 +109,26 @@ test("many jobs come and go: stale entries are compacted and every live job is s
   }
   expect(order).toEqual(live.map((j) => j.id));
 });
+
+test("jobs queued in any order come off each heap in order: ttls passing first, the oldest, the next to take", () => {
+  const w = new WaitingJobs<J>();
+  // 101 is prime, so i * 37 % 101 visits every number below 101 once, out of order.
+  const jobs = Array.from({ length: 101 }, (_, i) => job((i * 37) % 101, (i * 53) % 101));
+  for (const j of jobs) w.add(j);
+  const drain = (first: () => J | undefined) => {
+    const out: J[] = [];
+    for (let j = first(); j; j = first()) {
+      out.push(j);
+      j.status = "IN_PROGRESS";
+      w.remove(j);
+    }
+    for (const j of out) {
+      j.status = "IN_QUEUE";
+      w.add(j);
+    }
+    return out;
+  };
+  expect(drain(() => w.firstTtl()).map((j) => j.ttlEnd)).toEqual(Array.from({ length: 101 }, (_, i) => i));
+  expect(drain(() => w.oldest()).map((j) => j.submittedAt)).toEqual(Array.from({ length: 101 }, (_, i) => i));
+  expect(drain(() => w.next()).map((j) => j.seq)).toEqual(jobs.map((j) => j.seq).sort((a, b) => a - b));
+});
