@@ -1,36 +1,23 @@
 /**
- * runSyncSmokeTest's provider against the emulator over HTTP: a hosted model, and an endpoint of
- * the same stack (made by the ServerlessEndpoint provider, over GraphQL and over REST) whose own
- * worker answers. Its create and update each send one job; its diff, read and delete none
+ * runSyncSmokeTest (smoke.ts) against the emulator over HTTP: a hosted model's cold job followed
+ * through status-sync, an endpoint of the same stack (made by the ServerlessEndpoint provider,
+ * over GraphQL and over REST) whose own worker answers, and the result's secret mark. Its
+ * provider's create, update, diff, read and delete are smoke-provider.test.ts's
  * (test/examples/examples-lifecycle.test.ts runs it through Pulumi's plugin).
  */
 import * as pulumi from "@pulumi/pulumi";
-import { ComputePlatform, systemClock } from "../../../../src/client";
+import { ComputePlatform } from "../../../../src/client";
 import { type Emulator, startEmulator } from "../../../../src/emulator";
 import { ServerlessEndpointProvider } from "../../../../src/resources/serverless-endpoint";
 import { createServerlessTemplate } from "../../../helpers/emulator-fixtures";
+import { settleSmokeTest as settle, SMOKE_INPUT, startSmokeEmulator } from "../../../helpers/smoke";
 import { runSyncSmokeTest, smokeCall } from "../../../../src/resources/serverless-endpoint/smoke";
-import { SmokeTestProvider } from "../../../../src/resources/serverless-endpoint/smoke-provider";
 
 let emu: Emulator;
 let client: ComputePlatform;
 
-/** The smoke test's provider on `on`, its lines kept; create's outputs as the result. */
-function smokeProvider(on: () => ComputePlatform, lines: string[] = []) {
-  return new SmokeTestProvider({ client: on, clock: { ...systemClock, now: () => Date.UTC(2026, 0, 2, 3, 4, 5) }, print: (l) => lines.push(l) });
-}
-async function settle(on: () => ComputePlatform, inputs: Record<string, unknown>) {
-  const p = smokeProvider(on);
-  const checked = await p.check({}, inputs);
-  expect(checked.failures).toEqual([]);
-  const made = await p.create(checked.inputs!);
-  return { ...made.outs, id: made.outs.jobId };
-}
-
 beforeAll(async () => {
-  // Workers start in 30 ms instead of the platform's 3 s: each smoke job here waits for its endpoint's first worker.
-  emu = await startEmulator({ port: 0, timings: { provisioningMs: 20, startingMs: 30, drainMs: 30, restartDelayMs: 20 } });
-  client = new ComputePlatform({ apiKey: emu.apiKey, apiUrl: emu.url, serverlessUrl: emu.url, pacing: false, maxRetries: 0 });
+  ({ emu, client } = await startSmokeEmulator());
 });
 
 afterAll(async () => {
@@ -38,54 +25,7 @@ afterAll(async () => {
   await emu?.close();
 });
 
-const input = { prompt: 'a "quoted" lighthouse', width: 16, height: 8 };
-
-test("up calls the model once and returns the image URL", async () => {
-  const before = emu.counts().runSync ?? 0;
-  const result = await settle(() => client, { endpointId: "sdxl-turbo", input });
-  const url = expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\//);
-  // A hosted model lists no workers: which release served it is not known.
-  expect(result).toMatchObject({ id: expect.any(String), status: "COMPLETED", output: { image_url: url }, imageUrl: url, release: null });
-  expect(emu.counts().runSync).toBe(before + 1);
-  // The URL points at a real image.
-  const image = await fetch((result as any).imageUrl);
-  expect(image.status).toBe(200);
-});
-
-test("an unchanged subject sends nothing and keeps the answer; a changed input sends one job, saying when and why", async () => {
-  const lines: string[] = [];
-  const p = smokeProvider(() => client, lines);
-  const made = await p.create({ endpointId: "sdxl-turbo", input, __logicalName: "smoke" });
-  const before = emu.counts().runSync ?? 0;
-  expect(made.outs).toMatchObject({ reason: "first run", ranAt: "2026-01-02T03:04:05.000Z", status: "COMPLETED" });
-  // A longer timeout is how it runs, not what it tests.
-  expect(await p.diff(made.id, made.outs, { endpointId: "sdxl-turbo", input, timeoutMs: 5000, __logicalName: "smoke" })).toEqual({ changes: false, replaces: [] });
-  expect(await p.read(made.id, made.outs)).toEqual({ id: made.id, props: made.outs });
-  await p.delete();
-  expect(emu.counts().runSync ?? 0).toBe(before);
-  const changed = { endpointId: "sdxl-turbo", input: { ...input, prompt: "another" }, triggers: ["weekly"], __logicalName: "smoke" };
-  expect(await p.diff(made.id, made.outs, changed)).toEqual({ changes: true, replaces: [] });
-  const updated = await p.update(made.id, made.outs, changed);
-  expect(emu.counts().runSync).toBe(before + 1);
-  expect(updated.outs).toMatchObject({ reason: "the job's input changed; a trigger changed", status: "COMPLETED" });
-  expect(updated.outs!.jobId).not.toBe(made.outs.jobId);
-  expect(lines).toEqual([
-    expect.stringMatching(/^smoke test "smoke": ran job \S+ on sdxl-turbo at 2026-01-02T03:04:05.000Z \(first run\): COMPLETED$/),
-    `smoke test "smoke": no job (nothing it tests changed); keeps the answer of job ${made.outs.jobId}, run at 2026-01-02T03:04:05.000Z`,
-    'smoke test "smoke": runs one paid job on sdxl-turbo (the job\'s input changed; a trigger changed)',
-    expect.stringMatching(/^smoke test "smoke": ran job \S+ on sdxl-turbo at .*\(the job's input changed; a trigger changed\): COMPLETED$/),
-  ]);
-});
-
-test("check refuses what cannot be sent, naming the field, before any request", async () => {
-  const p = smokeProvider(() => client);
-  const checked = await p.check({}, { endpointId: "", input: "hi", timeoutMs: 10 });
-  expect(checked.failures).toEqual([
-    { property: "endpointId", reason: expect.stringContaining("non-empty string") },
-    { property: "input", reason: expect.stringContaining("must be an object") },
-    { property: "timeoutMs", reason: expect.stringContaining("at least 1000") },
-  ]);
-});
+const input = SMOKE_INPUT;
 
 test("a failing call rejects with the platform's error, which fails the apply and so the deployment", async () => {
   // Tested below the Output: a rejected apply also rejects promises inside Pulumi's Output

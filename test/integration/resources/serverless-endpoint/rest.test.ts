@@ -1,7 +1,8 @@
 /**
- * The ServerlessEndpoint provider with `api: "rest"`, called directly against the emulator over
- * real HTTP: what the plugin tests cannot stage. A delete refused (409) because someone raised
- * the workers between its scale-down and its DELETE starts over; a move whose PATCH failed after
+ * The REST v2 dialect (rest.ts), through the ServerlessEndpoint provider with `api: "rest"`,
+ * called directly against the emulator over real HTTP: what the plugin tests cannot stage. A
+ * delete refused (409) because someone raised the workers between its scale-down and its DELETE
+ * starts over; a move whose PATCH failed after
  * the endpoint got its own template takes that template up again on the next try, never making a
  * second one; a readiness wait that runs out keeps the endpoint with its id; an update after a
  * refresh keeps the record of the auto-name applied (the soak's outside rename that previewed same).
