@@ -47,6 +47,7 @@ const MODULES = [
   "src/emulator/serverless/jobs/held.ts",
   "src/emulator/serverless/jobs/active.ts",
   "src/emulator/serverless/jobs/waiting.ts",
+  "src/emulator/serverless/jobs/envelope.ts",
 ];
 
 /** The folder of unit tests a module is mutated against. */

@@ -26,23 +26,22 @@ export const isObject = (v: unknown): v is Record<string, unknown> => typeof v =
  */
 export const INPUT_LIMITS = { depth: 64, bytes: 256 * 1024 } as const;
 
-/** How deep `value` nests, counted without recursion and given up past `max` (so `max + 1` means "too deep"). */
-function depthUpTo(value: unknown, max: number): number {
-  let deepest = 0;
+/** Whether `value` nests deeper than `max` levels, walked without recursion and given up at the first level past it. */
+function nestsDeeper(value: unknown, max: number): boolean {
   const stack: [unknown, number][] = [[value, 1]];
   while (stack.length > 0) {
     const [v, d] = stack.pop()!;
+    // A number, a string, a boolean or null is no level of its own.
     if (typeof v !== "object" || v === null) continue;
-    deepest = Math.max(deepest, d);
-    if (d > max) return d;
-    for (const child of Object.values(v)) if (typeof child === "object" && child !== null) stack.push([child, d + 1]);
+    if (d > max) return true;
+    for (const child of Object.values(v)) stack.push([child, d + 1]);
   }
-  return deepest;
+  return false;
 }
 
 /** The depth and size rule for `value` at `path`; one entry in `errors` when it is broken. */
 export function checkInputShape(value: unknown, path: string, errors: string[], maxDepth: number = INPUT_LIMITS.depth): void {
-  if (depthUpTo(value, maxDepth) > maxDepth) {
+  if (nestsDeeper(value, maxDepth)) {
     errors.push(`${path}: must nest at most ${maxDepth} levels deep`);
     return;
   }

@@ -56,8 +56,10 @@ test("every failure is listed, each with its path", () => {
 
 test("a webhook is an http(s) URL; s3Config an object, accepted and not kept", () => {
   expect(check({ input: {}, webhook: "https://example.com/h", s3Config: {} })).toEqual({ envelope: { input: {}, webhook: "https://example.com/h", policy: {} }, errors: [] });
-  expect(check({ input: {}, webhook: "http://127.0.0.1:9/h" }).envelope?.webhook).toBe("http://127.0.0.1:9/h");
-  for (const bad of ["ftp://example.com/h", "not a url", "file:///etc/passwd"]) expect(check({ input: {}, webhook: bad }).errors).toEqual(["$.webhook: must be an http(s) URL"]);
+  expect(check({ input: {}, webhook: "http://127.0.0.1:9/h" })).toEqual({ envelope: { input: {}, webhook: "http://127.0.0.1:9/h", policy: {} }, errors: [] });
+  // A webhook that is not a string is refused and not kept.
+  expect(check({ input: {}, webhook: 5 })).toStrictEqual({ envelope: { input: {}, policy: {} }, errors: ["$.webhook: must be a string"] });
+  for (const bad of ["ftp://example.com/h", "not a url", "file:///etc/passwd", "xhttp://example.com/h"]) expect(check({ input: {}, webhook: bad }).errors).toEqual(["$.webhook: must be an http(s) URL"]);
 });
 
 test("the input nests at most 64 levels (the object itself is level 1), counted without recursion", () => {
@@ -75,9 +77,14 @@ test("the input nests at most 64 levels (the object itself is level 1), counted 
   const errors: string[] = [];
   checkInputShape({ a: [[1]] }, "$.body", errors, 2);
   expect(errors).toEqual(["$.body: must nest at most 2 levels deep"]);
+  // Numbers, strings and nulls inside are no level of their own, however many.
   const fine: string[] = [];
-  checkInputShape({ a: [1], b: { c: 1 } }, "$.body", fine, 2);
+  checkInputShape({ a: [1, "s", null], b: { c: 1 }, d: null }, "$.body", fine, 2);
   expect(fine).toEqual([]);
+  // A deep branch beside shallow ones is found, whichever key it is under.
+  const deep: string[] = [];
+  checkInputShape({ a: 1, b: { c: { d: {} } }, e: {} }, "$.body", deep, 3);
+  expect(deep).toEqual(["$.body: must nest at most 3 levels deep"]);
 });
 
 test("the input takes at most 256 KiB as JSON, counted in bytes", () => {
@@ -91,7 +98,7 @@ test("the input takes at most 256 KiB as JSON, counted in bytes", () => {
 });
 
 test("the emulator calls loopback webhooks only", () => {
-  for (const url of ["http://localhost:1/h", "http://127.0.0.1/h", "http://127.255.0.9:80/h", "http://[::1]:9/h"]) expect(isLoopback(url)).toBe(true);
+  for (const url of ["http://localhost:1/h", "http://127.0.0.1/h", "http://127.255.0.9:80/h", "http://127.0.10.10/h", "http://[::1]:9/h"]) expect(isLoopback(url)).toBe(true);
   for (const url of ["http://128.0.0.1/h", "http://localhost.example.com/h", "http://127.0.0.1.example.com/h", "http://10.0.0.1/h", "http://[::2]/h"]) expect(isLoopback(url)).toBe(false);
 });
 
