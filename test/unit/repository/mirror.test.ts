@@ -36,7 +36,6 @@ const TESTED_ELSEWHERE: Record<string, string> = {
   "emulator/serverless/jobs/queue": "test/integration/emulator/serverless/jobs/",
   "emulator/serverless/service": "test/unit/emulator/serverless/graphql/execute.test.ts",
   "resources/serverless-endpoint/graphql": "test/integration/resources/serverless-endpoint/",
-  "resources/serverless-endpoint/index": "test/integration/resources/serverless-endpoint/smoke.test.ts",
 };
 
 function modules(dir = "src"): string[] {
