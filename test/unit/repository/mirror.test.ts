@@ -35,7 +35,6 @@ const TESTED_ELSEWHERE: Record<string, string> = {
   "emulator/serverless/endpoints/store": "test/unit/emulator/serverless/jobs/rollout.test.ts",
   "emulator/serverless/jobs/queue": "test/integration/emulator/serverless/jobs/",
   "emulator/serverless/service": "test/unit/emulator/serverless/graphql/execute.test.ts",
-  "resources/serverless-endpoint/graphql": "test/integration/resources/serverless-endpoint/",
 };
 
 function modules(dir = "src"): string[] {
