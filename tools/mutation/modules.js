@@ -48,6 +48,8 @@ const MODULES = [
   "src/emulator/serverless/jobs/active.ts",
   "src/emulator/serverless/jobs/waiting.ts",
   "src/emulator/serverless/jobs/envelope.ts",
+  // the pod's transitions and its store
+  "src/emulator/pods/rules.ts",
 ];
 
 /** The folder of unit tests a module is mutated against. */

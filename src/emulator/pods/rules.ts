@@ -82,7 +82,8 @@ export function schedule(
     candidates = [volume.dataCenter];
   }
   if (b.globalNetworking) {
-    candidates = candidates.filter((id) => findDataCenter(id)?.globalNetwork);
+    // Every candidate is in the catalog: a preferred id was checked above, a volume's is among them.
+    candidates = candidates.filter((id) => findDataCenter(id)!.globalNetwork);
     if (candidates.length === 0) {
       throw problem(
         400,

@@ -79,6 +79,29 @@ describe("checkCreate", () => {
   });
 });
 
+describe("checkCreate: the GPU and CPU named in the body", () => {
+  test("an unknown GPU type is named; global networking on one is refused as not NVIDIA", () => {
+    expect(refusal(() => checkCreate(body({ gpu: { id: "NVIDIA Nope" } })))).toBe("gpu.id: unknown GPU type 'NVIDIA Nope' (see GET /v2/catalog/gpus)");
+    expect(refusal(() => checkGlobalNetworkingGpu({ id: "NVIDIA Nope" }))).toBe("globalNetworking requires an NVIDIA GPU; 'NVIDIA Nope' is not one");
+  });
+
+  test("the GPU count is held to the type's maximum on the pod's cloud, secure when none is given", () => {
+    expect(() => checkCreate(body({ gpu: { id: NVIDIA, count: 8 } }))).not.toThrow();
+    expect(refusal(() => checkCreate(body({ gpu: { id: NVIDIA, count: 9 } })))).toMatch(/^gpu\.count: 9 is more than .*\(maxCount 8 on SECURE\)$/);
+    expect(refusal(() => checkCreate(body({ gpu: { id: NVIDIA, count: 5 }, cloud: "COMMUNITY" })))).toMatch(/^gpu\.count: 5 is more than .* on COMMUNITY\)$/);
+  });
+
+  test("a CPU pod's flavor and count are checked", () => {
+    expect(refusal(() => checkCreate(body({ cpu: { id: "cpu3c", vcpuCount: 3 } })))).toBe("cpu.vcpuCount: must be a power of two, got 3");
+  });
+
+  test("an empty network mount list is refused: network is left out for no mount", () => {
+    expect(refusal(() => checkCreate(body({ gpu: { id: NVIDIA }, mounts: { network: [] } })))).toBe(
+      "mounts.network: an empty list is not allowed (omit network for no mount)",
+    );
+  });
+});
+
 describe("schedule", () => {
   test("no preference: the catalog's first data center with capacity", () => {
     expect(schedule(body({ gpu: { id: NVIDIA } }), undefined, everywhere)).toBe("US-TX-3");
@@ -181,6 +204,9 @@ describe("checkGlobalNetworkingUpdate", () => {
   test("not in a data center without it, nor on an AMD or CPU pod", () => {
     expect(refusal(() => checkGlobalNetworkingUpdate(pod({}, { dataCenterId: "EU-CZ-1" })))).toBe(
       "globalNetworking: the pod's data center EU-CZ-1 does not support global networking",
+    );
+    expect(refusal(() => checkGlobalNetworkingUpdate(pod({}, { dataCenterId: "XX-NOWHERE-1" })))).toBe(
+      "globalNetworking: the pod's data center XX-NOWHERE-1 does not support global networking",
     );
     expect(refusal(() => checkGlobalNetworkingUpdate(pod({}, { gpu: { id: AMD, count: 1 } })))).toMatch(/is not one$/);
     expect(refusal(() => checkGlobalNetworkingUpdate(pod({}, { gpu: undefined, cpu: { id: "cpu3c", vcpuCount: 2 } })))).toMatch(/not available on CPU pods$/);
