@@ -2,7 +2,6 @@
 // still uses it. The platform has no update and cannot read the secrets back, so every
 // property the platform keeps replaces; only the delete wait changes in place (state only).
 import type { Pod as WirePod, Registry as WireRegistry, Template as WireTemplate } from "../../client";
-import { isUnknown } from "../inputs/check";
 import { DEFAULT_DELETE_WAIT_SECONDS, type InUseHolder } from "../lifecycle/in-use";
 import type { StepEffects } from "../lifecycle/step-line";
 import type { RegistryCredentialInputs, RegistryCredentialOutputs } from "./schema";
@@ -20,16 +19,15 @@ const REPLACING = ["name", "username", "password"] as const;
 
 /**
  * Replace-versus-update as a pure function of (old outputs, new inputs). A value unknown at
- * preview counts as changed, so the preview shows the worst case.
+ * preview is never what state holds, so it counts as changed: the preview shows the worst case.
  */
 export function planRegistryCredentialChange(
   olds: Partial<RegistryCredentialOutputs>,
   news: Partial<Record<keyof RegistryCredentialInputs, unknown>>,
 ): RegistryCredentialPlan {
-  const differs = (a: unknown, b: unknown) => isUnknown(b) || a !== b;
-  const replaces = REPLACING.filter((k) => differs(olds[k], news[k]));
+  const replaces = REPLACING.filter((k) => olds[k] !== news[k]);
   const oldWait = olds.deleteWaitSeconds ?? DEFAULT_DELETE_WAIT_SECONDS;
-  const updates = differs(oldWait, news.deleteWaitSeconds ?? DEFAULT_DELETE_WAIT_SECONDS) ? ["deleteWaitSeconds"] : [];
+  const updates = oldWait !== (news.deleteWaitSeconds ?? DEFAULT_DELETE_WAIT_SECONDS) ? ["deleteWaitSeconds"] : [];
   return { replaces: [...replaces], updates: replaces.length > 0 ? [] : updates };
 }
 

@@ -1,5 +1,7 @@
 import { UNKNOWN } from "../../../../src/resources/inputs/check";
-import { planRegistryCredentialChange, registryUsers } from "../../../../src/resources/registry-credential/plan";
+import type { Registry as WireRegistry } from "../../../../src/client";
+import { deleteLine, stepLine } from "../../../../src/resources/lifecycle/step-line";
+import { outputsOf, planRegistryCredentialChange, REGISTRY_CREDENTIAL_STEP_EFFECTS, registryUsers } from "../../../../src/resources/registry-credential/plan";
 import { RegistryCredentialProvider } from "../../../../src/resources/registry-credential/provider";
 import { type RegistryCredentialOutputs } from "../../../../src/resources/registry-credential/schema";
 
@@ -29,6 +31,13 @@ describe("RegistryCredential diff plan", () => {
   test("a state made by get() (no secrets) replaces when the program gives them", () => {
     const got = { id: "reg-1", name: "ghcr", deleteWaitSeconds: 120 } as RegistryCredentialOutputs;
     expect(planRegistryCredentialChange(got, base).replaces).toEqual(["username", "password"]);
+  });
+
+  test("a delete wait declared as recorded is no change; a state without one holds the default", () => {
+    expect(planRegistryCredentialChange({ ...olds, deleteWaitSeconds: 10 }, { ...base, deleteWaitSeconds: 10 })).toEqual({ replaces: [], updates: [] });
+    const { deleteWaitSeconds: _w, ...noWait } = olds;
+    expect(planRegistryCredentialChange(noWait, { ...base, deleteWaitSeconds: 120 })).toEqual({ replaces: [], updates: [] });
+    expect(planRegistryCredentialChange(noWait, { ...base, deleteWaitSeconds: 10 })).toEqual({ replaces: [], updates: ["deleteWaitSeconds"] });
   });
 
   test("diff: the new credential first, and no call to the platform", async () => {
@@ -75,5 +84,33 @@ describe("registryUsers", () => {
       { kind: "pod", id: "p5", name: "e", status: "PROVISIONING" },
       { kind: "template", id: "t1", name: "base" },
     ]);
+  });
+});
+
+describe("RegistryCredential outputs", () => {
+  const wire = { id: "reg-9", name: "ghcr-live", extra: 1 } as unknown as WireRegistry;
+
+  test("the platform's name; the secrets and the wait from the inputs, since no answer carries them", () => {
+    expect(outputsOf(wire, { username: "robot", password: "pw-1" }, 30)).toEqual({ name: "ghcr-live", username: "robot", password: "pw-1", deleteWaitSeconds: 30 });
+  });
+
+  test("without secrets (a state made by get()) they stay unset; the wait defaults to 120 s", () => {
+    expect(outputsOf(wire, undefined, undefined)).toEqual({ name: "ghcr-live", username: undefined, password: undefined, deleteWaitSeconds: 120 });
+  });
+});
+
+describe("RegistryCredential step lines", () => {
+  test("a replacement makes a new credential and destroys no data; the delete wait sends nothing", () => {
+    expect(stepLine('RegistryCredential "c"', planRegistryCredentialChange(olds, { ...base, username: "bot" }), REGISTRY_CREDENTIAL_STEP_EFFECTS)).toBe(
+      'RegistryCredential "c": replaced (username): a new one is made, then the old deleted; lost: the old credential (what names it through this resource\'s id follows the new one)',
+    );
+    expect(stepLine('RegistryCredential "c"', planRegistryCredentialChange(olds, { ...base, deleteWaitSeconds: 5 }), REGISTRY_CREDENTIAL_STEP_EFFECTS)).toBe(
+      'RegistryCredential "c": no request (recorded in state only: deleteWaitSeconds)',
+    );
+    expect(deleteLine("RegistryCredential", "reg-1", REGISTRY_CREDENTIAL_STEP_EFFECTS)).toBe("RegistryCredential reg-1: deleted; lost: the credential");
+  });
+
+  test("a credential runs nothing: no change of it restarts a container here (a pod's own line says when its registry does)", () => {
+    expect(REGISTRY_CREDENTIAL_STEP_EFFECTS.restarts).toEqual([]);
   });
 });
