@@ -2,8 +2,8 @@ import type * as pulumi from "@pulumi/pulumi";
 import { MissingApiKeyError, MissingApiUrlError, requireSupportedNode, UnsupportedRuntimeError } from "../client";
 import { canonical } from "./lifecycle/applied";
 import { defined, isUnknown } from "./inputs/check";
-import { type Account, ACCOUNT_KEY, accountFailures, accountIdentity, accountIn } from "./engine/account";
-import { CONFIG_KEYS, configureFromStack, inAccount, requirePlatformSettings } from "./engine/settings";
+import { type Account, ACCOUNT_KEY, accountFailures, accountIdentity, accountIn, STACK_ACCOUNTS_KEY, stackAccountsIn } from "./engine/account";
+import { CONFIG_KEYS, configureFromStack, inAccount, noteStackAccounts, requirePlatformSettings } from "./engine/settings";
 import type { ProviderKind } from "./engine/shim";
 
 /** Pulumi's name for the serialized provider among a dynamic resource's inputs and outputs. */
@@ -72,6 +72,9 @@ const loaded: Partial<Record<ProviderKind, Provider>> = {};
  *   call runs on it (`inAccount`: the kind's `platform()` is that account's client); a new
  *   account (name or address) replaces the resource, a new key for the same account is recorded
  *   in place.
+ * - the stack's accounts a costed resource carries (`__stackAccounts`, under a stack budget:
+ *   cost/ledger.ts) are kept out of the kind's inputs and out of diff, and noted before its
+ *   create or update, so the stack's budget at that write counts the stack's pods on each.
  * Methods a provider leaves out behave as Pulumi's plugin treats them.
  */
 export function engineProvider(provider: Provider): Provider {
@@ -87,7 +90,7 @@ export function engineProvider(provider: Provider): Provider {
         const account = accountIn(news);
         const r: pulumi.dynamic.CheckResult = await inAccount(account, async () => (provider.check ? provider.check(own(olds), own(news)) : { inputs: own(news) }));
         if ((r.failures ?? []).length === 0) refuseMissingSettings(olds, r.inputs, account);
-        return { ...r, inputs: defined(withAccount(r.inputs, news)) };
+        return { ...r, inputs: defined(withAccount(r.inputs, news, [ACCOUNT_KEY, STACK_ACCOUNTS_KEY])) };
       }),
     diff: async (id, olds, news) => {
       // Another account is another object: the resource is made there and the old one deleted from its own.
@@ -100,6 +103,7 @@ export function engineProvider(provider: Provider): Provider {
       return r;
     },
     create: async (inputs) => {
+      noteStackAccounts(stackAccountsIn(inputs));
       const r = await keepProviderOnPartialFailure(() => hinted(() => inAccount(accountIn(inputs), () => provider.create(own(inputs)))), inputs);
       return { ...r, outs: defined(withAccount(r.outs, inputs)) };
     },
@@ -108,6 +112,7 @@ export function engineProvider(provider: Provider): Provider {
       return { ...r, props: defined(r.props && withAccount(r.props, props)), inputs: defined(r.inputs && withAccount(r.inputs, props)) };
     },
     update: async (id, olds, news) => {
+      noteStackAccounts(stackAccountsIn(news));
       const r: pulumi.dynamic.UpdateResult = await keepProviderOnPartialFailure(
         async () => (provider.update ? hinted(() => inAccount(accountIn(news), () => provider.update!(id, own(olds), own(news)))) : {}),
         news,
@@ -118,17 +123,17 @@ export function engineProvider(provider: Provider): Provider {
   };
 }
 
-/** The properties without `account`: what the kind's own provider sees. */
+/** The properties without `account` and the stack's accounts: what the kind's own provider sees. */
 function own<T extends Record<string, unknown> | undefined>(props: T): T {
-  if (!props || !(ACCOUNT_KEY in props)) return props;
-  const { [ACCOUNT_KEY]: _account, ...rest } = props;
+  if (!props || !(ACCOUNT_KEY in props || STACK_ACCOUNTS_KEY in props)) return props;
+  const { [ACCOUNT_KEY]: _account, [STACK_ACCOUNTS_KEY]: _stackAccounts, ...rest } = props;
   return rest as T;
 }
 
-/** `props` with the `account` of `from` put back, when `from` names one. */
-function withAccount<T extends Record<string, unknown> | undefined>(props: T, from: Record<string, unknown> | undefined): T {
-  const account = from?.[ACCOUNT_KEY];
-  return account === undefined || props === undefined ? props : ({ ...props, [ACCOUNT_KEY]: account } as T);
+/** `props` with the `account` of `from` put back (and the other `keys`), those `from` has. */
+function withAccount<T extends Record<string, unknown> | undefined>(props: T, from: Record<string, unknown> | undefined, keys: readonly string[] = [ACCOUNT_KEY]): T {
+  const back = keys.filter((k) => from?.[k] !== undefined);
+  return back.length === 0 || props === undefined ? props : ({ ...props, ...Object.fromEntries(back.map((k) => [k, from![k]])) } as T);
 }
 
 /**

@@ -4,6 +4,8 @@
 // the key is secret in state and in no log line; the cost line names both; a rotated key is recorded in place without a
 // write; a change of account previews as a replacement and moves the object; destroy empties both.
 // The smoke test of an endpoint on the other account sends its job there, with that account's key.
+// The stack's budget under `pulumi up --target`, one new plugin process per command as under the
+// CLI, counts the stack's pod on the account the command does not touch.
 // The plugin loads dist/: run `npm run build` before this file alone.
 import * as pulumi from "@pulumi/pulumi";
 import { fingerprint } from "../../src/emulator/core/request-log";
@@ -11,8 +13,9 @@ import { NetworkVolume } from "../../src/resources/network-volume";
 import { Pod } from "../../src/resources/pod";
 import { ServerlessEndpoint } from "../../src/resources/serverless-endpoint";
 import { runSyncSmokeTest } from "../../src/resources/serverless-endpoint/smoke";
-import { captureProgram, EngineStack, isSecret, PROJECT, SECRET_KEYS } from "../../tools/engine";
+import { captureProgram, EngineStack, isSecret, PROJECT, SECRET_KEYS, urnOf } from "../../tools/engine";
 import { resolvingIds } from "../../tools/engine/examples";
+
 import { engineRigForFile, startPlugin } from "../../tools/engine/rig";
 import { resourcesOf, resourceSteps } from "../helpers/ledger";
 
@@ -148,6 +151,50 @@ test("the account budget holds each account to its own: the stack's account is n
     expect(plugin.transcript()).toContain("; by account: the stack's $0.86/h, shared $0.86/h; account: $0.00/h -> $0.86/h (budget $1.00/h)");
     expect([live("team").length, live("shared").length]).toEqual([1, 1]);
     expect((await stack.destroy()).error).toBeUndefined();
+  } finally {
+    await plugin.stop();
+  }
+}, 120_000);
+
+test("the stack's budget under --target counts the stack's pods on the account the command does not touch", async () => {
+  // $1.50/h for the stack; a pod of one L40S ($0.86/h) on each account is $1.72/h.
+  const config = { ...rig.config, "computeplatform:maxHourlyCost": "1.5" };
+  const regs = (withHere: boolean) =>
+    captureProgram(
+      () => {
+        if (withHere) new Pod("here", { image: "img/app:1", gpu: { id: GPU } });
+        new Pod("there", { image: "img/app:1", gpu: { id: GPU }, account: { name: "shared", apiKey: pulumi.secret(SHARED), apiUrl: rig.emu.url } });
+      },
+      { project: PROJECT, stack: "targets", config, secretKeys: SECRET_KEYS },
+    );
+  const urn = (name: string) => urnOf("targets", PROJECT, "pulumi-nodejs:dynamic/computeplatform:Pod", name);
+  // Each command is its own process: the stack's pod on the shared account (the file's plugin, no
+  // budget needed), then `pulumi up --target` of one more on the stack's own, whose process knows
+  // the shared account only from the inputs of the pod it targets, which list every account the
+  // program names.
+  const plugin = await startPlugin(config);
+  try {
+    const first = new EngineStack(rig.plugin, { project: PROJECT, stack: "targets" });
+    expect((await first.up(await regs(false))).error).toBeUndefined();
+    expect([live("team").length, live("shared").length]).toEqual([0, 1]);
+    // Under a budget each costed resource keeps the program's accounts, secret as a whole.
+    expect(isSecret(resourcesOf(first).find((r) => r.urn.endsWith("::there"))!.inputs.__stackAccounts)).toBe(true);
+    const second = first.carriedTo(plugin);
+    const from = rig.emu.requestLog().length;
+    const up = await second.up(await regs(true), { targets: [urn("here")] });
+    expect(up.error?.message).toMatch(
+      /create \(NVIDIA L40S x1, SECURE\) \(\$0\.86\/h\) would take the stack [^ ]*\/targets to \$1\.72\/h, over its budget \$1\.50\/h \(computeplatform:maxHourlyCost\); it costs \$0\.86\/h now\. Nothing was sent for it\./,
+    );
+    expect(up.error?.message).toMatch(/pod there-[0-9a-f]+ on account "shared" \$0\.86\/h/);
+    expect(rig.emu.requestLog().slice(from).filter((e) => e.method === "POST" && e.op === "createPod")).toEqual([]);
+    // The list of accounts is secret in state: no key in plain text there or in the plugin's lines.
+    const masked = JSON.stringify([...second.resources.values()], (_k, v) => (isSecret(v) ? "[secret]" : v));
+    for (const key of [SHARED, TEAM]) {
+      expect(masked).not.toContain(key);
+      expect(plugin.transcript()).not.toContain(key);
+    }
+    expect((await second.destroy()).error).toBeUndefined();
+    expect([live("team"), live("shared")]).toEqual([[], []]);
   } finally {
     await plugin.stop();
   }

@@ -12,13 +12,17 @@
  *                        command, shared with the stack's cost line), the catalog's prices (one read)
  *
  * The stack's budget counts the pods carrying this stack's mark (lifecycle/owner.ts) and what this
- * process's writes made; the account's counts everything the account runs. A write is refused
+ * process's writes made, on every account the process knows the stack to have (engine/settings.ts,
+ * `stackAccountClients`: the stack's own, and each the program names for a Pod or an endpoint,
+ * which every costed resource carries under a stack budget, cost/ledger.ts): one list per kind
+ * per account per command. The account's budget counts everything the write's account runs. A write is refused
  * only when it raises its own object's cost and leaves the total over the budget and above what it
  * is now: a stack or account already over its budget may still get cheaper, or stay as it is. A
  * refused write has sent nothing.
  */
 import type { ComputePlatform } from "../../client";
-import { accountBudget, budget, type Budget } from "../engine/settings";
+import { accountLabel } from "../engine/account";
+import { accountBudget, budget, type Budget, stackAccountClients } from "../engine/settings";
 import { type AccountView, accountView, type Compute, largest, priceOf, type Spender, sum } from "./account";
 import { type HourlyRange, perHour, priceBook, range } from "./prices";
 
@@ -45,15 +49,20 @@ const ZERO: HourlyRange = { min: 0, max: 0 };
 /** What the client must offer: the lists and the catalog. */
 export type BudgetClient = () => Partial<Pick<ComputePlatform, "pods" | "serverless">> & Pick<ComputePlatform, "catalog">;
 
+/** The stack's other accounts, as the budgets read them: each one's name (none: the stack's own) and client. */
+export type StackAccounts = () => readonly { name?: string; client: ReturnType<BudgetClient> }[];
+
 /**
  * Refuses `write` when it would take the stack or the account over its budget; otherwise notes
  * what it leaves, so the next write of this process counts it. Reads nothing without a budget.
+ * `accounts` are the stack's accounts; the write's own among them is read once.
  */
-export async function holdBudgets(client: BudgetClient, write: CostedWrite): Promise<void> {
+export async function holdBudgets(client: BudgetClient, write: CostedWrite, accounts: StackAccounts = stackAccountClients): Promise<void> {
   const limits = { stack: budget(), account: accountBudget() };
   if (!limits.stack && !limits.account) return;
   const view = accountView(client);
-  const [now, after] = await Promise.all([view.spenders(), priceOf(priceBook(client), write.compute)]);
+  const [own, after, elsewhere] = await Promise.all([view.spenders(), priceOf(priceBook(client), write.compute), limits.stack ? onOtherAccounts(client(), write.stack, accounts()) : []]);
+  const now = [...own, ...elsewhere];
   const self = write.id ?? write.key;
   const mine = (s: Spender & { key?: string }) => self !== undefined && (s.id === self || s.key === self);
   const before = now.find(mine)?.hourly ?? ZERO;
@@ -61,9 +70,10 @@ export async function holdBudgets(client: BudgetClient, write: CostedWrite): Pro
   const me: Spender & { key?: string } = { label: write.label, id: write.id, key: write.key, hourly: after ?? ZERO, stack: write.stack, owner: "this change" };
   const others = now.filter((s) => !mine(s) && !(write.replaces !== undefined && s.id === write.replaces));
   const raises = me.hourly.max > before.max;
+  const here = new Set(own);
   const scopes: { name: "stack" | "account"; limit?: Budget; spenders: (s: Spender) => boolean }[] = [
     { name: "stack", limit: limits.stack, spenders: (s) => write.stack !== undefined && s.stack === write.stack },
-    { name: "account", limit: limits.account, spenders: () => true },
+    { name: "account", limit: limits.account, spenders: (s) => here.has(s) },
   ];
   for (const scope of scopes) {
     if (!scope.limit || !raises) continue;
@@ -74,6 +84,19 @@ export async function holdBudgets(client: BudgetClient, write: CostedWrite): Pro
   }
   view.note(me, self);
   if (write.replaces) view.note({ label: "replaced", id: write.replaces, hourly: ZERO, owner: "" }, write.replaces);
+}
+
+/**
+ * The stack's pods on its accounts other than the write's, each labelled with its account: what
+ * the stack runs there beside this write (the writes of this process there included).
+ */
+async function onOtherAccounts(mine: object, stack: string | undefined, accounts: ReturnType<StackAccounts>): Promise<Spender[]> {
+  if (stack === undefined) return [];
+  const others = accounts.filter((a) => a.client !== mine);
+  const lists = await Promise.all(others.map((a) => accountView(() => a.client).spenders()));
+  return lists.flatMap((list, i) =>
+    list.filter((s) => s.stack === stack).map((s) => ({ ...s, label: `${s.label} on ${accountLabel(others[i]!.name === undefined ? undefined : { name: others[i]!.name })}` })),
+  );
 }
 
 /** The refusal: the budget, the figures, the change that broke it and the ways out. */

@@ -12,9 +12,15 @@
  * entry, and its check (stack-cost/provider.ts) prices them, prints the cost line and holds the
  * budget. A budget it refuses fails the StackCost step, so nothing after it registers:
  * no create or update request is sent.
+ *
+ * Under a stack budget the ledger also lists the accounts the program names for its costed
+ * resources, and each of them carries that list (secret: it holds the keys) as a hidden input:
+ * under `pulumi up --target` only the targeted resources reach the provider, and the budget kept
+ * at their writes (cost/guard.ts) counts the stack's pods on every account of the list.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { BUDGET_ENV, CONFIG_KEYS } from "../engine/settings";
+import { type AccountInput, accountIdentity, STACK_ACCOUNTS_KEY } from "../engine/account";
 import { shimProvider } from "../engine/shim";
 import { baseOwnerToken } from "../lifecycle/owner";
 
@@ -43,6 +49,10 @@ export class StackCost extends pulumi.dynamic.Resource {
 
 interface Ledger {
   entries: Record<string, pulumi.Input<Record<string, unknown>>>;
+  /** The `account` of each costed resource that names one, as declared. */
+  accounts: pulumi.Input<AccountInput>[];
+  /** Every account of `accounts` once, secret; settles when the ledger closes (none named: undefined). */
+  accountList: Promise<pulumi.Output<AccountInput[]> | undefined>;
   resource: StackCost;
   close: () => void;
   timer?: ReturnType<typeof setTimeout>;
@@ -53,19 +63,35 @@ interface Ledger {
 const ledgers = new WeakMap<object, Ledger>();
 const NO_MONITOR = {};
 
+/** Where a resource that joined a ledger got its options: the ledger it joined. */
+const joinedTo = new WeakMap<object, Ledger>();
+
 function openLedger(): Ledger {
   let resolve!: (entries: Ledger["entries"]) => void;
+  let resolveAccounts!: (list: pulumi.Output<AccountInput[]> | undefined) => void;
   const entries = new Promise<Ledger["entries"]>((r) => (resolve = r));
   const ledger: Ledger = {
     entries: {},
+    accounts: [],
+    accountList: new Promise((r) => (resolveAccounts = r)),
     resource: new StackCost(STACK_COST_NAME, entries),
     closed: false,
     close: () => {
       ledger.closed = true;
       resolve(ledger.entries);
+      resolveAccounts(ledger.accounts.length === 0 ? undefined : pulumi.secret(pulumi.all(ledger.accounts).apply(oncePerAccount)));
     },
   };
   return ledger;
+}
+
+/** Each account once, by its identity (name and addresses); the last key given for it. */
+function oncePerAccount(accounts: AccountInput[]): AccountInput[] {
+  const byIdentity = new Map<string, AccountInput>();
+  for (const a of accounts as unknown as { name: string; apiKey: string; apiUrl?: string; serverlessUrl?: string }[]) {
+    byIdentity.set(accountIdentity(a), { name: a.name, apiKey: a.apiKey, ...(a.apiUrl ? { apiUrl: a.apiUrl } : {}), ...(a.serverlessUrl ? { serverlessUrl: a.serverlessUrl } : {}) });
+  }
+  return [...byIdentity.values()];
 }
 
 /** Whether the program's stack config or environment sets a budget (a late resource cannot be held to it). */
@@ -112,13 +138,15 @@ function pricedHere(entry: Record<string, pulumi.Input<unknown>>): Record<string
  * Adds a costed resource to the program's ledger: `entry` holds what prices it (inputs, as
  * declared). Returns the options to register it with: `dependsOn` the StackCost, so it
  * reaches the engine only after the stack's cost has passed. `Pod.get` (an `id` given) is no
- * part of the stack's cost.
+ * part of the stack's cost. `account` is the resource's own, for the list of the stack's
+ * accounts ({@link stackAccountsInput}).
  */
 export function joinLedger(
   kind: "pod" | "endpoint",
   name: string,
   entry: Record<string, pulumi.Input<unknown>>,
   opts: pulumi.CustomResourceOptions | undefined,
+  account?: pulumi.Input<AccountInput>,
 ): pulumi.CustomResourceOptions | undefined {
   if (opts?.id !== undefined) return opts;
   const key = pulumi.runtime.getMonitor() ?? NO_MONITOR;
@@ -137,9 +165,22 @@ export function joinLedger(
   let slot = `${kind} ${name}`;
   for (let n = 2; slot in ledger.entries; n++) slot = `${kind} ${name} #${n}`;
   ledger.entries[slot] = { kind, name, ...pricedHere(entry) };
+  if (account !== undefined) ledger.accounts.push(account);
   // Closes once the program's current turn is over: every resource declared with this one is in.
   clearTimeout(ledger.timer);
   ledger.timer = setTimeout(ledger.close, 0);
   const dependsOn = [opts?.dependsOn, ledger.resource].filter((d) => d !== undefined) as pulumi.Input<pulumi.Resource>[];
-  return { ...opts, dependsOn };
+  const joined = { ...opts, dependsOn };
+  joinedTo.set(joined, ledger);
+  return joined;
+}
+
+/**
+ * The hidden input of a resource registered with `opts` from {@link joinLedger}: the accounts
+ * the program names for its costed resources, secret, once the ledger closes. None without a
+ * stack budget (nothing reads it), nor for a resource that did not join.
+ */
+export function stackAccountsInput(opts: pulumi.CustomResourceOptions | undefined): Record<string, pulumi.Input<unknown>> {
+  const ledger = opts && joinedTo.get(opts);
+  return ledger && budgetSet() ? { [STACK_ACCOUNTS_KEY]: ledger.accountList } : {};
 }

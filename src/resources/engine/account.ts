@@ -83,6 +83,21 @@ export function accountIdentity(a: Account | undefined): string {
 }
 
 /** How an error or a log line names the account: its name, never its key. */
-export function accountLabel(a: Account | undefined): string {
+export function accountLabel(a: Pick<Account, "name"> | undefined): string {
   return a ? `account "${a.name}"` : "the stack's account";
+}
+
+/**
+ * The hidden input of each Pod and ServerlessEndpoint, under a stack budget, that lists every
+ * account the program names for one (cost/ledger.ts): how the budget at a write on one account
+ * finds the stack's pods on the others when the command touches no resource of theirs
+ * (`pulumi up --target`). Secret as a whole: it holds the keys.
+ */
+export const STACK_ACCOUNTS_KEY = "__stackAccounts";
+
+/** The accounts listed under {@link STACK_ACCOUNTS_KEY} in a resource's inputs; none when absent or not known yet. */
+export function stackAccountsIn(props: Record<string, unknown> | undefined): Account[] {
+  const list = props?.[STACK_ACCOUNTS_KEY];
+  if (!Array.isArray(list)) return [];
+  return list.map((a) => accountIn({ [ACCOUNT_KEY]: a })).filter((a): a is Account => a !== undefined);
 }

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type * as pulumi from "@pulumi/pulumi";
-import type { Account } from "./account";
+import { type Account, accountIdentity } from "./account";
 import { type Clock, ComputePlatform, MISSING_API_KEY, MISSING_API_URL, MissingApiKeyError, MissingApiUrlError } from "../../client";
 
 /**
@@ -143,7 +143,11 @@ const accountClients = new Map<string, ComputePlatform>();
  * so rate-limit pacing is one budget per API key however many resources are in flight.
  */
 export function platform(): ComputePlatform {
-  const account = accountScope?.getStore();
+  return clientOf(accountScope?.getStore());
+}
+
+/** The client of `account` (none: the stack's own account), made once per account, key and addresses. */
+function clientOf(account: Account | undefined): ComputePlatform {
   if (account) {
     const apiUrl = account.apiUrl ?? settings.apiUrl;
     const serverlessUrl = account.serverlessUrl ?? settings.serverlessUrl;
@@ -162,6 +166,36 @@ export function platform(): ComputePlatform {
     baseDelayMs: retryBaseMs(),
   });
   return client;
+}
+
+/**
+ * The accounts the program names for its Pods and ServerlessEndpoints, by identity, as the
+ * resources of this command brought them (the ledger's list, cost/ledger.ts): a process knows
+ * another account only from a resource's inputs, and under `--target` only targeted resources
+ * reach it. The latest key of an account is kept (a rotation).
+ */
+const stackAccounts = new Map<string, Account>();
+
+/** Notes accounts the program names (each command's process starts with none). */
+export function noteStackAccounts(accounts: readonly Account[]): void {
+  for (const a of accounts) stackAccounts.set(accountIdentity(a), a);
+}
+
+/** An account of the stack and its client; `name` undefined for the stack's own account. */
+export interface StackAccount {
+  name?: string;
+  client: ComputePlatform;
+}
+
+/**
+ * Every account this process knows the stack to have costed resources on: the stack's own, when
+ * its key and address are set, then each the program names ({@link noteStackAccounts}); none
+ * while the program names none (the write's own account is then the stack's only one).
+ */
+export function stackAccountClients(env: NodeJS.ProcessEnv = process.env): StackAccount[] {
+  if (stackAccounts.size === 0) return [];
+  const own = (settings.apiUrl || env.COMPUTEPLATFORM_API_URL) && (settings.apiKey || env.COMPUTEPLATFORM_API_KEY) ? [{ client: clientOf(undefined) }] : [];
+  return [...own, ...[...stackAccounts.values()].map((a) => ({ name: a.name, client: clientOf(a) }))];
 }
 
 /**

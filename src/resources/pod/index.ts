@@ -8,7 +8,7 @@
  * then on the resource owns it, including deletion. For read-only use, `Pod.get(name, id)`.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { joinLedger, ledgerIdentity } from "../cost/ledger";
+import { joinLedger, ledgerIdentity, stackAccountsInput } from "../cost/ledger";
 import { checkGetState, undeclaredArgs } from "../inputs/arguments";
 import { withSecretOutputs } from "../engine/secret-outputs";
 import type { AccountInput } from "../engine/account";
@@ -313,6 +313,25 @@ export class Pod extends pulumi.dynamic.Resource {
     // stack's cost reads the catalog, so the preview sends no request.
     const undeclared = undeclaredArgs(a, POD_ARGS);
     const owner = ownerInputs(opts?.parent, { organization: pulumi.getOrganization, project: pulumi.getProject, stack: pulumi.getStack });
+    // In the stack's cost ledger: registered once the stack's cost has passed (cost/ledger.ts).
+    const joined =
+      Object.keys(undeclared).length > 0
+        ? opts
+        : joinLedger(
+            "pod",
+            name,
+            {
+              gpu: a.gpu,
+              cpu: a.cpu,
+              cloud: a.cloud,
+              desiredStatus: a.desiredStatus,
+              maxHourlyCost: a.maxHourlyCost,
+              account: accountName(a.account),
+              ...ledgerIdentity("Pod", name, owner, opts, ["gpu", "cpu", "cloud", "desiredStatus"]),
+            },
+            opts,
+            a.account,
+          );
     super(
       shimProvider("pod"),
       name,
@@ -350,24 +369,9 @@ export class Pod extends pulumi.dynamic.Resource {
         account: accountInput(a.account),
         [LOGICAL_NAME_KEY]: name,
         ...owner,
+        ...stackAccountsInput(joined),
       },
-      // In the stack's cost ledger: registered once the stack's cost has passed (cost/ledger.ts).
-      Object.keys(undeclared).length > 0
-        ? opts
-        : joinLedger(
-            "pod",
-            name,
-            {
-              gpu: a.gpu,
-              cpu: a.cpu,
-              cloud: a.cloud,
-              desiredStatus: a.desiredStatus,
-              maxHourlyCost: a.maxHourlyCost,
-              account: accountName(a.account),
-              ...ledgerIdentity("Pod", name, owner, opts, ["gpu", "cpu", "cloud", "desiredStatus"]),
-            },
-            opts,
-          ),
+      joined,
       "computeplatform",
       "Pod",
     );

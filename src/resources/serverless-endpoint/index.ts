@@ -4,7 +4,7 @@
  * runsync smoke test in smoke.ts.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { joinLedger, ledgerIdentity } from "../cost/ledger";
+import { joinLedger, ledgerIdentity, stackAccountsInput } from "../cost/ledger";
 import { checkGetState, undeclaredArgs } from "../inputs/arguments";
 import { withSecretOutputs } from "../engine/secret-outputs";
 import type { AccountInput } from "../engine/account";
@@ -326,22 +326,10 @@ export class ServerlessEndpoint extends pulumi.dynamic.Resource {
     // `adopt` or refresh it comes from the platform, where no secret input marks it.
     const opts = withSecretOutputs(givenOpts, ["container", "account"]);
     const owner = ownerInputs(opts?.parent, { organization: pulumi.getOrganization, project: pulumi.getProject, stack: pulumi.getStack });
-    super(
-      shimProvider("serverless-endpoint"),
-      name,
-      {
-        // Every output must be named here (undefined when the program leaves it out) to
-        // appear on the class.
-        ...Object.fromEntries([...SAVED_FIELDS, ...LOCAL_FIELDS, "type", "pods", "requestUrls", "hourlyCost", "api", "container", "dataCenterIds", "version", "rollout"].map((k) => [k, undefined])),
-        ...args,
-        account: accountInput(args.account),
-        ...templateCheckInput(args.templateId),
-        [LOGICAL_NAME_KEY]: name,
-        ...owner,
-      },
-      // In the stack's cost ledger: registered once the stack's cost has passed (cost/ledger.ts).
-      // An argument it does not have keeps it out of the ledger: its check fails before the
-      // stack's cost reads the catalog, so the preview sends no request.
+    // In the stack's cost ledger: registered once the stack's cost has passed (cost/ledger.ts).
+    // An argument it does not have keeps it out of the ledger: its check fails before the
+    // stack's cost reads the catalog, so the preview sends no request.
+    const joined =
       Object.keys(undeclaredArgs(args, ENDPOINT_ARGS)).length > 0
         ? opts
         : joinLedger(
@@ -359,7 +347,23 @@ export class ServerlessEndpoint extends pulumi.dynamic.Resource {
               ...ledgerIdentity(ENDPOINT_KIND, name, owner, opts, ["gpuIds", "gpuCount", "workersMin", "workersMax"]),
             },
             opts,
-          ),
+            args.account,
+          );
+    super(
+      shimProvider("serverless-endpoint"),
+      name,
+      {
+        // Every output must be named here (undefined when the program leaves it out) to
+        // appear on the class.
+        ...Object.fromEntries([...SAVED_FIELDS, ...LOCAL_FIELDS, "type", "pods", "requestUrls", "hourlyCost", "api", "container", "dataCenterIds", "version", "rollout"].map((k) => [k, undefined])),
+        ...args,
+        account: accountInput(args.account),
+        ...templateCheckInput(args.templateId),
+        [LOGICAL_NAME_KEY]: name,
+        ...owner,
+        ...stackAccountsInput(joined),
+      },
+      joined,
       "computeplatform",
       "ServerlessEndpoint",
     );

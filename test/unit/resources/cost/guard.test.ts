@@ -93,3 +93,24 @@ test("the account's budget counts every pod and endpoint, and names each spender
   const preview = await accountCost(accountView(client), { liveIds: new Set(["marked"]), after: { min: 1, max: 1 } }, { usd: 10, source: "x" });
   expect(preview).toEqual({ line: "account: $5.40-$6.09/h -> $5.54-$6.23/h (budget $10.00/h)" });
 });
+
+test("the stack's budget counts the stack's pods on its other accounts, each named, and reads none of them without it", async () => {
+  const here = fakeClient([pod("mine", "L40S", 1, { COMPUTEPLATFORM_STACK: STACK })]);
+  // The other account: the stack's pod, another stack's and a hand-made one.
+  const there = fakeClient([pod("far", "H100", 1, { COMPUTEPLATFORM_STACK: STACK }), pod("theirs", "H100", 1, { COMPUTEPLATFORM_STACK: "acme/infra/prod" }), pod("hand", "H100", 1)]);
+  const accounts = () => [{ client: here.client() }, { name: "shared", client: there.client() }];
+  for (const c of [here, there]) accountView(c.client).renew();
+  process.env[ACCOUNT_BUDGET_ENV] = "100";
+  await holdBudgets(here.client, create(STACK, "L40S", 1, "a"), accounts);
+  expect(there.calls).toEqual({ pods: 0, endpoints: 0, gpus: 0 });
+  delete process.env[ACCOUNT_BUDGET_ENV];
+  process.env[BUDGET_ENV] = "4";
+  // $0.86 + $0.86 (pod a, made by this process) here + $2.99 there + $0.86 = $5.57: over $4, though this account alone is $2.58.
+  await expect(holdBudgets(here.client, create(STACK, "L40S", 1, "b"), accounts)).rejects.toThrow(
+    "pod b: create (L40S x1) ($0.86/h) would take the stack acme/infra/dev to $5.57/h, over its budget $4.00/h (COMPUTEPLATFORM_MAX_HOURLY_COST); it costs $4.71/h now. Nothing was sent for it. " +
+      'The largest: pod far on account "shared" $2.99/h (stack acme/infra/dev), pod mine $0.86/h (stack acme/infra/dev), pod a $0.86/h (this change), pod b $0.86/h (this change).',
+  );
+  // From the other account's side, the stack's own account is named as such; its list was read once.
+  await expect(holdBudgets(there.client, create(STACK, "L40S", 1, "c"), accounts)).rejects.toThrow("pod mine on the stack's account $0.86/h (stack acme/infra/dev)");
+  expect([here.calls.pods, there.calls.pods]).toEqual([1, 1]);
+});

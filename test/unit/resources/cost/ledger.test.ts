@@ -3,7 +3,7 @@
 // it closed gets. test/engine/cost.test.ts runs the same through the engine.
 import * as pulumi from "@pulumi/pulumi";
 import { BUDGET_ENV } from "../../../../src/resources/engine/settings";
-import { joinLedger, ledgerIdentity, STACK_COST_NAME, StackCost } from "../../../../src/resources/cost/ledger";
+import { joinLedger, ledgerIdentity, STACK_COST_NAME, StackCost, stackAccountsInput } from "../../../../src/resources/cost/ledger";
 import { baseOwnerToken } from "../../../../src/resources/lifecycle/owner";
 
 /** The resources the program registered, by name, with their inputs. */
@@ -107,6 +107,33 @@ test("Pod.get (an id given) is no part of the stack's cost: its options come bac
   expect(joinLedger("pod", "seen", {}, opts)).toBe(opts);
   await new Promise((r) => setTimeout(r, 5));
   expect(registered.has(STACK_COST_NAME)).toBe(false);
+});
+
+test("under a stack budget each resource that joined carries the program's accounts, each once and secret; none without a budget or for a .get", async () => {
+  const shared = { name: "shared", apiKey: pulumi.secret("cp_key_shared"), apiUrl: "http://127.0.0.1:1" };
+  const withoutBudget = joinLedger("pod", "a", {}, undefined, shared);
+  expect(stackAccountsInput(withoutBudget)).toEqual({});
+  process.env[BUDGET_ENV] = "3";
+  expect(stackAccountsInput({ id: "pod-7" })).toEqual({});
+  const opts = joinLedger("pod", "b", {}, undefined, { ...shared, apiKey: pulumi.secret("cp_key_shared_rotated") });
+  joinLedger("endpoint", "c", {}, undefined, { name: "team", apiKey: "cp_key_team" });
+  joinLedger("pod", "d", {}, undefined);
+  const input = stackAccountsInput(opts);
+  await turnEnds();
+  const list = (await input.__stackAccounts) as pulumi.Output<unknown>;
+  expect(await pulumi.isSecret(list)).toBe(true);
+  expect(await new Promise((r) => list.apply(r))).toEqual([
+    { name: "shared", apiKey: "cp_key_shared_rotated", apiUrl: "http://127.0.0.1:1" },
+    { name: "team", apiKey: "cp_key_team" },
+  ]);
+});
+
+test("a program that names no account gives its resources no list of accounts", async () => {
+  process.env[BUDGET_ENV] = "3";
+  const input = stackAccountsInput(joinLedger("pod", "a", {}, undefined));
+  await turnEnds();
+  expect(Object.keys(input)).toEqual(["__stackAccounts"]);
+  expect(await input.__stackAccounts).toBeUndefined();
 });
 
 describe("a resource declared after the stack's cost was settled", () => {

@@ -9,9 +9,11 @@ import {
   CONFIG_KEYS,
   configureFromStack,
   inAccount,
+  noteStackAccounts,
   platform,
   requirePlatformSettings,
   setPlatformSettings,
+  stackAccountClients,
 } from "../../../../src/resources/engine/settings";
 
 const URL_A = "http://127.0.0.1:18001";
@@ -82,6 +84,21 @@ describe("a resource's own account", () => {
     const cp = made(inAccount({ name: "bare", apiKey: "k" }, () => platform()));
     expect(cp.apiUrl).toBe(URL_A);
     expect(cp.serverlessUrl).toBe(URL_B);
+  });
+
+  it("the stack's accounts: none while the program names none; then the stack's own (when set) and each named once, with their clients", () => {
+    setPlatformSettings({});
+    expect(stackAccountClients({})).toEqual([]);
+    noteStackAccounts([team, { ...team, apiKey: "rotated" }]);
+    const [only, ...rest] = stackAccountClients({});
+    expect(rest).toEqual([]);
+    expect(only!.name).toBe("team");
+    // The latest key of the account: the client a call on it with that key gets.
+    expect(only!.client).toBe(made(inAccount({ ...team, apiKey: "rotated" }, () => platform())));
+    setPlatformSettings({ apiKey: "cp_stack_key", apiUrl: URL_A });
+    const both = stackAccountClients({});
+    expect(both.map((a) => a.name)).toEqual([undefined, "team"]);
+    expect(both[0]!.client).toBe(made(platform()));
   });
 });
 
