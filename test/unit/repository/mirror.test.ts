@@ -32,9 +32,7 @@ const NO_LOGIC: Record<string, string> = {
 
 /** Modules whose rules a suite at another path tests today (a file, or the folder of suites that reach it). */
 const TESTED_ELSEWHERE: Record<string, string> = {
-  "emulator/serverless/endpoints/store": "test/unit/emulator/serverless/jobs/rollout.test.ts",
   "emulator/serverless/jobs/queue": "test/integration/emulator/serverless/jobs/",
-  "emulator/serverless/service": "test/unit/emulator/serverless/graphql/execute.test.ts",
 };
 
 function modules(dir = "src"): string[] {
