@@ -51,6 +51,7 @@ const MODULES = [
   "src/emulator/serverless/jobs/envelope.ts",
   // the pod's transitions and its store
   "src/emulator/pods/rules.ts",
+  "src/emulator/pods/store.ts",
 ];
 
 /** The folder of unit tests a module is mutated against. */

@@ -6,10 +6,11 @@
 // catch; these hold each to the millisecond and count every billing call.
 import { ACTIONS, type PodEnvironment, type PodRecord, Pods } from "../../../../src/emulator/pods/store";
 import { HttpError } from "../../../../src/emulator/core/problem";
+import type { NetworkVolume } from "../../../../src/emulator/network-volumes/store";
 
 const NVIDIA = "NVIDIA GeForce RTX 4090";
 
-function setup(restartDelayMs = 0) {
+function setup(restartDelayMs = 0, more: Partial<PodEnvironment> = {}) {
   const clock = { t: 1_000 };
   const billing: [string, boolean, number][] = [];
   let n = 0;
@@ -24,6 +25,7 @@ function setup(restartDelayMs = 0) {
     failsToStart: (image) => image === "bad",
     hasCapacity: () => true,
     billing: (pod, on, at) => billing.push([pod.id, on, at]),
+    ...more,
   };
   const pods = new Pods(env);
   const create = (more: Record<string, unknown> = {}) => pods.create({ name: "p", image: "img", gpu: { id: NVIDIA }, ...more });
@@ -202,4 +204,221 @@ test("the platform's own stop and terminate: a lock does not hold them back; a s
   expect(pods.list()).toEqual([]);
   expect(pods.get(pod.id).status).toBe("TERMINATED");
   expect(refusal(() => pods.get("nope"))).toEqual([404, "pod 'nope' not found"]);
+});
+
+describe("a create's record", () => {
+  test("what the body leaves out takes the platform's defaults", () => {
+    const { create } = setup();
+    expect(create()).toMatchObject({
+      args: "",
+      disk: 20,
+      ports: [],
+      publicPorts: [],
+      env: {},
+      registry: null,
+      gpu: { id: NVIDIA, count: 1 },
+      cpu: undefined,
+      mounts: {},
+      cloud: "SECURE",
+      locked: false,
+      globalIp: undefined,
+      globalNetworkingWanted: false,
+      status: "PROVISIONING",
+      startedAt: null,
+    });
+  });
+
+  test("what the body gives is kept; a public IP in 203.0.113.1-250 and a public port in 10000-59999 for each port", () => {
+    const { create } = setup(0, { nextNumber: () => 60_000, registryExists: (id) => id === "reg-1" });
+    const pod = create({
+      args: "serve",
+      disk: 50,
+      ports: ["8888/http", "22/tcp"],
+      env: { A: "1" },
+      registry: "reg-1",
+      gpu: { id: NVIDIA, count: 2 },
+      cloud: "COMMUNITY",
+      dataCenterIds: ["EU-RO-1"],
+      globalNetworking: true,
+      mounts: { persistent: { size: 30, path: "/workspace" } },
+    });
+    expect(pod).toMatchObject({
+      args: "serve",
+      disk: 50,
+      ports: ["8888/http", "22/tcp"],
+      env: { A: "1" },
+      registry: "reg-1",
+      gpu: { id: NVIDIA, count: 2 },
+      cloud: "COMMUNITY",
+      dataCenterId: "EU-RO-1",
+      globalNetworkingWanted: true,
+      // 60000 = 0xEA60: the global address is built from its two low bytes.
+      globalIp: "10.66.234.96",
+      mounts: { persistent: { size: 30, path: "/workspace" } },
+      publicIp: "203.0.113.1",
+      publicPorts: [20_000, 20_000],
+    });
+    expect(setup(0, { nextNumber: () => 499 }).create().publicIp).toBe("203.0.113.250");
+  });
+
+  test("a CPU pod keeps its flavor and count, and has no GPU", () => {
+    const { pods } = setup();
+    expect(pods.create({ name: "p", image: "img", cpu: { id: "cpu3c", vcpuCount: 4 } })).toMatchObject({ cpu: { id: "cpu3c", vcpuCount: 4 }, gpu: undefined });
+  });
+
+  test("a network mount names a volume that exists, and the pod goes to the volume's data center", () => {
+    const vol = { id: "vol-1", dataCenter: "EU-CZ-1" } as NetworkVolume;
+    const { create } = setup(0, { volume: (id) => (id === "vol-1" ? vol : undefined) });
+    expect(create({ mounts: { network: [{ volumeId: "vol-1", path: "/data" }] } })).toMatchObject({
+      mounts: { network: [{ volumeId: "vol-1", path: "/data" }] },
+      dataCenterId: "EU-CZ-1",
+    });
+    expect(refusal(() => create({ mounts: { network: [{ volumeId: "vol-2", path: "/data" }] } }))).toEqual([
+      400,
+      "mounts.network[0].volumeId: network volume 'vol-2' does not exist",
+    ]);
+  });
+
+  test("a body that breaks the contract (422), or names a registry that does not exist (400), is refused before anything is made", () => {
+    const { pods, create, billing } = setup();
+    expect(refusal(() => pods.create({ name: "p" }))[0]).toBe(422);
+    expect(refusal(() => create({ registry: "reg-9" }))).toEqual([400, "registry: registry 'reg-9' does not exist (see GET /v2/registries)"]);
+    expect(pods.all()).toEqual([]);
+    expect(billing).toEqual([]);
+  });
+});
+
+describe("reads", () => {
+  test("list leaves out the terminated pods, all keeps them", () => {
+    const { pods, create } = setup();
+    const a = create();
+    const b = create();
+    pods.delete(a.id);
+    expect(pods.list().map((p) => p.id)).toEqual([b.id]);
+    expect(pods.all().map((p) => p.id)).toEqual([a.id, b.id]);
+  });
+
+  test("the pod that mounts a volume or pulls with a registry credential, a terminated one aside", () => {
+    const vol = { id: "vol-1", dataCenter: "EU-RO-1" } as NetworkVolume;
+    const { pods, create } = setup(0, { volume: () => vol, registryExists: () => true });
+    const pod = create({ mounts: { network: [{ volumeId: "vol-1", path: "/d" }] }, registry: "reg-1" });
+    create();
+    expect(pods.using("volume", "vol-1")).toBe(`pod '${pod.id}'`);
+    expect(pods.using("registry", "reg-1")).toBe(`pod '${pod.id}'`);
+    expect(pods.using("volume", "reg-1")).toBeUndefined();
+    expect(pods.using("registry", "vol-1")).toBeUndefined();
+    pods.delete(pod.id);
+    expect(pods.using("volume", "vol-1")).toBeUndefined();
+  });
+
+  test("the view moves the pod on to now; the create's view is the pod as it was made", () => {
+    const { clock, pods, create } = setup();
+    const pod = create();
+    clock.t = 1_300;
+    expect(pods.viewAsCreated(pod).status).toBe("PROVISIONING");
+    expect(pods.view(pod).status).toBe("RUNNING");
+  });
+
+  test("the state file's records come back as they were", () => {
+    const { clock, pods, create } = setup();
+    const pod = create({ name: "kept" });
+    clock.t = 1_300;
+    pods.get(pod.id);
+    const saved = JSON.parse(JSON.stringify(pods.snapshot()));
+    expect(saved).toHaveLength(1);
+    const { pods: again } = setup();
+    again.restore(saved);
+    expect(again.get(pod.id)).toMatchObject({ name: "kept", status: "RUNNING", startedAt: 1_300 });
+  });
+});
+
+describe("an update", () => {
+  test("a body that breaks the contract is a 422; a registry that does not exist is named", () => {
+    const { pods, create } = setup();
+    const pod = create();
+    expect(refusal(() => pods.update(pod.id, { disk: "big" }))[0]).toBe(422);
+    expect(refusal(() => pods.update(pod.id, { registry: "reg-9" }))).toEqual([400, "registry: registry 'reg-9' does not exist (see GET /v2/registries)"]);
+    expect(refusal(() => pods.action(pod.id, { action: "fly" }))[0]).toBe(422);
+  });
+
+  test("fields left out keep their values: name, lock and global networking each change only when given", () => {
+    const { pods, create } = setup();
+    const pod = create({ name: "n", dataCenterIds: ["EU-RO-1"], globalNetworking: true });
+    pods.update(pod.id, { locked: true });
+    expect(pods.get(pod.id)).toMatchObject({ name: "n", locked: true, globalNetworkingWanted: true });
+    pods.update(pod.id, { name: "m" });
+    expect(pods.get(pod.id)).toMatchObject({ name: "m", locked: true, globalNetworkingWanted: true });
+  });
+
+  test("global networking is checked only when asked for", () => {
+    const { pods, create } = setup();
+    const pod = create({ dataCenterIds: ["EU-CZ-1"] });
+    expect(pods.update(pod.id, { name: "x" }).name).toBe("x");
+    expect(refusal(() => pods.update(pod.id, { globalNetworking: true }))).toEqual([
+      400,
+      "globalNetworking: the pod's data center EU-CZ-1 does not support global networking",
+    ]);
+  });
+
+  test("a registry set to null is removed", () => {
+    const { pods, create } = setup(0, { registryExists: () => true });
+    const pod = create({ registry: "reg-1" });
+    expect(pods.update(pod.id, { registry: null }).registry).toBeNull();
+  });
+
+  test("new ports get new public ports; other changes keep them", () => {
+    const { pods, create } = setup();
+    const pod = create({ ports: ["8888/http"] });
+    const first = [...pod.publicPorts];
+    expect(pods.update(pod.id, { env: { A: "1" } }).publicPorts).toEqual(first);
+    expect(pods.update(pod.id, { ports: ["8888/http", "22/tcp"] }).publicPorts).toHaveLength(2);
+  });
+
+  test("a STARTING pod restarts at once (no delay), and a locked one refuses the change", () => {
+    const { clock, pods, create } = setup(50);
+    const pod = create();
+    clock.t = 1_150;
+    expect(pods.update(pod.id, { image: "img:2" })).toMatchObject({ status: "STARTING", statusAt: 1_150, restartAt: undefined });
+    pods.update(pod.id, { locked: true });
+    expect(refusal(() => pods.update(pod.id, { image: "img:3" }))[1]).toMatch(/is locked: a change of image/);
+  });
+});
+
+describe("actions", () => {
+  test("delete terminates a pod and stops its billing", () => {
+    const { clock, pods, create, billing } = setup();
+    const pod = create();
+    clock.t = 2_000;
+    expect(pods.delete(pod.id)).toMatchObject({ status: "TERMINATED", statusAt: 2_000 });
+    expect(billing.at(-1)).toEqual([pod.id, false, 2_000]);
+  });
+
+  test("a lock holds back stop and restart only: a locked pod may be terminated, or started again", () => {
+    const { clock, pods, create } = setup();
+    const pod = create();
+    clock.t = 1_300;
+    pods.outside(pod.id, "stop");
+    pods.update(pod.id, { locked: true });
+    expect(pods.action(pod.id, { action: "start" }).status).toBe("STARTING");
+    expect(pods.action(pod.id, { action: "terminate" }).status).toBe("TERMINATED");
+  });
+
+  test("start from ERROR does not bill again: an ERROR pod never stopped costing", () => {
+    const { clock, pods, create, billing } = setup();
+    const pod = create({ image: "bad" });
+    clock.t = 1_300;
+    expect(pods.action(pod.id, { action: "start" }).status).toBe("STARTING");
+    expect(billing).toEqual([[pod.id, true, 1_000]]);
+  });
+
+  test("global networking keeps its address across restarts", () => {
+    const { clock, pods, create } = setup();
+    const pod = create({ dataCenterIds: ["EU-RO-1"], globalNetworking: true });
+    const ip = pod.globalIp;
+    clock.t = 1_300;
+    pods.action(pod.id, { action: "restart" });
+    clock.t = 1_500;
+    pods.action(pod.id, { action: "restart" });
+    expect(pods.get(pod.id).globalIp).toBe(ip);
+  });
 });
