@@ -230,7 +230,7 @@ describe("a create's record", () => {
 
   test("what the body gives is kept; a public IP in 203.0.113.1-250 and a public port in 10000-59999 for each port", () => {
     const { create } = setup(0, { nextNumber: () => 60_000, registryExists: (id) => id === "reg-1" });
-    const pod = create({
+    const given = {
       args: "serve",
       disk: 50,
       ports: ["8888/http", "22/tcp"],
@@ -238,23 +238,15 @@ describe("a create's record", () => {
       registry: "reg-1",
       gpu: { id: NVIDIA, count: 2 },
       cloud: "COMMUNITY",
-      dataCenterIds: ["EU-RO-1"],
-      globalNetworking: true,
       mounts: { persistent: { size: 30, path: "/workspace" } },
-    });
+    };
+    const pod = create({ ...given, dataCenterIds: ["EU-RO-1"], globalNetworking: true });
     expect(pod).toMatchObject({
-      args: "serve",
-      disk: 50,
-      ports: ["8888/http", "22/tcp"],
-      env: { A: "1" },
-      registry: "reg-1",
-      gpu: { id: NVIDIA, count: 2 },
-      cloud: "COMMUNITY",
+      ...given,
       dataCenterId: "EU-RO-1",
       globalNetworkingWanted: true,
       // 60000 = 0xEA60: the global address is built from its two low bytes.
       globalIp: "10.66.234.96",
-      mounts: { persistent: { size: 30, path: "/workspace" } },
       publicIp: "203.0.113.1",
       publicPorts: [20_000, 20_000],
     });
