@@ -31,7 +31,9 @@ const releaseSchema = z.object({
   id: z.string().min(1),
   version: z.number().int().min(1),
   createdAt: z.number(),
-  diff: z.array(z.object({ field: z.string(), old: z.unknown(), new: z.unknown() }).transform((d) => ({ field: d.field, old: d.old ?? null, new: d.new ?? null }))),
+  // A change from or to nothing (a field first set, or cleared) may be written without its side:
+  // it reads null, as the releases read answers it.
+  diff: z.array(z.object({ field: z.string(), old: z.unknown().optional(), new: z.unknown().optional() }).transform((d) => ({ field: d.field, old: d.old ?? null, new: d.new ?? null }))),
 });
 const endpointSchemaZ = z.object({
   id: z.string().min(1),

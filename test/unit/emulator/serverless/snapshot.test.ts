@@ -32,6 +32,15 @@ test("what a later file holds is kept as it is", () => {
   expect(e).toMatchObject({ gpuCount: 2, executionTimeoutMs: 0, dataCenterIds: ["EU-RO-1"], version: 2, releases });
 });
 
+test("a release's change written without its old or new side reads null there, as the releases read answers it", () => {
+  const releases = [{ id: "rel-e1-v2", version: 2, createdAt: 2000, diff: [{ field: "networkVolumes", new: ["v1"] }, { field: "locations", old: "EU" }] }];
+  const [e] = snapshotSchema.parse(file([endpoint({ version: 2, releases })])).endpoints;
+  expect(e.releases[0].diff).toEqual([
+    { field: "networkVolumes", old: null, new: ["v1"] },
+    { field: "locations", old: "EU", new: null },
+  ]);
+});
+
 test('"" meant none before it was stored as null: locations and networkVolumeId read null', () => {
   const [e] = snapshotSchema.parse(file([endpoint({ locations: "", networkVolumeId: "" })])).endpoints;
   expect([e.locations, e.networkVolumeId]).toEqual([null, null]);
