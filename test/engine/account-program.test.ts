@@ -6,12 +6,12 @@
 // its up adopts every object with no create, update or delete request, then it previews `same`.
 // No secret is written into the program or printed. The plugin loads dist/: `npm run build` first.
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync } from "node:fs";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { main } from "../../src/account/cli";
 import { EngineStack, PROJECT, SECRET_KEYS } from "../../tools/engine";
+import { typescriptProgramEnv, userProject } from "../../tools/engine/project";
 import { captureProgramFile } from "../../tools/engine/capture";
 import { resolvingIds, ROOT } from "../../tools/engine/examples";
 import { engineRigForFile } from "../../tools/engine/rig";
@@ -24,16 +24,8 @@ const PASSWORD = "registry-secret-5d1c";
 const ENV_SECRET = "hf_token_value_77a2";
 
 let dir: string;
-beforeAll(() => {
-  // A Pulumi project of the user's: the package and the SDK resolved by name, as after `npm install`.
-  dir = mkdtempSync(path.join(tmpdir(), "account-program-"));
-  mkdirSync(path.join(dir, "node_modules"));
-  symlinkSync(ROOT, path.join(dir, "node_modules/pulumi-computeplatform"), "dir");
-  symlinkSync(path.join(ROOT, "node_modules/@pulumi"), path.join(dir, "node_modules/@pulumi"), "dir");
-  symlinkSync(path.join(ROOT, "node_modules/@types"), path.join(dir, "node_modules/@types"), "dir");
-  const compilerOptions = { strict: true, target: "es2020", module: "nodenext", esModuleInterop: true, skipLibCheck: true, types: ["node"] };
-  writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["index.ts"] }));
-});
+// A Pulumi project of the user's: the package and the SDK resolved by name, as after `npm install`.
+beforeAll(() => (dir = userProject("account-program-")));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 test("the written program adopts every object: no create, update or delete, then same", async () => {
@@ -82,9 +74,8 @@ test("the written program adopts every object: no create, update or delete, then
     [`${PROJECT}:sdxlWorkerTemplateEnv`]: JSON.stringify({ HF_TOKEN: ENV_SECRET }),
   };
   const config = { ...rig.config, ...secrets };
-  const nodeOptions = [process.env.NODE_OPTIONS, `--require ${JSON.stringify(path.join(ROOT, "tools/engine/pulumi-typescript.js"))}`].filter(Boolean).join(" ");
   const run = (preview: boolean) =>
-    captureProgramFile(file, { cwd: dir, project: PROJECT, stack: "adopted", preview, config, secretKeys: [...SECRET_KEYS, ...Object.keys(secrets)], env: { NODE_OPTIONS: nodeOptions, PULUMI_NODEJS_TRANSPILE_ONLY: "true" } });
+    captureProgramFile(file, { cwd: dir, project: PROJECT, stack: "adopted", preview, config, secretKeys: [...SECRET_KEYS, ...Object.keys(secrets)], env: typescriptProgramEnv() });
   const stack = new EngineStack(rig.plugin, { project: PROJECT, stack: "adopted" });
 
   const preview = await stack.preview(resolvingIds(stack, await run(true), { preview: true }));

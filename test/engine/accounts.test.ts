@@ -5,8 +5,11 @@
 // write; a change of account previews as a replacement and moves the object; destroy empties both.
 // The smoke test of an endpoint on the other account sends its job there, with that account's key.
 // The stack's budget under `pulumi up --target`, one new plugin process per command as under the
-// CLI, counts the stack's pod on the account the command does not touch.
+// CLI, counts the stack's pod on the account the command does not touch. The README's program of
+// two accounts runs as copied.
 // The plugin loads dist/: run `npm run build` before this file alone.
+import { rmSync, writeFileSync } from "node:fs";
+import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { fingerprint } from "../../src/emulator/core/request-log";
 import { NetworkVolume } from "../../src/resources/network-volume";
@@ -14,8 +17,10 @@ import { Pod } from "../../src/resources/pod";
 import { ServerlessEndpoint } from "../../src/resources/serverless-endpoint";
 import { runSyncSmokeTest } from "../../src/resources/serverless-endpoint/smoke";
 import { captureProgram, EngineStack, isSecret, PROJECT, SECRET_KEYS, urnOf } from "../../tools/engine";
+import { captureProgramFile } from "../../tools/engine/capture";
 import { resolvingIds } from "../../tools/engine/examples";
-
+import { typescriptProgramEnv, userProject } from "../../tools/engine/project";
+import { blocksOf } from "../../tools/docs/blocks";
 import { engineRigForFile, startPlugin } from "../../tools/engine/rig";
 import { resourcesOf, resourceSteps } from "../helpers/ledger";
 
@@ -197,5 +202,32 @@ test("the stack's budget under --target counts the stack's pods on the account t
     expect([live("team"), live("shared")]).toEqual([[], []]);
   } finally {
     await plugin.stop();
+  }
+}, 120_000);
+
+test("the README's program of two accounts, as copied, puts the volume on the shared account and the pod on the stack's", async () => {
+  // Type-checked as copied by test/integration/docs/doc-blocks.test.ts; run here through the plugin.
+  const block = blocksOf("README.md").find((b) => b.kind === "program" && b.code.includes('name: "shared-models"'));
+  expect(block).toBeDefined();
+  const dir = userProject("readme-accounts-");
+  try {
+    writeFileSync(path.join(dir, "index.ts"), block!.code);
+    // `pulumi config set --secret modelsApiKey <the shared-models account's key>`, as its comment says.
+    const config = { ...rig.config, [`${PROJECT}:modelsApiKey`]: SHARED };
+    const regs = await captureProgramFile(path.join(dir, "index.ts"), { cwd: dir, project: PROJECT, stack: "readme", config, secretKeys: [...SECRET_KEYS, `${PROJECT}:modelsApiKey`], env: typescriptProgramEnv() });
+    const stack = new EngineStack(rig.plugin, { project: PROJECT, stack: "readme" });
+    const up = await stack.up(regs);
+    expect(up.error).toBeUndefined();
+    const idOf = (n: string) => resourcesOf(stack).find((r) => r.urn.endsWith(`::${n}`))!.id;
+    expect(rig.emu.state("shared").networkVolumes.map((v) => [v.id, v.size])).toEqual([[idOf("weights"), 200]]);
+    expect(live("team").map((p) => p.id)).toEqual([idOf("trainer")]);
+    expect([rig.emu.state("team").networkVolumes, live("shared")]).toEqual([[], []]);
+    expect(rig.plugin.transcript()).toContain("pod trainer added");
+    // The key is secret in state wherever it is (the `account` input and output).
+    expect(JSON.stringify([...stack.resources.values()], (_k, v) => (isSecret(v) ? "[secret]" : v))).not.toContain(SHARED);
+    expect((await stack.destroy()).error).toBeUndefined();
+    expect([live("team"), rig.emu.state("shared").networkVolumes]).toEqual([[], []]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }, 120_000);

@@ -9,11 +9,11 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { type CaptureOptions, captureProgramFile, type EngineStack, type Registration, UNKNOWN, urnOf } from ".";
 import { type LiveResource, programExportsFile } from "./capture";
+import { typescriptProgramEnv } from "./project";
 import type { StackOutputs } from "./stack-outputs";
 
 export const ROOT = path.resolve(__dirname, "../..");
 export const EXAMPLES_DIR = path.join(ROOT, "examples");
-const PULUMI_TYPESCRIPT = path.join(__dirname, "pulumi-typescript.js");
 
 // js-yaml is what @pulumi/pulumi itself parses YAML with; resolved through it, no new dependency.
 const PULUMI_DIR = path.dirname(require.resolve("@pulumi/pulumi/package.json"));
@@ -81,7 +81,6 @@ export function exampleExports(name: ExampleName, stack: EngineStack, opts: Omit
 
 /** How an example's program runs: in its folder, TypeScript through Pulumi's own loader. */
 function exampleRun(name: ExampleName, opts: CaptureExampleOptions): CaptureOptions {
-  const nodeOptions = [process.env.NODE_OPTIONS, `--require ${JSON.stringify(PULUMI_TYPESCRIPT)}`].filter(Boolean).join(" ");
   return {
     cwd: exampleDir(name),
     project: projectName(name),
@@ -89,7 +88,7 @@ function exampleRun(name: ExampleName, opts: CaptureExampleOptions): CaptureOpti
     preview: opts.preview ?? false,
     config: opts.config,
     secretKeys: opts.secretKeys ?? ["computeplatform:apiKey"],
-    env: { NODE_OPTIONS: nodeOptions, PULUMI_NODEJS_TRANSPILE_ONLY: opts.typeCheck ? "false" : "true" },
+    env: typescriptProgramEnv(opts.typeCheck),
   };
 }
 

@@ -1,6 +1,10 @@
 // Where the plugin runs, what it is configured with, and a program to run through it.
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { captureProgramFile, type Registration } from "./capture";
+
+const ROOT = path.resolve(__dirname, "../..");
 
 /**
  * The project directory the plugin runs in, as the engine runs it in the program's directory:
@@ -26,4 +30,29 @@ export function capturePods(pods: Record<string, Record<string, unknown>>, confi
     config: { ...config, "test:pods": JSON.stringify(pods) },
     secretKeys: SECRET_KEYS,
   });
+}
+
+/**
+ * A user's Pulumi project in a new folder under the system's temporary one: the package and the
+ * SDK resolved by name, as after `npm install` (links to this repository and its `@pulumi` and
+ * `@types`), and a tsconfig of its `index.ts`. The caller removes the folder.
+ */
+export function userProject(prefix: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  mkdirSync(path.join(dir, "node_modules"));
+  symlinkSync(ROOT, path.join(dir, "node_modules/pulumi-computeplatform"), "dir");
+  symlinkSync(path.join(ROOT, "node_modules/@pulumi"), path.join(dir, "node_modules/@pulumi"), "dir");
+  symlinkSync(path.join(ROOT, "node_modules/@types"), path.join(dir, "node_modules/@types"), "dir");
+  const compilerOptions = { strict: true, target: "es2020", module: "nodenext", esModuleInterop: true, skipLibCheck: true, types: ["node"] };
+  writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["index.ts"] }));
+  return dir;
+}
+
+/**
+ * The environment of a TypeScript program run as `pulumi up` runs it: through Pulumi's own
+ * loader, transpiled only (`PULUMI_NODEJS_TRANSPILE_ONLY`) unless `typeCheck`.
+ */
+export function typescriptProgramEnv(typeCheck = false): Record<string, string> {
+  const nodeOptions = [process.env.NODE_OPTIONS, `--require ${JSON.stringify(path.join(__dirname, "pulumi-typescript.js"))}`].filter(Boolean).join(" ");
+  return { NODE_OPTIONS: nodeOptions, PULUMI_NODEJS_TRANSPILE_ONLY: typeCheck ? "false" : "true" };
 }
