@@ -35,7 +35,7 @@ import fc from "fast-check";
 import { newPromotionTally, PromotionWalker, promotionPlan, promotionSteps } from "./promotion";
 import { newWidenedTally, WidenedWalker, widenedPlan, widenedSettings } from "./widened";
 import type { BoundUser, Decl, KindModel, Plan, Step, World } from "./model";
-import { deletedLine, holdStepLines, kindWord, stdoutOnce, subjectLines, type UpSeen } from "./step-lines";
+import { deletedLine, holdStepLines, kindWord, lineSays, stdoutOnce, subjectLines, type UpSeen } from "./step-lines";
 import { ComputePlatform } from "../../../src/client";
 import { type EngineRig, startEngineRig } from "../../../tools/engine/rig";
 import { resourceCalls, resourceRegs, resourcesOf, resourceSteps } from "../ledger";
@@ -83,12 +83,14 @@ export interface Tally {
   adopted: number;
   /** Steps whose lines (preview and up) were held to what the up did. */
   lines: number;
+  /** Those steps by what their line says (step-lines.ts's lineSays). */
+  linesSay: Record<string, number>;
   /** Updates held to what bound to the object runs it (KindModel.bindUser), and those of them whose up rolled its workers. */
   bound: number;
   boundRolled: number;
 }
 
-export const newTally = (): Tally => ({ pairs: 0, ops: {}, refusedAtCheck: 0, refusedAtPreview: 0, outside: 0, outsideShown: 0, byProperty: {}, byOutside: {}, adopted: 0, lines: 0, bound: 0, boundRolled: 0 });
+export const newTally = (): Tally => ({ pairs: 0, ops: {}, refusedAtCheck: 0, refusedAtPreview: 0, outside: 0, outsideShown: 0, byProperty: {}, byOutside: {}, adopted: 0, lines: 0, linesSay: {}, bound: 0, boundRolled: 0 });
 
 /** Steps for a kind: a change of any property (the values of `values`), or an outside change. */
 export function stepArbitrary(model: KindModel, world: World): fc.Arbitrary<Step> {
@@ -332,6 +334,8 @@ export class Walker {
     const lines = subjectLines(text, kind, LOGICAL);
     holdStepLines(lines.slice(0, 1), lines.slice(1), { ...seen, deleted: seen.oldId ? deletedLine(text, kind, seen.oldId) : undefined });
     this.tally.lines++;
+    const says = lineSays(lines[0]);
+    this.tally.linesSay[says] = (this.tally.linesSay[says] ?? 0) + 1;
   }
 
   private async expectSame(stack: EngineStack, decl: Decl, when: string): Promise<void> {
@@ -492,7 +496,7 @@ export function describePreviewCheck(entries: KindEntry[]): void {
       console.log(
         `preview-check ${model.name}: seed ${seed} (PREVIEW_CHECK_SEED); ${runs} chain(s) of ${chain} steps (PREVIEW_CHECK_RUNS=${pairs}), ${model.examples?.(world).length ?? 0} example chain(s); ` +
           `${tally.pairs} pairs (old declaration, change) walked, previews: ${JSON.stringify(tally.ops)}; refused: ${tally.refusedAtCheck} by check, ${tally.refusedAtPreview} by diff; ` +
-          `${tally.adopted} walks began by adopting; ${tally.lines} steps' lines held to what up did, ${tally.bound} of them to what was bound to it (${tally.boundRolled} rolled its workers); ${tally.outside} outside changes, ${tally.outsideShown} shown as a change; changes by property: ${JSON.stringify(tally.byProperty)}; outside changes by field: ${JSON.stringify(tally.byOutside)}`,
+          `${tally.adopted} walks began by adopting; ${tally.lines} steps' lines held to what up did (${JSON.stringify(tally.linesSay)}), ${tally.bound} of them to what was bound to it (${tally.boundRolled} rolled its workers); ${tally.outside} outside changes, ${tally.outsideShown} shown as a change; changes by property: ${JSON.stringify(tally.byProperty)}; outside changes by field: ${JSON.stringify(tally.byOutside)}`,
       );
     });
 

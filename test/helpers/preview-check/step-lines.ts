@@ -79,6 +79,18 @@ function usersRoll(line: string): string[] {
   return m ? m[1]!.split(", ").map((f) => `template.${f}`).sort() : [];
 }
 
+/** What a line says a step does, in a word, for the walk's tally of the lines it held (`undefined`: no line, the engine's same or create). */
+export function lineSays(line: string | undefined): string {
+  if (line === undefined) return "no line";
+  if (line.startsWith("replaced")) return line.endsWith(DESTROYS) ? "replaced [DESTROYS DATA]" : "replaced";
+  if (line.startsWith("no request (")) return "no request";
+  if (line.startsWith("no write (")) return "no write";
+  if (line.includes("the container restarts")) return "container restarts";
+  if (line.includes("its workers roll, each replaced")) return "its workers roll";
+  if (usersRoll(line).length > 0) return "endpoints running it roll";
+  return "updated in place";
+}
+
 /** Holds the preview's and the up's lines of the walked object to what the up did. */
 export function holdStepLines(preview: string[], up: string[], seen: UpSeen): void {
   if (seen.op === "same" || seen.op === "create") {
