@@ -65,6 +65,7 @@ describe("quickstart lifecycle", () => {
       ["preview", undefined],
       ["up", undefined],
       ["preview", undefined],
+      ["preview", undefined],
       ["up", undefined],
       ["preview", undefined],
       ["up", undefined],
@@ -153,9 +154,9 @@ describe("quickstart lifecycle", () => {
     expect(second.dataCenterId).toBe("US-TX-3");
   });
 
-  test("unchanged, preview and up show no change and send no paid job; a changed smoke prompt runs the job once, saying why", () => {
+  test("unchanged, two previews in a row and an up show no change and send no paid job; a changed smoke prompt runs the job once, saying why", () => {
     const same = { "stack-cost": "same", data: "same", worker: "same", api: "same", trainer: "same", "smoke-test": "same" };
-    for (const title of ["preview: unchanged", "up: unchanged"]) {
+    for (const title of ["preview: unchanged", "preview: still unchanged", "up: unchanged"]) {
       expect(ops(title)).toEqual(same);
       expect(phase(title).api.runSync).toBeUndefined();
       expect(phase(title).calls.filter((c) => !c.startsWith("Check ") && !c.startsWith("Diff "))).toEqual([]);
@@ -170,7 +171,7 @@ describe("quickstart lifecycle", () => {
     const ran = expect.stringMatching(new RegExp(`^smoke test "smoke-test": ran job \\S+ on ${id} at \\S+ \\(the job's input changed\\): COMPLETED$`));
     const rolled = `smoke test "smoke-test": runs one paid job on ${id} (what its workers run changed (a new release))`;
     const ranRolled = expect.stringMatching(new RegExp(`^smoke test "smoke-test": ran job \\S+ on ${id} at \\S+ \\(what its workers run changed \\(a new release\\)\\): COMPLETED$`));
-    expect(result.phases.flatMap((p) => p.smokeLines)).toEqual([first, noJob, noJob, noJob, noJob, rolled, rolled, ranRolled, noJob, noJob, runs, runs, ran]);
+    expect(result.phases.flatMap((p) => p.smokeLines)).toEqual([first, noJob, noJob, noJob, noJob, rolled, rolled, ranRolled, noJob, noJob, noJob, runs, runs, ran]);
     const kept = phase("up (new stack)").outputs!;
     expect(phase("up: unchanged").outputs!.smokeOutput).toEqual(kept.smokeOutput);
     expect(ops("preview: smoke prompt")).toEqual({ ...same, "smoke-test": "update" });

@@ -295,8 +295,10 @@ export async function runQuickstartLifecycle(opts: LifecycleOptions): Promise<Li
       // release), the up waits for the rollout, and the smoke test runs on the new release.
       [`preview: worker image -> ${ROLLED_WORKER_IMAGE}`, "preview", rolling],
       ["up: the endpoint's workers roll", "up", rolling],
-      // Nothing changed: no step, no paid job; then only the smoke test's input: its job once.
+      // Nothing changed: two previews in a row and an up, no step, no paid job; then only the
+      // smoke test's input: its job once.
       ["preview: unchanged", "preview", rolling],
+      ["preview: still unchanged", "preview", rolling],
       ["up: unchanged", "up", rolling],
       [`preview: smoke prompt -> ${SMOKE_PROMPT}`, "preview", prompted],
       ["up: smoke prompt", "up", prompted],
