@@ -32,9 +32,10 @@ const MODULES = [
   // the serverless endpoint's plans: over GraphQL, and over REST v2
   "src/resources/serverless-endpoint/plan.ts",
   "src/resources/serverless-endpoint/rest-plan.ts",
-  // the other kinds' plans: the template's, the registry credential's
+  // the other kinds' plans: the template's, the registry credential's, the network volume's
   "src/resources/template/plan.ts",
   "src/resources/registry-credential/plan.ts",
+  "src/resources/network-volume/plan.ts",
   // the argument and input checks
   "src/resources/inputs/arguments.ts",
   "src/resources/inputs/check.ts",

@@ -2,7 +2,6 @@
 // PATCH body, the pods that still mount it).
 import type { StepEffects } from "../lifecycle/step-line";
 import type { Endpoint as WireEndpoint, NetworkVolume as WireNetworkVolume, NetworkVolumeUpdateParams, Pod as WirePod } from "../../client";
-import { isUnknown } from "../inputs/check";
 import { DEFAULT_DELETE_WAIT_SECONDS, type InUseHolder } from "../lifecycle/in-use";
 import { type NetworkVolumeInputs, type NetworkVolumeOutputs, shrinkRefusal } from "./schema";
 
@@ -18,7 +17,7 @@ export interface NetworkVolumePlan {
 
 /**
  * Replace-versus-update as a pure function of (old outputs, new inputs). A value unknown at
- * preview counts as changed, so the preview shows the worst case.
+ * preview is never what state holds, so it counts as changed: the preview shows the worst case.
  */
 export function planNetworkVolumeChange(
   olds: Partial<NetworkVolumeOutputs>,
@@ -26,7 +25,7 @@ export function planNetworkVolumeChange(
 ): NetworkVolumePlan {
   const replaces: string[] = [];
   const updates: string[] = [];
-  const differs = (a: unknown, b: unknown) => isUnknown(b) || a !== b;
+  const differs = (a: unknown, b: unknown) => a !== b;
 
   if (differs(olds.dataCenter, news.dataCenter)) replaces.push("dataCenter");
   // `type` is fixed once the volume exists. Left out, it keeps whatever the platform chose (or
@@ -38,14 +37,10 @@ export function planNetworkVolumeChange(
   if (differs(oldWait, news.deleteWaitSeconds ?? DEFAULT_DELETE_WAIT_SECONDS)) updates.push("deleteWaitSeconds");
 
   let refused: string | undefined;
-  if (differs(olds.size, news.size)) {
-    if (replaces.length === 0) {
-      refused = shrinkRefusal(olds.size, news.size, olds.dataCenter, news.dataCenter);
-      if (!refused) updates.push("size");
-    } else {
-      // The replacement is a new volume: its size is whatever the inputs say.
-      updates.push("size");
-    }
+  // A replacement is a new volume: its size is whatever the inputs say, and no shrink.
+  if (replaces.length === 0 && differs(olds.size, news.size)) {
+    refused = shrinkRefusal(olds.size, news.size, olds.dataCenter, news.dataCenter);
+    if (!refused) updates.push("size");
   }
   return { replaces, updates: replaces.length > 0 ? [] : updates, refused };
 }

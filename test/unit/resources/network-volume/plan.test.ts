@@ -1,7 +1,9 @@
 import { UNKNOWN } from "../../../../src/resources/inputs/check";
 import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
 import { checkNetworkVolume, type NetworkVolumeOutputs } from "../../../../src/resources/network-volume/schema";
-import { endpointsMounting, planNetworkVolumeChange, podsMounting } from "../../../../src/resources/network-volume/plan";
+import type { NetworkVolume as WireNetworkVolume } from "../../../../src/client";
+import { deleteLine, stepLine } from "../../../../src/resources/lifecycle/step-line";
+import { endpointsMounting, outputsOf, planNetworkVolumeChange, podsMounting, updateBody, VOLUME_STEP_EFFECTS } from "../../../../src/resources/network-volume/plan";
 import { NetworkVolumeProvider } from "../../../../src/resources/network-volume/provider";
 
 const base = { name: "data", size: 50, dataCenter: "EU-RO-1" };
@@ -89,11 +91,23 @@ describe("NetworkVolume diff plan", () => {
     ["another type replaces", { ...base, type: "HIGH_PERFORMANCE" }, ["type"], [], false],
     ["type removed keeps the volume's", base, [], [], false],
     ["unknown type replaces at preview", { ...base, type: UNKNOWN }, ["type"], [], false],
+    ["another type and a smaller size: a new volume, no shrink refused", { ...base, type: "HIGH_PERFORMANCE", size: 20 }, ["type"], [], false],
   ])("%s", (_label, news, replaces, updates, refused) => {
     const plan = planNetworkVolumeChange(olds, news as any);
     expect(plan.replaces).toEqual(replaces);
     expect(plan.updates).toEqual(updates);
     expect(plan.refused !== undefined).toBe(refused);
+  });
+
+  test("a delete wait declared as recorded is no change; a state without one holds the default", () => {
+    expect(planNetworkVolumeChange({ ...olds, deleteWaitSeconds: 10 }, { ...base, deleteWaitSeconds: 10 })).toEqual({ replaces: [], updates: [], refused: undefined });
+    const { deleteWaitSeconds: _w, ...noWait } = olds;
+    expect(planNetworkVolumeChange(noWait, { ...base, deleteWaitSeconds: 120 }).updates).toEqual([]);
+    expect(planNetworkVolumeChange(noWait, { ...base, deleteWaitSeconds: 10 }).updates).toEqual(["deleteWaitSeconds"]);
+  });
+
+  test("a refused shrink says why, with both sizes", () => {
+    expect(planNetworkVolumeChange(olds, { ...base, size: 40 }).refused).toMatch(/cannot shrink from 50 to 40 GB/);
   });
 
   test("diff reports a replace only for dataCenter, and fails a shrink instead of replacing", async () => {
@@ -147,10 +161,45 @@ describe("podsMounting", () => {
     }) as any;
 
   test("finds pods by their network mount and leaves out terminated ones", () => {
-    const pods = [pod("a", "RUNNING", "vol-1"), pod("b", "EXITED", "vol-2"), pod("c", "TERMINATED", "vol-1"), pod("d", "EXITED", "vol-1"), pod("e", "RUNNING")];
+    const unmounted = { id: "f", name: "n-f", status: "RUNNING" } as any;
+    const pods = [pod("a", "RUNNING", "vol-1"), pod("b", "EXITED", "vol-2"), pod("c", "TERMINATED", "vol-1"), pod("d", "EXITED", "vol-1"), pod("e", "RUNNING"), unmounted];
     expect(podsMounting(pods, "vol-1")).toEqual([
       { kind: "pod", id: "a", name: "n-a", status: "RUNNING" },
       { kind: "pod", id: "d", name: "n-d", status: "EXITED" },
     ]);
+  });
+});
+
+describe("NetworkVolume on the wire", () => {
+  const olds: NetworkVolumeOutputs = { id: "vol-1", ...base, type: "STANDARD", deleteWaitSeconds: 120 };
+
+  test("outputs: what the platform has, the wait kept from the inputs (120 s when left out)", () => {
+    const wire = { id: "vol-1", name: "data", size: 75, dataCenter: "EU-RO-1", type: "HIGH_PERFORMANCE", extra: 1 } as unknown as WireNetworkVolume;
+    expect(outputsOf(wire, 30)).toEqual({ name: "data", size: 75, dataCenter: "EU-RO-1", type: "HIGH_PERFORMANCE", deleteWaitSeconds: 30 });
+    expect(outputsOf(wire, undefined).deleteWaitSeconds).toBe(120);
+  });
+
+  test("the PATCH body: the name and the size when they changed, nothing when neither did", () => {
+    const news = { ...base, deleteWaitSeconds: 120 };
+    expect(updateBody(olds, { ...news, name: "data2" })).toEqual({ name: "data2" });
+    expect(updateBody(olds, { ...news, size: 60 })).toEqual({ size: 60 });
+    expect(updateBody(olds, { ...news, name: "data2", size: 60 })).toEqual({ name: "data2", size: 60 });
+    expect(updateBody(olds, { ...news, deleteWaitSeconds: 5 })).toBeUndefined();
+  });
+});
+
+describe("NetworkVolume step lines", () => {
+  const olds: NetworkVolumeOutputs = { id: "vol-1", ...base, type: "STANDARD", deleteWaitSeconds: 120 };
+  const line = (news: Record<string, unknown>) => stepLine('NetworkVolume "d"', planNetworkVolumeChange(olds, news), VOLUME_STEP_EFFECTS);
+
+  test("a replacement and a delete destroy the data; a grow and a rename are PATCHes; the delete wait sends nothing", () => {
+    expect(line({ ...base, dataCenter: "US-TX-3" })).toBe('NetworkVolume "d": replaced (dataCenter): a new one is made, then the old deleted; lost: its data (the new volume is empty; nothing is copied) [DESTROYS DATA]');
+    expect(line({ ...base, name: "d2", size: 60 })).toBe('NetworkVolume "d": updated in place (name, size)');
+    expect(line({ ...base, deleteWaitSeconds: 5 })).toBe('NetworkVolume "d": no request (recorded in state only: deleteWaitSeconds)');
+    expect(deleteLine("NetworkVolume", "vol-1", VOLUME_STEP_EFFECTS)).toBe("NetworkVolume vol-1: deleted; lost: its data [DESTROYS DATA]");
+  });
+
+  test("a volume runs nothing: no change of it restarts a container", () => {
+    expect(VOLUME_STEP_EFFECTS.restarts).toEqual([]);
   });
 });
