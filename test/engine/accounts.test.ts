@@ -16,7 +16,7 @@ import { NetworkVolume } from "../../src/resources/network-volume";
 import { Pod } from "../../src/resources/pod";
 import { ServerlessEndpoint } from "../../src/resources/serverless-endpoint";
 import { runSyncSmokeTest } from "../../src/resources/serverless-endpoint/smoke";
-import { captureProgram, EngineStack, isSecret, PROJECT, SECRET_KEYS, urnOf } from "../../tools/engine";
+import { captureProgram, EngineStack, isSecret, PROJECT, reveal, SECRET_KEYS, urnOf } from "../../tools/engine";
 import { captureProgramFile } from "../../tools/engine/capture";
 import { resolvingIds } from "../../tools/engine/examples";
 import { typescriptProgramEnv, userProject } from "../../tools/engine/project";
@@ -28,6 +28,7 @@ const TEAM = "cp_acct_engine_team_51c0";
 const SHARED = "cp_acct_engine_shared_9e7d";
 const SHARED_ROTATED = "cp_acct_engine_shared2_2f4a";
 const GPU = "NVIDIA L40S";
+const SMOKE_PROMPT = "sntl-smoke-prompt-4f81";
 const rig = engineRigForFile(TEAM, {
   keys: [
     { key: TEAM, scopes: ["read", "write"], account: "team" },
@@ -113,13 +114,14 @@ test("one program on two accounts: each account's own key and objects, the key s
   expect([live("team"), live("shared"), rig.emu.state("shared").networkVolumes]).toEqual([[], [], []]);
 }, 120_000);
 
-test("the smoke test of an endpoint on another account sends its job on that account, with its key", async () => {
+test("the smoke test of an endpoint on another account sends its job on that account, with its key; its answer to a secret input is secret in state", async () => {
   const stack = new EngineStack(rig.plugin, { project: PROJECT, stack: "smoke" });
   const regs = await captureProgram(
     () => {
       const shared = { name: "shared", apiKey: pulumi.secret(SHARED), apiUrl: rig.emu.url, serverlessUrl: rig.emu.url };
       const endpoint = new ServerlessEndpoint("api", { api: "rest", container: { image: "echo:1" }, gpuIds: "AMPERE_24", workersMin: 0, workersMax: 1, account: shared });
-      runSyncSmokeTest({ endpoint, input: { prompt: "hello" } });
+      // A secret input: the echo worker returns it, so its answer must be secret in state too.
+      runSyncSmokeTest({ endpoint, input: pulumi.secret({ prompt: SMOKE_PROMPT }) });
     },
     { project: PROJECT, stack: "smoke", config: rig.config, secretKeys: SECRET_KEYS },
   );
@@ -132,9 +134,13 @@ test("the smoke test of an endpoint on another account sends its job on that acc
   expect(jobs.map((e) => [e.account, e.key, e.status])).toEqual([["shared", fingerprint(SHARED), 200]]);
   const smoke = resourcesOf(stack).find((r) => r.urn.endsWith("::smoke-test"))!;
   expect(smoke.outputs).toMatchObject({ endpointId, status: "COMPLETED" });
-  expect(isSecret(smoke.outputs.account)).toBe(true);
-  expect(JSON.stringify([...stack.resources.values()], (_k, v) => (isSecret(v) ? "[secret]" : v))).not.toContain(SHARED);
-  expect(rig.plugin.transcript()).not.toContain(SHARED);
+  expect([isSecret(smoke.outputs.account), isSecret(smoke.outputs.output), isSecret(smoke.inputs.input)]).toEqual([true, true, true]);
+  expect(JSON.stringify(reveal(smoke.outputs.output))).toContain(SMOKE_PROMPT);
+  const masked = JSON.stringify([...stack.resources.values()], (_k, v) => (isSecret(v) ? "[secret]" : v));
+  for (const secret of [SHARED, SMOKE_PROMPT]) {
+    expect(masked).not.toContain(secret);
+    expect(rig.plugin.transcript()).not.toContain(secret);
+  }
   expect((await stack.destroy()).error).toBeUndefined();
 }, 120_000);
 

@@ -58,7 +58,8 @@ interface KindCase {
  * costed resources: its case is theirs (it prices the pods and endpoints below and prints the
  * cost line the transcript scan reads), so it has no object of its own to read or adopt.
  * `smoke-test` is a job's answer, not an object of the platform: its secret input's mark is
- * checked where it runs (test/engine/smoke-test.test.ts).
+ * checked where it runs through the plugin (test/engine/accounts.test.ts) and under mocks
+ * (test/integration/resources/serverless-endpoint/smoke.test.ts).
  */
 const KINDS: Record<Exclude<ProviderKind, "stack-cost" | "smoke-test">, KindCase> = {
   pod: {
