@@ -22,6 +22,8 @@ const MODULES = [
   "src/resources/lifecycle/owner.ts",
   "src/resources/lifecycle/recovery.ts",
   "src/resources/lifecycle/find-again.ts",
+  // the line each step prints: what a change does (a request, a restart, a roll, lost data)
+  "src/resources/lifecycle/step-line.ts",
   // the pod's plans: replace or update, a create's, an update's requests
   "src/resources/pod/plan.ts",
   "src/resources/pod/create-plan.ts",

@@ -1,4 +1,4 @@
-import { deleteLine, stepLine } from "../../../../src/resources/lifecycle/step-line";
+import { deleteLine, stepLine, stepSubject } from "../../../../src/resources/lifecycle/step-line";
 import { REGISTRY_CREDENTIAL_STEP_EFFECTS } from "../../../../src/resources/registry-credential/plan";
 import { ENDPOINT_STEP_EFFECTS } from "../../../../src/resources/serverless-endpoint/step-effects";
 import { planTemplateChange, templateStepEffects } from "../../../../src/resources/template/plan";
@@ -77,4 +77,41 @@ test("a registry credential: a new secret replaces it, holding no data; the dele
     "RegistryCredential \"c\": replaced (password): a new one is made, then the old deleted; lost: the old credential (what names it through this resource's id follows the new one)",
   );
   expect(stepLine('RegistryCredential "c"', { replaces: [], updates: ["deleteWaitSeconds"] }, REGISTRY_CREDENTIAL_STEP_EFFECTS)).toBe('RegistryCredential "c": no request (recorded in state only: deleteWaitSeconds)');
+});
+
+describe("the line's parts, on effects of no kind in particular", () => {
+  const effects = {
+    noRequest: ["note"],
+    readsOnly: ["waitFor"],
+    restarts: ["image", "ports"],
+    rollsUsers: ["image", "env"],
+    replaced: { lost: "the old one", destroysData: false },
+    deleted: { lost: "it", destroysData: false },
+  };
+
+  test("several fields are listed with commas, each part of the line", () => {
+    expect(stepLine("X", { replaces: ["a", "b"], updates: [] }, effects)).toBe("X: replaced (a, b): a new one is made, then the old deleted; lost: the old one");
+    expect(stepLine("X", { replaces: [], updates: ["waitFor", "note"] }, effects)).toBe("X: no write (up reads it and waits again: waitFor, note)");
+    expect(stepLine("X", { replaces: [], updates: ["env", "args", "name"] }, { ...effects, restarts: [], rollsUsers: ["env", "args"] })).toBe(
+      "X: updated in place (env, args, name); every endpoint running it rolls its workers (env, args)",
+    );
+    expect(stepLine("X", { replaces: [], updates: ["image", "ports", "name", "env"] }, effects)).toBe(
+      "X: updated in place; the container restarts, its container disk wiped (image, ports); also name, env",
+    );
+  });
+
+  test("an object whose workers roll: what is sent, why they roll, and whether up waits", () => {
+    expect(stepLine("E", { replaces: [], updates: ["gpuIds", "note"], rolls: ["gpu.pools", "template.image"], waitsForRollout: true }, effects)).toBe(
+      "E: updated in place (gpuIds); its workers roll, each replaced by one of the new version (gpu.pools; template.image); up waits for the rollout",
+    );
+    expect(stepLine("E", { replaces: [], updates: ["note"], rolls: ["template.env"], waitsForRollout: false }, effects)).toBe(
+      "E: no request to it; its workers roll, each replaced by one of the new version (template.env); up does not wait for it (waitForRollout: false)",
+    );
+  });
+
+  test("the subject: the kind and the logical name, the id when no name came", () => {
+    // __logicalName: the key the resource class hands its logical name under (lifecycle/owner.ts).
+    expect(stepSubject("Pod", { __logicalName: "trainer", image: "secret-image" }, "pod-1")).toBe('Pod "trainer"');
+    expect(stepSubject("Pod", { image: "x" }, "pod-1")).toBe('Pod "pod-1"');
+  });
 });
