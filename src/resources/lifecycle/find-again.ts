@@ -19,7 +19,7 @@ import type { SharedList } from "./shared-list";
  *    platform has no PATCH for it) and a volume has no field to carry a token, so no marker on
  *    the object fits every kind;
  *  - the object has its final name from its first moment: no rename to pay for or to fail;
- *  - it costs at most one list per create, and the creates of a fleet share one (SharedList);
+ *  - it costs at most one list per create, and the creates of one command share one (SharedList);
  *    kinds that look for earlier tries before creating (Pod, ServerlessEndpoint) reuse that list,
  *    so for them it costs nothing more.
  * Its limit, stated: an object of the same name and fields that another program makes between
@@ -41,20 +41,21 @@ export function idsOf(items: readonly { id: string }[]): Set<string> {
 }
 
 /**
- * How old a list may be and still serve a create as its "seen before", in ms: the creates of a
- * fleet, which the engine sends in one burst, share one; a create that comes later sends its own
- * (a list sent before another program made an object of the same name would miss it).
- */
-export const BEFORE_SHARE_MS = 50;
-
-/**
- * The list a create's "seen before" comes from: the kind's shared list, sent after the last
- * create of that name in this process ended (`key`) and at most {@link BEFORE_SHARE_MS} ago, a
- * few tries since a failed list proves nothing. A failure here is before any create: nothing was made.
+ * The list a create's "seen before" comes from: the kind's shared list, sent in the current run
+ * of creates (one command's: `SharedList.before`) after the last create of that name in this
+ * process ended (`key`), a few tries since a failed list proves nothing. A failure here is
+ * before any create: nothing was made.
+ *
+ * Why one list for a whole run is as sound as one sent a moment before: what the rule cannot
+ * tell apart is an object matching the create that another program makes between the list and
+ * the create, and that window already lasted until the POST, which the quota's pacer may hold
+ * for minutes behind a fleet's other creates. Sharing the run's list widens it from the look to
+ * the run's start, within one command; a later command starts a new run (a new list). The look
+ * after an ambiguous answer (`findMade`) always sends its own list.
  */
 export async function listBefore<T extends { id: string }>(list: SharedList<T>, key: string, what: { noun: string; name: string } & Looking): Promise<T[]> {
   try {
-    return await lookAgain(() => list.recent(key, BEFORE_SHARE_MS), { ...what, attempts: LOOKUPS });
+    return await lookAgain(() => list.before(key), { ...what, attempts: LOOKUPS });
   } catch (err) {
     throw new Error(
       `creating ${what.noun} "${what.name}": nothing was created, because listing the ${what.noun}s there before it ` +

@@ -2,21 +2,31 @@ import type { Clock } from "../../client";
 import { type Polled, Poller, type PollerOptions, type StatusRead } from "./poller";
 
 /**
+ * Looks before a create (of a kind, per client) closer than this to the one before them belong to
+ * one run, in ms: the creates of one command, which the engine sends as fast as the plugin takes
+ * them, share the run's list.
+ */
+export const RUN_GAP_MS = 2000;
+
+/**
  * One list call shared by every owner look-up that can use it: the creates of a fleet start
  * together and all read the same answer, and the shared poller's own lists (sent through
  * `fresh`) serve them too, so a look-up after a wait usually costs no call at all. A list is
  * good for a token when it was sent after the last create with that token ended (in this
- * process; a crash ends every earlier one), and is reused for at most `maxAgeMs`.
+ * process; a crash ends every earlier one). Nothing here ages a list by the clock: each caller
+ * says which lists are recent enough for it (a run of creates, a run of reads, a wait's POST).
  */
 export class SharedList<T> {
-  private current: { seq: number; at: number; items: Promise<T[]> } | undefined;
+  private current: { seq: number; items: Promise<T[]> } | undefined;
   private seq = 0;
   private readonly fences = new Map<string, number>();
+  /** The current run of looks before creates: lists up to `from` are older than it. */
+  private run = { from: 0, lastAt: Number.NEGATIVE_INFINITY };
 
   constructor(
     private readonly list: (how?: StatusRead) => Promise<T[]>,
     private readonly clock: Pick<Clock, "now">,
-    private readonly maxAgeMs = 2000,
+    private readonly runGapMs = RUN_GAP_MS,
   ) {}
 
   /** Lists sent so far say nothing about what a create with `token` did: it just ended. */
@@ -24,31 +34,30 @@ export class SharedList<T> {
     this.fences.set(token, this.seq);
   }
 
-  get(token: string): Promise<T[]> {
-    return this.entry(token).items;
-  }
-
   /**
-   * The list `get` would answer with, and its number: the newest one if it was sent after the
-   * fence of `key` (and after list number `after`) and at most `maxAgeMs` ago (in flight or
-   * answered), else a new one.
+   * The list a read of `key` would answer with, and its number: the newest one if it was sent
+   * after the fence of `key` and after list number `after` (in flight or answered), else a new one.
    */
   entry(key: string, after = 0): { seq: number; items: Promise<T[]> } {
     const c = this.current;
-    if (c && c.seq > Math.max(after, this.fences.get(key) ?? 0) && this.clock.now() - c.at <= this.maxAgeMs) return c;
+    if (c && c.seq > Math.max(after, this.fences.get(key) ?? 0)) return c;
     this.fresh();
     return this.current!;
   }
 
   /**
-   * For a create's look before it (find-again.ts): the newest list if it was sent after the
-   * fence of `key` and at most `withinMs` before now (the creates of a fleet start together and
-   * share it), else a new one. An older list might miss an object another program made since.
+   * For a create's look before it (find-again.ts): the newest list sent in the current run of
+   * looks and after the fence of `key`, else a new one. A look more than `runGapMs` after the
+   * previous one starts a new run, so a run never takes what an earlier command listed, whose
+   * list might miss an object another program made since; within a run (one command's creates)
+   * every create shares one list, whatever the run's length, since its create is paced after
+   * its look anyway (find-again.ts says why that is sound).
    */
-  recent(key: string, withinMs: number): Promise<T[]> {
-    const c = this.current;
-    if (c && c.seq > (this.fences.get(key) ?? 0) && this.clock.now() - c.at <= withinMs) return c.items;
-    return this.fresh();
+  before(key: string): Promise<T[]> {
+    const now = this.clock.now();
+    if (now - this.run.lastAt > this.runGapMs) this.run.from = this.seq;
+    this.run.lastAt = now;
+    return this.entry(key, this.run.from).items;
   }
 
   /**
@@ -64,7 +73,7 @@ export class SharedList<T> {
 
   /** A new list call, which later look-ups may share (`how`: the poller's, a status read). */
   fresh(how?: StatusRead): Promise<T[]> {
-    const entry = { seq: ++this.seq, at: this.clock.now(), items: this.list(how) };
+    const entry = { seq: ++this.seq, items: this.list(how) };
     // A failed list is not shared with later callers.
     entry.items.catch(() => {
       if (this.current === entry) this.current = undefined;

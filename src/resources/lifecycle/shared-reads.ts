@@ -13,14 +13,15 @@ import { SharedList } from "./shared-list";
  * anyway). If no other read of its kind arrives in the window, it is a lone read: the GET by id
  * it always was. A run of reads starts there and lasts while reads keep coming (none further
  * than `togetherMs` apart). Every other read takes the object from the kind's shared list: the
- * newest list sent since its run started, after this process last wrote or read the object,
- * and at most `maxAgeMs` old (the one in flight counts), else a new one, sent at once, that
- * later reads share. (So a refresh never reads what the waits of an earlier `up` listed.) (A refresh reads each
- * object once, so all its reads share; a second read of the same object is answered by a list
- * sent after the first one ended, so it sees what changed meanwhile.) So N reads arriving together
- * cost one list, whatever N; reads that keep arriving (the engine's parallelism lets a few at
- * a time) share each list for its `maxAgeMs`; and a read that comes alone costs one GET, 15 ms
- * later than it would have.
+ * newest list sent since its run started and after this process last wrote or read the object
+ * (the one in flight counts), else a new one, sent at once, that later reads share. (So a
+ * refresh never reads what the waits of an earlier `up` listed.) A refresh reads each object
+ * once, so all its reads share one list, however long the engine takes to send them (a stack of
+ * thousands: tens of seconds); a second read of the same object is answered by a list sent after
+ * the first one ended, so it sees what changed meanwhile. Lists are not aged by the clock: a
+ * refresh is the state at one moment, and the list of its run's start is such a moment for every
+ * object it has not read yet. So N reads of a run cost one list, whatever N and however they
+ * arrive; and a read that comes alone costs one GET, 15 ms later than it would have.
  *
  * An object the list holds but the client cannot read (its `unreadable` records) is read alone,
  * never taken for gone: a refresh must not drop a resource because its record is odd.

@@ -4,7 +4,6 @@
 import { AmbiguousRequestError, type CreateOptions } from "../../../../src/client";
 import { listed } from "../../../../src/client/core/records";
 import {
-  BEFORE_SHARE_MS,
   createFoundAgain,
   createListedFirst,
   findMade,
@@ -13,7 +12,7 @@ import {
   type MadeLook,
 } from "../../../../src/resources/lifecycle/find-again";
 import { LOOKUPS } from "../../../../src/resources/lifecycle/look";
-import { SharedList } from "../../../../src/resources/lifecycle/shared-list";
+import { RUN_GAP_MS, SharedList } from "../../../../src/resources/lifecycle/shared-list";
 import { FakeClock } from "../../../helpers/fake-clock";
 
 type Item = { id: string; name: string; at?: number };
@@ -71,16 +70,24 @@ describe("the ids seen before", () => {
 });
 
 describe("the list before a create", () => {
-  test(`is shared by the creates that start within ${BEFORE_SHARE_MS} ms of it, and sent again for a later one`, async () => {
+  test("is one list for the creates of one command however long they keep coming, and a new one for a later command", async () => {
     let calls = 0;
     const list = new SharedList<Item>(async () => [{ id: `l${++calls}`, name: "x" }], clock);
-    const what = { noun: "pod", name: "trainer", clock };
-    await expect(listBefore(list, "k1", what)).resolves.toEqual([{ id: "l1", name: "x" }]);
-    clock.current = BEFORE_SHARE_MS;
-    await expect(listBefore(list, "k2", what)).resolves.toEqual([{ id: "l1", name: "x" }]);
-    clock.current = BEFORE_SHARE_MS + 1;
-    await expect(listBefore(list, "k3", what)).resolves.toEqual([{ id: "l2", name: "x" }]);
-    expect(clock.sleeps).toEqual([]);
+    const what = { noun: "volume", clock };
+    // A thousand creates the engine hands over one a second (a stack of thousands, its checks in between).
+    for (let i = 0; i < 1000; i++) {
+      await expect(listBefore(list, `k${i}`, { ...what, name: `v${i}` })).resolves.toEqual([{ id: "l1", name: "x" }]);
+      clock.current += 1000;
+    }
+    expect(calls).toBe(1);
+    // The same name again (a replacement of k5, after its first create ended): a list sent after that end.
+    list.fence("k5");
+    await expect(listBefore(list, "k5", { ...what, name: "v5" })).resolves.toEqual([{ id: "l2", name: "x" }]);
+    await expect(listBefore(list, "k1000", { ...what, name: "v1000" })).resolves.toEqual([{ id: "l2", name: "x" }]);
+    // A look more than RUN_GAP_MS after the last one (the next command): its own list.
+    clock.current += RUN_GAP_MS + 1;
+    await expect(listBefore(list, "k1001", { ...what, name: "v1001" })).resolves.toEqual([{ id: "l3", name: "x" }]);
+    expect([calls, clock.sleeps]).toEqual([3, []]);
   });
 
   test(`a failed list is looked at again up to LOOKUPS (${LOOKUPS}) times with the look pauses`, async () => {

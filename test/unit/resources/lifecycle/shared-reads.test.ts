@@ -51,6 +51,21 @@ describe("SharedReads", () => {
     expect(r.reads.counts).toEqual({ lone: 0, listed: 300, confirmed: 0 });
   });
 
+  test("a refresh whose reads keep arriving for a minute (a stack of thousands) costs one list", async () => {
+    const items = Array.from({ length: 3000 }, (_, i) => ({ id: `p${i}`, v: i }));
+    const r = rig(() => items);
+    const reads: Promise<Item | undefined>[] = [];
+    // The engine hands the plugin two reads at once, then one every 20 ms, each answered before the next comes.
+    for (const [i, it] of items.entries()) {
+      reads.push(r.reads.read(it.id, { one: r.one }));
+      if (i > 0) await reads.at(-1);
+      r.advance(20);
+    }
+    expect(await Promise.all(reads)).toEqual(items);
+    expect(r.sent).toEqual(["list"]);
+    expect(r.reads.counts).toEqual({ lone: 0, listed: 3000, confirmed: 0 });
+  });
+
   test("a read long after the last one is alone again: a GET, not a list", async () => {
     const r = rig(() => [{ id: "a", v: 1 }]);
     r.byId.set("a", { id: "a", v: 1 });
