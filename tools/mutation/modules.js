@@ -17,6 +17,8 @@ const MODULES = [
   "src/client/core/redact.ts",
   // a list's records read one by one, each kept or set aside with its reason
   "src/client/core/records.ts",
+  // the errors a call raises, each naming what failed and what to do
+  "src/client/core/errors.ts",
   // the lifecycle's applied state and owner tokens, a create's recovery and finding it again
   "src/resources/lifecycle/applied.ts",
   "src/resources/lifecycle/owner.ts",

@@ -10,6 +10,8 @@ import {
   humanizeValidationError,
   InternalServerError,
   makeApiError,
+  ModelJobFailedError,
+  ModelJobInProgressError,
   NotFoundError,
   PermissionDeniedError,
   PlatformError,
@@ -177,5 +179,37 @@ describe("briefJson and errorEntries bound what a server wrote", () => {
   test("clip keeps short text as it is and says how much it cut", () => {
     expect(clip("abc", 3)).toBe("abc");
     expect(clip("abcdef", 3)).toBe("abc… (3 more characters)");
+  });
+});
+
+describe("the message says what failed, and only what applies", () => {
+  test("a body with neither detail nor title reads 'request failed', with where", () => {
+    const err = makeApiError({ status: 500, title: "", detail: "", errors: [], method: "POST", url: URL_ });
+    expect(err.message).toBe("request failed [500 from POST /v2/pods]");
+  });
+
+  test("a server's errors list is the message of a 400 or 422 only; another status keeps its detail", () => {
+    expect(make(500, { detail: "the detail", errors: ["$.name: bad"] }).message).toBe("the detail [500 from POST /v2/pods]");
+    expect(make(409, { detail: "the detail", errors: ["$.name: bad"] }).message).toBe("the detail [409 from POST /v2/pods]");
+  });
+
+  test("the retry hint belongs to a 429 that said when", () => {
+    expect(make(429, { detail: "slow down" }).message).toBe("slow down [429 from POST /v2/pods]");
+    expect(make(503, { detail: "busy" }, 2_000).message).toBe("busy [503 from POST /v2/pods]");
+  });
+
+  test("a hosted model's job past the call's deadline says it runs on and how to read it; its status by default IN_PROGRESS", () => {
+    const err = new ModelJobInProgressError("m1", "job-1", 30_000);
+    expect(err).toMatchObject({ modelId: "m1", jobId: "job-1", waitMs: 30_000, jobStatus: "IN_PROGRESS" });
+    expect(err.message).toBe(
+      "hosted model m1: job job-1 still IN_PROGRESS after 30000 ms, the call's deadline; it was not submitted again " +
+        '(each submission is a paid job) and runs on. Read it with models.status("m1", "job-1"), or give runSync a longer deadlineMs next time',
+    );
+  });
+
+  test("a hosted model's job that ended without a result names its status, FAILED by default, and the error", () => {
+    const err = new ModelJobFailedError("m1", "job-1", "out of memory");
+    expect(err).toMatchObject({ modelId: "m1", jobId: "job-1", jobError: "out of memory", jobStatus: "FAILED" });
+    expect(err.message).toBe("hosted model m1: job job-1 FAILED: out of memory");
   });
 });
