@@ -113,8 +113,10 @@ export async function main(argv: string[]): Promise<number> {
     const sizes = (option(argv, "stack-n") ?? "30,100,300").split(",").map(Number);
     const largest = Math.max(...sizes);
     // Memory over time (heap probe, slow starts) at the largest size the baselines run at: the
-    // probe's collections cost more as the heap grows, and would slow the very phase above it.
-    const sampledAt = Math.max(...sizes.filter((n) => n <= BASELINE_MAX), Math.min(...sizes));
+    // probe's collections cost more as the heap grows, and would slow the very phase above it; none
+    // when every size is above it (`--stack-n=3000` alone once ran its up under the probe).
+    const small = sizes.filter((n) => n <= BASELINE_MAX);
+    const sampledAt = small.length > 0 ? Math.max(...small) : undefined;
     for (const n of sizes) {
       // The no-op floor at the largest size, as many resources as it has, previewed beside it.
       let floor: Floor | undefined;
