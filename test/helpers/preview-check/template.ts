@@ -132,8 +132,12 @@ export const templateModel: KindModel = {
     image: patch("image", image),
     args: patch("args", fc.constantFrom("", "--debug")),
     disk: patch("disk", fc.integer({ min: 1, max: 80 }), (d) => (d.disk !== undefined ? "update" : "same")),
-    // A mount added outside cannot be dropped by PATCH: only a new template puts it back.
-    mounts: patch("mounts", mounts, (d) => (d.mounts !== undefined ? "update" : "replace")),
+    // A mount added outside cannot be dropped by PATCH: only a new template puts it back, which
+    // an adopted one refuses (lifecycle/adopt.ts: a new one would adopt the same id again).
+    mounts: {
+      ...patch("mounts", mounts),
+      expect: (d) => (d.mounts !== undefined ? "update" : d.adopt !== undefined ? "refused" : "replace"),
+    },
     ports: patch("ports", ports),
     env: patch("env", env),
     registry: {
