@@ -86,6 +86,8 @@ export interface KindModel {
    * `adopt` (src/resources/lifecycle/adopt.ts): preview and up must show a create that sends none.
    */
   makeByHand?: (world: World, checked: Record<string, any>) => Promise<string | undefined>;
+  /** Whether the kind's name cannot change on an existing object (a change replaces it): an adopting walk then declares the name it made the object with. */
+  nameFixed?: boolean;
   /**
    * Before an up that updates the object (`olds` its state's outputs, `news` the provider's
    * checked inputs): a look at the platform, and the check, run after the up with the state's

@@ -31,6 +31,7 @@ export const registryCredentialModel: KindModel = {
   values,
   initial: () => fc.record(values()).map(defined),
   construct: (logical, decl, opts) => new RegistryCredential(logical, decl as never, opts),
+  nameFixed: true,
   makeByHand: async (world, c) => (await world.client.registries.create({ name: c.name, username: c.username, password: c.password })).id,
   live: (world, id) => world.emu.state().registries.find((r) => r.id === id),
   expectLive: (decl, live, before) => {

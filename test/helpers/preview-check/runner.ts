@@ -142,8 +142,12 @@ export class Walker {
   async walk(first: Decl, steps: Step[], adopt = false): Promise<void> {
     const stack = new EngineStack(this.plugin, { project: PROJECT, stack: `gen${++this.runNo}` });
     try {
-      const id = adopt ? await this.byHand(stack, first) : undefined;
-      let decl = id === undefined ? first : { ...first, adopt: id };
+      const made = adopt ? await this.byHand(stack, first) : undefined;
+      // A name that cannot change on an existing object, left undeclared, is a new auto-name at
+      // each check, which adopt refuses (lifecycle/adopt.ts): the adopting program declares it.
+      const named = made && this.model.nameFixed && first.name === undefined ? { ...first, name: made.name } : first;
+      const id = made?.id;
+      let decl = id === undefined ? first : { ...named, adopt: id };
       const from = this.log().length;
       const created = await this.apply(stack, decl, undefined);
       expect(created).toBe("create");
@@ -174,13 +178,14 @@ export class Walker {
     expect({ line, destroys: line?.endsWith("[DESTROYS DATA]") }).toEqual({ line: expect.any(String), destroys: heldData });
   }
 
-  /** The object `first` declares, made through the client; its id (undefined: the kind makes none by hand). */
-  private async byHand(stack: EngineStack, first: Decl): Promise<string | undefined> {
+  /** The object `first` declares, made through the client; its id and name (undefined: the kind makes none by hand). */
+  private async byHand(stack: EngineStack, first: Decl): Promise<{ id: string; name: unknown } | undefined> {
     if (!this.model.makeByHand) return undefined;
     const [reg] = resourceRegs(await this.capture(first, false));
     const urn = `urn:pulumi:${stack.stack}::${PROJECT}::${reg!.type}::${LOGICAL}`;
-    const checked = await this.plugin.check(urn, {}, reg!.inputs);
-    return this.model.makeByHand(this.world, reveal(checked.inputs) as Record<string, any>);
+    const checked = reveal(await this.plugin.check(urn, {}, reg!.inputs).then((c) => c.inputs)) as Record<string, any>;
+    const id = await this.model.makeByHand(this.world, checked);
+    return id === undefined ? undefined : { id, name: checked.name };
   }
 
   private subject(stack: EngineStack) {
