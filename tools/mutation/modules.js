@@ -1,4 +1,5 @@
-// The modules mutation testing covers (`npm run test:mutation`): the core's pure modules. Each
+// The modules mutation testing covers (`npm run test:mutation`): the rule modules of the client's
+// core, the resources and the emulator. Each
 // is run against the unit tests of its own folder (test/unit/ mirrors src/: retry.ts against
 // test/unit/client/core/, plan.ts against test/unit/resources/pod/), and each must reach the
 // break threshold on its own. When a module moves, it moves here; its recorded results

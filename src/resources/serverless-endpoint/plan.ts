@@ -83,6 +83,29 @@ export function wantedValue(field: SavedField, olds: Record<string, any>, news: 
 }
 
 /**
+ * The refusal of a save whose workersMin would end above its workersMax, for a pair of which
+ * the program declares one side only: the other is the endpoint's (set outside the stack, read by
+ * refresh) or the platform's default once removed, and the platform refuses the save. Said at
+ * preview, naming both values and where each comes from, so up sends nothing. Undefined when the
+ * pair holds, or a side is not known yet.
+ */
+export function workersOrderRefusal(olds: Record<string, any>, news: Record<string, any>): string | undefined {
+  const side = (field: "workersMin" | "workersMax") => {
+    const wanted = wantedValue(field, olds, news);
+    if (news[field] !== undefined) return { value: wanted, from: "declared" };
+    return wanted !== undefined ? { value: wanted, from: "the platform's default, as the program no longer declares it" } : { value: olds[field], from: "the endpoint's, which the program leaves undeclared" };
+  };
+  const [min, max] = [side("workersMin"), side("workersMax")];
+  if (typeof min.value !== "number" || typeof max.value !== "number" || min.value <= max.value) return undefined;
+  // Both declared: check refuses it. Both the endpoint's: the program asks nothing of them.
+  if (min.from === max.from) return undefined;
+  return (
+    `workersMin ${min.value} (${min.from}) would be above workersMax ${max.value} (${max.from}), which the platform refuses. ` +
+    `Declare ${min.from === "declared" ? `workersMax (at least ${min.value})` : `workersMin (at most ${max.value})`}, or change the one declared.`
+  );
+}
+
+/**
  * The saved fields whose wanted value (see wantedValue) differs from the old output; an
  * unknown (preview) input counts as a change.
  */

@@ -41,7 +41,7 @@ import { createWithRecovery } from "../lifecycle/recovery";
 import { type Dialect, type EndpointClient, EndpointNotReadyError, MAX_POLLS } from "./dialect";
 import { endpointWrite } from "./costed-write";
 import { GraphqlDialect } from "./graphql";
-import { firstTier, type LocalSettings, localSettings, WORKER_PRICE_KEY } from "./plan";
+import { firstTier, type LocalSettings, localSettings, WORKER_PRICE_KEY, workersOrderRefusal } from "./plan";
 import { RestDialect } from "./rest";
 import { RolloutNotOverError, settleRollout } from "./rollout";
 import { ENDPOINT_STEP_EFFECTS, endpointStepPlan } from "./step-effects";
@@ -141,6 +141,8 @@ export class ServerlessEndpointProvider implements pulumi.dynamic.ResourceProvid
     this.predecessors.record(baseOf(ENDPOINT_KIND, news), id);
     const d = this.dialects[apiOf(news)];
     const verdict = d.diff(olds, news);
+    const order = verdict.changes && !verdict.replaces?.length ? workersOrderRefusal(olds, news) : undefined;
+    if (order) throw new Error(`ServerlessEndpoint ${olds.name ?? id}: ${order}`);
     refuseReplaceWhileAdopted(ENDPOINT_KIND, olds.name, id, news, verdict.replaces ?? []);
     const line = verdict.changes && stepLine(stepSubject(ENDPOINT_KIND, news, id), endpointStepPlan(olds, news, verdict.replaces ?? [], d.changes(olds, news), d.rolls(olds, news)), ENDPOINT_STEP_EFFECTS);
     if (line) this.print(line);

@@ -1,5 +1,5 @@
 import { UNKNOWN } from "../../../../src/resources/inputs/check";
-import { changedSavedFields, fullSaveInput, missingLive, planEndpointDiff, wantedValues } from "../../../../src/resources/serverless-endpoint/plan";
+import { changedSavedFields, fullSaveInput, missingLive, planEndpointDiff, wantedValues, workersOrderRefusal } from "../../../../src/resources/serverless-endpoint/plan";
 import { planRestDiff } from "../../../../src/resources/serverless-endpoint/rest-plan";
 import { checkEndpointInputs, DEFAULT_READY_TIMEOUT_SECONDS, GPU_IDS, LOCATIONS } from "../../../../src/resources/serverless-endpoint/schema";
 
@@ -207,5 +207,32 @@ describe("docs/serverless-endpoint.md's update-or-replace table says what the pl
         replaces: verdict === "replace" ? [property] : [],
       });
     }
+  });
+});
+
+describe("workersMin above workersMax, one side not declared: refused at preview, before the platform refuses the save", () => {
+  const olds = { ...base, workersMin: 0, workersMax: 0, __declared: [] as string[] };
+  test("a declared workersMin above the endpoint's workersMax set outside the stack names both and the way out", () => {
+    expect(workersOrderRefusal(olds, { ...base, workersMin: 1 })).toBe(
+      "workersMin 1 (declared) would be above workersMax 0 (the endpoint's, which the program leaves undeclared), which the platform refuses. " +
+        "Declare workersMax (at least 1), or change the one declared.",
+    );
+  });
+  test("a declared workersMax below the endpoint's workersMin: declare workersMin", () => {
+    expect(workersOrderRefusal({ ...olds, workersMin: 2, workersMax: 4 }, { ...base, workersMax: 1 })).toMatch(/^workersMin 2 \(the endpoint's, .*\) would be above workersMax 1 \(declared\).*Declare workersMin \(at most 1\)/);
+  });
+  test("a workersMax removed from the program goes to the platform's default 0: below a declared workersMin 1", () => {
+    expect(workersOrderRefusal({ ...olds, workersMin: 1, workersMax: 3, __declared: ["workersMin", "workersMax"] }, { ...base, workersMin: 1 })).toMatch(
+      /^workersMin 1 \(declared\) would be above workersMax 0 \(the platform's default, as the program no longer declares it\)/,
+    );
+  });
+  test.each<[string, Record<string, unknown>, Record<string, unknown>]>([
+    ["equal", { ...olds, workersMax: 1 }, { ...base, workersMin: 1 }],
+    ["below", { ...olds, workersMax: 3 }, { ...base, workersMin: 1 }],
+    ["both declared (check's rule)", olds, { ...base, workersMin: 3, workersMax: 2 }],
+    ["neither declared", { ...olds, workersMin: 2, workersMax: 1 }, base],
+    ["a side unknown at preview", olds, { ...base, workersMin: UNKNOWN }],
+  ])("none when %s", (_, before, after) => {
+    expect(workersOrderRefusal(before, after)).toBeUndefined();
   });
 });
