@@ -17,7 +17,7 @@ import { ServerlessEndpoint, type ServerlessEndpointArgs } from "../../src/resou
 import { Template } from "../../src/resources/template";
 import { captureProgram, EngineStack, PROJECT, type Registration, SECRET_KEYS } from "../../tools/engine";
 import { createServerlessTemplate } from "../helpers/emulator-fixtures";
-import { type EngineRig, startEngineRig } from "../../tools/engine/rig";
+import { type EngineRig, startEngineRig, startPlugin } from "../../tools/engine/rig";
 import { resourcesOf, resourceSteps } from "../helpers/ledger";
 
 const KEY = "cp_sentinel_found_again_51d2e0";
@@ -102,7 +102,10 @@ test.each(KINDS.map((k) => [k.label, k] as const))(
   "%s: after one 5xx on dev's create, dev makes its own, and its destroy leaves prod's and a hand-made one alone",
   async (_label, kind) => {
     const prod = new EngineStack(r.plugin, { project: PROJECT, stack: "prod" });
-    const dev = new EngineStack(r.plugin, { project: PROJECT, stack: "dev" });
+    // dev's up is another command, so another plugin process, as under the CLI: a process's
+    // creates share one look before them for the whole command (lifecycle/shared-list.ts).
+    const devPlugin = await startPlugin(r.config);
+    const dev = new EngineStack(devPlugin, { project: PROJECT, stack: "dev" });
     const prodUp = await prod.up(await program("prod", () => kind.declare()));
     expect(prodUp.error).toBeUndefined();
     const prods = idIn(prod)!;
@@ -117,6 +120,7 @@ test.each(KINDS.map((k) => [k.label, k] as const))(
     expect(kind.live()).toEqual(expect.arrayContaining([prods, hand, devs]));
 
     expect((await dev.destroy()).error).toBeUndefined();
+    await devPlugin.stop();
     expect(kind.live()).toEqual(expect.arrayContaining([prods, hand]));
     expect(kind.live()).not.toContain(devs);
     expect((await prod.destroy()).error).toBeUndefined();
