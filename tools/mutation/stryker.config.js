@@ -2,7 +2,7 @@
 // once per module of tools/mutation/modules.js): the module is mutated, the unit tests of its
 // folder are run against each mutant, results are kept per module.
 "use strict";
-const { incrementalFileOf, reportOf, testsOf } = require("./modules");
+const { incrementalFileOf, reportOf, testsOf, THRESHOLDS } = require("./modules");
 
 const module_ = process.env.MUTATION_MODULE;
 if (!module_) throw new Error("run mutation testing with `npm run test:mutation` (tools/mutation/run.js sets MUTATION_MODULE)");
@@ -24,7 +24,7 @@ module.exports = {
   htmlReporter: { fileName: reportOf(module_, "html") },
   jsonReporter: { fileName: reportOf(module_, "json") },
   clearTextReporter: { reportTests: false, reportMutants: true, reportScoreTable: true },
-  thresholds: { high: 90, low: 85, break: 85 },
+  thresholds: THRESHOLDS,
   // Two cores shared with the rest of the machine: one test process.
   concurrency: 1,
   // Generous: a mutant counted as a timeout counts as caught, so a slow machine must not make one.

@@ -7,48 +7,17 @@
 // at its path, or was removed, fails here until the entry goes too.
 import * as fs from "node:fs";
 import * as path from "node:path";
-
-const ROOT = path.resolve(__dirname, "../../..");
-
-/** Modules with no logic of their own, and why. */
-const NO_LOGIC: Record<string, string> = {
-  "account/kinds": "a list of the kinds the account tool knows: data only",
-  "client/schemas/jobs": "zod declarations of the wire objects, no function or refinement of its own",
-  "client/schemas/registries": "zod declarations of the wire objects, no function or refinement of its own",
-  "client/schemas/templates": "zod declarations of the wire objects, no function or refinement of its own",
-  "emulator/console/source": "types of what the console reads only",
-  "emulator/core/http/types": "types of the HTTP layer only",
-  "emulator/network-volumes/routes": "wiring: crudRoutes (core/http/crud, tested at its path) over the store, with the group's path and operation ids",
-  "emulator/pods/types": "types of the pod records only",
-  "emulator/registries/routes": "wiring: crudRoutes (core/http/crud, tested at its path) over the store, with the group's path and operation ids (no update op: the PATCH 405 is in registries/store.test.ts)",
-  "emulator/templates/routes": "wiring: crudRoutes (core/http/crud, tested at its path) over the store, with the group's path and operation ids",
-  "index": "the package entry: re-exports the kinds, the client and the look-ups",
-  "internal": "the named internal entry of bench/ and tools/: re-exports only",
-  "resources/inputs/endpoint-defaults": "a table of the platform's defaults for an endpoint: data only",
-  "resources/pod/outputs": "types of the outputs only",
-  "resources/serverless-endpoint/outputs": "types of the outputs only",
-  "resources/stack-cost/index": "re-exports the StackCost resource and its provider",
-};
+import { NO_LOGIC, ROOT, sourceModules } from "../../helpers/source-modules";
 
 /** Modules whose rules a suite at another path tests today (a file, or the folder of suites that reach it). */
 const TESTED_ELSEWHERE: Record<string, string> = {
   "emulator/serverless/jobs/queue": "test/integration/emulator/serverless/jobs/",
 };
 
-function modules(dir = "src"): string[] {
-  const out: string[] = [];
-  for (const e of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
-    const rel = path.posix.join(dir, e.name);
-    if (e.isDirectory()) out.push(...modules(rel));
-    else if (e.name.endsWith(".ts") && !e.name.endsWith(".d.ts")) out.push(rel.slice("src/".length, -".ts".length));
-  }
-  return out.sort();
-}
-
 const testAt = (m: string) => ["unit", "integration"].some((tree) => fs.existsSync(path.join(ROOT, "test", tree, `${m}.test.ts`)));
 
 describe("the test tree mirrors src/", () => {
-  const all = modules();
+  const all = sourceModules();
 
   test("every module has a test at its path, or is listed with its reason", () => {
     const unlisted = all.filter((m) => !testAt(m) && !(m in NO_LOGIC) && !(m in TESTED_ELSEWHERE));
