@@ -34,6 +34,8 @@ const MODULES = [
   // the stack's cost: its report and the ledger of what was created
   "src/resources/stack-cost/report.ts",
   "src/resources/cost/ledger.ts",
+  // the prices a cost is read from (the catalog read once per client)
+  "src/resources/cost/prices.ts",
   // the serverless endpoint's plans: over GraphQL, and over REST v2
   "src/resources/serverless-endpoint/plan.ts",
   "src/resources/serverless-endpoint/rest-plan.ts",

@@ -42,7 +42,6 @@ const NOT_YET = [
   "src/resources/catalog/index.ts",
   "src/resources/cost/account.ts",
   "src/resources/cost/guard.ts",
-  "src/resources/cost/prices.ts",
   "src/resources/engine/account-input.ts",
   "src/resources/engine/account.ts",
   "src/resources/engine/secret-outputs.ts",
