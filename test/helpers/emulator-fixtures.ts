@@ -28,3 +28,27 @@ export async function createRegistry(url: string, key: string, name = "private")
   const r = await post(url, key, "/v2/registries", { name, username: "robot", password: "fixture-password" });
   return r.id;
 }
+
+/**
+ * Makes `n` endpoints of `templateId` (no workers: workersMin and workersMax 0) named
+ * `<prefix><i>`, 100 to a document of aliased `saveEndpoint`s: an account of hundreds of
+ * endpoints in a few requests (the key's quotas must take n). Returns their ids in order.
+ */
+export async function seedEndpoints(url: string, key: string, templateId: string, n: number, prefix = "seeded"): Promise<string[]> {
+  const ids: string[] = [];
+  for (let from = 0; from < n; from += 100) {
+    const batch = Array.from({ length: Math.min(100, n - from) }, (_, i) => from + i);
+    const doc = `mutation { ${batch
+      .map((i) => `e${i}: saveEndpoint(input: { name: ${JSON.stringify(`${prefix}${i}`)}, gpuIds: "AMPERE_16", templateId: ${JSON.stringify(templateId)}, workersMin: 0, workersMax: 0 }) { id }`)
+      .join(" ")} }`;
+    const res = await fetch(`${url.replace(/\/+$/, "")}/graphql`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ query: doc }),
+    });
+    const body = (await res.json()) as { data?: Record<string, { id: string } | null>; errors?: unknown };
+    if (res.status !== 200 || body.errors) throw new Error(`seeding endpoints -> ${res.status}: ${JSON.stringify(body.errors ?? body).slice(0, 500)}`);
+    ids.push(...batch.map((i) => body.data![`e${i}`]!.id));
+  }
+  return ids;
+}

@@ -1,7 +1,13 @@
+// Issue 50: an account whose endpoints one read of every field cannot afford (the platform's
+// query-cost limit) is read in documents of fewer fields, merged by id.
 // Issue 14 #9: a serverless discount without an expiration date (`expirationDate: null`,
 // which the emulator allows) is a valid account, not a validation failure of every endpoint
 // read, poll and delete.
-import { ComputePlatform, PacingRegistry, schemas } from "../../../src/client";
+import { BadRequestError, ComputePlatform, PacingRegistry, schemas } from "../../../src/client";
+import { ENDPOINT_READ_FIELDS } from "../../../src/client/endpoints";
+import type { Emulator } from "../../../src/emulator";
+import { createServerlessTemplate, seedEndpoints } from "../../helpers/emulator-fixtures";
+import { FULL, start } from "../../helpers/emulator-rest";
 import { FakeClock } from "../../helpers/fake-clock";
 import { startLoopback } from "../../helpers/loopback";
 
@@ -24,8 +30,88 @@ test("endpoints.list() and get() read an account whose discount has expirationDa
   }
 });
 
+test("an account no split can read fails after documents of one field each, naming REST's list; a shape error is not split", async () => {
+  const tooCostly = { status: 400, body: { errors: [{ message: "query cost 10300 is over the limit of 10000", extensions: { code: "QUERY_TOO_COSTLY" } }] } };
+  const srv = await startLoopback(() => tooCostly);
+  const cp = new ComputePlatform({ apiKey: "cp_test_k", apiUrl: srv.url, clock: new FakeClock(), pacing: new PacingRegistry(), env: {} });
+  try {
+    const err = await cp.endpoints.list().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BadRequestError);
+    expect((err as BadRequestError).code).toBe("QUERY_TOO_COSTLY");
+    expect((err as Error).message).toMatch(/query cost 10300 is over the limit of 10000; the account has too many endpoints to read over GraphQL even one field a request: list them over REST v2/);
+    // 15 fields: 1 document, then 2, 4, 8 and 15; bounded, and each part's own refusal ends its round.
+    expect(srv.count("POST", "/graphql")).toBe(1 + 2 + 4 + 8 + 15);
+    const fields = srv.seen.slice(-15).map((r) => JSON.parse(r.body).query.match(/endpoints \{\s*id\s+(\w+)/)[1]);
+    expect(fields.sort()).toEqual([...ENDPOINT_READ_FIELDS].sort());
+  } finally {
+    await cp.close();
+    await srv.close();
+  }
+  const invalid = await startLoopback(() => ({ status: 400, body: { errors: [{ message: 'Cannot query field "gpuCount"', extensions: { code: "GRAPHQL_VALIDATION_FAILED" } }] } }));
+  const cp2 = new ComputePlatform({ apiKey: "cp_test_k", apiUrl: invalid.url, clock: new FakeClock(), pacing: new PacingRegistry(), env: {} });
+  try {
+    await expect(cp2.endpoints.list()).rejects.toThrow(/Cannot query field "gpuCount"/);
+    expect(invalid.count("POST", "/graphql")).toBe(1);
+  } finally {
+    await cp2.close();
+    await invalid.close();
+  }
+});
+
 test("a discount's expirationDate must still be a string or null", () => {
   const bad = { endpoints: [], serverlessDiscount: { ...discount, expirationDate: 5 } };
   expect(schemas.MyselfSchema.safeParse(bad).success).toBe(false);
   expect(schemas.MyselfSchema.safeParse({ endpoints: [], serverlessDiscount: { ...discount, expirationDate: "2027-01-01" } }).success).toBe(true);
+});
+
+describe("an account of 500 endpoints, over the query-cost limit for one read of every field (issue 50)", () => {
+  let emu: Emulator;
+  let ids: string[];
+  beforeAll(async () => {
+    emu = await start();
+    const templateId = await createServerlessTemplate(emu.url, FULL);
+    ids = await seedEndpoints(emu.url, FULL, templateId, 500);
+  });
+  afterAll(async () => {
+    await emu?.close();
+  });
+  const graphqlAnswers = (from: number) =>
+    emu
+      .requestLog()
+      .slice(from)
+      .filter((r) => r.path === "/graphql")
+      .map((r) => r.status);
+
+  test("list() reads every field of every endpoint in two documents under the limit, after one refusal; later lists send the two at once", async () => {
+    const cp = new ComputePlatform({ apiKey: FULL, apiUrl: emu.url, pacing: new PacingRegistry(), env: {} });
+    try {
+      const before = emu.requestLog().length;
+      const list = await cp.endpoints.list();
+      expect(list.unreadable).toEqual([]);
+      expect(list.map((e) => e.id).sort()).toEqual([...ids].sort());
+      expect(list[0]).toEqual(expect.objectContaining({ name: expect.stringMatching(/^seeded\d+$/), gpuIds: "AMPERE_16", workersMax: 0, locations: null, pods: [] }));
+      // The first read learns the size: the one document is refused (over the limit), then two pass.
+      expect(graphqlAnswers(before)).toEqual([400, 200, 200]);
+      const again = emu.requestLog().length;
+      expect(await cp.endpoints.get(ids[499])).toMatchObject({ id: ids[499], name: "seeded499", templateId: list[0].templateId });
+      expect(graphqlAnswers(again)).toEqual([200, 200]);
+      const { endpoints, serverlessDiscount } = await cp.endpoints.account();
+      expect([endpoints.length, serverlessDiscount]).toEqual([500, null]);
+    } finally {
+      await cp.close();
+    }
+  });
+
+  test("a read of the fields a caller needs is one document", async () => {
+    const cp = new ComputePlatform({ apiKey: FULL, apiUrl: emu.url, pacing: new PacingRegistry(), env: {} });
+    try {
+      const before = emu.requestLog().length;
+      const list = await cp.endpoints.list({ fields: ["name", "networkVolumeId"] });
+      expect(list).toHaveLength(500);
+      expect(list[0]).toEqual({ id: expect.any(String), name: expect.stringMatching(/^seeded/), networkVolumeId: null });
+      expect(graphqlAnswers(before)).toEqual([200]);
+    } finally {
+      await cp.close();
+    }
+  });
 });
