@@ -31,6 +31,8 @@ const MODULES = [
   "src/resources/pod/plan.ts",
   "src/resources/pod/create-plan.ts",
   "src/resources/pod/update-plan.ts",
+  // the pod's status machine: start, stop or restart as needed, an action's unknown outcome, the wait
+  "src/resources/pod/status.ts",
   // the stack's cost: its report and the ledger of what was created
   "src/resources/stack-cost/report.ts",
   "src/resources/cost/ledger.ts",

@@ -65,7 +65,6 @@ const NOT_YET = [
   "src/resources/pod/placement.ts",
   "src/resources/pod/provider.ts",
   "src/resources/pod/schema.ts",
-  "src/resources/pod/status.ts",
   "src/resources/pod/wire.ts",
   "src/resources/registry-credential/index.ts",
   "src/resources/registry-credential/provider.ts",
