@@ -4,16 +4,23 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 
 const ROOT = path.join(__dirname, "..", "..");
-const { MODULES, testsOf } = require("../../tools/mutation/modules.js");
+const { MODULES, testsOf, integrationTestOf } = require("../../tools/mutation/modules.js");
 const { score } = require("../../tools/mutation/run.js");
 
-test("every module mutation testing covers exists, with unit tests in the folder that mirrors it", () => {
+test("every module mutation testing covers exists, with unit tests in the folder that mirrors it, and its integration test where listed", () => {
   expect(MODULES.length).toBeGreaterThan(0);
   for (const module of MODULES as string[]) {
     expect({ module, exists: fs.existsSync(path.join(ROOT, module)) }).toEqual({ module, exists: true });
-    const tests = path.join(ROOT, testsOf(module));
-    expect({ module, tests: fs.readdirSync(tests).some((f) => f.endsWith(".test.ts")) }).toEqual({ module, tests: true });
+    const [unit, ...integration] = testsOf(module) as string[];
+    expect({ module, tests: fs.readdirSync(path.join(ROOT, unit)).some((f) => f.endsWith(".test.ts")) }).toEqual({ module, tests: true });
+    for (const file of integration) {
+      expect({ module, file, exists: fs.existsSync(path.join(ROOT, file)) }).toEqual({ module, file: integrationTestOf(module), exists: true });
+    }
   }
+});
+
+test("a module's integration test is the one at its path", () => {
+  expect(integrationTestOf("src/client/core/transport.ts")).toBe("test/integration/client/core/transport.test.ts");
 });
 
 test("the score is Stryker's: a timeout is caught, an uncovered mutant is not, an ignored one does not count", () => {

@@ -2,12 +2,15 @@
 // core, the resources and the emulator. Each
 // is run against the unit tests of its own folder (test/unit/ mirrors src/: retry.ts against
 // test/unit/client/core/, plan.ts against test/unit/resources/pod/), and each must reach the
-// break threshold on its own. When a module moves, it moves here; its recorded results
-// (tools/mutation/incremental/) are then made again by the next run.
+// break threshold on its own. A module whose rules only a server shows (the transport, a
+// provider) is listed as `{ module, integration: true }`: it is run against its integration test
+// too, the one at its path (transport.ts against test/integration/client/core/transport.test.ts),
+// and only that one, so that a run stays minutes long. When a module moves, it moves here; its
+// recorded results (tools/mutation/incremental/) are then made again by the next run.
 "use strict";
 const path = require("node:path");
 
-const MODULES = [
+const ENTRIES = [
   // retry timing, and rate-limit pacing: the pacer and its registry's policy
   "src/client/core/retry.ts",
   "src/client/core/pacing.ts",
@@ -64,11 +67,26 @@ const MODULES = [
   "src/emulator/pods/store.ts",
 ];
 
+/** @typedef {string | { module: string, integration: true }} Entry */
+
+/** The mutated modules, by path. */
+const MODULES = ENTRIES.map((e) => (typeof e === "string" ? e : e.module));
+
 /** Each module must reach `break`; the report colours by `high` and `low`. */
 const THRESHOLDS = { high: 90, low: 85, break: 85 };
 
-/** The folder of unit tests a module is mutated against. */
-const testsOf = (module) => path.posix.join("test/unit", path.posix.dirname(module).replace(/^src\//, ""));
+/** A module's integration test, at its path (test/integration/ mirrors src/ as test/unit/ does). */
+const integrationTestOf = (module) => module.replace(/^src\//, "test/integration/").replace(/\.ts$/, ".test.ts");
+
+/**
+ * What a module is mutated against: the folder of its unit tests, and, for an entry marked
+ * `integration`, its integration test (a file).
+ */
+const testsOf = (module) => {
+  const entry = ENTRIES.find((e) => e === module || e.module === module);
+  const unit = path.posix.join("test/unit", path.posix.dirname(module).replace(/^src\//, ""));
+  return typeof entry === "object" && entry.integration ? [unit, integrationTestOf(module)] : [unit];
+};
 
 /** Where a module's incremental results live (committed). */
 const incrementalFileOf = (module) => `tools/mutation/incremental/${module.replace(/^src\//, "").replace(/\.ts$/, "").replaceAll("/", "-")}.json`;
@@ -76,4 +94,4 @@ const incrementalFileOf = (module) => `tools/mutation/incremental/${module.repla
 /** Where a module's reports go (not committed). */
 const reportOf = (module, ext) => `reports/mutation/${module.replace(/^src\//, "").replace(/\.ts$/, "").replaceAll("/", "-")}.${ext}`;
 
-module.exports = { MODULES, THRESHOLDS, testsOf, incrementalFileOf, reportOf };
+module.exports = { MODULES, THRESHOLDS, testsOf, integrationTestOf, incrementalFileOf, reportOf };

@@ -1,6 +1,7 @@
-// `npm run test:mutation`: StrykerJS over the core's pure modules (tools/mutation/modules.js), each
-// against the unit tests of its folder, each held to the break threshold on its own (Stryker's
-// own threshold is of a whole run, where a strong module would hide a weak one).
+// `npm run test:mutation`: StrykerJS over the rule modules (tools/mutation/modules.js), each
+// against the unit tests of its folder (and its integration test where listed), each held to the
+// break threshold on its own (Stryker's own threshold is of a whole run, where a strong module
+// would hide a weak one).
 //
 //   npm run test:mutation                        incremental: only mutants of changed code or tests run
 //   npm run test:mutation -- --full              every mutant again (the results are rewritten)
@@ -46,7 +47,9 @@ const text = (rel) => {
   }
 };
 
+/** The test files of a folder, or the one test file named (when it exists). */
 function testFilesIn(dir) {
+  if (dir.endsWith(".test.ts")) return fs.existsSync(path.join(root, dir)) ? [dir] : [];
   const out = [];
   const walk = (d) => {
     for (const e of fs.readdirSync(path.join(root, d), { withFileTypes: true })) {
@@ -69,9 +72,11 @@ function staleness(module, report) {
   // name is new. (A new file that loads it only through another module is not seen here; it
   // could only catch more mutants, and its first change to a recorded file or test runs Stryker.)
   // A type-only import loads nothing (Babel drops it), so it does not make a file new.
+  // The integration test at a module's path is named for it, and loads it however it does.
   const name = module.replace(/^src\//, "").replace(/\.ts$/, "");
-  for (const file of testFilesIn(testsOf(module))) {
-    if (!(file in tests) && text(file).replace(/^\s*import\s+type\s[^;]*;/gm, "").includes(`${name}"`)) return `${file} is new`;
+  for (const file of testsOf(module).flatMap(testFilesIn)) {
+    const named = file.startsWith("test/integration/") || text(file).replace(/^\s*import\s+type\s[^;]*;/gm, "").includes(`${name}"`);
+    if (!(file in tests) && named) return `${file} is new`;
   }
   return undefined;
 }

@@ -1,12 +1,13 @@
 // StrykerJS for one module at a time (tools/mutation/run.js sets MUTATION_MODULE and runs it
 // once per module of tools/mutation/modules.js): the module is mutated, the unit tests of its
-// folder are run against each mutant, results are kept per module.
+// folder (and its integration test, where modules.js says so) are run against each mutant,
+// results are kept per module.
 "use strict";
 const { incrementalFileOf, reportOf, testsOf, THRESHOLDS } = require("./modules");
 
 const module_ = process.env.MUTATION_MODULE;
 if (!module_) throw new Error("run mutation testing with `npm run test:mutation` (tools/mutation/run.js sets MUTATION_MODULE)");
-process.env.MUTATION_TESTS = testsOf(module_);
+process.env.MUTATION_TESTS = JSON.stringify(testsOf(module_));
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 module.exports = {
