@@ -41,6 +41,8 @@ const ENTRIES = [
   "src/resources/cost/ledger.ts",
   // the prices a cost is read from (the catalog read once per client)
   "src/resources/cost/prices.ts",
+  // what the account runs, priced (one list per kind per command, this process's writes noted)
+  "src/resources/cost/account.ts",
   // the serverless endpoint's plans: over GraphQL, and over REST v2
   "src/resources/serverless-endpoint/plan.ts",
   "src/resources/serverless-endpoint/rest-plan.ts",

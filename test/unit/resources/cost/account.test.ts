@@ -90,6 +90,27 @@ describe("AccountView", () => {
     expect(calls.pods).toBe(2);
   });
 
+  it("a failed list of endpoints is read again by the next caller", async () => {
+    let reads = 0;
+    const view = new AccountView((() => ({
+      serverless: {
+        list: async () => {
+          if (reads++ === 0) throw new Error("503");
+          return [restEndpoint("e")];
+        },
+      },
+    })) as never);
+    await expect(view.endpoints()).rejects.toThrow("503");
+    await expect(view.endpoints()).resolves.toHaveLength(1);
+    await view.endpoints();
+    expect(reads).toBe(2);
+  });
+
+  it("a pod listed without its environment is owned by no stack", async () => {
+    const { client } = fakeClient([pod("bare", { env: undefined })]);
+    expect((await new AccountView(client).spenders()).map((s) => [s.label, s.owner, s.stack])).toEqual([["pod bare", "no stack (made outside Pulumi)", undefined]]);
+  });
+
   it("endpoints are listed over REST, mapped to the GraphQL field names (pools joined, a missing gpu one GPU)", async () => {
     const { client } = fakeClient([], [restEndpoint("e1"), restEndpoint("e2", { gpu: undefined, workers: { min: 0, max: 0 } })]);
     expect(await new AccountView(client).endpoints()).toEqual([
