@@ -52,3 +52,12 @@ export async function seedEndpoints(url: string, key: string, templateId: string
   }
   return ids;
 }
+
+/** The GraphQL requests the emulator logged from entry `from` on, as `<op> <status>` (a document refused before it ran logs op `graphql`). */
+export function graphqlAnswers(emu: { requestLog(): { path: string; op?: string; status: number }[] }, from: number): string[] {
+  return emu
+    .requestLog()
+    .slice(from)
+    .filter((e) => e.path === "/graphql")
+    .map((e) => `${e.op} ${e.status}`);
+}

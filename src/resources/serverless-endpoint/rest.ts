@@ -96,7 +96,7 @@ export class RestDialect implements Dialect<RestEndpoint> {
    * template) would change them too. GraphQL's list says which template each runs.
    */
   async adoptRefusal(id: string): Promise<string | undefined> {
-    const all = await this.c.client().endpoints.list(this.opts());
+    const all = await this.c.client().endpoints.list({ ...this.opts(), fields: ["templateId"] });
     const templateId = all.find((e) => e.id === id)?.templateId;
     const others = all.filter((e) => e.id !== id && templateId && e.templateId === templateId).map((e) => e.id);
     if (others.length === 0) return undefined;

@@ -71,6 +71,13 @@ export interface StackCostProviderOptions {
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
 /**
+ * What prices a live endpoint and finds it (by id, or by its name's owner token): only these are
+ * asked for, so GraphQL's read of an account of up to about 900 endpoints is one document within
+ * the platform's query-cost limit (every field: two documents past about 450).
+ */
+const LIVE_ENDPOINT_FIELDS = ["name", "gpuIds", "workersMin", "workersMax", "gpuCount"] as const satisfies readonly (keyof LiveEndpointCompute)[];
+
+/**
  * The live pods and endpoints, each listed at most once per check and only when an entry needs
  * them; none when the client cannot list. Pods, and endpoints managed over REST v2, come from the
  * account's lists (cost/account.ts), which the budget kept at each write reads after this check
@@ -82,7 +89,7 @@ function liveLists(client: Partial<Pick<ComputePlatform, "endpoints">>, account:
   return {
     pods: () => account.pods(),
     endpoints: () =>
-      accountRead ? account.endpoints() : (endpoints ??= client.endpoints ? (client.endpoints.list() as Promise<unknown> as Promise<LiveEndpointCompute[]>) : Promise.resolve([])),
+      accountRead ? account.endpoints() : (endpoints ??= client.endpoints ? client.endpoints.list({ fields: LIVE_ENDPOINT_FIELDS }) : Promise.resolve([])),
     restEndpoints: () => account.endpoints(),
   };
 }
