@@ -10,9 +10,28 @@
 // that never settles (nothing left to wait for) exits 13 naming the file, as Node does for an
 // ES module.
 "use strict";
+const crypto = require("node:crypto");
 const fs = require("node:fs");
-const { transformSync } = require("@babel/core");
+const path = require("node:path");
 const options = require("./babel-ts.js");
+
+// The demo, each example and the package test start a dozen node processes apiece (the plugin,
+// the program of each phase), each loading Pulumi's SDK and TypeScript again: with Node's compile
+// cache on disk they share the compiled code, as jest's runs do (jest.config.js; the same folder).
+// A cache the user set is kept.
+const CACHE = path.join(__dirname, "..", "node_modules", ".cache");
+process.env.NODE_COMPILE_CACHE ??= path.join(CACHE, "node-compile-cache");
+require("node:module").enableCompileCache?.(process.env.NODE_COMPILE_CACHE);
+
+// Babel's output, kept on disk by what went in: the file's name and text, and this hook's and
+// the Babel setup's own text and versions. Loading the emulator and the engine harness is 130
+// files; compiling them again took each run (an example, the demo, the package test) seconds of
+// CPU before it did anything, and Babel itself is loaded only when something is not cached.
+const TRANSFORMS = path.join(CACHE, "register-ts");
+const SALT = [__filename, path.join(__dirname, "babel-ts.js")]
+  .map((f) => fs.readFileSync(f, "utf8"))
+  .concat(["@babel/core", "@babel/preset-typescript", "@babel/plugin-transform-modules-commonjs", "@babel/plugin-transform-export-namespace-from"].map((p) => require(`${p}/package.json`).version))
+  .join("\0");
 
 // Babel writes an inline source map into each compiled file; Node reads it only when source
 // maps are on (as `--enable-source-maps` would set), so a stack trace names the .ts line that
@@ -36,8 +55,26 @@ function noteTopLevelAwait() {
 
 /** Compiles a module's TypeScript to CommonJS; `topLevelAwait` says whether it awaits outside any function. */
 function compile(source, filename) {
-  const { code, metadata } = transformSync(source, { ...options, filename, plugins: [noteTopLevelAwait, ...options.plugins] });
-  return { code, topLevelAwait: metadata.topLevelAwait === true };
+  const key = crypto.createHash("sha256").update(`${SALT}\0${filename}\0${source}`).digest("hex");
+  const file = path.join(TRANSFORMS, `${key}.json`);
+  try {
+    return JSON.parse(fs.readFileSync(file, "utf8"));
+  } catch {
+    // Not cached yet (or a torn write, which the rename below rules out): compile.
+  }
+  const { code, metadata } = require("@babel/core").transformSync(source, { ...options, filename, plugins: [noteTopLevelAwait, ...options.plugins] });
+  const out = { code, topLevelAwait: metadata.topLevelAwait === true };
+  try {
+    // Written whole under another name, then renamed: processes started side by side read a
+    // complete entry or none.
+    fs.mkdirSync(TRANSFORMS, { recursive: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, JSON.stringify(out));
+    fs.renameSync(tmp, file);
+  } catch {
+    // A read-only checkout runs uncached.
+  }
+  return out;
 }
 
 const pending = new Set();

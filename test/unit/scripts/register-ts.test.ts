@@ -95,3 +95,11 @@ test("a top-level await that never settles fails loudly, as Node does for an ES 
   expect(r.stdout).toBe("");
   expect(r.stderr).toContain(`top-level await never settled in ${path.join(dir, "hangs.ts")}`);
 }, 60_000);
+
+// The hook keeps Babel's output on disk, by the file's name and text: an edited file must run
+// its new text, not the output cached for the old one.
+test("a file edited between two runs runs its new text", async () => {
+  const first = await runTs("edited.ts", 'const n: number = 1;\nconsole.log(`run ${n}`);\n');
+  const second = await runTs("edited.ts", 'const n: number = 2;\nconsole.log(`run ${n}`);\n');
+  expect([first.stdout, second.stdout]).toEqual(["run 1\n", "run 2\n"]);
+}, 60_000);
