@@ -23,6 +23,8 @@ const ENTRIES = [
   "src/client/core/records.ts",
   // the errors a call raises, each naming what failed and what to do
   "src/client/core/errors.ts",
+  // GraphQL documents built as a syntax tree, its errors[] as the client's errors, and its runner
+  "src/client/core/graphql.ts",
   // the lifecycle's applied state and owner tokens, a create's recovery and finding it again
   "src/resources/lifecycle/applied.ts",
   "src/resources/lifecycle/owner.ts",

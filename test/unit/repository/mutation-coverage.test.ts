@@ -33,7 +33,6 @@ const EMULATOR_RULES = [
 const NOT_YET = [
   "src/client/core/clock.ts",
   "src/client/core/create-once.ts",
-  "src/client/core/graphql.ts",
   "src/client/core/path.ts",
   "src/client/core/runtime.ts",
   "src/client/core/transport.ts",
