@@ -63,7 +63,6 @@ const NOT_YET = [
   "src/resources/pod/placement.ts",
   "src/resources/pod/provider.ts",
   "src/resources/pod/schema.ts",
-  "src/resources/pod/wire.ts",
   "src/resources/registry-credential/index.ts",
   "src/resources/registry-credential/provider.ts",
   "src/resources/registry-credential/schema.ts",
