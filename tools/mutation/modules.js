@@ -32,6 +32,8 @@ const ENTRIES = [
   "src/resources/lifecycle/find-again.ts",
   // the line each step prints: what a change does (a request, a restart, a roll, lost data)
   "src/resources/lifecycle/step-line.ts",
+  // the shared poller: one list per tick for every waiter, its back-off, deadlines and aborts
+  "src/resources/lifecycle/poller.ts",
   // the pod's plans: replace or update, a create's, an update's requests
   "src/resources/pod/plan.ts",
   "src/resources/pod/create-plan.ts",

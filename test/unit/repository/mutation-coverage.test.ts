@@ -51,7 +51,6 @@ const NOT_YET = [
   "src/resources/lifecycle/adopt.ts",
   "src/resources/lifecycle/in-use.ts",
   "src/resources/lifecycle/look.ts",
-  "src/resources/lifecycle/poller.ts",
   "src/resources/lifecycle/shared-list.ts",
   "src/resources/lifecycle/shared-reads.ts",
   "src/resources/network-volume/index.ts",

@@ -1,5 +1,8 @@
+import { getEventListeners } from "node:events";
+import { ConfigurationError } from "../../../../src/client";
 import type { Clock } from "../../../../src/client/core/clock";
-import { Poller, type StatusRead, WaitTimeoutError } from "../../../../src/resources/lifecycle/poller";
+import { listed } from "../../../../src/client/core/records";
+import { isFatal, pollFromEnv, Poller, type StatusRead, WaitTimeoutError } from "../../../../src/resources/lifecycle/poller";
 
 /**
  * A clock whose time moves only when every pending promise has settled: it then jumps to the
@@ -7,12 +10,15 @@ import { Poller, type StatusRead, WaitTimeoutError } from "../../../../src/resou
  */
 class FakeClock implements Clock {
   t = 0;
+  /** Sleeps asked for, woken early or not. */
+  slept = 0;
   private timers: { at: number; resolve: () => void }[] = [];
   private scheduled = false;
   now(): number {
     return this.t;
   }
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    this.slept++;
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
       const timer = { at: this.t + Math.max(0, ms), resolve };
@@ -231,4 +237,172 @@ describe("the shared pod poller", () => {
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(timings.intervalMs);
     expect(calls.length).toBeLessThanOrEqual(Math.ceil((40 * 150) / timings.intervalMs) + 1);
   });
+});
+
+describe("the shared pod poller, its edges", () => {
+  const wait = (until: (p: P | undefined) => "done" | "pending" | Error, timeoutMs = 60_000) => ({ until, timeoutMs, description: "RUNNING" });
+  const gone = (p: P | undefined) => (p === undefined ? "done" : "pending") as "done" | "pending";
+
+  test("a timeout says how long it waited since the wait began and what the list last said of the object", async () => {
+    const clock = new FakeClock();
+    clock.t = 7000;
+    const still = new Poller(async () => [{ id: "a" } as P], clock, timings);
+    const err = (await still.wait("a", wait(running, 3000)).catch((e: unknown) => e)) as WaitTimeoutError<P>;
+    expect(err.name).toBe("WaitTimeoutError");
+    expect(err.id).toBe("a");
+    expect(err.waitedMs).toBe(3000);
+    expect(err.message).toBe("pod a did not become RUNNING within 3 s (it is still listed)");
+    // A list that answered leaves no cause.
+    expect((err as { cause?: unknown }).cause).toBeUndefined();
+    const never = new Poller(async () => [] as P[], clock, timings);
+    const unlisted = (await never.wait("b", wait(running, 2000)).catch((e: unknown) => e)) as WaitTimeoutError<P>;
+    expect(unlisted.message).toBe("pod b did not become RUNNING within 2 s (it was not listed)");
+    expect(unlisted.last).toBeUndefined();
+  });
+
+  test("a timeout after lists that failed carries the last failure as its cause", async () => {
+    const clock = new FakeClock();
+    const failure = Object.assign(new Error("503"), { status: 503 });
+    const poller = new Poller(async (): Promise<P[]> => Promise.reject(failure), clock, timings);
+    const err = (await poller.wait("a", wait(running, 2500)).catch((e: unknown) => e)) as WaitTimeoutError<P>;
+    expect(err).toBeInstanceOf(WaitTimeoutError);
+    expect((err as { cause?: unknown }).cause).toBe(failure);
+  });
+
+  test("a failed list judges no one: a wait for the object to be gone goes on until a list answers", async () => {
+    const clock = new FakeClock();
+    let n = 0;
+    const list = async (): Promise<P[]> => {
+      if (++n <= 2) throw Object.assign(new Error("503"), { status: 503 });
+      return [];
+    };
+    await expect(new Poller(list, clock, timings).wait("a", wait(gone))).resolves.toBeUndefined();
+    expect(n).toBe(3);
+  });
+
+  test("an object listed but unreadable is no news, never gone; a readable one beside it is judged", async () => {
+    const clock = new FakeClock();
+    let n = 0;
+    const list = async (): Promise<P[]> => {
+      n++;
+      // First two lists: "a" is there but its record is unreadable (a status this release does not know).
+      if (n <= 2) return listed<P>([{ id: "b", status: "RUNNING" }], [{ index: 0, id: "a", name: "x", issues: [] }]);
+      return [];
+    };
+    const poller = new Poller(list, clock, timings);
+    const a = poller.wait("a", wait(gone));
+    const b = poller.wait("b", wait(running));
+    await expect(b).resolves.toEqual({ id: "b", status: "RUNNING" });
+    await expect(a).resolves.toBeUndefined();
+    expect(n).toBe(3);
+  });
+
+  test("a condition that throws fails the wait with what it threw, an Error made of anything else", async () => {
+    const clock = new FakeClock();
+    const poller = new Poller(async () => [{ id: "a", status: "RUNNING" }], clock, timings);
+    const boom = new Error("boom");
+    await expect(
+      poller.wait("a", wait(() => {
+        throw boom;
+      })),
+    ).rejects.toBe(boom);
+    const err = await poller
+      .wait("a", wait(() => {
+        throw "not an error";
+      }))
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect((err as Error).message).toBe("not an error");
+  });
+
+  test("a signal aborted before the wait rejects at once with its reason, and lists nothing", async () => {
+    const clock = new FakeClock();
+    let calls = 0;
+    const poller = new Poller(async () => (calls++, []), clock, timings);
+    const ac = new AbortController();
+    ac.abort(new Error("already cancelled"));
+    await expect(poller.wait("a", { ...wait(gone), signal: ac.signal })).rejects.toThrow("already cancelled");
+    expect(poller.waiting).toBe(0);
+    await new Promise((r) => setTimeout(r, 5));
+    expect(calls).toBe(0);
+  });
+
+  test("a wait that ends leaves no listener on the caller's signal", async () => {
+    const clock = new FakeClock();
+    const poller = new Poller(async () => [{ id: "a", status: "RUNNING" }], clock, timings);
+    const ac = new AbortController();
+    const waiting = poller.wait("a", { ...wait(running), signal: ac.signal });
+    expect(getEventListeners(ac.signal, "abort")).toHaveLength(1);
+    await waiting;
+    expect(getEventListeners(ac.signal, "abort")).toHaveLength(0);
+  });
+
+  test("a waiter whose deadline comes before the loop's next tick wakes it: it times out at its own deadline", async () => {
+    const clock = new FakeClock();
+    const poller = new Poller(async () => [{ id: "a", status: "STARTING" }, { id: "b", status: "STARTING" }], clock, timings);
+    const a = poller.wait("a", wait(running)).catch((e: unknown) => e);
+    // The loop sleeps until "a"'s first look, at 1000; "b" must be looked at by 200.
+    const b = await poller.wait("b", wait(running, 200)).catch((e: unknown) => e);
+    expect((b as WaitTimeoutError).waitedMs).toBe(200);
+    expect(clock.now()).toBe(200);
+    poller.wait("a", wait(running, 0)).catch(() => undefined);
+    expect(await a).toBeInstanceOf(WaitTimeoutError);
+  });
+
+  test("a waiter with nothing due before the loop's next tick does not wake it", async () => {
+    const clock = new FakeClock();
+    const poller = new Poller(async () => [{ id: "a", status: "RUNNING" }, { id: "b", status: "RUNNING" }], clock, timings);
+    await Promise.all([poller.wait("a", wait(running)), poller.wait("b", wait(running))]);
+    expect(clock.slept).toBe(1);
+  });
+
+  test("a waiter that joins while the loop's first list is out (it never slept) is looked at by the next list", async () => {
+    const clock = new FakeClock();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let calls = 0;
+    const list = async (): Promise<P[]> => {
+      if (++calls === 1) await gate;
+      return [{ id: "a", status: "RUNNING" }, { id: "b", status: "RUNNING" }];
+    };
+    const poller = new Poller(list, clock, timings);
+    // A wait with no time at all: the loop lists at once, before any sleep.
+    const a = poller.wait("a", wait(running, 0));
+    while (calls === 0) await new Promise((r) => setImmediate(r));
+    const b = poller.wait("b", wait(running));
+    release();
+    await expect(a).resolves.toEqual({ id: "a", status: "RUNNING" });
+    await expect(b).resolves.toEqual({ id: "b", status: "RUNNING" });
+    expect(calls).toBe(2);
+  });
+});
+
+test.each([
+  ["a configuration error", new ConfigurationError("no key"), true],
+  ["a 400", { status: 400 }, true],
+  ["a 401", { status: 401 }, true],
+  ["a 499", { status: 499 }, true],
+  ["a 399", { status: 399 }, false],
+  ["a 408", { status: 408 }, false],
+  ["a 429", { status: 429 }, false],
+  ["a 500", { status: 500 }, false],
+  ["a status that is not a number", { status: "401" }, false],
+  ["an error without a status", new Error("socket hang up"), false],
+  ["nothing", undefined, false],
+  ["null", null, false],
+])("isFatal: %s -> %p", (_, err, fatal) => {
+  expect(isFatal(err)).toBe(fatal);
+});
+
+test.each([
+  [undefined, {}],
+  ["", {}],
+  ["abc", {}],
+  ["1.5", {}],
+  ["0", {}],
+  ["-5", {}],
+  ["1", { intervalMs: 1, maxIntervalMs: 5 }],
+  ["200", { intervalMs: 200, maxIntervalMs: 1000 }],
+])("COMPUTEPLATFORM_POLL_INTERVAL_MS=%p paces the pollers at %p", (value, timings) => {
+  expect(pollFromEnv({ COMPUTEPLATFORM_POLL_INTERVAL_MS: value })).toEqual(timings);
 });
