@@ -20,6 +20,82 @@ export {
  */
 const MAX_PASSES = 100_000;
 
+/** A request's place in its key's line: `ready` settles when it is first. */
+interface Place {
+  ready: Promise<void>;
+  call: () => void;
+}
+
+/**
+ * The requests of one key waiting their turn, oldest first. Only the first asks the budget (and
+ * sleeps or waits for an answer as it says); the others wait without a timer until the one before
+ * them has gone. The budget's answer is the same for every request of a line (it depends on the
+ * key, not on the request), so the first speaks for all of them. Without the line, every answer
+ * woke every request waiting: a stack of 3,600 creates asked the budget 3,600 times per request
+ * sent, and that work, not the quota, set the pace of its `up` (issue 50). The line also lets
+ * requests go in the order they asked: a create started first is sent first.
+ */
+class Line {
+  private readonly places = new Set<Place>();
+
+  /** A new place at the end of the line. */
+  join(): Place {
+    let call!: () => void;
+    const place: Place = { ready: new Promise<void>((resolve) => (call = resolve)), call };
+    this.places.add(place);
+    return place;
+  }
+
+  first(place: Place): boolean {
+    return this.places.values().next().value === place;
+  }
+
+  /** Until `place` is first in line (cancellable). */
+  async turn(place: Place, signal: AbortSignal | undefined): Promise<void> {
+    if (!signal) return place.ready;
+    if (signal.aborted) throw signal.reason;
+    let onAbort!: () => void;
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(signal.reason);
+      // Stryker disable next-line ObjectLiteral,BooleanLiteral: a signal aborts once, so its listener runs once either way
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
+    try {
+      await Promise.race([place.ready, aborted]);
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** `place` leaves the line (sent, or cancelled): the one now first asks the budget. */
+  leave(place: Place): void {
+    const wasFirst = this.first(place);
+    this.places.delete(place);
+    if (wasFirst) this.places.values().next().value?.call();
+  }
+}
+
+/**
+ * The lines of each registry's keys, two per key: work (creates, updates, deletes), and status
+ * reads, which yield to work (the registry's rule) and so must not stand in its way.
+ */
+const lines = new WeakMap<PacingRegistry, Map<string, Line>>();
+
+function lineOf(registry: PacingRegistry, keyId: string, reads: boolean): Line {
+  let byKey = lines.get(registry);
+  if (!byKey) {
+    byKey = new Map();
+    lines.set(registry, byKey);
+  }
+  const name = `${reads ? "reads" : "work"} ${keyId}`;
+  let line = byKey.get(name);
+  if (!line) {
+    line = new Line();
+    byKey.set(name, line);
+  }
+  return line;
+}
+
 /** A pacer bound to one key and clock. */
 export class Pacer {
   constructor(
@@ -52,7 +128,15 @@ export class Pacer {
   async acquire(signal: AbortSignal | undefined, maxWaitMs: number, yields = false): Promise<PacingTicket> {
     let waited = false;
     const since = this.clock.now();
+    const line = lineOf(this.registry, this.keyId, yields);
+    const place = line.join();
     try {
+      if (!line.first(place)) {
+        // Behind others: it waits for the budget as they do, and asks it when they have gone.
+        if (!yields) this.registry.waiting(this.keyId, 1);
+        waited = true;
+        await line.turn(place, signal);
+      }
       for (let pass = 0; pass < MAX_PASSES; pass++) {
         const now = this.clock.now();
         // A status read yields for one window at most, then takes its turn (see the top of the file).
@@ -69,6 +153,7 @@ export class Pacer {
       }
       throw new Error(`rate-limit pacing gave up after ${MAX_PASSES} waits`);
     } finally {
+      line.leave(place);
       if (waited && !yields) this.registry.waiting(this.keyId, -1);
     }
   }

@@ -5,6 +5,7 @@
 import type { Clock } from "../../../../src/client/core/clock";
 import { Pacer, PacingRegistry, type PacingTicket, PATIENCE_MS } from "../../../../src/client/core/pacing";
 import { FakeClock } from "../../../helpers/fake-clock";
+import { ManualClock } from "../../../helpers/manual-clock";
 
 const KEY = "k";
 const START = 1_000_000;
@@ -265,5 +266,77 @@ describe("acquire", () => {
     const instant: Clock = { now: () => 0, sleep: async () => undefined };
     await expect(new Pacer(never, KEY, instant).acquire(undefined, 1000)).rejects.toThrow("rate-limit pacing gave up after 100000 waits");
     expect(reserves).toBe(100_000);
+  });
+});
+
+describe("the line: many requests waiting on one key", () => {
+  /**
+   * `n` requests asked for at once against a server of `quota` requests a minute (fixed windows,
+   * each opened by the first request after a reset, as the emulator counts them), each answered
+   * as soon as it goes. Returns the budget's `reserve` calls and the order the requests went in.
+   */
+  async function drain(n: number, quota: number): Promise<{ reserves: number; order: number[]; minutes: number }> {
+    const clock = new ManualClock();
+    const registry = new PacingRegistry();
+    const pacer = new Pacer(registry, KEY, clock);
+    const reserve = jest.spyOn(registry, "reserve");
+    let count = 0;
+    let resetAt = Number.NEGATIVE_INFINITY;
+    let windows = 0;
+    const answer = () => {
+      if (clock.t >= resetAt) {
+        count = 0;
+        resetAt = clock.t + 60_000;
+        windows++;
+      }
+      count++;
+      return headers(Math.max(0, quota - count), Math.max(1, Math.ceil((resetAt - clock.t) / 1000)), quota);
+    };
+    const order: number[] = [];
+    const out: PacingTicket[] = [];
+    const all = Array.from({ length: n }, (_, i) =>
+      pacer.acquire(undefined, 120_000).then((ticket) => {
+        order.push(i);
+        out.push(ticket);
+      }),
+    );
+    for (let step = 0; order.length < n && step < 100 * n; step++) {
+      await settleDown();
+      if (out.length > 0) for (const ticket of out.splice(0)) pacer.settle(ticket, answer());
+      else await clock.advance(clock.next());
+    }
+    await Promise.all(all);
+    for (const ticket of out) pacer.settle(ticket, answer());
+    return { reserves: reserve.mock.calls.length, order, minutes: windows };
+  }
+
+  test("the first in line asks the budget for all of them: a few asks per request, however many wait (not one per waiter at each answer)", async () => {
+    const few = await drain(20, 10);
+    const many = await drain(200, 10);
+    // Every request went, at the quota's pace less the two a window keeps for a neighbour.
+    expect(many.minutes).toBe(Math.ceil(200 / 8));
+    expect(few.reserves / 20).toBeLessThan(3);
+    expect(many.reserves / 200).toBeLessThan(3);
+  });
+
+  test("requests go in the order they asked for the budget", async () => {
+    const { order } = await drain(50, 10);
+    expect(order).toEqual(Array.from({ length: 50 }, (_, i) => i));
+  });
+
+  test("a request cancelled in the line leaves it: the ones behind it go, and it takes no ticket", async () => {
+    const { clock, pacer } = held();
+    const probe = await pacer.acquire(undefined, 60_000);
+    const ac = new AbortController();
+    const first = pacer.acquire(undefined, 60_000);
+    const cancelled = pacer.acquire(ac.signal, 60_000);
+    const last = pacer.acquire(undefined, 60_000);
+    await settleDown();
+    // Only the first in line waits for the probe's answer (its patience on the clock).
+    expect(clock.sleeps.map((s) => s.ms)).toEqual([PATIENCE_MS]);
+    ac.abort(new Error("cancelled by the caller"));
+    await expect(cancelled).rejects.toThrow("cancelled by the caller");
+    pacer.settle(probe, headers(50, 60));
+    expect([(await first).seq, (await last).seq]).toEqual([2, 3]);
   });
 });

@@ -3,7 +3,7 @@
 // binding quota is spent on changes first and the read's one answer sees them; where nothing
 // waits, it goes at once. Step by step with explicit times, as pacing.test.ts.
 import { Pacer, type PacingDecision, PacingRegistry, type PacingTicket, PATIENCE_MS } from "../../../../src/client/core/pacing";
-import type { Clock } from "../../../../src/client/core/clock";
+import { ManualClock } from "../../../helpers/manual-clock";
 
 // A wait that never ends (a broken pacer) fails in seconds, not after the suite's limit.
 jest.setTimeout(5000);
@@ -46,32 +46,6 @@ test("work that went without waiting does not hold a status read back", () => {
   go(reg.reserve(KEY, 0));
   go(reg.reserve(KEY, 0, { yields: true }));
 });
-
-/** A clock that moves only when told; sleepers wake in the order of their times. */
-class ManualClock implements Clock {
-  t = 0;
-  private timers: { at: number; resolve: () => void }[] = [];
-  now(): number {
-    return this.t;
-  }
-  sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const timer = { at: this.t + ms, resolve };
-      this.timers.push(timer);
-      signal?.addEventListener("abort", () => {
-        this.timers = this.timers.filter((x) => x !== timer);
-        reject(signal.reason);
-      });
-    });
-  }
-  async advance(to: number): Promise<void> {
-    this.t = to;
-    const due = this.timers.filter((x) => x.at <= to).sort((a, b) => a.at - b.at);
-    this.timers = this.timers.filter((x) => x.at > to);
-    for (const x of due) x.resolve();
-    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
-  }
-}
 
 test("through the pacer: a list asked for before the DELETEs' turn goes after every one of them is answered", async () => {
   const reg = new PacingRegistry();
