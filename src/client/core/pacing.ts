@@ -67,11 +67,13 @@ class Line {
     }
   }
 
-  /** `place` leaves the line (sent, or cancelled): the one now first asks the budget. */
+  /**
+   * `place` leaves the line (sent, or cancelled): the one now first asks the budget. (When `place`
+   * was not first, the first was told already: telling it again changes nothing.)
+   */
   leave(place: Place): void {
-    const wasFirst = this.first(place);
     this.places.delete(place);
-    if (wasFirst) this.places.values().next().value?.call();
+    this.places.values().next().value?.call();
   }
 }
 
@@ -79,7 +81,7 @@ class Line {
  * The lines of each registry's keys, two per key: work (creates, updates, deletes), and status
  * reads, which yield to work (the registry's rule) and so must not stand in its way.
  */
-const lines = new WeakMap<PacingRegistry, Map<string, Line>>();
+const lines = new WeakMap<PacingRegistry, Map<string, { work: Line; reads: Line }>>();
 
 function lineOf(registry: PacingRegistry, keyId: string, reads: boolean): Line {
   let byKey = lines.get(registry);
@@ -87,13 +89,12 @@ function lineOf(registry: PacingRegistry, keyId: string, reads: boolean): Line {
     byKey = new Map();
     lines.set(registry, byKey);
   }
-  const name = `${reads ? "reads" : "work"} ${keyId}`;
-  let line = byKey.get(name);
-  if (!line) {
-    line = new Line();
-    byKey.set(name, line);
+  let pair = byKey.get(keyId);
+  if (!pair) {
+    pair = { work: new Line(), reads: new Line() };
+    byKey.set(keyId, pair);
   }
-  return line;
+  return reads ? pair.reads : pair.work;
 }
 
 /** A pacer bound to one key and clock. */

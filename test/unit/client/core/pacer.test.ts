@@ -324,6 +324,81 @@ describe("the line: many requests waiting on one key", () => {
     expect(order).toEqual(Array.from({ length: 50 }, (_, i) => i));
   });
 
+  test("work waiting in line counts as work waiting, once, from when it joins until it goes; a status read in line does not", async () => {
+    const { clock, registry, pacer } = held();
+    const waiting = jest.spyOn(registry, "waiting");
+    pacer.hold(1000);
+    const first = pacer.acquire(undefined, 60_000);
+    const behind = pacer.acquire(undefined, 60_000);
+    const reads = [pacer.acquire(undefined, 60_000, true), pacer.acquire(undefined, 60_000, true)];
+    await settleDown();
+    // The first waits out the hold; the one behind it waits too, and so status reads wait behind both.
+    expect(waiting.mock.calls).toEqual([
+      [KEY, 1],
+      [KEY, 1],
+    ]);
+    clock.t += 1000;
+    // The hold is over for the first request and for the first status read.
+    for (const sleep of clock.sleeps) sleep.end();
+    // The first request learns the budget: the one behind goes on its answer.
+    pacer.settle(await first, headers(50, 60));
+    pacer.settle(await behind, headers(49, 60));
+    expect(waiting.mock.calls.map(([, delta]) => delta).sort()).toEqual([-1, -1, 1, 1]);
+    for (const read of reads) pacer.settle(await read, headers(48, 60));
+    // Every wait counted is over: nothing holds a status read back.
+    expect(registry.reserve(KEY, clock.t, { yields: true })).toHaveProperty("go");
+  });
+
+  test("a status read yielding to work holds back no work asked for after it: reads and work wait in lines of their own", async () => {
+    const { registry, pacer } = held();
+    pacer.settle(await pacer.acquire(undefined, 60_000), headers(50, 60));
+    // Work of another client waits for the budget: the read yields to it.
+    registry.waiting(KEY, 1);
+    let read: PacingTicket | undefined;
+    const reading = pacer.acquire(undefined, 60_000, true).then((t) => (read = t));
+    await settleDown();
+    expect(read).toBeUndefined();
+    expect(await pacer.acquire(undefined, 60_000)).toMatchObject({ seq: 2 });
+    registry.waiting(KEY, -1);
+    expect(await reading).toMatchObject({ seq: 3 });
+  });
+
+  test("a request whose signal is already aborted rejects at once, behind others too, and leaves the line", async () => {
+    const { clock, pacer } = held();
+    pacer.hold(1000);
+    const first = pacer.acquire(undefined, 60_000);
+    const ac = new AbortController();
+    ac.abort(new Error("cancelled by the caller"));
+    let outcome: unknown;
+    pacer.acquire(ac.signal, 60_000).catch((e: unknown) => (outcome = e));
+    const last = pacer.acquire(undefined, 60_000);
+    await settleDown();
+    // Rejected while the first still waits out the hold.
+    expect(outcome).toEqual(new Error("cancelled by the caller"));
+    clock.t += 1000;
+    clock.sleeps[0].end();
+    const ticket = await first;
+    pacer.settle(ticket, headers(50, 60));
+    expect([ticket.seq, (await last).seq]).toEqual([1, 2]);
+  });
+
+  test("a request that waited in line with a signal leaves no listener on it", async () => {
+    const { clock, pacer } = held();
+    const ac = new AbortController();
+    const added = jest.spyOn(ac.signal, "addEventListener");
+    const removed = jest.spyOn(ac.signal, "removeEventListener");
+    pacer.hold(1000);
+    const first = pacer.acquire(undefined, 60_000);
+    const behind = pacer.acquire(ac.signal, 60_000);
+    await settleDown();
+    clock.t += 1000;
+    clock.sleeps[0].end();
+    pacer.settle(await first, headers(50, 60));
+    await behind;
+    expect(added).toHaveBeenCalled();
+    expect(removed.mock.calls).toEqual(added.mock.calls.map(([type, listener]) => [type, listener]));
+  });
+
   test("a request cancelled in the line leaves it: the ones behind it go, and it takes no ticket", async () => {
     const { clock, pacer } = held();
     const probe = await pacer.acquire(undefined, 60_000);
