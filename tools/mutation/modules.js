@@ -49,6 +49,8 @@ const ENTRIES = [
   "src/resources/cost/prices.ts",
   // what the account runs, priced (one list per kind per command, this process's writes noted)
   "src/resources/cost/account.ts",
+  // the budgets kept at each write, and the account's part of the stack's cost line
+  "src/resources/cost/guard.ts",
   // the serverless endpoint's plans: over GraphQL, and over REST v2
   "src/resources/serverless-endpoint/plan.ts",
   "src/resources/serverless-endpoint/rest-plan.ts",

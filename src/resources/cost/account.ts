@@ -166,7 +166,7 @@ export class AccountView {
 export const accountView: (client: () => Partial<Pick<ComputePlatform, "pods" | "serverless" | "catalog">>) => AccountView = perClient((c) => new AccountView(c));
 
 /** The sum of what `spenders` cost. */
-export function sum(spenders: readonly Spender[]): HourlyRange {
+export function sum(spenders: readonly Pick<Spender, "hourly">[]): HourlyRange {
   let min = 0;
   let max = 0;
   for (const s of spenders) {

@@ -61,7 +61,7 @@ export async function holdBudgets(client: BudgetClient, write: CostedWrite, acco
   const limits = { stack: budget(), account: accountBudget() };
   if (!limits.stack && !limits.account) return;
   const view = accountView(client);
-  const [own, after, elsewhere] = await Promise.all([view.spenders(), priceOf(priceBook(client), write.compute), limits.stack ? onOtherAccounts(client(), write.stack, accounts()) : []]);
+  const [own, after, elsewhere] = await Promise.all([view.spenders(), priceOf(priceBook(client), write.compute), onOtherAccounts(client(), limits.stack && write.stack, accounts)]);
   const now = [...own, ...elsewhere];
   const self = write.id ?? write.key;
   const mine = (s: Spender & { key?: string }) => self !== undefined && (s.id === self || s.key === self);
@@ -71,15 +71,15 @@ export async function holdBudgets(client: BudgetClient, write: CostedWrite, acco
   const others = now.filter((s) => !mine(s) && !(write.replaces !== undefined && s.id === write.replaces));
   const raises = me.hourly.max > before.max;
   const here = new Set(own);
-  const scopes: { name: "stack" | "account"; limit?: Budget; spenders: (s: Spender) => boolean }[] = [
-    { name: "stack", limit: limits.stack, spenders: (s) => write.stack !== undefined && s.stack === write.stack },
-    { name: "account", limit: limits.account, spenders: (s) => here.has(s) },
+  const scopes: { whose: string; limit?: Budget; spenders: (s: Spender) => boolean }[] = [
+    { whose: `the stack ${write.stack}`, limit: limits.stack, spenders: (s) => write.stack !== undefined && s.stack === write.stack },
+    { whose: "the account", limit: limits.account, spenders: (s) => here.has(s) },
   ];
   for (const scope of scopes) {
     if (!scope.limit || !raises) continue;
     const total = { now: sum(now.filter(scope.spenders)), after: sum([...others.filter(scope.spenders), me]) };
     if (total.after.max > scope.limit.usd && total.after.max > total.now.max) {
-      throw new Error(refusal(write, scope.name, scope.limit, total, [...others.filter(scope.spenders), me]));
+      throw new Error(refusal(write, scope.whose, scope.limit, total, [...others.filter(scope.spenders), me]));
     }
   }
   view.note(me, self);
@@ -87,21 +87,18 @@ export async function holdBudgets(client: BudgetClient, write: CostedWrite, acco
 }
 
 /**
- * The stack's pods on its accounts other than the write's, each labelled with its account: what
- * the stack runs there beside this write (the writes of this process there included).
+ * What the stack's accounts other than the write's run, each object labelled with its account
+ * (the writes of this process there included): the stack's budget counts those carrying its mark.
+ * None are read when no stack budget is kept for `stack` (undefined).
  */
-async function onOtherAccounts(mine: object, stack: string | undefined, accounts: ReturnType<StackAccounts>): Promise<Spender[]> {
-  if (stack === undefined) return [];
-  const others = accounts.filter((a) => a.client !== mine);
+async function onOtherAccounts(mine: object, stack: string | undefined, accounts: StackAccounts): Promise<Spender[]> {
+  const others = stack === undefined ? [] : accounts().filter((a) => a.client !== mine);
   const lists = await Promise.all(others.map((a) => accountView(() => a.client).spenders()));
-  return lists.flatMap((list, i) =>
-    list.filter((s) => s.stack === stack).map((s) => ({ ...s, label: `${s.label} on ${accountLabel(others[i]!.name === undefined ? undefined : { name: others[i]!.name })}` })),
-  );
+  return lists.flatMap((list, i) => list.map((s) => ({ ...s, label: `${s.label} on ${accountLabel(others[i]!.name === undefined ? undefined : { name: others[i]!.name })}` })));
 }
 
 /** The refusal: the budget, the figures, the change that broke it and the ways out. */
-function refusal(write: CostedWrite, scope: "stack" | "account", limit: Budget, total: { now: HourlyRange; after: HourlyRange }, spenders: Spender[]): string {
-  const whose = scope === "stack" ? `the stack ${write.stack}` : "the account";
+function refusal(write: CostedWrite, whose: string, limit: Budget, total: { now: HourlyRange; after: HourlyRange }, spenders: Spender[]): string {
   return (
     `${write.label}: ${write.change} (${range(spenders.at(-1)!.hourly)}) would take ${whose} to ${range(total.after)}, ` +
     `over its budget ${perHour(limit.usd)} (${limit.source}); it costs ${range(total.now)} now. Nothing was sent for it. ` +
@@ -124,7 +121,7 @@ export interface StackShare {
 export async function accountCost(view: AccountView, share: StackShare, limit: Budget): Promise<{ line: string; refusal?: string }> {
   const now = await view.spenders();
   const others = now.filter((s) => !(s.id && share.liveIds.has(s.id)));
-  const total = { now: sum(now), after: sum([...others, { label: "", hourly: share.after, owner: "" }]) };
+  const total = { now: sum(now), after: sum([...others, { hourly: share.after }]) };
   const line = `account: ${range(total.now)} -> ${range(total.after)} (budget ${perHour(limit.usd)})`;
   if (total.after.max <= limit.usd || total.after.max <= total.now.max) return { line };
   return {

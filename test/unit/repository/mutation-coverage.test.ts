@@ -39,7 +39,6 @@ const NOT_YET = [
   "src/emulator/core/faults.ts",
   "src/emulator/serverless/jobs/queue.ts",
   "src/resources/catalog/index.ts",
-  "src/resources/cost/guard.ts",
   "src/resources/engine/account-input.ts",
   "src/resources/engine/account.ts",
   "src/resources/engine/secret-outputs.ts",

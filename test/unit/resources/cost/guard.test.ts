@@ -114,3 +114,101 @@ test("the stack's budget counts the stack's pods on its other accounts, each nam
   await expect(holdBudgets(there.client, create(STACK, "L40S", 1, "c"), accounts)).rejects.toThrow("pod mine on the stack's account $0.86/h (stack acme/infra/dev)");
   expect([here.calls.pods, there.calls.pods]).toEqual([1, 1]);
 });
+
+/** The refusal of `write`, or undefined when it passes. */
+const refusalOf = (client: BudgetClient, write: CostedWrite, accounts?: Parameters<typeof holdBudgets>[2]) =>
+  holdBudgets(client, write, accounts).then(
+    () => undefined,
+    (e: Error) => e.message,
+  );
+
+test("a total at the budget exactly passes; the refusal says that --target and --exclude will not get past it", async () => {
+  process.env[BUDGET_ENV] = "1.72";
+  const { client } = fakeClient([pod("mine", "L40S", 1, { COMPUTEPLATFORM_STACK: STACK })]);
+  expect(await refusalOf(client, create(STACK, "L40S", 1, "a"))).toBeUndefined();
+  expect(await refusalOf(client, create(STACK, "RTX4090", 1, "b"))).toContain(
+    "Ways out: raise COMPUTEPLATFORM_MAX_HOURLY_COST, scale down or remove one of those, or make this change smaller. `pulumi up --target` or `--exclude` will not get past it: the budget is kept at every create and update.",
+  );
+});
+
+test("writes with neither an id nor a key are each counted, none taken for another", async () => {
+  process.env[BUDGET_ENV] = "2";
+  const { client } = fakeClient([]);
+  const keyless = { ...create(STACK, "L40S", 1, "x"), key: undefined };
+  expect(await refusalOf(client, keyless)).toBeUndefined();
+  expect(await refusalOf(client, keyless)).toBeUndefined();
+  expect(await refusalOf(client, keyless)).toContain("would take the stack acme/infra/dev to $2.58/h, over its budget $2.00/h (COMPUTEPLATFORM_MAX_HOURLY_COST); it costs $1.72/h now.");
+});
+
+test("a create that replaces a pod: the replaced one is not counted beside it, and counts nothing once the create passed", async () => {
+  process.env[BUDGET_ENV] = "3.5";
+  const { client } = fakeClient([pod("old", "L40S", 1, { COMPUTEPLATFORM_STACK: STACK }), pod("keep", "L40S", 1, { COMPUTEPLATFORM_STACK: STACK })]);
+  expect(await refusalOf(client, create(STACK, "H100", 1, "n", "old"))).toBe(
+    "pod n: create (H100 x1) ($2.99/h) would take the stack acme/infra/dev to $3.85/h, over its budget $3.50/h (COMPUTEPLATFORM_MAX_HOURLY_COST); it costs $1.72/h now. Nothing was sent for it. " +
+      "The largest: pod n $2.99/h (this change), pod keep $0.86/h (stack acme/infra/dev). Ways out: raise COMPUTEPLATFORM_MAX_HOURLY_COST, scale down or remove one of those, or make this change smaller. " +
+      "`pulumi up --target` or `--exclude` will not get past it: the budget is kept at every create and update.",
+  );
+  process.env[BUDGET_ENV] = "4";
+  expect(await refusalOf(client, create(STACK, "H100", 1, "n", "old"))).toBeUndefined();
+  expect((await accountView(client).spenders()).map((s) => [s.label, s.id, s.hourly.max])).toEqual([
+    ["pod keep", "keep", 0.86],
+    ["pod n", undefined, 2.99],
+    ["replaced", "old", 0],
+  ]);
+  // The next create is counted against the stack as the replacement leaves it: $0.86 + $2.99.
+  expect(await refusalOf(client, create(STACK, "L40S", 1, "m"))).toContain("would take the stack acme/infra/dev to $4.71/h, over its budget $4.00/h (COMPUTEPLATFORM_MAX_HOURLY_COST); it costs $3.85/h now.");
+  // A write that replaces nothing notes only itself.
+  process.env[BUDGET_ENV] = "5";
+  expect(await refusalOf(client, create(STACK, "RTX4090", 1, "s"))).toBeUndefined();
+  expect((await accountView(client).spenders()).map((s) => s.label)).toEqual(["pod keep", "pod n", "replaced", "pod s"]);
+});
+
+test("over the budget, a replacement at the same price or a cheaper one passes: the stack costs no more than now", async () => {
+  process.env[BUDGET_ENV] = "1";
+  const same = fakeClient([pod("old", "H100", 1, { COMPUTEPLATFORM_STACK: STACK })]);
+  expect(await refusalOf(same.client, create(STACK, "H100", 1, "n", "old"))).toBeUndefined();
+  const cheaper = fakeClient([pod("old", "H100", 1, { COMPUTEPLATFORM_STACK: STACK })]);
+  expect(await refusalOf(cheaper.client, create(STACK, "RTX4090", 1, "n", "old"))).toBeUndefined();
+  // Taking over a running pod made by hand leaves its cost as it is: not a raise, though the stack then counts it.
+  const hand = fakeClient([pod("hand", "H100", 1)]);
+  const takeOver: CostedWrite = { label: "pod hand", change: "take over", id: "hand", stack: STACK, compute: { kind: "pod", gpu: { id: "H100", count: 1 }, cloud: "SECURE", running: true } };
+  expect(await refusalOf(hand.client, takeOver)).toBeUndefined();
+  expect(await refusalOf(hand.client, { ...takeOver, compute: { kind: "pod", gpu: { id: "H100", count: 2 }, cloud: "SECURE", running: true } })).toContain(
+    "would take the stack acme/infra/dev to $5.98/h, over its budget $1.00/h",
+  );
+});
+
+test("a write of no known stack is held by no stack budget, and reads none of the stack's other accounts", async () => {
+  process.env[BUDGET_ENV] = "1";
+  const here = fakeClient([pod("hand", "H100", 1)]);
+  const there = fakeClient([pod("far", "H100", 1, { COMPUTEPLATFORM_STACK: STACK })]);
+  const accounts = () => [{ name: "shared", client: there.client() }];
+  expect(await refusalOf(here.client, { ...create(STACK, "L40S", 1, "a"), stack: undefined }, accounts)).toBeUndefined();
+  expect(there.calls).toEqual({ pods: 0, endpoints: 0, gpus: 0 });
+  // With its stack, the same write counts the stack's pod there (and only the stack's).
+  expect(await refusalOf(here.client, create(STACK, "L40S", 1, "b"), accounts)).toContain('to $3.85/h, over its budget $1.00/h (COMPUTEPLATFORM_MAX_HOURLY_COST); it costs $2.99/h now. Nothing was sent for it. The largest: pod far on account "shared" $2.99/h');
+});
+
+describe("accountCost: the account before and after a stack's change, against the account's budget", () => {
+  const budget = (usd: number) => ({ usd, source: "COMPUTEPLATFORM_ACCOUNT_MAX_HOURLY_COST" });
+  const view = () => {
+    const { client } = fakeClient([pod("mine", "L40S", 1, { COMPUTEPLATFORM_STACK: STACK }), pod("hand", "H100", 1)]);
+    return accountView(client);
+  };
+
+  it("refuses a change that takes the account over its budget and above what it costs now, naming the largest spenders", async () => {
+    expect(await accountCost(view(), { liveIds: new Set(["mine"]), after: { min: 1, max: 2 } }, budget(4.5))).toEqual({
+      line: "account: $3.85/h -> $3.99-$4.99/h (budget $4.50/h)",
+      refusal:
+        "the account would cost $3.99-$4.99/h, over its budget $4.50/h (COMPUTEPLATFORM_ACCOUNT_MAX_HOURLY_COST); it costs $3.85/h now. Nothing was created or changed. " +
+        "The largest spenders: pod hand $2.99/h (no stack (made outside Pulumi)), pod mine $0.86/h (stack acme/infra/dev). Ways out: raise COMPUTEPLATFORM_ACCOUNT_MAX_HOURLY_COST, " +
+        "scale down or remove one of those, or lower this stack's cost. `pulumi up --target` or `--exclude` will not get past it: the budget is kept at every create and update.",
+    });
+  });
+
+  it("passes a change that leaves the account at its budget exactly, or over it but no dearer than now", async () => {
+    expect(await accountCost(view(), { liveIds: new Set(["mine"]), after: { min: 1, max: 1.51 } }, budget(4.5))).toEqual({ line: "account: $3.85/h -> $3.99-$4.50/h (budget $4.50/h)" });
+    expect(await accountCost(view(), { liveIds: new Set(["mine"]), after: { min: 0.86, max: 0.86 } }, budget(1))).toEqual({ line: "account: $3.85/h -> $3.85/h (budget $1.00/h)" });
+    expect(await accountCost(view(), { liveIds: new Set(["mine"]), after: { min: 0, max: 0 } }, budget(1))).toEqual({ line: "account: $3.85/h -> $2.99/h (budget $1.00/h)" });
+  });
+});
