@@ -54,6 +54,8 @@ const ENTRIES = [
   // the serverless endpoint's plans: over GraphQL, and over REST v2
   "src/resources/serverless-endpoint/plan.ts",
   "src/resources/serverless-endpoint/rest-plan.ts",
+  // the wait for a rollout to be over: the shared list, the endpoint's own workers, a held release
+  "src/resources/serverless-endpoint/rollout.ts",
   // the other kinds' plans: the template's, the registry credential's, the network volume's
   "src/resources/template/plan.ts",
   "src/resources/registry-credential/plan.ts",

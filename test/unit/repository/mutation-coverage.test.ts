@@ -71,7 +71,6 @@ const NOT_YET = [
   "src/resources/serverless-endpoint/provider.ts",
   "src/resources/serverless-endpoint/rest.ts",
   "src/resources/serverless-endpoint/rollout-plan.ts",
-  "src/resources/serverless-endpoint/rollout.ts",
   "src/resources/serverless-endpoint/schema.ts",
   "src/resources/serverless-endpoint/smoke-plan.ts",
   "src/resources/serverless-endpoint/smoke-provider.ts",

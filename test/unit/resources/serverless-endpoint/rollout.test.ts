@@ -1,6 +1,6 @@
 import type { EndpointReleases, EndpointWorkerRecord, EndpointWorkers } from "../../../../src/client";
 import { Poller, type StatusRead } from "../../../../src/resources/lifecycle/poller";
-import { type ListedEndpoint, RolloutNotOverError, settleRollout } from "../../../../src/resources/serverless-endpoint/rollout";
+import { describeRelease, describeWorkers, type ListedEndpoint, RolloutNotOverError, settleRollout } from "../../../../src/resources/serverless-endpoint/rollout";
 import { FakeClock } from "../../../helpers/fake-clock";
 import { SteppedClock } from "../../../helpers/stepped-clock";
 
@@ -114,6 +114,46 @@ test("out of time: fails after rolloutTimeoutSeconds on the clock, saying the ne
   // Bounded: the pause grows by half up to its ceiling, and no read goes past the deadline.
   expect(clock.sleeps).toEqual([1000, 1500, 2250, 3375, 1875]);
   expect(calls.filter((c) => c === "releases")).toHaveLength(1);
+});
+
+test("held with no stale worker serving: the message says no worker serves", async () => {
+  const { client } = platform([[worker("UNHEALTHY", 4, false), worker("UNHEALTHY", 4, false), worker("INITIALIZING", 3, true)]]);
+  const err: RolloutNotOverError = await settleRollout(options(client, new FakeClock())).catch((e) => e);
+  expect(err.message).toContain("(workers: 2 UNHEALTHY new (version 4, image \"worker:4\"), 1 INITIALIZING stale (version 3, image \"worker:3\")). No worker serves. Fix the image");
+  expect(err.name).toBe("RolloutNotOverError");
+});
+
+test("the versions ready workers serve: each once, ascending as numbers; a worker starting or of no known version serves none", async () => {
+  const unversioned = { ...worker("IDLE", 0, false), version: undefined } as unknown as EndpointWorkerRecord;
+  const { client } = platform([[worker("IDLE", 10, false), worker("RUNNING", 9, true), worker("IDLE", 10, false), worker("INITIALIZING", 11, false), unversioned]]);
+  const err: RolloutNotOverError = await settleRollout(options(client, new FakeClock(), { timeoutSeconds: 1 })).catch((e) => e);
+  expect(err.state.rollout.serving).toEqual([9, 10]);
+});
+
+test("the version: the endpoint's, else its latest release's, else none", async () => {
+  const rollout = { inProgress: false, workersOnLatest: 0, workersTotal: 0, percentOnLatest: 100 };
+  const answering = (r: Partial<EndpointReleases>) => ({ serverless: { releases: async () => ({ rollout, releases: [], ...r }) } }) as never;
+  const once = (client: never) => settleRollout(options(client, new FakeClock(), { wait: false }));
+  expect((await once(answering({ releases: [{ version: 7 } as never] }))).version).toBe(7);
+  expect((await once(answering({ endpointVersion: 8, releases: [{ version: 7 } as never] }))).version).toBe(8);
+  expect((await once(answering({}))).version).toBeNull();
+});
+
+test("a clock that does not move cannot make the wait loop for ever", async () => {
+  const { client, calls } = platform([[worker("INITIALIZING", 4, false)]]);
+  await expect(settleRollout(options(client, new FakeClock(), { pollIntervalMs: 0 }))).rejects.toThrow("endpoint ep-1: its rollout was read 10000 times");
+  expect(calls).toHaveLength(10_000);
+});
+
+test("describeWorkers and describeRelease: counts by status, age, version and image; the release's changes as the platform gives them", () => {
+  expect(describeWorkers([])).toBe("no workers");
+  const bare = { ...worker("IDLE", 0, false), version: undefined, image: undefined } as unknown as EndpointWorkerRecord;
+  expect(describeWorkers([bare, bare, worker("IDLE", 3, true)])).toBe('2 IDLE new (version unknown), 1 IDLE stale (version 3, image "worker:3")');
+  expect(describeRelease(undefined, null)).toBe("release ?");
+  expect(describeRelease({ version: 5, diff: [] }, undefined)).toBe("release 5");
+  expect(describeRelease({ version: 5, diff: [{ field: "gpu.count", old: 1, new: 2 }, { field: "template.image", old: "a", new: "b" }] as never }, 6)).toBe(
+    'release 6 (gpu.count 1 -> 2, template.image "a" -> "b")',
+  );
 });
 
 // ---- with the shared poller: one list per tick for every endpoint that waits ----
