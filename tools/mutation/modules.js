@@ -51,6 +51,8 @@ const ENTRIES = [
   "src/resources/cost/account.ts",
   // the budgets kept at each write, and the account's part of the stack's cost line
   "src/resources/cost/guard.ts",
+  // the settings a provider reads at run time: stack config, then the environment; the budgets
+  "src/resources/engine/settings.ts",
   // the serverless endpoint's plans: over GraphQL, and over REST v2
   "src/resources/serverless-endpoint/plan.ts",
   "src/resources/serverless-endpoint/rest-plan.ts",

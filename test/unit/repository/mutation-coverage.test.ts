@@ -42,7 +42,6 @@ const NOT_YET = [
   "src/resources/engine/account-input.ts",
   "src/resources/engine/account.ts",
   "src/resources/engine/secret-outputs.ts",
-  "src/resources/engine/settings.ts",
   "src/resources/engine/shim.ts",
   "src/resources/inputs/container.ts",
   "src/resources/inputs/template-ref.ts",
