@@ -65,6 +65,9 @@ const ENTRIES = [
   // the argument and input checks
   "src/resources/inputs/arguments.ts",
   "src/resources/inputs/check.ts",
+  // the Template behind a container reference and what a change of it rolls; a container's fields
+  "src/resources/inputs/template-ref.ts",
+  "src/resources/inputs/container.ts",
   // the emulator's rules, the platform's stand-in every other test trusts: rate limits, releases
   // and their rollout, worker scaling
   "src/emulator/core/rate-limit.ts",

@@ -52,7 +52,8 @@ export function noteTemplate(idOutput: object, ref: TemplateRef): void {
 
 /** The Template whose `id` output `value` is, if it is one (a derived output is not). */
 export function templateBehind(value: unknown): TemplateRef | undefined {
-  return value !== null && typeof value === "object" ? byIdOutput.get(value) : undefined;
+  // A WeakMap answers undefined for a value that is not an object (a string id, null).
+  return byIdOutput.get(value as object);
 }
 
 /** The fingerprint of settled container fields (the Template's defaults already applied). */

@@ -43,8 +43,6 @@ const NOT_YET = [
   "src/resources/engine/account.ts",
   "src/resources/engine/secret-outputs.ts",
   "src/resources/engine/shim.ts",
-  "src/resources/inputs/container.ts",
-  "src/resources/inputs/template-ref.ts",
   "src/resources/kinds.ts",
   "src/resources/lifecycle/adopt.ts",
   "src/resources/lifecycle/in-use.ts",
