@@ -58,6 +58,8 @@ const ENTRIES = [
   "src/resources/serverless-endpoint/rest-plan.ts",
   // the wait for a rollout to be over: the shared list, the endpoint's own workers, a held release
   "src/resources/serverless-endpoint/rollout.ts",
+  // the smoke test: its resource's registration, the job followed to its end, the release that served it
+  "src/resources/serverless-endpoint/smoke.ts",
   // the other kinds' plans: the template's, the registry credential's, the network volume's
   "src/resources/template/plan.ts",
   "src/resources/registry-credential/plan.ts",

@@ -71,7 +71,6 @@ const NOT_YET = [
   "src/resources/serverless-endpoint/schema.ts",
   "src/resources/serverless-endpoint/smoke-plan.ts",
   "src/resources/serverless-endpoint/smoke-provider.ts",
-  "src/resources/serverless-endpoint/smoke.ts",
   "src/resources/serverless-endpoint/step-effects.ts",
   "src/resources/serverless-endpoint/workers-run.ts",
   "src/resources/stack-cost/provider.ts",
