@@ -53,6 +53,10 @@ const ENTRIES = [
   "src/resources/cost/guard.ts",
   // the settings a provider reads at run time: stack config, then the environment; the budgets
   "src/resources/engine/settings.ts",
+  // a resource's own account (its input and its check), the outputs kept secret
+  "src/resources/engine/account.ts",
+  "src/resources/engine/account-input.ts",
+  "src/resources/engine/secret-outputs.ts",
   // the serverless endpoint's plans: over GraphQL, and over REST v2
   "src/resources/serverless-endpoint/plan.ts",
   "src/resources/serverless-endpoint/rest-plan.ts",
