@@ -74,6 +74,7 @@ export function scaleReport(shape: Shape, results: StackResult[]): { text: strin
       "   ms per resource: preview, the plugin's Check + Diff (the median of its rounds); other phases, the wall. Peak RSS: the plugin's,\n" +
       "   sampled every 50 ms (the memory run's up, refresh and destroy also under the heap probe, a full collection every 250 ms).",
   );
+  out.push(upTimes(shape, ok));
   const states = ok.map((r) => `N=${r.pods}: ${fmt(r.stateBytes / 2 ** 20, 1)} MB (${fmt(r.stateBytes / resourcesOf(r), 0)} B per resource)`);
   out.push(`   The state after the up (every resource's inputs and outputs, as JSON): ${states.join(", ")}.`);
 
@@ -120,4 +121,58 @@ export function scaleReport(shape: Shape, results: StackResult[]): { text: strin
   ]);
   for (const r of results.filter((x) => x.error)) targets.push([`scale: N = ${r.pods} completes`, false, r.error!]);
   return { text: out.join("\n"), targets };
+}
+
+/** Table 12: where each up's time went against its bound (bench/up-timeline.ts), a diagnosis beside table 11. */
+function upTimes(shape: Shape, ok: StackResult[]): string {
+  const s = (ms: number | undefined) => (ms === undefined ? "-" : fmt(ms / 1000, 1));
+  const rows = ok
+    .filter((r) => r.upTimeline)
+    .map((r) => {
+      const t = r.upTimeline!;
+      const kinds = (side: "engineMs" | "sentMs") => [t.firstCreate.volume[side], t.firstCreate.pod[side], t.firstCreate.endpoint[side]].map(s).join(" / ");
+      const lb = boundMs(shape, r, "up");
+      return [
+        r.pods,
+        fmt(r.up.wallMs / 1000, 1),
+        fmt(lb / 1000, 1),
+        fmt((r.up.wallMs - lb) / 1000, 1),
+        s(t.firstRequestMs),
+        kinds("engineMs"),
+        kinds("sentMs"),
+        s(t.unusedWhileWaitingMs),
+        s(t.unusedIdleMs),
+        s(t.gapsMs),
+        s(t.afterLastMs),
+        t.asksPerRequest === undefined ? "-" : fmt(t.asksPerRequest, 1),
+        s(t.loopLateMs),
+      ];
+    });
+  if (rows.length === 0) return "";
+  return [
+    `\n12. Where each up's time went against its bound (real s from the up's start; the emulator's windows replayed over the up key's requests)`,
+    table(
+      [
+        "N",
+        "wall s",
+        "LB s",
+        "over LB s",
+        "first request",
+        "engine's first Create: volume / pod / endpoint",
+        "first create sent: volume / pod / endpoint",
+        "quota unused, creates waiting",
+        "quota unused, none waiting",
+        "no window open",
+        "after last request",
+        "budget asks per request",
+        "plugin loop late s",
+      ],
+      rows,
+    ),
+    "   quota unused: each minute window's room left (the hour's window not spent), as time at the minute's pace, split by whether pod or volume\n" +
+      "   creates the engine had handed to the plugin were still unsent at the window's end (the plugin or its pacer held them: the two requests\n" +
+      "   a window keeps for a neighbour count here) or none were. no window open: from a window's reset (or a spent hour's) to the next request.\n" +
+      "   budget asks per request: the pacer's asks of the rate-limit budget per request it let go; plugin loop late: how late the plugin's event\n" +
+      "   loop ran its timers in total (bench/pacing-probe.js): a request the budget lets go leaves only when the loop gets to it.",
+  ].join("\n");
 }

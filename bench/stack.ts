@@ -20,6 +20,7 @@ import type { Floor, FloorResult } from "./floor";
 import { type PreviewTiming, timeCheckAndDiff } from "./preview-timing";
 import { NaiveFleet } from "./naive";
 import { startPlugin as startConfiguredPlugin } from "../tools/engine/rig";
+import { probeOf, probeSince, recordCreates, upTimeline, type UpTimeline } from "./up-timeline";
 
 /** The engine's default `--parallel`: unbounded. */
 const UNBOUNDED = Number.POSITIVE_INFINITY;
@@ -71,6 +72,8 @@ export interface StackResult {
   volumes: number;
   endpoints: number;
   up: PhaseResult;
+  /** Where the up's time went against its quota bound (bench/up-timeline.ts). */
+  upTimeline?: UpTimeline;
   /** The median round's preview (by Check + Diff), with every round's ms per resource. */
   preview: PhaseResult & PreviewTiming & { rounds: number[] };
   /** The no-op floor's previews, alternating with this stack's (asked for at one size). */
@@ -230,7 +233,13 @@ async function settledAll(work: Promise<unknown>[]): Promise<void> {
 /** The bound of one gRPC call in the bench: the whole run's, not the rig's minute for a test. */
 const CALL_TIMEOUT_MS = 30 * 60_000;
 
-export async function startPlugin(b: Bench, apiKey: string, probe: boolean): Promise<{ plugin: ProviderPlugin; config: Record<string, string> }> {
+export async function startPlugin(
+  b: Bench,
+  apiKey: string,
+  probe: boolean,
+  pacingProbe = false,
+): Promise<{ plugin: ProviderPlugin; config: Record<string, string> }> {
+  const preloads = [...(probe ? ["heap-probe.js"] : []), ...(pacingProbe ? ["pacing-probe.js"] : [])];
   const config = { "computeplatform:apiKey": apiKey, "computeplatform:apiUrl": b.emu.url };
   const plugin = await startConfiguredPlugin(config, {
     // The engine sets no deadline on a provider call: a create that waits its turn under the
@@ -239,7 +248,7 @@ export async function startPlugin(b: Bench, apiKey: string, probe: boolean): Pro
     env: {
       // The providers' default pace in emulated time, as COMPUTEPLATFORM_POLL_INTERVAL_MS sets it.
       COMPUTEPLATFORM_POLL_INTERVAL_MS: String(pollMs(b.shape)),
-      ...(probe ? { NODE_OPTIONS: `--require ${join(__dirname, "heap-probe.js")}` } : {}),
+      ...(preloads.length > 0 ? { NODE_OPTIONS: preloads.map((p) => `--require ${join(__dirname, p)}`).join(" ") } : {}),
     },
   });
   return { plugin, config };
@@ -285,8 +294,8 @@ export async function runStack(shape: Shape, n: number, opts: { memory: boolean;
   const stop = async (p: ProviderPlugin) => {
     if (plugins.delete(p)) await p.stop();
   };
-  const started = async (apiKey: string, probe = opts.memory) => {
-    const s = await startPlugin(b, apiKey, probe);
+  const started = async (apiKey: string, probe = opts.memory, pacingProbe = false) => {
+    const s = await startPlugin(b, apiKey, probe, pacingProbe);
     plugins.add(s.plugin);
     return s;
   };
@@ -300,10 +309,21 @@ export async function runStack(shape: Shape, n: number, opts: { memory: boolean;
     );
 
     // Up, on its own key at the platform's quotas: the stack to measure.
-    const a = await started(keys.up);
+    const a = await started(keys.up, opts.memory, true);
     const regs = await program(n, templateId, a.config);
     const stack = new EngineStack(a.plugin, { project: PROJECT, stack: "bench" });
+    let t0 = 0;
+    const engineCreates = recordCreates(a.plugin, () => t0);
+    const from = b.emu.requestLog().length;
+    const probed = probeOf(a.plugin);
+    const since = Date.now();
+    t0 = performance.now();
     result.up = await watched(b, a.plugin, memory.up, () => stack.up(regs, { parallel: UNBOUNDED }));
+    const arrivals = b.emu
+      .requestLog()
+      .slice(from)
+      .map((e) => ({ atMs: Date.parse(e.at) - since, op: e.op, status: e.status }));
+    result.upTimeline = upTimeline(run, arrivals, engineCreates, result.up.wallMs, probeSince(a.plugin, probed));
     if (result.up.error) throw new Error(`up: ${result.up.error}`);
     await stop(a.plugin);
     result.stateBytes = JSON.stringify([...stack.resources.values()]).length;
