@@ -2,7 +2,7 @@
 // at a time, naming it and the rule, and lets a value not known at preview through; the identity
 // that decides replace-or-update is the name and addresses, never the key (a new key is a
 // rotation); an account is named by its name, never its key.
-import { ACCOUNT_KEY, accountFailures, accountIdentity, accountIn, accountLabel } from "../../../../src/resources/engine/account";
+import { ACCOUNT_KEY, accountFailures, accountIdentity, accountIn, accountLabel, STACK_ACCOUNTS_KEY, stackAccountsIn } from "../../../../src/resources/engine/account";
 
 const UNKNOWN = Symbol("unknown");
 const isUnknown = (v: unknown) => v === UNKNOWN;
@@ -92,5 +92,19 @@ describe("accountIdentity and accountLabel", () => {
   it("names an account by its name, never its key", () => {
     expect(accountLabel(ok)).toBe('account "team-b"');
     expect(accountLabel(undefined)).toBe("the stack's account");
+  });
+});
+
+describe("stackAccountsIn", () => {
+  it("the accounts listed under the hidden input, those that are accounts; none when absent or not a list", () => {
+    const team = { name: "team", apiKey: "k1", apiUrl: "http://127.0.0.1:1" };
+    expect(STACK_ACCOUNTS_KEY).toBe("__stackAccounts");
+    expect(stackAccountsIn({ [STACK_ACCOUNTS_KEY]: [team, { name: "other", apiKey: "k2", serverlessUrl: "http://127.0.0.1:2" }, null, "x", { name: "nokey" }] })).toEqual([
+      team,
+      { name: "other", apiKey: "k2", serverlessUrl: "http://127.0.0.1:2" },
+    ]);
+    expect(stackAccountsIn({ [STACK_ACCOUNTS_KEY]: "x" })).toEqual([]);
+    expect(stackAccountsIn({})).toEqual([]);
+    expect(stackAccountsIn(undefined)).toEqual([]);
   });
 });
