@@ -114,6 +114,27 @@ const NOT_SENT_CODES = new Set([
   "EMFILE", "ENFILE", "EADDRNOTAVAIL",
 ]);
 
+/** Whether a connection failure with this code may have let the request reach the server. */
+export function mayHaveReachedServer(code: string | undefined): boolean {
+  return !(code && NOT_SENT_CODES.has(code));
+}
+
+/**
+ * What a connection failure's message adds to say how to fix it: start the emulator when nothing
+ * listens at its default address, else check the setting the address came from.
+ */
+export function connectionHint(code: string | undefined, origin: string, setting: AddressSetting): string {
+  const env = SETTING_ENV[setting];
+  if (code === "ECONNREFUSED" && origin === DEFAULT_URL) {
+    return (
+      `. Nothing listens at ${DEFAULT_URL}, the local emulator's address: start it with ` +
+      `\`npx computeplatform-emulator\`, or point at the platform with ${env} (stack config computeplatform:${setting})`
+    );
+  }
+  if (code === "ECONNREFUSED" || code === "ENOTFOUND") return `. Check ${env} (stack config computeplatform:${setting})`;
+  return "";
+}
+
 /**
  * REST and GraphQL over undici: one keep-alive pool per origin, bearer auth, pacing per key,
  * timeouts, redaction, and the retry loop. Resource classes only name path, verb and body.
@@ -260,22 +281,15 @@ export class Transport {
   private connectionError(req: HttpRequest, safeUrl: string, err: unknown): ConnectionError {
     const code = (err as { code?: unknown })?.code;
     const codeStr = typeof code === "string" ? code : undefined;
-    const requestSent = !(codeStr && NOT_SENT_CODES.has(codeStr));
     const origin = new URL(req.url).origin;
-    const env = SETTING_ENV[req.setting];
-    let message = `${req.method} ${urlPath(req.url)} to ${origin} failed: ${this.redact(err instanceof Error ? err.message : String(err), req.writeOnly)}${codeStr ? ` (${codeStr})` : ""}`;
-    if (codeStr === "ECONNREFUSED" && origin === DEFAULT_URL) {
-      message +=
-        `. Nothing listens at ${DEFAULT_URL}, the local emulator's address: start it with ` +
-        `\`npx computeplatform-emulator\`, or point at the platform with ${env} (stack config computeplatform:${req.setting})`;
-    } else if (codeStr === "ECONNREFUSED" || codeStr === "ENOTFOUND") {
-      message += `. Check ${env} (stack config computeplatform:${req.setting})`;
-    }
+    const message =
+      `${req.method} ${urlPath(req.url)} to ${origin} failed: ${this.redact(err instanceof Error ? err.message : String(err), req.writeOnly)}` +
+      `${codeStr ? ` (${codeStr})` : ""}${connectionHint(codeStr, origin, req.setting)}`;
     return new ConnectionError(message, {
       method: req.method,
       url: safeUrl,
       code: codeStr,
-      requestSent,
+      requestSent: mayHaveReachedServer(codeStr),
       cause: sanitizeError(err, this.secrets, req.writeOnly),
     });
   }

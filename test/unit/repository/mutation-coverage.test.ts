@@ -35,7 +35,6 @@ const NOT_YET = [
   "src/client/core/create-once.ts",
   "src/client/core/path.ts",
   "src/client/core/runtime.ts",
-  "src/client/core/transport.ts",
   "src/emulator/core/faults.ts",
   "src/emulator/serverless/jobs/queue.ts",
   "src/resources/catalog/index.ts",

@@ -1,17 +1,12 @@
-import { createServer } from "node:net";
 import { inspect } from "node:util";
 import {
   AuthenticationError,
   ComputePlatform,
   type ComputePlatformOptions,
   ConflictError,
-  ConnectionError,
-  DEFAULT_URL,
   PacingRegistry,
   PlatformError,
-  RateLimitError,
   ResponseValidationError,
-  sharedPacing,
 } from "../../../../src/client";
 import { FakeClock } from "../../../helpers/fake-clock";
 import { type Handler, startLoopback } from "../../../helpers/loopback";
@@ -225,70 +220,5 @@ describe("the key never reaches an error, a URL on an error, a cause or a log li
     expect(lines.length).toBeGreaterThan(5);
     expect(lines.some((l) => /GET \/v2\/pods -> 422 \(attempt 1/.test(l))).toBe(true);
     expectNoKey(lines);
-  });
-});
-
-describe("connection failures say how to fix them", () => {
-  async function portFree(port: number): Promise<boolean> {
-    return new Promise((resolve) => {
-      const s = createServer();
-      s.once("error", () => resolve(false));
-      s.listen(port, "127.0.0.1", () => s.close(() => resolve(true)));
-    });
-  }
-
-  test("refused at the emulator's address: start the emulator, or point at the platform", async () => {
-    if (!(await portFree(8787))) {
-      // Someone runs an emulator on the default port right now; the hint cannot be provoked.
-      return;
-    }
-    const cp = new ComputePlatform({ apiKey: KEY, apiUrl: DEFAULT_URL, env: {}, maxRetries: 0, pacing: false });
-    clients.push(cp);
-    expect(cp.serverlessUrl).toBe(DEFAULT_URL);
-    const err = await cp.pods.list().catch((e) => e);
-    expect(err).toBeInstanceOf(ConnectionError);
-    expect(err.code).toBe("ECONNREFUSED");
-    expect(err.requestSent).toBe(false);
-    expect(err.message).toContain("npx computeplatform-emulator");
-    expect(err.message).toContain("COMPUTEPLATFORM_API_URL");
-    expect(err.message).toContain("computeplatform:apiUrl");
-    const sls = await cp.models.runSync("m", {}).catch((e) => e);
-    expect(sls.message).toContain("COMPUTEPLATFORM_SERVERLESS_URL");
-  });
-
-  test("refused elsewhere: names the setting to check; retried, since nothing was sent", async () => {
-    const cp = new ComputePlatform({ apiKey: KEY, apiUrl: "http://127.0.0.1:9", env: {}, maxRetries: 2, clock: new FakeClock(), pacing: false, random: () => 0 });
-    clients.push(cp);
-    const err = await cp.pods.create({ name: "p", image: "i", gpu: { id: "g" } }).catch((e) => e);
-    expect(err).toBeInstanceOf(ConnectionError);
-    expect(err.message).toContain("Check COMPUTEPLATFORM_API_URL");
-    expect(err.message).not.toContain("npx computeplatform-emulator");
-  });
-
-  test("without a pacing option every client shares the process-wide registry", async () => {
-    const srv = await startLoopback(() => ({ status: 200, body: { cpus: [] } }));
-    servers.push(srv);
-    const a = new ComputePlatform({ apiKey: KEY, apiUrl: srv.url, env: {}, maxRetryDelayMs: 1000 });
-    const b = new ComputePlatform({ apiKey: KEY, apiUrl: srv.url, env: {}, maxRetryDelayMs: 1000 });
-    clients.push(a, b);
-    sharedPacing.holdUntil(PacingRegistry.keyId(KEY), Date.now() + 60_000);
-    try {
-      await expect(a.catalog.cpus()).rejects.toBeInstanceOf(RateLimitError);
-      await expect(b.catalog.cpus()).rejects.toBeInstanceOf(RateLimitError);
-      expect(srv.seen).toHaveLength(0);
-    } finally {
-      sharedPacing.clear();
-    }
-    await expect(b.catalog.cpus()).resolves.toEqual([]);
-  });
-
-  test("a rate-limit hold longer than maxRetryDelayMs fails before sending", async () => {
-    const registry = new PacingRegistry();
-    const { srv, cp, clock } = await setup(() => ({ status: 200, body: { cpus: [] } }), { pacing: registry, maxRetryDelayMs: 1000 });
-    registry.holdUntil(PacingRegistry.keyId(KEY), clock.now() + 45_000);
-    const err = await cp.catalog.cpus().catch((e) => e);
-    expect(err).toBeInstanceOf(RateLimitError);
-    expect(err.message).toContain("resets in 45 s");
-    expect(srv.seen).toHaveLength(0);
   });
 });
