@@ -66,6 +66,10 @@ const ENTRIES = [
   "src/resources/serverless-endpoint/rollout.ts",
   // the smoke test: its resource's registration, the job followed to its end, the release that served it
   "src/resources/serverless-endpoint/smoke.ts",
+  // when the smoke test runs again; what a change of the endpoint does, for its step line; its writes as the budgets see them
+  "src/resources/serverless-endpoint/smoke-plan.ts",
+  "src/resources/serverless-endpoint/step-effects.ts",
+  "src/resources/serverless-endpoint/costed-write.ts",
   // the other kinds' plans: the template's, the registry credential's, the network volume's
   "src/resources/template/plan.ts",
   "src/resources/registry-credential/plan.ts",
