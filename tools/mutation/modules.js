@@ -36,6 +36,9 @@ const ENTRIES = [
   "src/resources/lifecycle/step-line.ts",
   // the shared poller: one list per tick for every waiter, its back-off, deadlines and aborts
   "src/resources/lifecycle/poller.ts",
+  // adoption of an object that already runs; a delete that waits for its users
+  "src/resources/lifecycle/adopt.ts",
+  "src/resources/lifecycle/in-use.ts",
   // the pod's plans: replace or update, a create's, an update's requests
   "src/resources/pod/plan.ts",
   "src/resources/pod/create-plan.ts",

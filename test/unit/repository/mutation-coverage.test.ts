@@ -40,8 +40,6 @@ const NOT_YET = [
   "src/resources/catalog/index.ts",
   "src/resources/engine/shim.ts",
   "src/resources/kinds.ts",
-  "src/resources/lifecycle/adopt.ts",
-  "src/resources/lifecycle/in-use.ts",
   "src/resources/lifecycle/look.ts",
   "src/resources/lifecycle/shared-list.ts",
   "src/resources/lifecycle/shared-reads.ts",

@@ -93,3 +93,86 @@ test("a replacement while adopt names the object in state is refused; any other 
   expect(() => refuseReplaceWhileAdopted("Box", "one", "b1", { adopt: "b1" }, [])).not.toThrow();
   expect(() => refuseReplaceWhileAdopted("Box", "one", "b1", { adopt: "other" }, ["zone"])).not.toThrow();
 });
+
+test("the note says when up changes nothing, what is known only at up, and the kind's caveat; a resource without a logical name is its kind", async () => {
+  const lines: string[] = [];
+  const kind = { ...boxes(found), caveat: "its secret cannot be read back" };
+  await checkAdoption(kind, undefined, "b1", { inputs: { zone: "z1", size: 10, name: "one" } }, (l) => lines.push(l));
+  releaseClaim("Box", "b1");
+  await checkAdoption(kind, {}, "b1", { inputs: { zone: pulumi.runtime.unknownValue, size: 10, name: "renamed", __logicalName: "c2" } }, (l) => lines.push(l));
+  releaseClaim("Box", "b1");
+  expect(lines).toEqual([
+    "Box adopts box b1: nothing is created; the first up changes nothing on it; its secret cannot be read back",
+    'Box "c2" adopts box b1: nothing is created; the first up updates name in place (zone: known at up, from resources not made yet); its secret cannot be read back',
+  ]);
+});
+
+test("an error that is not a refusal (the platform failing) is passed on by check, not made a failure", async () => {
+  const failing = { ...boxes(found), find: async () => Promise.reject(new Error("503 from the platform")) };
+  await expect(checkAdoption(failing, {}, "b1", { inputs: {} }, () => undefined)).rejects.toThrow("503 from the platform");
+  // Failures already there are kept beside a refusal.
+  const result = await checkAdoption(boxes(found), {}, "nope", { inputs: {}, failures: [] }, () => undefined);
+  expect(result.failures).toEqual([{ property: "adopt", reason: "adopt: there is no box with ID nope" }]);
+});
+
+test("fields that cannot change are named together, as them; a value nested in an object that is not known yet is deferred", async () => {
+  const twoFixed: Adoptable<Box, Box, Inputs> = { ...boxes(found), plan: () => ({ replaces: ["zone", "size"], updates: ["name"] }) };
+  await expect(lookAdoption(twoFixed, "b1", { zone: "z2", size: 3 })).rejects.toThrow(
+    'adopt: box b1 differs from the declaration in zone, size, which cannot change on an existing box; declare them as the box has them (zone: "z1"), or remove adopt to make a new box',
+  );
+  const oneFixed: Adoptable<Box, Box, Inputs> = { ...boxes(found), plan: () => ({ replaces: ["zone"], updates: ["size", "name"] }) };
+  const nested = await lookAdoption(oneFixed, "b1", { zone: { from: [pulumi.runtime.unknownValue] }, size: { at: null, of: 3 }, name: { deep: { er: pulumi.runtime.unknownValue } } });
+  expect(nested).toMatchObject({ updates: ["size"], deferred: ["zone", "name"] });
+  await expect(lookAdoption(oneFixed, "b1", { zone: { from: ["z2"] }, size: 3, name: "x" })).rejects.toThrow("in zone, which");
+});
+
+test("the kind of an id asks each other kind once, skips the one asked for, passes a TERMINATED object over and any error but a 404 on", async () => {
+  const notFound = (id: string) => new NotFoundError(`${id} not found`, { status: 404, title: "Not Found", detail: "", errors: [], method: "GET", url: `/x/${id}` });
+  const asked: string[] = [];
+  const signal = new AbortController().signal;
+  const answering = (kind: string, answer: (id: string) => unknown) => ({
+    get: async (id: string, opts: { signal?: AbortSignal }) => {
+      asked.push(kind);
+      expect(opts.signal).toBe(signal);
+      return answer(id);
+    },
+  });
+  const account = {
+    pods: answering("pods", () => ({ status: "TERMINATED" })),
+    networkVolumes: answering("networkVolumes", (id) => Promise.reject(notFound(id))),
+    templates: answering("templates", (id) => Promise.reject(notFound(id))),
+    registries: answering("registries", (id) => Promise.reject(notFound(id))),
+    serverless: answering("serverless", () => ({ id: "e1" })),
+  } as unknown as KindLookup;
+  const kind = { ...boxes(found), account: { client: account, signal } };
+  await expect(lookAdoption(kind, "e1", {})).rejects.toThrow("adopt: there is no box with ID e1: e1 is a ServerlessEndpoint's ID; declare it with that kind's resource");
+  expect(asked).toEqual(["pods", "networkVolumes", "templates", "registries", "serverless"]);
+  asked.length = 0;
+  await expect(lookAdoption({ ...kind, kind: "ServerlessEndpoint" }, "e1", {})).rejects.toThrow(/^adopt: there is no box with ID e1$/);
+  expect(asked).toEqual(["pods", "networkVolumes", "templates", "registries"]);
+  for (const [field, label] of [["networkVolumes", "NetworkVolume"], ["templates", "Template"], ["registries", "RegistryCredential"]] as const) {
+    const one = { [field]: answering(field, () => ({ id: "x" })) } as unknown as KindLookup;
+    await expect(lookAdoption({ ...kind, account: { client: one, signal } }, "x", {})).rejects.toThrow(`x is a ${label}'s ID`);
+  }
+  const broken = { pods: answering("pods", () => Promise.reject(new Error("401 bad key"))) } as unknown as KindLookup;
+  await expect(lookAdoption({ ...kind, account: { client: broken, signal } }, "x", {})).rejects.toThrow("401 bad key");
+  // Without a signal, none is passed.
+  const bare = { pods: { get: async (_id: string, opts: object) => (asked.push(JSON.stringify(opts)), { id: "p" }) } } as unknown as KindLookup;
+  asked.length = 0;
+  await expect(lookAdoption({ ...kind, account: { client: bare } }, "p", {})).rejects.toThrow("p is a Pod's ID");
+  expect(asked).toEqual(["{}"]);
+});
+
+test("by default the note goes to Pulumi's log; a kind with no refusal rule adopts whatever has the id", async () => {
+  const info = jest.spyOn(pulumi.log, "info").mockImplementation(async () => undefined);
+  try {
+    const { refuse: _r, ...open } = boxes(found);
+    await checkAdoption(open, {}, "b2", { inputs: { zone: "z1", size: 10, name: "two~creating", __logicalName: "d" } });
+    expect(info).toHaveBeenCalledWith('Box "d" adopts box b2: nothing is created; the first up changes nothing on it');
+  } finally {
+    info.mockRestore();
+    releaseClaim("Box", "b2");
+  }
+  expect(unfinishedCreate("two")).toBeUndefined();
+  expect(unfinishedCreate(undefined)).toBeUndefined();
+});

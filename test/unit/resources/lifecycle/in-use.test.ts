@@ -159,3 +159,77 @@ test("deleteWaitMs defaults to 120 s", () => {
   expect(deleteWaitMs(undefined)).toBe(120_000);
   expect(deleteWaitMs(5)).toBe(5000);
 });
+
+describe("deleteWhenUnused, its bounds", () => {
+  const refused = async () => {
+    throw conflict();
+  };
+
+  test("the last pause is what is left of the wait, not a whole interval", async () => {
+    const o = options({ waitMs: 2500, remove: refused, holders: async () => [pod] });
+    await expect(deleteWhenUnused(o)).rejects.toThrow(/after waiting 3 s/);
+    expect(o.sleeps).toEqual([1000, 1000, 500]);
+  });
+
+  test("an interval of 0 is taken as 1 ms", async () => {
+    const o = options({ waitMs: 3, pollIntervalMs: 0, remove: refused, holders: async () => [pod] });
+    await expect(deleteWhenUnused(o)).rejects.toThrow(/still used by pod p1/);
+    expect(o.sleeps).toEqual([1, 1, 1]);
+  });
+
+  test("a clock that does not move still ends the wait: the rounds are bounded by the wait over the interval, plus two", async () => {
+    let removes = 0;
+    const still = { now: () => 0, sleep: async () => undefined };
+    const o = options({
+      clock: still,
+      remove: async () => {
+        removes++;
+        throw conflict();
+      },
+    });
+    await expect(deleteWhenUnused(o)).rejects.toThrow(/could not be deleted/);
+    expect(removes).toBe(Math.ceil(3000 / 1000) + 2);
+  });
+
+  test("when the wait ends with no holder listed, the users are asked once more for the message", async () => {
+    let listings = 0;
+    const o = options({ waitMs: 1000, remove: refused, holders: async () => (++listings >= 2 ? [pod] : []) });
+    await expect(deleteWhenUnused(o)).rejects.toThrow(/is still used by pod p1 \("web", RUNNING\) after waiting 1 s/);
+    expect(listings).toBe(2);
+  });
+
+  test("a kind whose platform refuses another way says so with inUse; the message then falls back to 409 Conflict", async () => {
+    const busy = Object.assign(new Error("400 volume busy"), { status: 400 });
+    let removes = 0;
+    const o = options({
+      waitMs: 1000,
+      inUse: (err) => err === busy,
+      remove: async () => {
+        removes++;
+        throw busy;
+      },
+    });
+    await expect(deleteWhenUnused(o)).rejects.toThrow(
+      'registry credential r1 ("ghcr") could not be deleted: the platform still reports it in use after 1 s (409 Conflict), though nothing listed uses it. Try again shortly.',
+    );
+    expect(removes).toBe(2);
+    // With inUse given, a 409 is no longer "in use": it passes through.
+    const c = options({ inUse: () => false, remove: refused });
+    await expect(deleteWhenUnused(c)).rejects.toBeInstanceOf(ConflictError);
+    expect(c.sleeps).toEqual([]);
+  });
+});
+
+test("inUseError rounds the wait to whole seconds", () => {
+  expect(inUseError({ what: "template", id: "t1", verb: "used", waitMs: 1500, remedy: "Stop" }, [pod]).message).toBe(
+    'template t1 is still used by pod p1 ("web", RUNNING) after waiting 2 s. Stop, then run the deletion again (deleteWaitSeconds sets how long delete waits).',
+  );
+});
+
+test("deleteWaitSeconds: each refusal names the field and the rule", () => {
+  const reason = (v: unknown) => deleteWaitSecondsSchema.safeParse(v).error?.issues[0]?.message;
+  expect(reason("10")).toBe("deleteWaitSeconds must be a number of seconds");
+  expect(reason(1.5)).toBe("deleteWaitSeconds must be a whole number of seconds");
+  expect(reason(-1)).toBe("deleteWaitSeconds must be from 0 to 3600");
+  expect(reason(3601)).toBe("deleteWaitSeconds must be from 0 to 3600");
+});
