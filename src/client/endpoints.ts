@@ -46,6 +46,7 @@ export function deleteEndpointDocument(id: string): string {
 
 /** What a read of the account's endpoints may select besides `id` (which every read carries). */
 export const ENDPOINT_READ_FIELDS = [...ENDPOINT_FIELDS, "pods"] as const;
+/** A field a read of the account's endpoints may select. */
 export type EndpointReadField = (typeof ENDPOINT_READ_FIELDS)[number];
 
 /** An endpoint as a read of `F` answers it: its id and those fields. */

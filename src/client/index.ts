@@ -33,7 +33,7 @@ export type { Logger } from "./core/transport";
 export { backoffMs, DEFAULT_BACKOFF } from "./core/retry";
 export { MIN_NODE_VERSION, requireSupportedNode } from "./core/runtime";
 export { DEFAULT_URL, isAmbiguous } from "./core/transport";
-export { ENDPOINT_FIELDS, type EndpointField, type Endpoints } from "./endpoints";
+export { ENDPOINT_FIELDS, ENDPOINT_READ_FIELDS, type EndpointField, type EndpointRead, type EndpointReadField, type Endpoints } from "./endpoints";
 export type { ModelJobStatusOptions, Models, RunSyncOptions } from "./models";
 export type { JobRunOptions, JobRunSyncOptions, Jobs, JobStreamOptions } from "./jobs";
 export type { NetworkVolumes } from "./network-volumes";
