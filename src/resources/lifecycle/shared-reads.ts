@@ -53,7 +53,7 @@ export interface ReadWays<T> {
 export class SharedReads<T extends { id: string }> {
   private active = 0;
   private lastAt = Number.NEGATIVE_INFINITY;
-  /** Reads that arrived while the current window was open. */
+  /** Reads that arrived while the newest window was open (or after: no one reads it then). */
   private window: { joined: number } | undefined;
   /** Lists sent up to this number are older than the current run of reads. */
   private runFrom = 0;
@@ -109,16 +109,15 @@ export class SharedReads<T extends { id: string }> {
     }
   }
 
-  /** Open a window for other reads of the kind; true when none came. */
+  /**
+   * Open a window for other reads of the kind; true when none came. A window is left in place once
+   * closed: the reads that count into it after are in the run it began, and no one reads it again.
+   */
   private async alone(): Promise<boolean> {
     if (this.timing.windowMs <= 0) return true;
     const window = { joined: 0 };
     this.window = window;
-    try {
-      await this.clock.sleep(this.timing.windowMs);
-    } finally {
-      if (this.window === window) this.window = undefined;
-    }
+    await this.clock.sleep(this.timing.windowMs);
     return window.joined === 0;
   }
 

@@ -72,3 +72,29 @@ describe("lookAgain", () => {
     await expect(lookAgain(look, { clock, signal: ac.signal, attempts: 3 })).rejects.toBe(reason);
   });
 });
+
+describe("lookPauseMs", () => {
+  const saved = process.env.COMPUTEPLATFORM_RETRY_BASE_MS;
+  afterEach(() => {
+    if (saved === undefined) delete process.env.COMPUTEPLATFORM_RETRY_BASE_MS;
+    else process.env.COMPUTEPLATFORM_RETRY_BASE_MS = saved;
+  });
+
+  it("0.5, 1, 2 s, doubling up to 5 s, with no jitter", () => {
+    delete process.env.COMPUTEPLATFORM_RETRY_BASE_MS;
+    expect([1, 2, 3, 4, 5, 6].map(lookPauseMs)).toEqual([500, 1000, 2000, 4000, 5000, 5000]);
+  });
+
+  it("COMPUTEPLATFORM_RETRY_BASE_MS paces them as it paces the client's retries", () => {
+    process.env.COMPUTEPLATFORM_RETRY_BASE_MS = "40";
+    expect([1, 2, 3].map(lookPauseMs)).toEqual([40, 80, 160]);
+  });
+});
+
+it("one attempt: the first failure is passed on, with no pause", async () => {
+  const clock = new FakeClock();
+  const first = new Error("list failed");
+  const l = looks(first);
+  await expect(lookAgain(l.look, { clock, attempts: 1 })).rejects.toBe(first);
+  expect(clock.sleeps).toEqual([]);
+});

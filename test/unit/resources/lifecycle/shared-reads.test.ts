@@ -1,7 +1,8 @@
 // Reads of one kind that come together share one list (src/resources/lifecycle/shared-reads.ts).
 // Pure: a scripted list and GET, a fake clock (a sleep moves it at once).
 import { NotFoundError } from "../../../../src/client";
-import { orGone, SharedReads, TOGETHER_MS, WINDOW_MS } from "../../../../src/resources/lifecycle/shared-reads";
+import { listed } from "../../../../src/client/core/records";
+import { ClientReads, orGone, SharedReads, TOGETHER_MS, WINDOW_MS } from "../../../../src/resources/lifecycle/shared-reads";
 import { SharedList } from "../../../../src/resources/lifecycle/shared-list";
 import { FakeClock } from "../../../helpers/fake-clock";
 
@@ -154,6 +155,87 @@ describe("SharedReads", () => {
     const got = await Promise.all(["a", "b"].map((id) => r.reads.read(id, { one: r.one })));
     expect(got).toEqual([{ id: "a", v: 2 }, { id: "b", v: 2 }]);
     expect(r.sent).toEqual(["list", "list"]);
+  });
+
+  test("a read exactly TOGETHER_MS after the last one began is still together: it takes the list", async () => {
+    const r = rig(() => [{ id: "a", v: 1 }, { id: "b", v: 1 }]);
+    r.byId.set("a", { id: "a", v: 1 });
+    await r.reads.read("a", { one: r.one });
+    // The lone read began WINDOW_MS before it ended (its window).
+    r.advance(TOGETHER_MS - WINDOW_MS);
+    expect(await r.reads.read("b", { one: r.one })).toEqual({ id: "b", v: 1 });
+    expect(r.sent).toEqual(["get a", "list"]);
+    expect(r.reads.counts).toEqual({ lone: 1, listed: 1, confirmed: 0 });
+  });
+
+  test("a read that comes while another is in flight, however long after it began, is together", async () => {
+    const r = rig(() => [{ id: "a", v: 1 }, { id: "b", v: 1 }]);
+    let release!: () => void;
+    const slow = new Promise<void>((ok) => (release = ok));
+    r.byId.set("a", { id: "a", v: 1 });
+    const a = r.reads.read("a", {
+      one: async (id) => {
+        await slow;
+        return r.one(id);
+      },
+    });
+    while (r.clock.sleeps.length === 0) await new Promise((ok) => setImmediate(ok));
+    await new Promise((ok) => setImmediate(ok));
+    r.advance(TOGETHER_MS * 10);
+    const b = r.reads.read("b", { one: r.one });
+    release();
+    expect(await Promise.all([a, b])).toEqual([{ id: "a", v: 1 }, { id: "b", v: 1 }]);
+    expect(r.sent).toEqual(["list", "get a"]);
+    expect(r.clock.sleeps).toEqual([WINDOW_MS]);
+  });
+
+  test("with no window (windowMs 0) the first read is a GET at once, with no pause", async () => {
+    const clock = new FakeClock();
+    const sent: string[] = [];
+    const list = new SharedList<Item>(async () => (sent.push("list"), []), clock);
+    const reads = new SharedReads(list, clock, { togetherMs: TOGETHER_MS, windowMs: 0 });
+    expect(await reads.read("a", { one: async (id) => (sent.push(`get ${id}`), { id, v: 1 }) })).toEqual({ id: "a", v: 1 });
+    expect(sent).toEqual(["get a"]);
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  test("one listed but unreadable is read alone, never taken for gone", async () => {
+    const r = rig(() => listed<Item>([{ id: "a", v: 1 }], [{ index: 1, id: "odd", name: "odd", issues: [] }]));
+    r.byId.set("odd", { id: "odd", v: 7 });
+    const got = await Promise.all(["a", "odd"].map((id) => r.reads.read(id, { one: r.one, confirm: async () => undefined })));
+    expect(got).toEqual([{ id: "a", v: 1 }, { id: "odd", v: 7 }]);
+    expect(r.sent).toEqual(["list", "get odd"]);
+    expect(r.reads.counts).toEqual({ lone: 1, listed: 1, confirmed: 0 });
+  });
+
+  test("counts: a missing one confirmed, a failed list's fallback counted as lone", async () => {
+    let fail = false;
+    const r = rig(() => {
+      if (fail) throw Object.assign(new Error("503"), { status: 503 });
+      return [{ id: "a", v: 1 }];
+    });
+    await Promise.all(["a", "b"].map((id) => r.reads.read(id, { one: r.one })));
+    expect(r.reads.counts).toEqual({ lone: 0, listed: 1, confirmed: 1 });
+    fail = true;
+    r.reads.wrote("a");
+    await Promise.all(["a", "c"].map((id) => r.reads.read(id, { one: r.one })));
+    expect(r.reads.counts).toEqual({ lone: 2, listed: 1, confirmed: 1 });
+  });
+
+  test("ClientReads: one SharedReads per client, over that client's own list", async () => {
+    const clock = new FakeClock();
+    const asked: string[] = [];
+    const reads = ClientReads.listing(async (client: { name: string }) => (asked.push(client.name), [{ id: client.name, v: 1 }]), clock);
+    const c1 = { name: "c1" };
+    const c2 = { name: "c2" };
+    expect(reads.of(c1)).toBe(reads.of(c1));
+    expect(reads.of(c2)).not.toBe(reads.of(c1));
+    const one = async () => undefined;
+    expect(await Promise.all([reads.of(c1).read("c1", { one }), reads.of(c1).read("x", { one })])).toEqual([{ id: "c1", v: 1 }, undefined]);
+    expect(await Promise.all([reads.of(c2).read("c2", { one }), reads.of(c2).read("y", { one })])).toEqual([{ id: "c2", v: 1 }, undefined]);
+    expect(asked).toEqual(["c1", "c2"]);
+    const shared = new SharedList<Item>(async () => [], clock);
+    expect(new ClientReads(() => shared, clock).of(c1).list).toBe(shared);
   });
 
   test("orGone: a 404 is undefined, anything else is thrown", async () => {
