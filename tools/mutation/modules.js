@@ -39,6 +39,10 @@ const ENTRIES = [
   // adoption of an object that already runs; a delete that waits for its users
   "src/resources/lifecycle/adopt.ts",
   "src/resources/lifecycle/in-use.ts",
+  // the reads a command's resources share: one list per kind per run, the look before a create
+  "src/resources/lifecycle/shared-reads.ts",
+  "src/resources/lifecycle/shared-list.ts",
+  "src/resources/lifecycle/look.ts",
   // the pod's plans: replace or update, a create's, an update's requests
   "src/resources/pod/plan.ts",
   "src/resources/pod/create-plan.ts",
