@@ -369,8 +369,6 @@ async function main(): Promise<void> {
     const packed = await pack(dir);
     assert.ok(packed.files.some((f) => f.path === "dist/index.js"), "npm pack built dist/ (prepack)");
     checkTarball(packed.files, ROOT);
-    // .ci/run starts the steps that read dist/ once this line is printed: from here on this test
-    // reads the tarball, never the repository's dist/.
     log(`packed ${path.basename(packed.tarball)}: ${packed.files.length} files, ${packed.size} bytes (${packed.unpackedSize} unpacked)`);
 
     // One user repository per SDK release, installed side by side.
