@@ -66,6 +66,8 @@ const ENTRIES = [
   "src/resources/engine/account.ts",
   "src/resources/engine/account-input.ts",
   "src/resources/engine/secret-outputs.ts",
+  // the `__provider` shim: one per kind, the package's provider loaded by name when the plugin configures it
+  "src/resources/engine/shim.ts",
   // the serverless endpoint's plans: over GraphQL, and over REST v2
   "src/resources/serverless-endpoint/plan.ts",
   "src/resources/serverless-endpoint/rest-plan.ts",

@@ -38,7 +38,6 @@ const NOT_YET = [
   "src/emulator/core/faults.ts",
   "src/emulator/serverless/jobs/queue.ts",
   "src/resources/catalog/index.ts",
-  "src/resources/engine/shim.ts",
   "src/resources/kinds.ts",
   "src/resources/network-volume/index.ts",
   "src/resources/network-volume/provider.ts",
