@@ -33,7 +33,6 @@ const EMULATOR_RULES = [
 const NOT_YET = [
   "src/client/core/clock.ts",
   "src/client/core/create-once.ts",
-  "src/client/core/path.ts",
   "src/client/core/runtime.ts",
   "src/emulator/core/faults.ts",
   "src/emulator/serverless/jobs/queue.ts",
