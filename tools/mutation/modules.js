@@ -85,6 +85,8 @@ const ENTRIES = [
   "src/resources/template/plan.ts",
   "src/resources/registry-credential/plan.ts",
   "src/resources/network-volume/plan.ts",
+  // the kinds' checks: each field's rule and its message, before any request
+  "src/resources/registry-credential/schema.ts",
   // the argument and input checks
   "src/resources/inputs/arguments.ts",
   "src/resources/inputs/check.ts",

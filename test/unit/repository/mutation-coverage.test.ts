@@ -49,7 +49,6 @@ const NOT_YET = [
   "src/resources/pod/schema.ts",
   "src/resources/registry-credential/index.ts",
   "src/resources/registry-credential/provider.ts",
-  "src/resources/registry-credential/schema.ts",
   "src/resources/serverless-endpoint/dialect.ts",
   "src/resources/serverless-endpoint/graphql.ts",
   "src/resources/serverless-endpoint/index.ts",

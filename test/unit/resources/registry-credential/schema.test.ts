@@ -1,6 +1,6 @@
 import { UNKNOWN } from "../../../../src/resources/inputs/check";
 import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
-import { checkRegistryCredential } from "../../../../src/resources/registry-credential/schema";
+import { checkRegistryCredential, registryCredentialArgsSchema } from "../../../../src/resources/registry-credential/schema";
 
 const PASSWORD = "pw-sentinel-9f2c41";
 const base = { name: "ghcr", username: "robot", password: PASSWORD };
@@ -23,6 +23,8 @@ describe("RegistryCredential check", () => {
     ["deleteWaitSeconds above an hour", { ...base, deleteWaitSeconds: 3601 }, ["deleteWaitSeconds"]],
     ["deleteWaitSeconds fractional", { ...base, deleteWaitSeconds: 1.5 }, ["deleteWaitSeconds"]],
     ["deleteWaitSeconds null is left out", { ...base, deleteWaitSeconds: null }, []],
+    ["adopt null is left out", { ...base, adopt: null }, []],
+    ["adopt empty", { ...base, adopt: "" }, ["adopt"]],
     ["unknown property", { ...base, server: "ghcr.io" }, ["server"]],
     ["unknown password at preview", { ...base, password: UNKNOWN }, []],
     ["unknown username at preview", { ...base, username: UNKNOWN }, []],
@@ -45,6 +47,32 @@ describe("RegistryCredential check", () => {
       "username is required: the user name the registry knows",
       "password is required: the registry password or access token",
     ]);
+  });
+
+  test.each([
+    ["name not a string", { name: 7 }, "name must be a string"],
+    ["username empty", { username: "" }, "username must not be empty"],
+    ["adopt empty", { adopt: "" }, "adopt (the ID of an existing registry credential) must not be empty"],
+    ["adopt not a string", { adopt: 7 }, "adopt (the ID of an existing registry credential) must be a string"],
+  ])("%s: the failure names the field and the rule", (_label, change, reason) => {
+    const [property] = Object.keys(change);
+    expect(checkRegistryCredential({}, { ...base, ...change } as any).failures).toEqual([{ property, reason }]);
+  });
+
+  test("a property the kind does not have is refused naming the kind", () => {
+    expect(checkRegistryCredential({}, { ...base, passwrd: PASSWORD } as any).failures).toEqual([
+      { property: "passwrd", reason: "passwrd is not a RegistryCredential argument; did you mean password?" },
+    ]);
+  });
+
+  test("the exported schema, used on its own, refuses an empty name", () => {
+    const parsed = registryCredentialArgsSchema.safeParse({ ...base, name: "" });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues.map((i) => [i.path.join("."), i.message])).toEqual([["name", "name must be at least 1 character"]]);
+  });
+
+  test("without a logical name, a missing name is made from the kind's fallback", () => {
+    expect(checkRegistryCredential({}, { username: "robot", password: PASSWORD }).inputs!.name).toMatch(/^registry-[0-9a-f]{7}$/);
   });
 
   test("a missing name is generated from the logical name and then kept", () => {
