@@ -87,6 +87,10 @@ const ENTRIES = [
   "src/resources/network-volume/plan.ts",
   // the kinds' checks: each field's rule and its message, before any request
   "src/resources/registry-credential/schema.ts",
+  // the kinds' classes: what each hands to Pulumi (its arguments, outputs named, secrets, the ledger joined, `.get`)
+  "src/resources/network-volume/index.ts",
+  "src/resources/registry-credential/index.ts",
+  "src/resources/template/index.ts",
   // the argument and input checks
   "src/resources/inputs/arguments.ts",
   "src/resources/inputs/check.ts",

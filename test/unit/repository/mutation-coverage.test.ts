@@ -38,7 +38,6 @@ const NOT_YET = [
   "src/emulator/serverless/jobs/queue.ts",
   "src/resources/catalog/index.ts",
   "src/resources/kinds.ts",
-  "src/resources/network-volume/index.ts",
   "src/resources/network-volume/provider.ts",
   "src/resources/network-volume/schema.ts",
   "src/resources/pod/catalog-check.ts",
@@ -47,7 +46,6 @@ const NOT_YET = [
   "src/resources/pod/placement.ts",
   "src/resources/pod/provider.ts",
   "src/resources/pod/schema.ts",
-  "src/resources/registry-credential/index.ts",
   "src/resources/registry-credential/provider.ts",
   "src/resources/serverless-endpoint/dialect.ts",
   "src/resources/serverless-endpoint/graphql.ts",
@@ -60,7 +58,6 @@ const NOT_YET = [
   "src/resources/serverless-endpoint/workers-run.ts",
   "src/resources/stack-cost/provider.ts",
   "src/resources/stack-cost/what-runs.ts",
-  "src/resources/template/index.ts",
   "src/resources/template/provider.ts",
   "src/resources/template/schema.ts",
 ];

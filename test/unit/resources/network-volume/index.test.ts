@@ -37,5 +37,5 @@ test(".get reads by id with the account only; any other state is refused by name
   expect(registrationOf("computeplatform:NetworkVolume", "existing").opts).toMatchObject({ id: "vol-1" });
   NetworkVolume.get("elsewhere", "vol-2", { account: { name: "b", apiKey: "k" } });
   expect(registrationOf("computeplatform:NetworkVolume", "elsewhere").props.account).toBeDefined();
-  expect(() => NetworkVolume.get("bad", "vol-3", { size: 50 } as never)).toThrow(/size/);
+  expect(() => NetworkVolume.get("bad", "vol-3", { size: 50 } as never)).toThrow(/^NetworkVolume\.get\(name, id, state\?, opts\?\): "size" is not a field of its state \(account\)/);
 });

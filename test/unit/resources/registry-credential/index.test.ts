@@ -42,5 +42,7 @@ test("a misspelled argument goes on for check() to refuse, as a secret: it may h
 test(".get reads by id with the account only; any other state is refused by name", () => {
   RegistryCredential.get("existing", "reg-1");
   expect(registrationOf(TYPE, "existing").opts).toMatchObject({ id: "reg-1" });
-  expect(() => RegistryCredential.get("bad", "reg-2", { password: "x" } as never)).toThrow(/password/);
+  RegistryCredential.get("elsewhere", "reg-3", { account: { name: "b", apiKey: "k" } });
+  expect(registrationOf(TYPE, "elsewhere").props.account).toBeDefined();
+  expect(() => RegistryCredential.get("bad", "reg-2", { password: "x" } as never)).toThrow(/^RegistryCredential\.get\(name, id, state\?, opts\?\): "password" is not a field of its state \(account\)/);
 });
