@@ -11,7 +11,7 @@ import { templateBehind } from "../inputs/template-ref";
 import { recordKey } from "../lifecycle/applied";
 
 const declared = new WeakMap<object, pulumi.Output<string>>();
-const accounts = new WeakMap<object, pulumi.Input<AccountInput>>();
+const accounts = new WeakMap<object, pulumi.Input<AccountInput> | undefined>();
 
 /**
  * Records, for `endpoint`, a digest of what its workers run (a container's env holds credentials:
@@ -23,7 +23,7 @@ export function noteWorkersRun(
 ): void {
   const subject = templateBehind(args.templateId)?.rolls ?? args.container ?? args.templateId ?? null;
   declared.set(endpoint, pulumi.output(subject).apply((v) => recordKey(v ?? null)));
-  if (args.account !== undefined) accounts.set(endpoint, args.account);
+  accounts.set(endpoint, args.account);
 }
 
 /** The account `endpoint` was given in the program; undefined for the stack's account (or not a ServerlessEndpoint). */

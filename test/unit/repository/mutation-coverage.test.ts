@@ -55,7 +55,6 @@ const NOT_YET = [
   "src/resources/serverless-endpoint/rollout-plan.ts",
   "src/resources/serverless-endpoint/schema.ts",
   "src/resources/serverless-endpoint/smoke-provider.ts",
-  "src/resources/serverless-endpoint/workers-run.ts",
   "src/resources/stack-cost/provider.ts",
   "src/resources/stack-cost/what-runs.ts",
   "src/resources/template/provider.ts",

@@ -1,10 +1,11 @@
 // What an endpoint's workers run, as its program declared it (workers-run.ts): the Template's
 // fingerprint when templateId is a Template's own id output, else the REST container, else the
-// template id; only a digest is kept (a container's env holds credentials).
+// template id; only a digest is kept (a container's env holds credentials). And the account the
+// program put the endpoint on, where its smoke test sends the job.
 import * as pulumi from "@pulumi/pulumi";
 import { noteTemplate, templateRolls } from "../../../../src/resources/inputs/template-ref";
 import { recordKey } from "../../../../src/resources/lifecycle/applied";
-import { noteWorkersRun, workersRun } from "../../../../src/resources/serverless-endpoint/workers-run";
+import { accountOfEndpoint, noteWorkersRun, workersRun } from "../../../../src/resources/serverless-endpoint/workers-run";
 
 const valueOf = <T>(o: pulumi.Output<T>) => new Promise<T>((resolve) => o.apply((v) => (resolve(v), v)));
 const rolls = templateRolls({ image: "img:1", args: "", ports: [], env: { TOKEN: "t0k3n" }, registry: null });
@@ -40,5 +41,18 @@ describe("noteWorkersRun and workersRun", () => {
     noteWorkersRun(bare, {});
     expect(await valueOf(workersRun(bare)!)).toBe(recordKey(null));
     expect(workersRun({})).toBeUndefined();
+  });
+});
+
+describe("accountOfEndpoint", () => {
+  it("the account the program gave the endpoint; none for the stack's account or an object never noted", () => {
+    const account = { name: "team-b", apiKey: pulumi.secret("key-b") };
+    const own = {};
+    noteWorkersRun(own, { templateId: "tpl-1", account });
+    expect(accountOfEndpoint(own)).toBe(account);
+    const onStack = {};
+    noteWorkersRun(onStack, { templateId: "tpl-1" });
+    expect(accountOfEndpoint(onStack)).toBeUndefined();
+    expect(accountOfEndpoint({})).toBeUndefined();
   });
 });
