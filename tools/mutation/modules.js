@@ -51,6 +51,8 @@ const ENTRIES = [
   "src/resources/pod/update-plan.ts",
   // the pod's status machine: start, stop or restart as needed, an action's unknown outcome, the wait
   "src/resources/pod/status.ts",
+  // its writes as the budgets see them
+  "src/resources/pod/costed-write.ts",
   // the pod on the wire: the create body, the outputs, a refresh's inputs, the pod a create made
   "src/resources/pod/wire.ts",
   // the stack's cost: its report and the ledger of what was created
