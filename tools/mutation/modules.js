@@ -83,8 +83,9 @@ const ENTRIES = [
   "src/resources/serverless-endpoint/smoke-plan.ts",
   "src/resources/serverless-endpoint/step-effects.ts",
   "src/resources/serverless-endpoint/costed-write.ts",
-  // what an endpoint's workers run, as the program declared it, and the account it gave the endpoint
+  // what an endpoint's workers run, as the program declared it, and the account it gave the endpoint; the errors the two APIs share
   "src/resources/serverless-endpoint/workers-run.ts",
+  "src/resources/serverless-endpoint/dialect.ts",
   // the other kinds' plans: the template's, the registry credential's, the network volume's
   "src/resources/template/plan.ts",
   "src/resources/registry-credential/plan.ts",
