@@ -51,7 +51,8 @@ const ENTRIES = [
   "src/resources/pod/update-plan.ts",
   // the pod's status machine: start, stop or restart as needed, an action's unknown outcome, the wait
   "src/resources/pod/status.ts",
-  // its writes as the budgets see them
+  // the pod's compute checked against the catalog without a write; its writes as the budgets see them
+  "src/resources/pod/catalog-check.ts",
   "src/resources/pod/costed-write.ts",
   // the pod on the wire: the create body, the outputs, a refresh's inputs, the pod a create made
   "src/resources/pod/wire.ts",

@@ -40,7 +40,6 @@ const NOT_YET = [
   "src/resources/kinds.ts",
   "src/resources/network-volume/provider.ts",
   "src/resources/network-volume/schema.ts",
-  "src/resources/pod/catalog-check.ts",
   "src/resources/pod/index.ts",
   "src/resources/pod/placement.ts",
   "src/resources/pod/provider.ts",

@@ -11,9 +11,12 @@ describe("catalogFailures: what the catalog refuses, named, without a write", ()
     ["a listed GPU within maxCount", { gpu: { id: "G", count: 8 }, cloud: "SECURE" }, []],
     ["an unknown GPU id", { gpu: { id: ["H", "X"], count: 1 }, cloud: "SECURE" }, ["gpu.id"]],
     ["above maxCount, naming both", { gpu: { id: "H", count: 3 }, cloud: "COMMUNITY" }, ["gpu.count"]],
+    ["above the secure cloud's maxCount", { gpu: { id: "H", count: 5 }, cloud: "SECURE" }, ["gpu.count"]],
+    ["within the secure cloud's maxCount, above the community's", { gpu: { id: "H", count: 4 }, cloud: "SECURE" }, []],
     ["a type not offered on the cloud", { gpu: { id: "G", count: 1 }, cloud: "COMMUNITY" }, ["cloud"]],
     ["an unknown CPU flavor", { cpu: { id: "cpu9z", vcpuCount: 2 }, cloud: "SECURE" }, ["cpu.id"]],
-    ["vCPUs outside the flavor's range", { cpu: { id: "cpu3c", vcpuCount: 64 }, cloud: "SECURE" }, ["cpu.vcpuCount"]],
+    ["vCPUs above the flavor's range", { cpu: { id: "cpu3c", vcpuCount: 64 }, cloud: "SECURE" }, ["cpu.vcpuCount"]],
+    ["vCPUs below the flavor's range", { cpu: { id: "cpu3c", vcpuCount: 1 }, cloud: "SECURE" }, ["cpu.vcpuCount"]],
   ])("%s", (_label, inputs, properties) => {
     expect(catalogFailures(inputs as never, gpus, cpus).map((f) => f.property)).toEqual(properties);
   });
@@ -24,6 +27,7 @@ describe("catalogFailures: what the catalog refuses, named, without a write", ()
   });
   test("a list not read checks nothing", () => {
     expect(catalogFailures({ gpu: { id: "X", count: 1 }, cloud: "SECURE" })).toEqual([]);
+    expect(catalogFailures({ cpu: { id: "cpu9z", vcpuCount: 64 }, cloud: "SECURE" }, gpus)).toEqual([]);
   });
 });
 
