@@ -93,6 +93,7 @@ const ENTRIES = [
   "src/resources/network-volume/plan.ts",
   // the kinds' checks: each field's rule and its message, before any request
   "src/resources/registry-credential/schema.ts",
+  "src/resources/network-volume/schema.ts",
   // the kinds' classes: what each hands to Pulumi (its arguments, outputs named, secrets, the ledger joined, `.get`)
   "src/resources/network-volume/index.ts",
   "src/resources/registry-credential/index.ts",

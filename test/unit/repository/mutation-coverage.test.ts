@@ -39,7 +39,6 @@ const NOT_YET = [
   "src/resources/catalog/index.ts",
   "src/resources/kinds.ts",
   "src/resources/network-volume/provider.ts",
-  "src/resources/network-volume/schema.ts",
   "src/resources/pod/index.ts",
   "src/resources/pod/placement.ts",
   "src/resources/pod/provider.ts",
