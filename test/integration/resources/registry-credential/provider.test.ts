@@ -100,6 +100,7 @@ test("a pod names the credential; delete waits within the bound, then fails nami
   expect(err.message).toContain(`${pod.id} ("private-pod-outside", `);
   expect(err.message).toContain(`and template ${template.id} ("private-template")`);
   expect(err.message).toContain("after waiting 3 s");
+  expect(err.message).toContain("Terminate the pod(s) or delete the template(s), or set their registry to another credential");
   expect(err.message).not.toContain(PASSWORD);
   expect(clock.sleeps).toEqual([1000, 1000, 1000]);
   expect(emu.counts().deleteRegistry).toBe(deletes + 1);
@@ -154,4 +155,175 @@ test("create failures carry no secret", async () => {
   } finally {
     await broken.close();
   }
+});
+
+/** The requests the emulator answered since `from`, as `METHOD path`. */
+const requestsSince = (from: number) =>
+  emu
+    .requestLog()
+    .slice(from)
+    .map((e) => `${e.method} ${e.path}`);
+
+test("diff sends nothing: a new secret or name replaces, the new credential first; the delete wait alone changes state; each step's line says so", async () => {
+  const lines: string[] = [];
+  const p = provider({ print: (l) => lines.push(l) });
+  const { inputs, id, outs } = await createCredential(p, { name: "diffed" });
+  const from = emu.requestLog().length;
+
+  expect(await p.diff(id, outs, inputs)).toEqual({ changes: false, replaces: [], deleteBeforeReplace: false });
+  expect(lines).toEqual([]);
+
+  expect(await p.diff(id, outs, { ...inputs, password: `${PASSWORD}-new` })).toEqual({ changes: true, replaces: ["password"], deleteBeforeReplace: false });
+  expect(await p.diff(id, outs, { ...inputs, name: "diffed-2", username: "other" })).toEqual({
+    changes: true,
+    replaces: ["name", "username"],
+    deleteBeforeReplace: false,
+  });
+  expect(await p.diff(id, outs, { ...inputs, deleteWaitSeconds: 5 })).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
+  expect(lines).toEqual([
+    'RegistryCredential "ghcr": replaced (password): a new one is made, then the old deleted; lost: the old credential (what names it through this resource\'s id follows the new one)',
+    'RegistryCredential "ghcr": replaced (name, username): a new one is made, then the old deleted; lost: the old credential (what names it through this resource\'s id follows the new one)',
+    'RegistryCredential "ghcr": no request (recorded in state only: deleteWaitSeconds)',
+  ]);
+  expect(lines.join("\n")).not.toContain(PASSWORD);
+  expect(requestsSince(from)).toEqual([]);
+  await p.delete(id, outs);
+});
+
+test("update: the delete wait is kept in state (back to 120 s when left out), and nothing is sent", async () => {
+  const p = provider();
+  const { inputs, id, outs } = await createCredential(p, { name: "waiting", deleteWaitSeconds: 30 });
+  const from = emu.requestLog().length;
+  expect(await p.update(id, outs, { ...inputs, deleteWaitSeconds: 7 })).toEqual({ outs: { ...outs, id, deleteWaitSeconds: 7 } });
+  expect(await p.update(id, outs, { ...inputs, deleteWaitSeconds: undefined })).toEqual({ outs: { ...outs, id, deleteWaitSeconds: 120 } });
+  expect(requestsSince(from)).toEqual([]);
+  await p.delete(id, outs);
+});
+
+test("adopt: an existing credential is taken as it is, nothing sent; another name, or no such credential, is refused at check naming adopt", async () => {
+  const existing = await client.registries.create({ name: "by-hand", username: "u", password: "p" });
+  const p = provider();
+  const refusal = async (news: Record<string, unknown>) =>
+    (await p.check({}, { [LOGICAL_NAME_KEY]: "adopter", username: USERNAME, password: PASSWORD, ...news })).failures;
+
+  expect(await refusal({ name: "by-hand", adopt: "no-such-registry" })).toEqual([
+    { property: "adopt", reason: "adopt: there is no registry credential with ID no-such-registry" },
+  ]);
+  expect(await refusal({ name: "another-name", adopt: existing.id })).toEqual([
+    {
+      property: "adopt",
+      reason:
+        `adopt: registry credential ${existing.id} differs from the declaration in name, which cannot change on an existing registry credential; ` +
+        'declare it as the registry credential has it (name: "by-hand"), or remove adopt to create a new credential as declared',
+    },
+  ]);
+
+  // The note check leaves in the plugin's log (outside an engine, Pulumi's log writes it to the console).
+  const log = jest.spyOn(console, "log").mockImplementation(() => {});
+  let checked: Awaited<ReturnType<RegistryCredentialProvider["check"]>>;
+  try {
+    checked = await p.check({}, { [LOGICAL_NAME_KEY]: "adopter", name: "by-hand", username: USERNAME, password: PASSWORD, adopt: existing.id });
+    expect(log.mock.calls.map((c) => String(c[0]))).toEqual([
+      `info: [runtime] RegistryCredential "adopter" adopts registry credential ${existing.id}: nothing is created; the first up changes nothing on it; ` +
+        "the platform never returns a credential's username and password, so state records the program's, unverified " +
+        "(a change of either, with adopt removed, makes a new credential with them)",
+    ]);
+  } finally {
+    log.mockRestore();
+  }
+  expect(checked.failures ?? []).toEqual([]);
+  const from = emu.requestLog().length;
+  const adopted = await p.create(checked.inputs!);
+  expect(adopted).toEqual({
+    id: existing.id,
+    outs: { id: existing.id, name: "by-hand", username: USERNAME, password: PASSWORD, deleteWaitSeconds: 120 },
+  });
+  expect(requestsSince(from)).toEqual([`GET /v2/registries/${existing.id}`]);
+  // A replacement while adopt names it would adopt it again, then delete it: refused at preview.
+  await expect(p.diff(existing.id, adopted.outs!, { ...checked.inputs!, password: "rotated" })).rejects.toThrow(
+    `RegistryCredential by-hand: password cannot change on an adopted object while adopt is set (a new one would adopt ${existing.id} again`,
+  );
+  await p.delete(existing.id, adopted.outs!);
+  expect((await client.registries.list()).some((r) => r.id === existing.id)).toBe(false);
+});
+
+/** A fake clock that runs `meanwhile` in its first sleep: the pause before a create's look again. */
+function clockDoing(meanwhile: () => Promise<unknown>): FakeClock {
+  const clock = new FakeClock();
+  const sleep = clock.sleep.bind(clock);
+  clock.sleep = async (ms, signal) => {
+    await sleep(ms, signal);
+    if (clock.sleeps.length === 1) await meanwhile();
+  };
+  return clock;
+}
+
+/**
+ * Makes the POST's answer lost and the client's own look-up fail (its list, twice), so the
+ * provider looks again itself. A create made first in the same instant lists the credentials
+ * there before both (one command's creates share that list): the faults hit only what follows.
+ */
+async function loseNextAnswer(p: RegistryCredentialProvider) {
+  const first = await createCredential(p, { name: `first-${Math.random().toString(16).slice(2, 8)}` });
+  emu.setFaults({
+    aimed: [
+      { method: "POST", path: "/v2/registries", fault: "drop" },
+      { method: "GET", path: "/v2/registries", fault: "5xx", times: 2 },
+    ],
+  });
+  return first;
+}
+
+test("a create whose answer is lost is found again: the credential of its name not seen before, not one of another name made meanwhile", async () => {
+  let other: { id: string } | undefined;
+  const p = provider({ clock: clockDoing(async () => (other = await client.registries.create({ name: "lost-answer-other", username: "u", password: "p" }))) });
+  const first = await loseNextAnswer(p);
+  try {
+    const { id, outs } = await createCredential(p, { name: "lost-answer" });
+    expect(other).toBeDefined();
+    expect((await client.registries.list()).filter((r) => r.name === "lost-answer")).toEqual([{ id, name: "lost-answer" }]);
+    expect(outs).toEqual({ id, name: "lost-answer", username: USERNAME, password: PASSWORD, deleteWaitSeconds: 120 });
+    await p.delete(id, outs);
+  } finally {
+    emu.setFaults({});
+    if (other) await client.registries.delete(other.id);
+    await p.delete(first.id, first.outs);
+  }
+});
+
+test("a lost answer and another credential of its name made meanwhile: the create fails naming it and what to do, without its secrets", async () => {
+  let other: { id: string } | undefined;
+  const p = provider({ clock: clockDoing(async () => (other = await client.registries.create({ name: "unknowable", username: "u", password: "p" }))) });
+  const checked = await p.check({}, { [LOGICAL_NAME_KEY]: "ghcr", name: "unknowable", username: USERNAME, password: PASSWORD });
+  const first = await loseNextAnswer(p);
+  try {
+    const err: Error = await p.create(checked.inputs!).then(
+      () => {
+        throw new Error("create should have failed");
+      },
+      (e) => e,
+    );
+    expect(err.message).toMatch(
+      /^creating registry credential "unknowable" failed and whether the registry credential exists is unknown \(2 registry credentials that match it appeared since it began /,
+    );
+    expect(err.message).toContain('look for a registry credential named "unknowable" and delete it.');
+    expect(err.message).not.toContain(PASSWORD);
+  } finally {
+    emu.setFaults({});
+    for (const r of await client.registries.list()) if (r.name === "unknowable") await client.registries.delete(r.id);
+    await p.delete(first.id, first.outs);
+  }
+  expect(other).toBeDefined();
+});
+
+test("delete: the line of what is lost, and a refresh in the same command sees the credential gone", async () => {
+  const lines: string[] = [];
+  const clock = new FakeClock();
+  const p = provider({ clock, print: (l) => lines.push(l) });
+  const { id, outs } = await createCredential(p, { name: "short-lived" });
+  expect(await p.read(id, outs)).toEqual({ id, props: outs });
+  await p.delete(id, outs);
+  expect(lines).toEqual([`RegistryCredential ${id}: deleted; lost: the credential`]);
+  // Same instant as the read above: the list it shared is not taken for the truth after the delete.
+  expect(await p.read(id, outs)).toEqual({});
 });
