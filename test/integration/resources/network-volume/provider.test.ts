@@ -260,3 +260,149 @@ test("an endpoint that mounts the volume holds it too, and is named", async () =
   await p.delete(id, outs);
   expect(live(id)).toBeUndefined();
 });
+
+/** The requests the emulator answered since `from`, as `METHOD path`. */
+const requestsSince = (from: number) =>
+  rig.emu
+    .requestLog()
+    .slice(from)
+    .map((e) => `${e.method} ${e.path}`);
+
+test("diff sends nothing: a grow or a rename is in place with data center and type stable, a move replaces and says the data is lost; each step's line", async () => {
+  const lines: string[] = [];
+  const p = provider({ print: (l) => lines.push(l) });
+  const { inputs, id, outs } = await createVolume(p, { name: "diffed", size: 10, dataCenter: "EU-RO-1" });
+  const from = rig.emu.requestLog().length;
+
+  expect(await p.diff(id, outs, inputs)).toEqual({ changes: false, replaces: [], stables: ["dataCenter", "type"] });
+  expect(lines).toEqual([]);
+  expect(await p.diff(id, outs, { ...inputs, size: 30 })).toEqual({ changes: true, replaces: [], stables: ["dataCenter", "type"] });
+  expect(await p.diff(id, outs, { ...inputs, deleteWaitSeconds: 9 })).toEqual({ changes: true, replaces: [], stables: ["dataCenter", "type"] });
+  expect(await p.diff(id, outs, { ...inputs, dataCenter: "US-TX-3" })).toEqual({ changes: true, replaces: ["dataCenter"], stables: [] });
+  expect(lines).toEqual([
+    'NetworkVolume "vol": updated in place (size)',
+    'NetworkVolume "vol": no request (recorded in state only: deleteWaitSeconds)',
+    'NetworkVolume "vol": replaced (dataCenter): a new one is made, then the old deleted; lost: its data (the new volume is empty; nothing is copied) [DESTROYS DATA]',
+  ]);
+  // A shrink against state (a refresh grew it) is refused by name, before any request.
+  await expect(p.diff(id, outs, { ...inputs, size: 5 })).rejects.toThrow(/^NetworkVolume diffed: size cannot shrink from 10 to 5 GB: network volumes only grow/);
+  await expect(p.update(id, outs, { ...inputs, size: 5 })).rejects.toThrow(/^NetworkVolume diffed: size cannot shrink from 10 to 5 GB: network volumes only grow/);
+  expect(requestsSince(from)).toEqual([]);
+  await p.delete(id, outs);
+});
+
+test("update: the delete wait alone is kept in state (120 s when left out); a rename is one PATCH, and a refresh in the same command reads the new name", async () => {
+  const p = provider();
+  const { inputs, id, outs } = await createVolume(p, { name: "before-rename", size: 10, dataCenter: "EU-RO-1", deleteWaitSeconds: 30 });
+  let from = rig.emu.requestLog().length;
+  expect(await p.update(id, outs, { ...inputs, deleteWaitSeconds: undefined })).toEqual({ outs: { ...outs, id, deleteWaitSeconds: 120 } });
+  expect(requestsSince(from)).toEqual([]);
+
+  expect(await p.read(id, outs)).toEqual({ id, props: outs });
+  from = rig.emu.requestLog().length;
+  const renamed = await p.update(id, outs, { ...inputs, name: "after-rename" });
+  expect(renamed).toEqual({ outs: { ...outs, name: "after-rename" } });
+  expect(requestsSince(from)).toEqual([`PATCH /v2/network-volumes/${id}`]);
+  expect(await p.read(id, outs)).toEqual({ id, props: { ...outs, name: "after-rename" } });
+  await p.delete(id, renamed.outs as NetworkVolumeOutputs);
+});
+
+test("adopt: an existing volume is taken and grown by one PATCH; another data center is refused at check naming adopt and what cannot change", async () => {
+  const existing = await rig.client.networkVolumes.create({ name: "by-hand", size: 10, dataCenter: "EU-RO-1" });
+  const p = provider();
+  const refusal = async (news: Record<string, unknown>) => (await p.check({}, { [LOGICAL_NAME_KEY]: "adopter", ...news })).failures;
+  expect(await refusal({ name: "by-hand", size: 10, dataCenter: "US-TX-3", adopt: existing.id })).toEqual([
+    {
+      property: "adopt",
+      reason:
+        `adopt: network volume ${existing.id} differs from the declaration in dataCenter, which cannot change on an existing network volume; ` +
+        'declare it as the network volume has it (dataCenter: "EU-RO-1", type: "STANDARD"), or remove adopt to create a new volume as declared (and move the data yourself)',
+    },
+  ]);
+  expect(await refusal({ name: "by-hand", size: 10, dataCenter: "EU-RO-1", adopt: "no-such-volume" })).toEqual([
+    { property: "adopt", reason: "adopt: there is no network volume with ID no-such-volume" },
+  ]);
+
+  const inputs = await checked(p, { name: "by-hand", size: 40, dataCenter: "EU-RO-1", adopt: existing.id });
+  const from = rig.emu.requestLog().length;
+  const adopted = await p.create(inputs);
+  expect(adopted).toEqual({ id: existing.id, outs: { id: existing.id, name: "by-hand", size: 40, dataCenter: "EU-RO-1", type: "STANDARD", deleteWaitSeconds: 120 } });
+  expect(requestsSince(from)).toEqual([`GET /v2/network-volumes/${existing.id}`, `PATCH /v2/network-volumes/${existing.id}`]);
+  expect(live(existing.id)).toMatchObject({ size: 40 });
+  await p.delete(existing.id, adopted.outs!);
+});
+
+/** A clock whose first sleep (the pause before a create's look again) runs `meanwhile`. */
+const clockDoing = (meanwhile: () => Promise<unknown>) => fakeClock((n) => (n === 1 ? meanwhile().then(() => undefined) : undefined));
+
+/**
+ * Makes the POST's answer lost and the client's own look-up fail (its list, twice), so the
+ * provider looks again itself. A create made first in the same instant lists the volumes there
+ * before both (one command's creates share that list): the faults hit only what follows.
+ */
+async function loseNextAnswer(p: NetworkVolumeProvider) {
+  const first = await createVolume(p, { size: 10, dataCenter: "EU-RO-1" });
+  rig.emu.setFaults({
+    aimed: [
+      { method: "POST", path: "/v2/network-volumes", fault: "drop" },
+      { method: "GET", path: "/v2/network-volumes", fault: "5xx", times: 2 },
+    ],
+  });
+  return first;
+}
+
+test("a create whose answer is lost is found again: the volume of its name, size, data center and type, not one differing in any made meanwhile", async () => {
+  const others: string[] = [];
+  const outside = (body: { size: number; dataCenter: string; type?: "STANDARD" | "HIGH_PERFORMANCE" }) =>
+    rig.client.networkVolumes.create({ name: "lost-answer", ...body }).then((v) => others.push(v.id));
+  const p = provider({
+    clock: clockDoing(async () => {
+      await outside({ size: 30, dataCenter: "US-TX-3", type: "HIGH_PERFORMANCE" });
+      await outside({ size: 20, dataCenter: "EU-RO-1", type: "HIGH_PERFORMANCE" });
+      await outside({ size: 20, dataCenter: "US-TX-3", type: "STANDARD" });
+    }),
+  });
+  const first = await loseNextAnswer(p);
+  try {
+    const { id, outs } = await createVolume(p, { name: "lost-answer", size: 20, dataCenter: "US-TX-3", type: "HIGH_PERFORMANCE" });
+    expect(others).toHaveLength(3);
+    expect(others).not.toContain(id);
+    expect(outs).toEqual({ id, name: "lost-answer", size: 20, dataCenter: "US-TX-3", type: "HIGH_PERFORMANCE", deleteWaitSeconds: 120 });
+    await p.delete(id, outs);
+  } finally {
+    rig.emu.setFaults({});
+    for (const other of others) await rig.client.networkVolumes.delete(other);
+    await p.delete(first.id, first.outs);
+  }
+});
+
+test("a lost answer and another such volume made meanwhile: the create fails naming the volume and what to do", async () => {
+  let other: { id: string } | undefined;
+  const p = provider({ clock: clockDoing(async () => (other = await rig.client.networkVolumes.create({ name: "unknowable", size: 10, dataCenter: "EU-RO-1" }))) });
+  const inputs = await checked(p, { name: "unknowable", size: 10, dataCenter: "EU-RO-1" });
+  const first = await loseNextAnswer(p);
+  try {
+    await expect(p.create(inputs)).rejects.toThrow(
+      /^creating network volume "unknowable" failed and whether the network volume exists is unknown \(2 network volumes that match it appeared since it began .*look for a network volume named "unknowable" and delete it\.$/,
+    );
+  } finally {
+    rig.emu.setFaults({});
+    for (const v of await rig.client.networkVolumes.list()) if (v.name === "unknowable") await rig.client.networkVolumes.delete(v.id);
+    await p.delete(first.id, first.outs);
+  }
+  expect(other).toBeDefined();
+});
+
+test("delete: the line says the data is lost, a held volume's error says what to do, and a refresh in the same command sees it gone", async () => {
+  const lines: string[] = [];
+  const p = provider({ print: (l) => lines.push(l) });
+  const { id, outs } = await createVolume(p, { name: "short-lived", size: 10, dataCenter: "EU-RO-1", deleteWaitSeconds: 0 });
+  const pod = await mountingPod(id, "holder-remedy");
+  await expect(p.delete(id, outs)).rejects.toThrow("Terminate the pod(s) or delete the endpoint(s), or remove the mount");
+  expect(lines).toEqual([]);
+  await rig.client.pods.delete(pod.id);
+  expect(await p.read(id, outs)).toEqual({ id, props: outs });
+  await p.delete(id, outs);
+  expect(lines).toEqual([`NetworkVolume ${id}: deleted; lost: its data [DESTROYS DATA]`]);
+  expect(await p.read(id, outs)).toEqual({});
+});
