@@ -3,7 +3,7 @@
  * The delete wait runs on a fake clock: "wait up to N seconds" takes microseconds, and the
  * clock's sleep lets a test delete the endpoint that uses the template in the middle of it.
  */
-import { AmbiguousRequestError, ComputePlatform, ConnectionError } from "../../../../src/client";
+import { AmbiguousRequestError, BadRequestError, ComputePlatform, ConflictError, ConnectionError } from "../../../../src/client";
 import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
 import { TemplateProvider } from "../../../../src/resources/template/provider";
 import { type TemplateInputs, type TemplateOutputs } from "../../../../src/resources/template/schema";
@@ -157,4 +157,176 @@ describe("create once", () => {
     expect(id).toBe(madeId);
     expect(id).not.toBe(old.id);
   });
+});
+
+/** The requests the emulator answered since `from`, as `METHOD path`. */
+const requestsSince = (from: number) =>
+  rig.emu
+    .requestLog()
+    .slice(from)
+    .map((e) => `${e.method} ${e.path}`);
+
+test("diff sends nothing and prints each step's line: an image change of an endpoint's template rolls its users, the delete wait is state, a dropped mount replaces", async () => {
+  const lines: string[] = [];
+  const p = provider({ print: (l) => lines.push(l) });
+  const inputs = await checked(p, { name: "lined", image: "worker:1", serverless: true, mounts: { persistent: { size: 10, path: "/w" } } });
+  const { id, outs } = await made(p, inputs);
+  const from = rig.emu.requestLog().length;
+  expect(await p.diff(id, outs, inputs)).toEqual({ changes: false, replaces: [], deleteBeforeReplace: false });
+  expect(lines).toEqual([]);
+  expect(await p.diff(id, outs, { ...inputs, image: "worker:2" })).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
+  expect(await p.diff(id, outs, { ...inputs, deleteWaitSeconds: 4 })).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
+  expect(await p.diff(id, outs, { ...inputs, mounts: {} })).toEqual({ changes: true, replaces: ["mounts"], deleteBeforeReplace: false });
+  expect(lines).toEqual([
+    'Template "worker": updated in place (image); every endpoint running it rolls its workers (image)',
+    'Template "worker": no request (recorded in state only: deleteWaitSeconds)',
+    'Template "worker": replaced (mounts): a new one is made, then the old deleted; lost: its id (what names it through this resource\'s id follows the new one)',
+  ]);
+  expect(requestsSince(from)).toEqual([]);
+  await p.delete(id, outs);
+});
+
+test("update of a template deleted outside fails naming it and what to run; a refresh in the same command then sees it gone", async () => {
+  const p = provider();
+  const inputs = await checked(p, { name: "vanishing", image: "worker:1" });
+  const { id, outs } = await made(p, inputs);
+  expect(await p.read(id, outs)).toEqual({ id, props: outs });
+  await rig.client.templates.delete(id);
+  await expect(p.update(id, outs, { ...inputs, image: "worker:2" })).rejects.toThrow(
+    `Template "vanishing" (${id}) no longer exists on the platform; run \`pulumi refresh\` to forget it, then \`pulumi up\` to make a new one`,
+  );
+  expect(await p.read(id, outs)).toEqual({});
+});
+
+test("update: a change one PATCH sends is what a refresh in the same command reads", async () => {
+  const p = provider();
+  const inputs = await checked(p, { name: "patched", image: "worker:1" });
+  const { id, outs } = await made(p, inputs);
+  expect(await p.read(id, outs)).toEqual({ id, props: outs });
+  const from = rig.emu.requestLog().length;
+  const updated = (await p.update(id, outs, { ...inputs, image: "worker:2", deleteWaitSeconds: undefined })).outs!;
+  expect(requestsSince(from)).toEqual([`PATCH /v2/templates/${id}`]);
+  expect(updated).toEqual({ ...outs, image: "worker:2" });
+  expect(await p.read(id, outs)).toEqual({ id, props: updated });
+  await p.delete(id, updated);
+});
+
+test("adopt: an existing template is taken and changed by one PATCH; a dropped mount is refused at check naming what cannot change", async () => {
+  const existing = await rig.client.templates.create({ name: "by-hand", image: "worker:1", mounts: { persistent: { size: 10, path: "/w" } } });
+  const p = provider();
+  const refusal = async (news: Record<string, unknown>) => (await p.check({}, { [LOGICAL_NAME_KEY]: "adopter", ...news })).failures;
+  expect(await refusal({ name: "by-hand", image: "worker:1", adopt: existing.id })).toEqual([
+    {
+      property: "adopt",
+      reason:
+        `adopt: template ${existing.id} differs from the declaration in mounts, which cannot change on an existing template; ` +
+        'declare it as the template has it (mounts: {"persistent":{"size":10,"path":"/w"}}), or remove adopt to create a new template as declared',
+    },
+  ]);
+  expect(await refusal({ name: "by-hand", image: "worker:1", adopt: "no-such-template" })).toEqual([
+    { property: "adopt", reason: "adopt: there is no template with ID no-such-template" },
+  ]);
+  const inputs = await checked(p, { name: "by-hand", image: "worker:2", mounts: { persistent: { size: 10, path: "/w" } }, adopt: existing.id });
+  const from = rig.emu.requestLog().length;
+  const adopted = await p.create(inputs);
+  expect(adopted.id).toBe(existing.id);
+  expect(adopted.outs).toMatchObject({ id: existing.id, name: "by-hand", image: "worker:2", mounts: { persistent: { size: 10, path: "/w" } } });
+  expect(requestsSince(from)).toEqual([`GET /v2/templates/${existing.id}`, `PATCH /v2/templates/${existing.id}`]);
+  await p.delete(existing.id, adopted.outs!);
+});
+
+/**
+ * Makes the POST's answer lost and the client's own look-up fail (its list, twice), so the
+ * provider looks again itself, after a sleep of `clock` that runs `meanwhile`. A create made
+ * first in the same instant lists the templates there before both (one command's creates share
+ * that list): the faults hit only what follows.
+ */
+async function loseNextAnswer(meanwhile: () => Promise<unknown>) {
+  const p = provider({ clock: new HookedClock(async (n) => void (n === 1 && (await meanwhile()))) });
+  const first = await made(p, await checked(p, { image: "first:1" }));
+  rig.emu.setFaults({
+    aimed: [
+      { method: "POST", path: "/v2/templates", fault: "drop" },
+      { method: "GET", path: "/v2/templates", fault: "5xx", times: 2 },
+    ],
+  });
+  return { p, first };
+}
+
+test("a create whose answer is lost is found again: the template of its name, image and kind, not one differing in either made meanwhile", async () => {
+  const others: string[] = [];
+  const outside = (body: { image: string; serverless: boolean }) => rig.client.templates.create({ name: "lost-answer", ...body }).then((t) => others.push(t.id));
+  const { p, first } = await loseNextAnswer(async () => {
+    await outside({ image: "lost:2", serverless: true });
+    await outside({ image: "lost:1", serverless: false });
+  });
+  try {
+    const { id, outs } = await made(p, await checked(p, { name: "lost-answer", image: "lost:1", serverless: true }));
+    expect(others).toHaveLength(2);
+    expect(others).not.toContain(id);
+    expect(outs).toMatchObject({ id, name: "lost-answer", image: "lost:1", serverless: true });
+    await p.delete(id, outs);
+  } finally {
+    rig.emu.setFaults({});
+    for (const other of others) await rig.client.templates.delete(other);
+    await p.delete(first.id, first.outs);
+  }
+});
+
+test("a lost answer and another such template made meanwhile: the create fails naming the template and what to do", async () => {
+  const { p, first } = await loseNextAnswer(() => rig.client.templates.create({ name: "unknowable", image: "u:1" }));
+  try {
+    await expect(p.create(await checked(p, { name: "unknowable", image: "u:1" }))).rejects.toThrow(
+      /^creating template "unknowable" failed and whether the template exists is unknown \(2 templates that match it appeared since it began .*look for a template named "unknowable" and delete it\.$/,
+    );
+  } finally {
+    rig.emu.setFaults({});
+    for (const t of await rig.client.templates.list()) if (t.name === "unknowable") await rig.client.templates.delete(t.id);
+    await p.delete(first.id, first.outs);
+  }
+});
+
+test("delete: the line of what is lost; a state with no wait waits the default 120 s; a refresh in the same command sees it gone", async () => {
+  const lines: string[] = [];
+  const p0 = provider();
+  const { id, outs } = await made(p0, await checked(p0, { name: "short-lived", image: "worker:1", serverless: true }));
+  const ep = await rig.client.endpoints.save({ name: "holder-default", gpuIds: "AMPERE_24", templateId: id, workersMin: 0, workersMax: 0 });
+  const clock = new HookedClock();
+  const p = provider({ clock, pollIntervalMs: 60_000, print: (l) => lines.push(l) });
+  const { deleteWaitSeconds: _unset, ...noWait } = outs;
+  await expect(p.delete(id, noWait)).rejects.toThrow(/after waiting 120 s/);
+  expect(clock.sleeps).toEqual([60_000, 60_000]);
+  expect(lines).toEqual([]);
+  await rig.client.endpoints.delete(ep.id);
+  expect(await p.read(id, outs)).toEqual({ id, props: outs });
+  await p.delete(id, outs);
+  expect(lines).toEqual([`Template ${id}: deleted; lost: the template (it runs nothing itself)`]);
+  expect(await p.read(id, outs)).toEqual({});
+});
+
+test("the contract's 400 for a template in use is waited on as the platform's 409 is", async () => {
+  const p0 = provider();
+  const { id, outs } = await made(p0, await checked(p0, { name: "contract-400", image: "worker:1", serverless: true }));
+  const ep = await rig.client.endpoints.save({ name: "uses-template", gpuIds: "AMPERE_24", templateId: id, workersMin: 0, workersMax: 0 });
+  // A platform that answers as the contract writes: 400 where the emulator answers 409.
+  const templates = Object.create(rig.client.templates) as ComputePlatform["templates"];
+  templates.delete = (tid, opts) =>
+    rig.client.templates.delete(tid, opts).catch((e) => {
+      throw e instanceof ConflictError ? new BadRequestError(e.message, { ...e, status: 400 } as never) : e;
+    });
+  const contract = { templates, endpoints: rig.client.endpoints, pods: rig.client.pods } as unknown as ComputePlatform;
+  const clock = new HookedClock(async (n) => void (n === 1 && (await rig.client.endpoints.delete(ep.id))));
+  await provider({ client: () => contract, clock }).delete(id, outs);
+  expect(clock.sleeps).toEqual([1000]);
+  await expect(rig.client.templates.get(id)).rejects.toMatchObject({ status: 404 });
+});
+
+test("a cancelled deployment's signal reaches every request", async () => {
+  const controller = new AbortController();
+  controller.abort(new Error("deployment cancelled"));
+  const p = provider({ signal: controller.signal });
+  const from = rig.emu.requestLog().length;
+  await expect(p.read("tpl-any")).rejects.toThrow("deployment cancelled");
+  await expect(p.create(await checked(provider(), { name: "never", image: "worker:1" }))).rejects.toThrow("deployment cancelled");
+  expect(requestsSince(from)).toEqual([]);
 });
