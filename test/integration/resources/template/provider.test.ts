@@ -204,7 +204,7 @@ test("update: a change one PATCH sends is what a refresh in the same command rea
   const { id, outs } = await made(p, inputs);
   expect(await p.read(id, outs)).toEqual({ id, props: outs });
   const from = rig.emu.requestLog().length;
-  const updated = (await p.update(id, outs, { ...inputs, image: "worker:2", deleteWaitSeconds: undefined })).outs!;
+  const updated = (await p.update(id, outs, { ...inputs, image: "worker:2" })).outs!;
   expect(requestsSince(from)).toEqual([`PATCH /v2/templates/${id}`]);
   expect(updated).toEqual({ ...outs, image: "worker:2" });
   expect(await p.read(id, outs)).toEqual({ id, props: updated });
