@@ -21,3 +21,13 @@ export class FakeClock implements Clock {
     if (signal?.aborted) throw signal.reason;
   }
 }
+
+/** A {@link FakeClock} that runs `meanwhile` inside its first sleep: what another program does while a step waits. */
+export function clockDoing(meanwhile: () => Promise<unknown>): FakeClock {
+  return new (class extends FakeClock {
+    override async sleep(ms: number, signal?: AbortSignal): Promise<void> {
+      await super.sleep(ms, signal);
+      if (this.sleeps.length === 1) await meanwhile();
+    }
+  })();
+}

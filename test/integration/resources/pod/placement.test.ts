@@ -7,10 +7,12 @@
 import { BadRequestError, type ComputePlatform, ComputePlatform as Client, ConflictError } from "../../../../src/client";
 import { systemClock } from "../../../../src/client/core/clock";
 import { type Emulator, startEmulator } from "../../../../src/emulator";
-import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
+import { ACCOUNT_BUDGET_ENV } from "../../../../src/resources/engine/settings";
+import { LOGICAL_NAME_KEY, OWNER_TOKEN_KEY } from "../../../../src/resources/lifecycle/owner";
 import { planCreate } from "../../../../src/resources/pod/create-plan";
 import { type Found, hourlyCostOf, isNoCapacity, place } from "../../../../src/resources/pod/placement";
-import { checkPod, type LivePod, type PodInputs } from "../../../../src/resources/pod/schema";
+import { checkPod, type LivePod, OWNER_ENV, type PodInputs } from "../../../../src/resources/pod/schema";
+import { clockDoing, FakeClock } from "../../../helpers/fake-clock";
 
 const QUOTAS = { minute: 1_000_000, hour: 10_000_000, day: 100_000_000 };
 const H100 = "NVIDIA H100 80GB HBM3";
@@ -189,11 +191,113 @@ describe("hourlyCostOf: the catalog price of what the pod got", () => {
   });
 
   test("a type the catalog does not list: no price, not a wrong one", async () => {
-    expect(await hourlyCostOf(client, pod({ gpu: { id: "NVIDIA Nonesuch 1GB", count: 1 } } as Partial<LivePod>))).toEqual({});
+    expect(await hourlyCostOf(client, pod({ gpu: { id: "NVIDIA Nonesuch 1GB", count: 1 } } as Partial<LivePod>))).toStrictEqual({});
   });
 
   test("a catalog that cannot answer leaves the price out; the pod stands", async () => {
     const broken = { catalog: { gpus: () => Promise.reject(new Error("catalog down")), cpus: () => Promise.reject(new Error("catalog down")) } } as unknown as ComputePlatform;
     expect(await hourlyCostOf(broken, pod({ gpu: { id: L40S, count: 1 } } as Partial<LivePod>))).toEqual({});
+  });
+});
+
+/** The requests the emulator answered since `from`, as `METHOD path`. */
+const requestsSince = (from: number) =>
+  emu
+    .requestLog()
+    .slice(from)
+    .map((e) => `${e.method} ${e.path}`);
+
+describe("place without maxHourlyCost", () => {
+  test("reads no catalog: a GPU or a CPU pod is its POST alone", async () => {
+    // A client of its own: the catalog is read once per client, so an earlier read would hide one.
+    const fresh = new Client({ apiKey: emu.apiKey, apiUrl: emu.url, pacing: false });
+    try {
+      const cpu = (await client.catalog.cpus())[0]!;
+      const from = emu.requestLog().length;
+      await place({ client: fresh, clock: systemClock }, planCreate(inputs({ name: "uncapped-gpu", gpu: { id: [L40S] } })), found());
+      await place({ client: fresh, clock: systemClock }, planCreate(inputs({ name: "uncapped-cpu", cpu: { id: cpu.id, vcpuCount: 2 } })), found());
+      expect(requestsSince(from)).toEqual(["POST /v2/pods", "POST /v2/pods"]);
+    } finally {
+      await fresh.close();
+    }
+  });
+});
+
+test("a CPU pod priced exactly at maxHourlyCost is created", async () => {
+  const cpu = (await client.catalog.cpus())[0]!;
+  const priced = { cloud: "SECURE", cpu: { id: cpu.id, vcpuCount: 4, memory: 8 } } as unknown as LivePod;
+  const { hourlyCost } = await hourlyCostOf(client, priced);
+  const pod = await place(ctx(), planCreate(inputs({ name: "cpu-at-cap", cpu: { id: cpu.id, vcpuCount: 4 }, maxHourlyCost: hourlyCost })), found());
+  expect(pod.cpu).toMatchObject({ id: cpu.id, vcpuCount: 4 });
+});
+
+test("a budget the pod would break refuses it before any POST", async () => {
+  process.env[ACCOUNT_BUDGET_ENV] = "0.01";
+  try {
+    const from = emu.requestLog().length;
+    await expect(place(ctx(), planCreate(inputs({ name: "over-budget", gpu: { id: [L40S] } })), found())).rejects.toThrow(/budget/);
+    expect(creates(from)).toEqual([]);
+  } finally {
+    delete process.env[ACCOUNT_BUDGET_ENV];
+  }
+});
+
+describe("place: a create whose answer is lost is looked for again", () => {
+  /** The POST's answer lost and the client's own look-up failing (its list, each try), so place looks again. */
+  const loseAnswer = (lists = 3) =>
+    emu.setFaults({
+      aimed: [
+        { method: "POST", path: "/v2/pods", fault: "drop" },
+        { method: "GET", path: "/v2/pods", fault: "5xx", times: lists },
+      ],
+    });
+  const named = (name: string) => livePods().filter((p: { name: string }) => p.name === name);
+
+  test("the pod its body made, not one of its name but another image made meanwhile", async () => {
+    // No owner token: the body carries no owner mark.
+    const plan = planCreate({ ...inputs({ name: "lost-plain", gpu: { id: [L40S] } }), [OWNER_TOKEN_KEY]: undefined } as PodInputs);
+    expect(plan.body.env).toBeUndefined();
+    let other: LivePod | undefined;
+    const clock = clockDoing(async () => (other = await client.pods.create({ ...plan.bodyFor(L40S), image: "img/other:1" })));
+    loseAnswer();
+    const pod = await place({ client, clock }, plan, found());
+    expect(other).toBeDefined();
+    expect(pod).toMatchObject({ name: "lost-plain", image: "img/app:1" });
+    expect(named("lost-plain").map((p: { id: string }) => p.id).sort()).toEqual([pod.id, other!.id].sort());
+  });
+
+  test("an owned create takes only the pod of its own mark: not one of another mark, not one of none, made meanwhile", async () => {
+    const plan = planCreate({ ...inputs({ name: "lost-owned", gpu: { id: [L40S] } }), [OWNER_TOKEN_KEY]: "tok-placement" } as PodInputs);
+    const body = plan.bodyFor(L40S);
+    expect(body.env?.[OWNER_ENV]).toMatch(/^tok-placement\./);
+    const others: string[] = [];
+    const clock = clockDoing(async () => {
+      for (const env of [{ [OWNER_ENV]: "tok-other.0000" }, {}] as Record<string, string>[]) others.push((await client.pods.create({ ...body, env })).id);
+    });
+    loseAnswer();
+    const pod = await place({ client, clock }, plan, found());
+    expect(others).toHaveLength(2);
+    expect(others).not.toContain(pod.id);
+    expect(pod.env?.[OWNER_ENV]).toBe(body.env?.[OWNER_ENV]);
+  });
+
+  test("no list answers: the create fails naming the pod and what to do before running again", async () => {
+    loseAnswer(100);
+    const plan = planCreate(inputs({ name: "lost-unknown", gpu: { id: [L40S] } }));
+    await expect(place({ client, clock: new FakeClock() }, plan, found())).rejects.toThrow(
+      `creating pod "${plan.body.name}" failed and whether the pod exists is unknown (injected fault: the platform failed [500 from GET /v2/pods]); ` +
+        `the stack's state holds no pod for it. Before running the deployment again, look for a pod named "${plan.body.name}" and delete it or declare it with adopt.`,
+    );
+  });
+
+  test("a deployment cancelled during the look stops it: no list is sent after", async () => {
+    const controller = new AbortController();
+    const clock = clockDoing(async () => controller.abort(new Error("deployment cancelled")));
+    loseAnswer();
+    const from = emu.requestLog().length;
+    await expect(place({ client, clock, signal: controller.signal }, planCreate(inputs({ name: "lost-cancelled", gpu: { id: [L40S] } })), found())).rejects.toThrow(
+      "deployment cancelled",
+    );
+    expect(requestsSince(from).filter((r) => r === "GET /v2/pods")).toHaveLength(3);
   });
 });
