@@ -23,8 +23,10 @@ const ENTRIES = [
   "src/client/core/records.ts",
   // the errors a call raises, each naming what failed and what to do
   "src/client/core/errors.ts",
-  // an id as a path segment: encoded, never empty nor a dot segment
+  // an id as a path segment: encoded, never empty nor a dot segment; the clock every wait is
+  // cancelled through
   "src/client/core/path.ts",
+  "src/client/core/clock.ts",
   // the transport: auth, retries, pacing, timeouts and errors, once for every call (a server shows them)
   { module: "src/client/core/transport.ts", integration: true },
   // GraphQL documents built as a syntax tree, its errors[] as the client's errors, and its runner

@@ -1,6 +1,7 @@
 // The real clock (clock.ts): every wait of the client goes through its sleep, so a cancelled
 // operation must end its wait at once, with the signal's reason, and leave no timer behind.
-// No test here waits on time: each sleep is either 0 ms or ended by its signal.
+// No test here waits on time: each sleep is 0 ms, ended by its signal, or run on jest's fake timers.
+import { getEventListeners } from "node:events";
 import { systemClock } from "../../../../src/client/core/clock";
 
 describe("systemClock", () => {
@@ -14,6 +15,23 @@ describe("systemClock", () => {
   it("a sleep of 0 ms (or less) resolves", async () => {
     await expect(systemClock.sleep(0)).resolves.toBeUndefined();
     await expect(systemClock.sleep(-5, new AbortController().signal)).resolves.toBeUndefined();
+  });
+
+  it("a sleep resolves when its time has passed, not before", async () => {
+    jest.useFakeTimers();
+    try {
+      let done = false;
+      const sleeping = systemClock.sleep(1000).then(() => {
+        done = true;
+      });
+      await jest.advanceTimersByTimeAsync(999);
+      expect(done).toBe(false);
+      await jest.advanceTimersByTimeAsync(1);
+      await sleeping;
+      expect(done).toBe(true);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it("a signal already aborted rejects at once with its reason", async () => {
@@ -32,6 +50,8 @@ describe("systemClock", () => {
       ac.abort(reason);
       await expect(sleeping).rejects.toBe(reason);
       expect(cleared).toHaveBeenCalledTimes(1);
+      // A signal may outlive the wait (one per command): the wait leaves nothing on it.
+      expect(getEventListeners(ac.signal, "abort")).toEqual([]);
     } finally {
       cleared.mockRestore();
     }
