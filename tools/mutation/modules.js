@@ -24,9 +24,10 @@ const ENTRIES = [
   // the errors a call raises, each naming what failed and what to do
   "src/client/core/errors.ts",
   // an id as a path segment: encoded, never empty nor a dot segment; the clock every wait is
-  // cancelled through
+  // cancelled through; a create never sent twice
   "src/client/core/path.ts",
   "src/client/core/clock.ts",
+  "src/client/core/create-once.ts",
   // the transport: auth, retries, pacing, timeouts and errors, once for every call (a server shows them)
   { module: "src/client/core/transport.ts", integration: true },
   // GraphQL documents built as a syntax tree, its errors[] as the client's errors, and its runner
