@@ -107,9 +107,10 @@ const ENTRIES = [
   // the Template behind a container reference and what a change of it rolls; a container's fields
   "src/resources/inputs/template-ref.ts",
   "src/resources/inputs/container.ts",
-  // the emulator's rules, the platform's stand-in every other test trusts: rate limits, releases
-  // and their rollout, worker scaling
+  // the emulator's rules, the platform's stand-in every other test trusts: rate limits, the faults
+  // it injects, releases and their rollout, worker scaling
   "src/emulator/core/rate-limit.ts",
+  "src/emulator/core/faults.ts",
   "src/emulator/serverless/endpoints/releases.ts",
   "src/emulator/serverless/jobs/rollout.ts",
   "src/emulator/serverless/jobs/workers.ts",
