@@ -61,6 +61,8 @@ const ENTRIES = [
   "src/resources/pod/wire.ts",
   // the stack's cost: its report and the ledger of what was created
   "src/resources/stack-cost/report.ts",
+  // what an up leaves running, the compute the stack's cost prices, and the live object it is read from
+  "src/resources/stack-cost/what-runs.ts",
   "src/resources/cost/ledger.ts",
   // the prices a cost is read from (the catalog read once per client)
   "src/resources/cost/prices.ts",

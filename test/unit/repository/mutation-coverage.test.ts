@@ -49,7 +49,6 @@ const NOT_YET = [
   "src/resources/serverless-endpoint/schema.ts",
   "src/resources/serverless-endpoint/smoke-provider.ts",
   "src/resources/stack-cost/provider.ts",
-  "src/resources/stack-cost/what-runs.ts",
   "src/resources/template/provider.ts",
   "src/resources/template/schema.ts",
 ];
