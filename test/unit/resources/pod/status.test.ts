@@ -101,9 +101,12 @@ function rig(script: {
   actions?: ((action: string) => LivePod | undefined | Error)[];
   reads?: (LivePod | undefined)[];
   actionMs?: number;
+  signal?: AbortSignal;
 }) {
   const clock = new FakeClock(0);
   const calls: string[] = [];
+  /** Whether each call carried the context's signal. */
+  const signalled: boolean[] = [];
   const waits: { description: string; timeoutMs: number }[] = [];
   const reads = [...(script.reads ?? [])];
   const actions = [...(script.actions ?? [])];
@@ -113,8 +116,9 @@ function rig(script: {
   };
   const client = {
     pods: {
-      action: async (id: string, action: string) => {
+      action: async (id: string, action: string, opts?: { signal?: AbortSignal }) => {
         calls.push(`${action} ${id}`);
+        signalled.push(opts?.signal === script.signal);
         clock.current += script.actionMs ?? 0;
         const answer = actions.shift();
         if (!answer) throw new Error(`unscripted action ${action}`);
@@ -122,8 +126,9 @@ function rig(script: {
         if (out instanceof Error) throw out;
         return out;
       },
-      get: async (id: string) => {
+      get: async (id: string, opts?: { signal?: AbortSignal }) => {
         calls.push(`get ${id}`);
+        signalled.push(opts?.signal === script.signal);
         return nextRead()!;
       },
     },
@@ -137,11 +142,12 @@ function rig(script: {
         const verdict = o.until(last);
         if (verdict === "done") return last;
         if (verdict instanceof Error) throw verdict;
+        if (verdict !== "pending") throw new Error(`not a verdict: ${String(verdict)}`);
       }
       throw new WaitTimeoutError("pod", id, o.description, o.timeoutMs, last);
     },
   } as unknown as Poller<LivePod>;
-  return { ctx: { client, poller, clock }, calls, waits, left: () => reads.length + actions.length };
+  return { ctx: { client, poller, clock, signal: script.signal }, calls, signalled, waits, left: () => reads.length + actions.length };
 }
 
 const inputs = (over: Partial<PodInputs> = {}) =>
@@ -279,7 +285,7 @@ describe("converge to EXITED", () => {
 
   it("an answer not yet EXITED is waited on until it is", async () => {
     const r = rig({ actions: [answer(running())], reads: [running(), exited()] });
-    await converge(r.ctx, running(), inputs({ desiredStatus: "EXITED" }), { restart: false });
+    await expect(converge(r.ctx, running(), inputs({ desiredStatus: "EXITED" }), { restart: false })).resolves.toMatchObject({ status: "EXITED" });
     expect(r.waits).toEqual([{ description: "EXITED", timeoutMs: 600_000 }]);
   });
 
@@ -288,6 +294,7 @@ describe("converge to EXITED", () => {
     const r = rig({ reads: [provisioningPod, running()], actions: [answer(exited())] });
     await converge(r.ctx, provisioningPod, inputs({ desiredStatus: "EXITED" }), { restart: false });
     expect(r.waits.map((w) => w.description)).toEqual(["stoppable"]);
+    expect(r.left()).toBe(0);
     expect(r.calls).toEqual(["stop p1"]);
   });
 
@@ -308,6 +315,23 @@ describe("an action whose outcome is unknown", () => {
     const r = rig({ actions: [timeout], reads: [pod({ status: "STARTING" }), running()] });
     await converge(r.ctx, exited(), inputs(), { restart: false });
     expect(r.calls).toEqual(["start p1", "get p1"]);
+  });
+
+  it("a stop shows as EXITED, a start as a pod no longer stopped (its startedAt may be the same)", async () => {
+    const stop = rig({ actions: [timeout], reads: [exited({ startedAt: running().startedAt })] });
+    await expect(converge(stop.ctx, running(), inputs({ desiredStatus: "EXITED" }), { restart: false })).resolves.toMatchObject({ status: "EXITED" });
+    expect(stop.calls).toEqual(["stop p1", "get p1"]);
+    const start = rig({ actions: [timeout], reads: [running()] });
+    await converge(start.ctx, exited({ startedAt: running().startedAt }), inputs(), { restart: false });
+    expect(start.calls).toEqual(["start p1", "get p1"]);
+  });
+
+  it("every call carries the deployment's signal", async () => {
+    const signal = new AbortController().signal;
+    const r = rig({ actions: [timeout, () => undefined], reads: [exited(), running()], signal });
+    await converge(r.ctx, exited(), inputs(), { restart: false });
+    expect(r.calls).toEqual(["start p1", "get p1", "start p1", "get p1"]);
+    expect(r.signalled).toEqual([true, true, true, true]);
   });
 
   it("the action does not show: sent again, at most three times, then the failure is the answer", async () => {
