@@ -2,7 +2,7 @@
 // strict about unknown properties, the defaults filled in. No I/O.
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { checkFailures, isUnknown } from "../inputs/check";
+import { checkFailures } from "../inputs/check";
 import { splitUnknownArgs } from "../inputs/arguments";
 import { adoptId, containerRules, nonEmpty, onlyKeys, persistentMountRule } from "../inputs/container";
 import { LOGICAL_NAME_KEY, OWNER_INPUT_KEYS, resolveName } from "../lifecycle/owner";
@@ -132,13 +132,13 @@ const absent = (v: unknown) => v === undefined || v === null;
 export function checkTemplate(olds: Record<string, unknown> | undefined, news: Record<string, unknown>): pulumi.dynamic.CheckResult<TemplateInputs> {
   const logicalName = typeof news[LOGICAL_NAME_KEY] === "string" ? (news[LOGICAL_NAME_KEY] as string) : "template";
   const inputs: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(news)) if (v !== undefined && (v !== null || k === "registry")) inputs[k] = v;
+  for (const [k, v] of Object.entries(news)) if (!absent(v)) inputs[k] = v;
   inputs.name = resolveName(news.name, olds, logicalName);
   for (const [k, v] of Object.entries(TEMPLATE_DEFAULTS)) if (absent(inputs[k])) inputs[k] = v;
   inputs.deleteWaitSeconds ??= DEFAULT_DELETE_WAIT_SECONDS;
   // `mounts: {}` and `mounts: { persistent: undefined }` both mean no mount: one spelling.
   const mounts = inputs.mounts;
-  if (mounts !== null && typeof mounts === "object" && !isUnknown(mounts)) {
+  if (mounts !== null && typeof mounts === "object") {
     const kept = Object.fromEntries(Object.entries(mounts).filter(([, v]) => !absent(v)));
     if (Object.keys(kept).length === 0) delete inputs.mounts;
     else inputs.mounts = kept;

@@ -1,7 +1,7 @@
 import { UNKNOWN } from "../../../../src/resources/inputs/check";
 import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
 import { templateFailure } from "../../../../src/resources/serverless-endpoint/schema";
-import { checkTemplate, TEMPLATE_DEFAULTS } from "../../../../src/resources/template/schema";
+import { checkTemplate, TEMPLATE_DEFAULTS, templateArgsSchema } from "../../../../src/resources/template/schema";
 
 const base = { name: "worker", image: "worker:1" };
 
@@ -75,6 +75,60 @@ describe("Template check: every rule of CreateTemplateRequest, named by property
   test("hidden inputs of the class are not the user's", () => {
     const r = checkTemplate({}, { ...base, __provider: "x", [LOGICAL_NAME_KEY]: "w", __project: "p", __stack: "s", __organization: "o" });
     expect(r.failures).toEqual([]);
+  });
+});
+
+describe("Template check: each failure's reason names the field and the rule", () => {
+  const WAIT_RULE = "deleteWaitSeconds must be a whole number of seconds from 0 to 3600";
+  test.each([
+    ["name not a string", { name: 7 }, "name", "name must be a string"],
+    ["serverless not a boolean", { serverless: "yes" }, "serverless", "serverless must be true or false"],
+    ["public not a boolean", { public: 1 }, "public", "public must be true or false"],
+    ["category outside the enum", { category: "INTEL" }, "category", 'category must be one of CPU, NVIDIA, AMD (got "INTEL")'],
+    ["deleteWaitSeconds negative", { deleteWaitSeconds: -1 }, "deleteWaitSeconds", WAIT_RULE],
+    ["deleteWaitSeconds above an hour", { deleteWaitSeconds: 3601 }, "deleteWaitSeconds", WAIT_RULE],
+    ["deleteWaitSeconds fractional", { deleteWaitSeconds: 1.5 }, "deleteWaitSeconds", WAIT_RULE],
+    ["deleteWaitSeconds as text", { deleteWaitSeconds: "60" }, "deleteWaitSeconds", WAIT_RULE],
+    ["a network mount", { mounts: { network: [{ volumeId: "v", path: "/d" }] } }, "mounts", "mounts accepts only persistent (templates take no network mount); remove network"],
+    ["adopt empty", { adopt: "" }, "adopt", "adopt (the ID of an existing template) must not be empty"],
+  ])("%s", (_label, over, property, reason) => {
+    expect(checkTemplate({}, { ...base, ...over }).failures).toEqual([{ property, reason }]);
+  });
+
+  test("deleteWaitSeconds at its bounds is kept", () => {
+    expect(checkTemplate({}, { ...base, deleteWaitSeconds: 0 }).inputs!.deleteWaitSeconds).toBe(0);
+    expect(checkTemplate({}, { ...base, deleteWaitSeconds: 3600 }).failures).toEqual([]);
+  });
+
+  test("the exported schema, used on its own, names the properties to remove and refuses an empty name", () => {
+    const inputs = checkTemplate({}, base).inputs!;
+    const extra = templateArgsSchema.safeParse({ ...inputs, bogus: 1 });
+    expect(extra.error?.issues.map((i) => i.message)).toEqual(["Template accepts only the properties of TemplateArgs; remove bogus"]);
+    const unnamed = templateArgsSchema.safeParse({ ...inputs, name: "" });
+    expect(unnamed.error?.issues.map((i) => [i.path.join("."), i.message])).toEqual([["name", "name must not be empty"]]);
+  });
+});
+
+describe("Template check: what it writes in", () => {
+  test("without a logical name, a missing name is made from the kind", () => {
+    expect(checkTemplate(undefined, { image: "i" }).inputs!.name).toMatch(/^template-[0-9a-f]{7}$/);
+  });
+
+  test("a property given as null takes its default, deleteWaitSeconds too", () => {
+    const r = checkTemplate({}, { ...base, args: null, ports: null, serverless: null, category: null, deleteWaitSeconds: null, disk: null, registry: null });
+    expect(r.failures).toEqual([]);
+    expect(r.inputs).toEqual(checkTemplate({}, base).inputs);
+  });
+
+  test("a written value is kept over its default", () => {
+    const inputs = checkTemplate({}, { ...base, args: "--x", serverless: true, category: "CPU", registry: "reg-1", deleteWaitSeconds: 5 }).inputs!;
+    expect(inputs).toMatchObject({ args: "--x", serverless: true, category: "CPU", registry: "reg-1", deleteWaitSeconds: 5 });
+  });
+
+  test("a mount's absent entries are dropped, its given ones kept", () => {
+    const persistent = { size: 10, path: "/w" };
+    expect(checkTemplate({}, { ...base, mounts: { persistent, network: null } }).inputs!.mounts).toEqual({ persistent });
+    expect(checkTemplate({}, { ...base, mounts: UNKNOWN }).inputs!.mounts).toBe(UNKNOWN);
   });
 });
 
