@@ -1,24 +1,30 @@
 // An endpoint's job queue (queue.ts) driven directly through the serverless service, on a clock
 // the test moves: a submission refused before it is queued (unknown endpoint, a body that is not
-// an object, a bad envelope, a queue full of jobs not ended), a job's cancel, retry and purge, and
+// an object, a bad envelope, a queue full of jobs not ended), a job's cancel, retry and purge, its
+// run on a worker (or an embedder's handler) to its end or its timeout, calls held on it, and
 // the replay of its events, linear in them (issue 53, case 6): n queued jobs served one by one by
 // a single worker cost the replay a bounded number of looks per job, so twice the jobs cost
 // twice the work. Counted (EndpointJobs.replaySteps), never timed. The queue's HTTP routes and
 // scaling over real HTTP are test/integration/emulator/serverless/jobs/calls.test.ts.
-import type { Job } from "../../../../../src/emulator/serverless/jobs/job";
+import type { Job, JobHandler } from "../../../../../src/emulator/serverless/jobs/job";
 import { ServerlessService } from "../../../../../src/emulator/serverless/service";
 
-async function rig(workersMax: number, jobLimits?: { queuedJobs?: number; queuedBytes?: number }) {
+/** Fields of the endpoint besides its name, GPU, template and workers (GraphQL input syntax). */
+type Extra = { timeScale?: number; handler?: JobHandler; endpoint?: string; heldCalls?: number };
+
+async function rig(workersMax: number, jobLimits?: { queuedJobs?: number; queuedBytes?: number }, extra: Extra = {}) {
   const clock = { t: 1_700_000_000_000 };
   const svc = new ServerlessService({
     clock: { now: () => clock.t },
     timings: { startingMs: 0, drainMs: 0 },
     random: () => 0.5,
     imageBaseUrl: () => "http://127.0.0.1:1",
-    jobLimits,
+    jobLimits: { ...jobLimits, ...(extra.heldCalls !== undefined ? { heldCalls: extra.heldCalls } : {}) },
+    timeScale: extra.timeScale,
+    handler: extra.handler,
   });
   const gql = async (query: string) => (await svc.executeGraphql({ query }, { canRead: true, canWrite: true })) as { body: any };
-  const made = await gql(`mutation { saveEndpoint(input: { name: "ep", gpuIds: "AMPERE_16", templateId: "tpl-1", workersMin: 0, workersMax: ${workersMax} }) { id } }`);
+  const made = await gql(`mutation { saveEndpoint(input: { name: "ep", gpuIds: "AMPERE_16", templateId: "tpl-1", workersMin: 0, workersMax: ${workersMax} ${extra.endpoint ?? ""} }) { id } }`);
   const id = made.body.data.saveEndpoint.id as string;
   const submit = (body: unknown) => {
     const r = svc.endpointJobs.submit(id, body);
@@ -105,6 +111,304 @@ describe("a job's cancel, retry and purge", () => {
     expect(jobs.find(id, a.id)).toBeUndefined();
     expect(jobs.find(id, b.id)).toBe(b);
     expect(jobs.purge(id)).toEqual({ removed: 0, status: "completed" });
+  });
+});
+
+describe("a job's run on a worker", () => {
+  test("a free worker takes the job at once; it ends COMPLETED at its time, its output the input, its worker idle again", async () => {
+    const { jobs, id, submit, clock } = await rig(1);
+    const t0 = clock.t;
+    const job = submit({ input: { sleep_ms: 1000, x: 1 } });
+    expect(job).toMatchObject({ status: "IN_PROGRESS", startedAt: t0, endsAt: t0 + 1000, deadline: t0 + 300_000 });
+    expect(jobs.health(id)).toMatchObject({ jobs: { inProgress: 1, inQueue: 0 }, workers: { running: 1, idle: 0 } });
+    clock.t = t0 + 999;
+    expect(jobs.find(id, job.id)!.status).toBe("IN_PROGRESS");
+    clock.t = t0 + 1000;
+    expect(jobs.find(id, job.id)).toMatchObject({ status: "COMPLETED", finishedAt: t0 + 1000, outcome: { output: { sleep_ms: 1000, x: 1 } } });
+    expect(jobs.answer(job)).toMatchObject({ id: job.id, status: "COMPLETED", delayTime: 0, executionTime: 1000, output: { sleep_ms: 1000, x: 1 } });
+    expect(jobs.health(id)).toMatchObject({ jobs: { completed: 1, failed: 0, inProgress: 0 }, workers: { running: 0, idle: 1 } });
+    jobs.close();
+  });
+
+  test("a job whose input asks to fail ends FAILED with its error, counted as failed", async () => {
+    const { jobs, id, submit, clock } = await rig(1);
+    const job = submit({ input: { fail: "boom", sleep_ms: 10 } });
+    clock.t += 10;
+    jobs.sync(clock.t);
+    expect(job).toMatchObject({ status: "FAILED", outcome: { error: "boom" } });
+    expect(jobs.health(id).jobs).toMatchObject({ completed: 0, failed: 1 });
+    jobs.close();
+  });
+
+  test("a job past its execution timeout ends TIMED_OUT at the timeout; one ending at it completes", async () => {
+    const { jobs, id, submit, clock } = await rig(1);
+    const t0 = clock.t;
+    const late = submit({ input: { sleep_ms: 8000 }, policy: { executionTimeout: 5000 } });
+    clock.t = t0 + 10_000;
+    jobs.sync(clock.t);
+    expect(late).toMatchObject({ status: "TIMED_OUT", finishedAt: t0 + 5000, outcome: { error: "job exceeded its execution timeout or ttl" } });
+    const onTime = submit({ input: { sleep_ms: 5000 }, policy: { executionTimeout: 5000 } });
+    clock.t = t0 + 20_000;
+    jobs.sync(clock.t);
+    expect(onTime).toMatchObject({ status: "COMPLETED", finishedAt: t0 + 15_000 });
+    expect(jobs.health(id).jobs).toMatchObject({ completed: 1, failed: 1 });
+    jobs.close();
+  });
+
+  test("the endpoint's execution timeout holds when the policy names none; 0 is no timeout, and the ttl still ends the job", async () => {
+    const { jobs, submit, clock } = await rig(1, undefined, { endpoint: "executionTimeoutMs: 6000" });
+    const t0 = clock.t;
+    expect(submit({ input: { sleep_ms: 60_000 } }).deadline).toBe(t0 + 6000);
+    jobs.close();
+    const none = await rig(1, undefined, { endpoint: "executionTimeoutMs: 0" });
+    const job = none.submit({ input: { sleep_ms: 60_000 }, policy: { ttl: 20_000 } });
+    expect(job.deadline).toBe(none.clock.t + 20_000);
+    none.clock.t += 20_000;
+    none.jobs.sync(none.clock.t);
+    expect(job).toMatchObject({ status: "TIMED_OUT", outcome: { error: "job exceeded its execution timeout or ttl" } });
+    none.jobs.close();
+  });
+
+  test("a queued job whose ttl passes ends TIMED_OUT at its ttl, never taken", async () => {
+    const { jobs, id, submit, clock } = await rig(0);
+    const t0 = clock.t;
+    const job = submit({ input: {}, policy: { ttl: 10_000 } });
+    clock.t = t0 + 9_999;
+    jobs.sync(clock.t);
+    expect(job.status).toBe("IN_QUEUE");
+    clock.t = t0 + 30_000;
+    jobs.sync(clock.t);
+    expect(job).toMatchObject({ status: "TIMED_OUT", finishedAt: t0 + 10_000, outcome: { error: "job's ttl passed while it was queued" } });
+    expect(job.workerId).toBeUndefined();
+    expect(jobs.health(id).jobs).toMatchObject({ inQueue: 0, failed: 1 });
+  });
+
+  test("durations are emulated ms: at a time scale of 10 a job of 1000 ms and a ttl of 10 s take a tenth as long on the clock", async () => {
+    const { jobs, submit, clock } = await rig(1, undefined, { timeScale: 10 });
+    const t0 = clock.t;
+    const job = submit({ input: { sleep_ms: 1000 }, policy: { ttl: 10_000, executionTimeout: 5000 } });
+    expect(job).toMatchObject({ ttlEnd: t0 + 1000, endsAt: t0 + 100, deadline: t0 + 500 });
+    jobs.close();
+  });
+
+  test("a job whose worker leaves goes back to the queue, its run forgotten", async () => {
+    const { jobs, id, submit, clock, gql } = await rig(1);
+    const job = submit({ input: { sleep_ms: 60_000, stream: [1, 2] } });
+    expect(job.status).toBe("IN_PROGRESS");
+    clock.t += 1000;
+    await gql(`mutation { saveEndpoint(input: { id: "${id}", name: "ep", gpuIds: "AMPERE_16", templateId: "tpl-1", workersMin: 0, workersMax: 0 }) { id } }`);
+    jobs.sync(clock.t);
+    expect(job).toMatchObject({ status: "IN_QUEUE", chunkTimes: [], streamRead: 0 });
+    for (const k of ["workerId", "startedAt", "endsAt", "deadline", "plan"] as const) expect(job[k]).toBeUndefined();
+    expect(jobs.health(id).jobs).toMatchObject({ inQueue: 1, inProgress: 0 });
+  });
+
+  test("the worker idle the longest takes the next job", async () => {
+    const { jobs, id, submit, clock } = await rig(2);
+    const a = submit({ input: { sleep_ms: 1000 } });
+    const b = submit({ input: { sleep_ms: 2000 } });
+    expect(a.workerId).not.toBe(b.workerId);
+    clock.t += 3000;
+    jobs.sync(clock.t);
+    // a's worker has been idle since +1000, b's since +2000.
+    const c = submit({ input: {} });
+    expect(c.workerId).toBe(a.workerId);
+    expect(jobs.health(id).jobs.completed).toBe(3);
+    jobs.close();
+  });
+
+  test("a stream yields each chunk at its time, once", async () => {
+    const { jobs, submit, clock } = await rig(1);
+    const t0 = clock.t;
+    const job = submit({ input: { sleep_ms: 3000, stream: ["a", "b", "c"] } });
+    expect(job.chunkTimes).toEqual([t0 + 1000, t0 + 2000, t0 + 3000]);
+    expect(jobs.stream(job)).toEqual({ status: "IN_PROGRESS", stream: [] });
+    clock.t = t0 + 1000;
+    expect(jobs.stream(job)).toEqual({ status: "IN_PROGRESS", stream: [{ output: "a" }] });
+    clock.t = t0 + 2999;
+    expect(jobs.stream(job)).toEqual({ status: "IN_PROGRESS", stream: [{ output: "b" }] });
+    clock.t = t0 + 5000;
+    jobs.sync(clock.t);
+    expect(jobs.stream(job)).toEqual({ status: "COMPLETED", stream: [{ output: "c" }] });
+    expect(jobs.stream(job)).toEqual({ status: "COMPLETED", stream: [] });
+    jobs.close();
+  });
+
+  test("a job cancelled while it runs ends there, and its worker is free for the next", async () => {
+    const { jobs, id, submit, clock } = await rig(1);
+    const job = submit({ input: { sleep_ms: 60_000 } });
+    clock.t += 500;
+    expect(jobs.cancel(job)).toEqual({ id: job.id, status: "CANCELLED" });
+    expect(job.finishedAt).toBe(clock.t);
+    const next = submit({ input: {} });
+    expect(next.status).toBe("COMPLETED");
+    expect(next.workerId).toBe(job.workerId);
+    expect(jobs.health(id).jobs).toMatchObject({ completed: 1, failed: 0, inProgress: 0 });
+    jobs.close();
+  });
+});
+
+describe("a handler in place of the test worker", () => {
+  const flush = () => new Promise((r) => setImmediate(r));
+
+  test("its answer is the job's output, ended when it answers; undefined answers null", async () => {
+    const seen: unknown[] = [];
+    const { jobs, submit, clock } = await rig(1, undefined, {
+      handler: async (j) => {
+        seen.push(j);
+        return j.input.none ? undefined : { echoed: j.input };
+      },
+    });
+    const job = submit({ input: { v: 1 } });
+    expect(job).toMatchObject({ status: "IN_PROGRESS" });
+    expect(job.endsAt).toBeUndefined();
+    clock.t += 250;
+    await flush();
+    expect(job).toMatchObject({ status: "COMPLETED", finishedAt: clock.t, outcome: { output: { echoed: { v: 1 } } } });
+    expect(seen).toEqual([{ id: job.id, endpointId: job.endpointId, input: { v: 1 } }]);
+    // The handler gets a copy: what it changes is not the job's input.
+    expect((seen[0] as { input: unknown }).input).not.toBe(job.input);
+    const none = submit({ input: { none: true } });
+    await flush();
+    expect(none.outcome).toEqual({ output: null });
+    jobs.close();
+  });
+
+  test("a handler that throws fails the job with its message (or what it threw, as text)", async () => {
+    const { jobs, submit } = await rig(1, undefined, {
+      handler: (j) => {
+        if (j.input.error) throw new Error("handler broke");
+        throw "plain text";
+      },
+    });
+    const a = submit({ input: { error: true } });
+    await flush();
+    expect(a).toMatchObject({ status: "FAILED", outcome: { error: "handler broke" } });
+    const b = submit({ input: {} });
+    await flush();
+    expect(b).toMatchObject({ status: "FAILED", outcome: { error: "plain text" } });
+    jobs.close();
+  });
+
+  test("a stream's chunks are the handler's list when the input asks for a stream", async () => {
+    const { jobs, submit } = await rig(1, undefined, { handler: async () => ["x", "y"] });
+    const streamed = submit({ input: { stream: [] } });
+    await flush();
+    expect(jobs.stream(streamed)).toEqual({ status: "COMPLETED", stream: [{ output: "x" }, { output: "y" }] });
+    const plain = submit({ input: {} });
+    await flush();
+    expect(jobs.stream(plain)).toEqual({ status: "COMPLETED", stream: [] });
+    jobs.close();
+  });
+
+  test("a late answer of a job cancelled meanwhile is ignored", async () => {
+    let answer: (v: unknown) => void = () => undefined;
+    const { jobs, submit } = await rig(1, undefined, { handler: () => new Promise((r) => (answer = r)) });
+    const job = submit({ input: {} });
+    jobs.cancel(job);
+    answer({ late: true });
+    await flush();
+    expect(job.status).toBe("CANCELLED");
+    expect(job.outcome).toBeUndefined();
+    jobs.close();
+  });
+});
+
+describe("calls held on a job", () => {
+  test("a job already ended, or a wait of 0, is answered at once; a job not in the queue is undefined", async () => {
+    const { jobs, submit } = await rig(1);
+    const done = submit({ input: {} });
+    expect(done.status).toBe("COMPLETED");
+    await expect(jobs.waitFor(done, 60_000)).resolves.toMatchObject({ id: done.id, status: "COMPLETED" });
+    jobs.close();
+    const idle = await rig(0);
+    const queued = idle.submit({ input: {} });
+    await expect(idle.jobs.waitFor(queued, 0)).resolves.toMatchObject({ status: "IN_QUEUE" });
+    idle.jobs.purge(idle.id);
+    await expect(idle.jobs.waitFor(queued, 60_000)).resolves.toBeUndefined();
+  });
+
+  test("a held call ends with the job's end, or undefined when the job is purged", async () => {
+    const { jobs, submit, clock, id } = await rig(0);
+    const a = submit({ input: {} });
+    const b = submit({ input: {} });
+    const heldA = jobs.waitFor(a, 60_000);
+    const heldB = jobs.waitFor(b, 60_000);
+    jobs.cancel(a);
+    await expect(heldA).resolves.toMatchObject({ id: a.id, status: "CANCELLED" });
+    clock.t += 1;
+    jobs.purge(id);
+    await expect(heldB).resolves.toBeUndefined();
+    jobs.close();
+  });
+
+  test("a closed queue answers a held call at once with the job as it is", async () => {
+    const { jobs, submit } = await rig(0);
+    const job = submit({ input: {} });
+    const held = jobs.waitFor(job, 60_000);
+    jobs.close();
+    await expect(held).resolves.toMatchObject({ status: "IN_QUEUE" });
+    await expect(jobs.waitFor(job, 60_000)).resolves.toMatchObject({ status: "IN_QUEUE" });
+  });
+
+  test("past the limit of held calls, no more is held: 503 with Retry-After", async () => {
+    const { jobs } = await rig(0, undefined, { heldCalls: 1 });
+    expect(jobs.canHold()).toBe(true);
+    const release = jobs.holdOther();
+    expect(release).toBeInstanceOf(Function);
+    expect(jobs.canHold()).toBe(false);
+    expect(jobs.holdOther()).toBeUndefined();
+    expect(jobs.tooManyHeld()).toMatchObject({ status: 503, headers: { "retry-after": "1" } });
+    release!();
+    expect(jobs.canHold()).toBe(true);
+  });
+});
+
+describe("what the queue tells", () => {
+  test("the most recent jobs, newest first, as many as asked", async () => {
+    const { jobs, id, submit } = await rig(0);
+    const a = submit({ input: { n: 1 }, webhook: "http://example.com/hook" });
+    const b = submit({ input: { n: 2 } });
+    const c = submit({ input: { n: 3 } });
+    const recent = jobs.recent(id, 2);
+    expect(recent.map((r) => r.answer.id)).toEqual([c.id, b.id]);
+    expect(recent[0]).toEqual({ answer: jobs.answer(c), submittedAt: c.submittedAt, webhook: undefined, webhookResult: undefined });
+    expect(jobs.recent(id, 10).at(-1)).toMatchObject({ answer: { id: a.id }, webhook: "http://example.com/hook" });
+    expect(jobs.recent("nope", 10)).toEqual([]);
+  });
+
+  test("a job with a webhook that ends keeps what became of its call: an address not on loopback is never called", async () => {
+    const { jobs, submit } = await rig(0);
+    const job = submit({ input: {}, webhook: "http://example.com/hook" });
+    expect(job.webhookResult).toBeUndefined();
+    jobs.cancel(job);
+    expect(job.webhookResult).toBe("not called: the emulator calls loopback addresses only");
+  });
+
+  test("a deleted endpoint's queue is dropped, and its held calls end as gone", async () => {
+    const { jobs, submit, id, gql, clock } = await rig(0);
+    const job = submit({ input: {} });
+    const held = jobs.waitFor(job, 60_000);
+    const deleted = await gql(`mutation { deleteEndpoint(id: "${id}") }`);
+    expect(deleted.body.errors).toBeUndefined();
+    clock.t += 1;
+    jobs.sync(clock.t);
+    await expect(held).resolves.toBeUndefined();
+    expect(jobs.has(id)).toBe(false);
+    expect(jobs.find(id, job.id)).toBeUndefined();
+    jobs.close();
+  });
+
+  test("a finished job stays readable for the retention time, then goes with the next full pass (every 64 submissions)", async () => {
+    const { jobs, id, submit, clock } = await rig(1);
+    const first = submit({ input: {} });
+    expect(first.status).toBe("COMPLETED");
+    clock.t += 16 * 60_000;
+    for (let i = 0; i < 63; i++) submit({ input: {} });
+    expect(jobs.find(id, first.id)).toBe(first);
+    submit({ input: {} });
+    expect(jobs.find(id, first.id)).toBeUndefined();
+    jobs.close();
   });
 });
 
