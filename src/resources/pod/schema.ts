@@ -175,8 +175,7 @@ export const POD_ARGS: readonly string[] = Object.keys(podArgsSchema.shape);
 /** Properties the engine or the resource class add; not the user's. */
 const RESERVED_KEYS = new Set<string>(["__provider", LOGICAL_NAME_KEY, OWNER_TOKEN_KEY, ...OWNER_INPUT_KEYS]);
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === "object" && !Array.isArray(v) && !isUnknown(v);
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
 const absent = (v: unknown) => v === undefined || v === null;
 
@@ -198,7 +197,7 @@ export function normalizePodInputs(
   }
   const token = ownerToken("Pod", olds, news, predecessorOf);
   if (token !== undefined) out[OWNER_TOKEN_KEY] = token;
-  out.name = resolveName(news.name, isObject(olds) ? olds : undefined, logicalName, token);
+  out.name = resolveName(news.name, olds, logicalName, token);
   out.cloud ??= "SECURE";
   out.globalNetworking ??= false;
   out.locked ??= false;
