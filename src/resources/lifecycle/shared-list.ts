@@ -39,10 +39,19 @@ export class SharedList<T> {
    * after the fence of `key` and after list number `after` (in flight or answered), else a new one.
    */
   entry(key: string, after = 0): { seq: number; items: Promise<T[]> } {
-    const c = this.current;
-    if (c && c.seq > Math.max(after, this.fences.get(key) ?? 0)) return c;
-    this.fresh();
+    if (!this.answers(key, after)) this.fresh();
     return this.current!;
+  }
+
+  /** Whether `key` was fenced in this process (a create with that token ended, or a read or write of that object did). */
+  fenced(key: string): boolean {
+    return this.fences.has(key);
+  }
+
+  /** Whether the newest list answers a read of `key` after list number `after` (in flight or answered): `entry` would send none. */
+  answers(key: string, after = 0): boolean {
+    const c = this.current;
+    return c !== undefined && c.seq > Math.max(after, this.fences.get(key) ?? 0);
   }
 
   /**

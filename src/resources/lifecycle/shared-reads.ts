@@ -8,20 +8,28 @@ import { SharedList } from "./shared-list";
  * 100 pods and 100 volumes spent 200 requests of the key's quota before any change was made.
  *
  * How reads are found to come together: a read that finds no other read of its kind (per
- * client) in flight and none begun within `togetherMs` opens a short window (`windowMs`, 15 ms:
- * the engine sends a refresh's reads in one burst, and a GET by id takes longer than that
- * anyway). If no other read of its kind arrives in the window, it is a lone read: the GET by id
- * it always was. A run of reads starts there and lasts while reads keep coming (none further
- * than `togetherMs` apart). Every other read takes the object from the kind's shared list: the
- * newest list sent since its run started and after this process last wrote or read the object
- * (the one in flight counts), else a new one, sent at once, that later reads share. (So a
- * refresh never reads what the waits of an earlier `up` listed.) A refresh reads each object
- * once, so all its reads share one list, however long the engine takes to send them (a stack of
- * thousands: tens of seconds); a second read of the same object is answered by a list sent after
- * the first one ended, so it sees what changed meanwhile. Lists are not aged by the clock: a
- * refresh is the state at one moment, and the list of its run's start is such a moment for every
- * object it has not read yet. So N reads of a run cost one list, whatever N and however they
- * arrive; and a read that comes alone costs one GET, 15 ms later than it would have.
+ * client) in flight and none begun within `togetherMs` (a quiet spell) opens a short window
+ * (`windowMs`, 15 ms: the engine sends a refresh's reads in one burst, and a GET by id takes
+ * longer than that anyway). If no other read of its kind arrives in the window, it is a lone
+ * read: the GET by id it always was. Every other read takes the object from the kind's shared
+ * list: the newest list sent since the run of reads began and after this process last wrote or
+ * read the object (the one in flight counts), else a new one, sent at once, that later reads
+ * share; a read after a quiet spell that such a list answers takes it at once, with no window.
+ *
+ * A run of reads begins at the process's first read. A read after a quiet spell begins a new
+ * one, which never takes a list sent before it, only when the process wrote an object of the kind
+ * since the run began (so a refresh never reads what the waits of an earlier `up` in the same
+ * process listed) or read or wrote this very object before (a refresh reads each object once: a
+ * second read after a pause is a later command's, in a process that lives on, or a lone look). The
+ * engine starts a plugin per command, so under the CLI a refresh is one run however long the
+ * engine takes to hand over its reads: a stack of thousands interleaves the kinds' reads over
+ * tens of seconds, and a kind's reads pause for seconds while the others' are handed over (at
+ * N = 1,000 the endpoints' came 102, then 7.6 s of pods, then 98: when any pause ended a run,
+ * that was a second list, issue 50). A second read of the same object is answered by a list sent
+ * after the first one ended, so it sees what changed meanwhile. Lists are not aged by the clock: a refresh is the state at one
+ * moment, and the list of its run is such a moment for every object it has not read yet. So N
+ * reads of a command cost one list, whatever N and however they arrive; and a read that comes
+ * alone costs one GET, 15 ms later than it would have.
  *
  * An object the list holds but the client cannot read (its `unreadable` records) is read alone,
  * never taken for gone: a refresh must not drop a resource because its record is odd.
@@ -57,6 +65,8 @@ export class SharedReads<T extends { id: string }> {
   private window: { joined: number } | undefined;
   /** Lists sent up to this number are older than the current run of reads. */
   private runFrom = 0;
+  /** Whether the next read after a quiet spell begins a new run: before the first read, and once this process wrote an object of the kind. */
+  private runOver = true;
   /** Reads answered so far, by how: a lone GET, from a list, and the confirmations of missing ones. */
   readonly counts = { lone: 0, listed: 0, confirmed: 0 };
 
@@ -69,17 +79,21 @@ export class SharedReads<T extends { id: string }> {
   /** The object `id` as the platform has it now, or undefined when it has it no longer. */
   async read(id: string, ways: ReadWays<T>): Promise<T | undefined> {
     const now = this.clock.now();
-    const first = this.active === 0 && now - this.lastAt > this.timing.togetherMs;
-    if (first) this.runFrom = this.list.calls;
+    const key = readKey(id);
+    const quiet = this.active === 0 && now - this.lastAt > this.timing.togetherMs;
+    if (quiet && (this.runOver || this.list.fenced(key))) {
+      this.runFrom = this.list.calls;
+      this.runOver = false;
+    }
     this.active++;
     this.lastAt = now;
     if (this.window) this.window.joined++;
     try {
-      if (first && (await this.alone())) {
+      if (quiet && !this.list.answers(key, this.runFrom) && (await this.alone())) {
         this.counts.lone++;
         return await ways.one(id);
       }
-      const { seq, items } = this.list.entry(readKey(id), this.runFrom);
+      const { seq, items } = this.list.entry(key, this.runFrom);
       let listed: T[];
       try {
         listed = await items;
@@ -105,7 +119,7 @@ export class SharedReads<T extends { id: string }> {
     } finally {
       this.active--;
       // What this read saw is known now: a later read of the object needs a later list.
-      this.list.fence(readKey(id));
+      this.list.fence(key);
     }
   }
 
@@ -121,9 +135,14 @@ export class SharedReads<T extends { id: string }> {
     return window.joined === 0;
   }
 
-  /** This process just changed object `id`: lists sent before now no longer answer its reads. */
+  /**
+   * This process just changed object `id`: lists sent before now no longer answer its reads, and
+   * the run of reads is over (the objects its writes touched besides `id`, and the lists its waits
+   * send, belong to the write, not to the state the run read).
+   */
   wrote(id: string): void {
     this.list.fence(readKey(id));
+    this.runOver = true;
   }
 }
 

@@ -83,6 +83,18 @@ describe("SharedList", () => {
     expect(l.entry("u", 1).seq).toBe(2);
   });
 
+  test("answers: whether entry would take the newest list for a key (sent after `after` and the key's fence), sending none; fenced: whether the key has a fence", async () => {
+    const l = new SharedList(async () => [1], clock);
+    expect(l.answers("t")).toBe(false);
+    await l.entry("t").items;
+    expect([l.answers("t"), l.answers("t", 1)]).toEqual([true, false]);
+    expect(l.fenced("t")).toBe(false);
+    l.fence("t");
+    expect([l.answers("t"), l.answers("u")]).toEqual([false, true]);
+    expect([l.fenced("t"), l.fenced("u")]).toEqual([true, false]);
+    expect(l.calls).toBe(1);
+  });
+
   test("before: a look exactly RUN_GAP_MS after the last is in its run; the run's list is the newest one after its start", async () => {
     let calls = 0;
     const l = new SharedList(async () => [++calls], clock, 500);

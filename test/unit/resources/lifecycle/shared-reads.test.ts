@@ -67,6 +67,51 @@ describe("SharedReads", () => {
     expect(r.reads.counts).toEqual({ lone: 0, listed: 3000, confirmed: 0 });
   });
 
+  test("a refresh whose reads of a kind pause while other kinds' are handed over costs one list; a read after a pause takes it at once", async () => {
+    const items = Array.from({ length: 201 }, (_, i) => ({ id: `e${i}`, v: i }));
+    const r = rig(() => items);
+    const burst = (from: number, to: number) => Promise.all(items.slice(from, to).map((it) => r.reads.read(it.id, { one: r.one })));
+    const got = await burst(0, 102);
+    // At N = 1,000 the plugin got 102 endpoint reads, then 7.6 s of pod reads, then the other 98.
+    r.advance(7600);
+    got.push(...(await burst(102, 200)));
+    // And one more a minute later, alone.
+    r.advance(60_000);
+    got.push(...(await burst(200, 201)));
+    expect(got).toEqual(items);
+    expect(r.sent).toEqual(["list"]);
+    expect(r.clock.sleeps).toEqual([WINDOW_MS]);
+    expect(r.reads.counts).toEqual({ lone: 0, listed: 201, confirmed: 0 });
+  });
+
+  test("once this process wrote an object of the kind, the next read after a quiet spell begins a run: no list of the write's waits", async () => {
+    let v = 1;
+    const r = rig(() => [{ id: "a", v }, { id: "b", v }, { id: "c", v }]);
+    await Promise.all(["a", "b"].map((id) => r.reads.read(id, { one: r.one })));
+    // An update of "a", and its wait's list; then another program changes "c".
+    r.reads.wrote("a");
+    await r.reads.list.fresh();
+    v = 2;
+    r.advance(TOGETHER_MS + 1);
+    const got = await Promise.all(["c", "a"].map((id) => r.reads.read(id, { one: r.one })));
+    expect(got).toEqual([{ id: "c", v: 2 }, { id: "a", v: 2 }]);
+    expect(r.sent).toEqual(["list", "list", "list"]);
+  });
+
+  test("a read after a quiet spell of an object read before begins a run (a later command, in a process that lives on)", async () => {
+    let v = 1;
+    const r = rig(() => [{ id: "a", v }, { id: "b", v }]);
+    r.byId.set("a", { id: "a", v });
+    await r.reads.read("a", { one: r.one });
+    // A list sent after the read of "a" ended, for "b"; then "a" changes.
+    expect(await r.reads.read("b", { one: r.one })).toEqual({ id: "b", v: 1 });
+    v = 2;
+    r.byId.set("a", { id: "a", v });
+    r.advance(TOGETHER_MS + 1);
+    expect(await r.reads.read("a", { one: r.one })).toEqual({ id: "a", v: 2 });
+    expect(r.sent).toEqual(["get a", "list", "get a"]);
+  });
+
   test("a read long after the last one is alone again: a GET, not a list", async () => {
     const r = rig(() => [{ id: "a", v: 1 }]);
     r.byId.set("a", { id: "a", v: 1 });
