@@ -3,7 +3,7 @@
 import { fmt, median, percentile, type Shape, table } from "./common";
 import type { FloorResult } from "./floor";
 import type { CallTimes } from "./preview-timing";
-import { BASELINE_MAX, destroyNeeded, type MemorySample, type PhaseResult, pollMs, quotaBoundMs, REFRESH_NEEDED, stackDestroyNeeded, type StackResult } from "./stack";
+import { BASELINE_MAX, destroyNeeded, endpointLists, type MemorySample, type PhaseResult, pollMs, quotaBoundMs, REFRESH_NEEDED, stackDestroyNeeded, type StackResult } from "./stack";
 
 /** A target: what, met (undefined: not run), what was measured. */
 export type Target = [string, boolean | undefined, string];
@@ -121,7 +121,7 @@ export function stackReport(shape: Shape, results: StackResult[], floor?: FloorR
         r.pods + r.volumes + r.endpoints,
         reads(p, "listPods", "getPod"),
         reads(p, "listNetworkVolumes", "getNetworkVolume"),
-        `${sum(p, "myself")} myself`,
+        p.endpointReads ? endpointLists(p.endpointReads) : `${sum(p, "myself")} myself`,
       ]),
     ),
   );

@@ -3,7 +3,7 @@
 // targets a stack of thousands must meet.
 import { fmt, type Shape, table } from "./common";
 import { byKind } from "./quota";
-import { type PhaseResult, quotaBoundMs, stackDestroyNeeded, type StackResult, stackUpNeeded } from "./stack";
+import { endpointLists, type PhaseResult, quotaBoundMs, stackDestroyNeeded, type StackResult, stackUpNeeded } from "./stack";
 import type { Target } from "./stack-report";
 
 /** The size the others are compared with: the issue's smallest, N = 300 pods. */
@@ -18,6 +18,18 @@ type PhaseName = (typeof PHASES)[number];
 
 export const resourcesOf = (r: StackResult) => r.pods + r.volumes + r.endpoints;
 const op = (p: PhaseResult, ...ops: string[]) => ops.reduce((n, o) => n + (p.byOp[o] ?? 0), 0);
+
+/**
+ * A phase's requests by kind, its GraphQL reads of the endpoints counted as lists with their
+ * documents (`myself`, and the `graphql` of a document refused before any field ran) when known.
+ */
+export function kindsOf(p: PhaseResult): string {
+  const e = p.endpointReads;
+  if (!e || e.documents + e.refused === 0) return byKind(p);
+  const rest = { ...p.byOp, myself: op(p, "myself") - e.documents, graphql: op(p, "graphql") - e.refused };
+  const others = byKind({ ...p, byOp: Object.fromEntries(Object.entries(rest).filter(([, n]) => n > 0)) });
+  return [others, endpointLists(e)].filter(Boolean).join(", ");
+}
 
 /** A phase's quota bound, real ms; preview and refresh need one read per kind at most. */
 function boundMs(shape: Shape, r: StackResult, name: PhaseName): number {
@@ -52,7 +64,7 @@ export function scaleReport(shape: Shape, results: StackResult[]): { text: strin
         name,
         r.pods,
         resourcesOf(r),
-        byKind(p) || "-",
+        kindsOf(p) || "-",
         p.sent,
         p.rejected429,
         fmt(p.wallMs / 1000, 1),
@@ -86,11 +98,17 @@ export function scaleReport(shape: Shape, results: StackResult[]): { text: strin
       each((r) => `${fmt(r[name].wallMs / boundMs(shape, r, name), 2)} x of ${fmt(boundMs(shape, r, name) / 1000, 0)} s`),
     ]);
   }
-  const lists = ["listPods", "listNetworkVolumes", "myself"];
+  // The endpoints' list is counted as reads, not documents: one read of 600 endpoints is two or more.
+  const lists = ["listPods", "listNetworkVolumes"];
+  const endpointsRead = (r: StackResult) => r.refresh.endpointReads;
   targets.push([
     "scale: refresh reads one list per kind (pods, volumes, endpoints) and nothing by id, at every N",
-    ok.every((r) => lists.every((l) => op(r.refresh, l) <= 1) && op(r.refresh, "getPod", "getNetworkVolume") === 0),
-    each((r) => `${lists.map((l) => op(r.refresh, l)).join(" + ")} lists, ${op(r.refresh, "getPod", "getNetworkVolume")} GETs`),
+    ok.every((r) => lists.every((l) => op(r.refresh, l) <= 1) && (endpointsRead(r)?.lists ?? Number.POSITIVE_INFINITY) <= 1 && op(r.refresh, "getPod", "getNetworkVolume") === 0),
+    each((r) => {
+      const e = endpointsRead(r);
+      const endpoints = e ? endpointLists(e) : `endpoint lists not counted (${op(r.refresh, "myself")} myself: more requests than the emulator kept with their bodies)`;
+      return `${lists.map((l) => `${op(r.refresh, l)} ${l}`).join(", ")}, ${endpoints}, ${op(r.refresh, "getPod", "getNetworkVolume")} GETs`;
+    }),
   ]);
   const big = ok.at(-1)!;
   targets.push([

@@ -12,7 +12,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ComputePlatform, systemClock } from "../src/client";
-import type { ApiKey } from "../src/emulator";
+import type { ApiKey, Exchange } from "../src/emulator";
 import { NetworkVolume, Pod, ServerlessEndpoint } from "../src";
 import { captureProgram, EngineStack, PROJECT, ProviderPlugin, type Registration, SECRET_KEYS } from "../tools/engine";
 import { type Bench, calls, median, noPodLeft, type Shape, setupServerlessTemplate, SETUP_KEY, startBench } from "./common";
@@ -34,6 +34,11 @@ const SAMPLE_MS = 50;
  * ticks: its lists wait for the window like every other request.)
  */
 const SLOW_START = 10;
+/**
+ * Requests the emulator keeps with their bodies: the last ones of a phase of a few requests (a
+ * refresh: a list per kind, a split read's documents) are there to be told apart.
+ */
+const EXCHANGES_KEPT = 64;
 /** Lone reads measured, 2.1 s apart (a read within 2 s of another counts as together). */
 const LONE_READS = 3;
 /**
@@ -54,7 +59,74 @@ export interface PhaseResult {
   minListGapMs?: number;
   /** The plugin process's peak resident memory in the phase, MB (sampled every SAMPLE_MS; undefined: not sampled). */
   peakRssMb?: number;
+  /** Its reads of the account's endpoints over GraphQL (undefined: more requests than the emulator kept with their bodies). */
+  endpointReads?: EndpointReads;
   error?: string;
+}
+
+/**
+ * Reads of the account's endpoints over GraphQL (`myself { endpoints }`). A read too costly for
+ * one document is sent as several, each over its own slice of the fields (src/client/endpoints.ts),
+ * so the documents of one read are not each a list: in the order they came, a document that asks
+ * no field the documents of the read before it asked is part of that read, one that asks one
+ * again begins the next.
+ */
+export interface EndpointReads {
+  /** Reads, however each was split. */
+  lists: number;
+  /** Documents answered. */
+  documents: number;
+  /** Documents refused for their cost (the read then sent again as smaller ones). */
+  refused: number;
+}
+
+/** "1 endpoint list (3 documents, 1 refused for cost)": a phase's reads of the endpoints, a split read's documents apart from its lists. */
+export function endpointLists(e: EndpointReads): string {
+  const refused = e.refused > 0 ? `, ${e.refused} refused for cost` : "";
+  return `${e.lists} endpoint list${e.lists === 1 ? "" : "s"} (${e.documents} document${e.documents === 1 ? "" : "s"}${refused})`;
+}
+
+/** The endpoint fields besides `id` a `myself` document asks for, or undefined when it reads no endpoints. */
+function endpointFields(e: Exchange): string[] | undefined {
+  const query = (e.requestBody as { query?: unknown } | undefined)?.query;
+  const start = typeof query === "string" ? /\bmyself\s*\{\s*endpoints\s*\{/.exec(query) : null;
+  if (!start) return undefined;
+  const fields: string[] = [];
+  let depth = 1;
+  for (const [token] of (query as string).slice(start.index + start[0].length).matchAll(/[{}]|\w+/g)) {
+    if (token === "{") depth++;
+    else if (token === "}") depth--;
+    else if (depth === 1 && token !== "id") fields.push(token);
+    if (depth === 0) break;
+  }
+  return fields;
+}
+
+/** The endpoint reads among `exchanges`: lists, their documents, and the documents refused for their cost. */
+export function endpointReadsOf(exchanges: readonly Exchange[]): EndpointReads {
+  const reads: EndpointReads = { lists: 0, documents: 0, refused: 0 };
+  let asked = new Set<string>();
+  for (const e of exchanges) {
+    const fields = endpointFields(e);
+    if (fields === undefined) continue;
+    const body = e.responseBody as { data?: { myself?: unknown }; errors?: { extensions?: { code?: unknown } }[] } | undefined;
+    if (body?.data?.myself) {
+      reads.documents++;
+      if (reads.lists === 0 || fields.some((f) => asked.has(f))) {
+        reads.lists++;
+        asked = new Set();
+      }
+      for (const f of fields) asked.add(f);
+    } else if (body?.errors?.some((err) => err.extensions?.code === "QUERY_TOO_COSTLY")) reads.refused++;
+  }
+  return reads;
+}
+
+/** The endpoint reads of the last `total` requests, if the emulator kept them all with their bodies. */
+function endpointReadsIn(b: Bench, total: number): EndpointReads | undefined {
+  if (total === 0) return { lists: 0, documents: 0, refused: 0 };
+  const kept = b.emu.exchanges();
+  return kept.length >= total ? endpointReadsOf(kept.slice(-total)) : undefined;
 }
 
 export interface MemorySample {
@@ -207,12 +279,14 @@ export async function phase(b: Bench, fn: () => Promise<unknown>): Promise<Phase
     .filter((e) => e.op === "listPods" && e.status !== 429)
     .map((e) => Date.parse(e.at));
   const gaps = lists.slice(1).map((at, i) => at - lists[i]);
+  const endpointReads = endpointReadsIn(b, c.total);
   return {
     wallMs,
     byOp: c.byOp,
     sent: c.total,
     rejected429: c.rejected429,
     ...(gaps.length > 0 ? { minListGapMs: Math.min(...gaps) } : {}),
+    ...(endpointReads ? { endpointReads } : {}),
     ...(error ? { error } : {}),
   };
 }
@@ -280,7 +354,7 @@ export async function runStack(shape: Shape, n: number, opts: { memory: boolean;
   const baselines = n <= BASELINE_MAX;
   const bench: ApiKey[] = Object.values(keys).map((k) => ({ key: k, scopes: ["read", "write"] }));
   const run = opts.memory ? { ...shape, startingMs: SLOW_START * shape.startingMs } : shape;
-  const b = await startBench(run, { keys: [{ key: SETUP_KEY, scopes: ["read", "write"], quotas: FREE }, ...bench] });
+  const b = await startBench(run, { keys: [{ key: SETUP_KEY, scopes: ["read", "write"], quotas: FREE }, ...bench], recordExchanges: EXCHANGES_KEPT });
   const startMs = (run.provisioningMs + run.startingMs) / run.timeScale;
   const result: StackResult = { pods: n, volumes: n, endpoints: Math.floor(n / 5), startMs } as StackResult;
   // Every phase's memory is sampled at every size (its peak beside the state's size); the heap
