@@ -26,7 +26,9 @@ module.exports = {
   // tests of issue 52 npm test had grown to 351 s on a quiet machine, and they were 150 s of
   // its workers' time.
   // The load suites (test/load/: stacks paced at the platform's quota, through the plugin) went
-  // there too when npm test reached 321 s for 3,638 tests: they wait on the quota's windows.
+  // there too when npm test reached 321 s for 3,638 tests: they wait on the quota's windows; then
+  // the accounts of 460 endpoints (test/load/large-account.test.ts) and the found-again scenarios
+  // of every kind but the pod (test/faults/found-again-kinds.test.ts), at 277-329 s for 3,880.
   testPathIgnorePatterns: ["/node_modules/", "<rootDir>/test/examples/", "<rootDir>/test/faults/", "<rootDir>/test/load/", "<rootDir>/test/property/"],
   // Every emulator a suite starts has its answers checked against the public REST contract.
   setupFilesAfterEnv: ["<rootDir>/test/helpers/contract-hook.ts", "<rootDir>/test/helpers/inspector-sessions.ts"],

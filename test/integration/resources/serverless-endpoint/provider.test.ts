@@ -7,7 +7,7 @@ import { type Clock, systemClock } from "../../../../src/client/core/clock";
 import { type Emulator, startEmulator } from "../../../../src/emulator";
 import { EndpointNotReadyError, ServerlessEndpointProvider } from "../../../../src/resources/serverless-endpoint/provider";
 import { type ServerlessEndpointOutputs } from "../../../../src/resources/serverless-endpoint/schema";
-import { createServerlessTemplate, graphqlAnswers, seedEndpoints } from "../../../helpers/emulator-fixtures";
+import { createServerlessTemplate } from "../../../helpers/emulator-fixtures";
 
 const STARTING_MS = 60;
 const DRAIN_MS = 120;
@@ -406,55 +406,5 @@ describe("bounded waits (fake clock: the deadline passes without real waiting)",
     expect(err).toBeInstanceOf(EndpointNotReadyError);
     expect(err.reasons[0]).toMatch(/cancelled by test/);
     expect(slow.state().endpoints.map((e: any) => e.id)).toContain(err.id);
-  });
-});
-
-// Issue 50: at N = 3,000 (600 endpoints) refresh and destroy failed on the one `myself` document
-// of every field, over the platform's query-cost limit. An account of 460 endpoints (one such
-// document costs 10,126): the create
-// (its look-before list), the refresh (reads sharing one list) and the delete of the stack's
-// endpoints read it in documents of fewer fields, one refused the first time, none after.
-describe("an account of 460 endpoints, over the query-cost limit for one document of every field", () => {
-  let big: Emulator;
-  let bigClient: ComputePlatform;
-  let bigTpl: string;
-  beforeAll(async () => {
-    big = await startEmulator({ port: 0, quotas: QUOTAS, timings: { provisioningMs: 10, startingMs: STARTING_MS, drainMs: DRAIN_MS } });
-    bigTpl = await createServerlessTemplate(big.url, big.apiKey);
-    await seedEndpoints(big.url, big.apiKey, bigTpl, 458, "other");
-    bigClient = new ComputePlatform({ apiKey: big.apiKey, apiUrl: big.url, serverlessUrl: big.url, pacing: false, maxRetries: 1 });
-  });
-  afterAll(async () => {
-    await bigClient?.close();
-    await big?.close();
-  });
-  const answers = (from: number) => graphqlAnswers(big, from);
-
-  test("create, refresh and delete of the stack's endpoints read the account within the limit", async () => {
-    const p = new ServerlessEndpointProvider({ client: () => bigClient, pollIntervalMs: 5, maxPollIntervalMs: 20 });
-    const checked = await Promise.all(
-      ["a", "b"].map(async (n) => {
-        const r = await p.check({}, { name: `stack-${n}`, gpuIds: "AMPERE_24", templateId: bigTpl, workersMin: 0, workersMax: 1 });
-        expect(r.failures ?? []).toEqual([]);
-        return r.inputs!;
-      }),
-    );
-    let from = big.requestLog().length;
-    const made = await Promise.all(checked.map((i) => p.create(i)));
-    // The creates' one look-before list: refused as one document (logged as a refused document), then two.
-    expect(answers(from).filter((a) => !a.startsWith("saveEndpoint"))).toEqual(["graphql 400", "myself 200", "myself 200"]);
-    expect(big.state().endpoints).toHaveLength(460);
-
-    from = big.requestLog().length;
-    const refreshed = await Promise.all(made.map((m) => p.read(m.id, m.outs)));
-    expect(refreshed.map((r) => r.props)).toEqual(made.map((m) => expect.objectContaining({ name: m.outs!.name, templateId: bigTpl, workersMax: 1, locations: null })));
-    // Both reads share one list, two documents under the limit.
-    expect(answers(from)).toEqual(["myself 200", "myself 200"]);
-
-    from = big.requestLog().length;
-    await Promise.all(made.map((m) => p.delete(m.id, m.outs!)));
-    expect(big.state().endpoints).toHaveLength(458);
-    expect(answers(from).filter((a) => a.endsWith(" 400"))).toEqual([]);
-    expect(answers(from).filter((a) => a.startsWith("deleteEndpoint"))).toHaveLength(2);
   });
 });
