@@ -4,37 +4,20 @@
 // another pod's output) each meet the budget at the pod's create, before any POST; and the
 // account's budget, with pods and an endpoint made by the client and by a second stack on the
 // same account, stops a third stack's preview and up naming the spenders, or, under it, shows the
-// account's total in the cost line, reading the account in one list per kind. Each command is a
+// account's total in the cost line, reading the account in one list per kind (a stack of twelve
+// pods read so too: test/load/account-budget-fleet.test.ts, in test:faults). Each command is a
 // new plugin process, as each `pulumi` command is. The plugin loads dist/: run `npm run build`
 // before this file alone.
 import * as pulumi from "@pulumi/pulumi";
-import { Pod, type PodArgs } from "../../src/resources/pod";
-import { captureProgram, EngineStack, PROJECT, ProviderPlugin, type Registration, SECRET_KEYS, urnOf } from "../../tools/engine";
-import { engineRigForFile, startPlugin } from "../../tools/engine/rig";
+import { engineRigForFile } from "../../tools/engine/rig";
+import { commandsOn, L40S, pod } from "../helpers/commands";
 import { createServerlessTemplate } from "../helpers/emulator-fixtures";
 
 const KEY = "cp_sentinel_budget_5e1a7c30b2";
-const L40S = "NVIDIA L40S"; // $0.86/h on SECURE
 const H100 = "NVIDIA H100 80GB HBM3"; // $2.99/h
 const rig = engineRigForFile(KEY);
 
-const plugins: ProviderPlugin[] = [];
-afterAll(async () => {
-  await Promise.all(plugins.map((p) => p.stop()));
-});
-
-/** A new plugin process (one `pulumi` command) with `extra` stack config; its log lines collected. */
-async function command(stack: EngineStack | string, extra: Record<string, string> = {}): Promise<{ stack: EngineStack; log: () => string }> {
-  const plugin = await startPlugin({ ...rig.config, ...extra });
-  plugins.push(plugin);
-  const next = typeof stack === "string" ? new EngineStack(plugin, { project: PROJECT, stack }) : stack.carriedTo(plugin);
-  return { stack: next, log: () => plugin.transcript() };
-}
-
-const regs = (stack: EngineStack, program: () => void, preview = false): Promise<Registration[]> =>
-  captureProgram(program, { project: PROJECT, stack: stack.stack, preview, config: rig.config, secretKeys: SECRET_KEYS });
-const urn = (stack: EngineStack, kind: string, name: string) => urnOf(stack.stack, PROJECT, `pulumi-nodejs:dynamic/computeplatform:${kind}`, name);
-const pod = (name: string, args: Partial<PodArgs> = {}) => new Pod(name, { image: "trainer:1", gpu: { id: L40S, count: 1 }, ...args });
+const { command, regs, urn } = commandsOn(rig);
 /** The create and update requests since `from`. */
 const writes = (from: number) => rig.emu.requestLog().slice(from).map((e) => e.op).filter((op) => /^(create|update|save|podAction)/.test(op));
 const BUDGET = { "computeplatform:maxHourlyCost": "2" };
@@ -156,27 +139,3 @@ test("the account's budget: pods and an endpoint made by the client and by anoth
   await rig.client.pods.delete(handPod.id);
   await rig.client.endpoints.save({ id: handEndpoint.id, name: "console-endpoint", templateId, gpuIds: "ADA_24", workersMin: 0, workersMax: 0 });
 }, 300_000);
-
-test("the account is read in one list per kind per command, whatever the stack's size: a preview of 12 pods, and their creates each held to the budget", async () => {
-  const budget = { "computeplatform:accountMaxHourlyCost": "1000" };
-  const program = () => {
-    for (let i = 0; i < 12; i++) pod(`w${i}`);
-  };
-  const lists = (from: number) => {
-    const log = rig.emu.requestLog().slice(from).map((e) => `${e.method} ${e.path}`);
-    return { pods: log.filter((r) => r === "GET /v2/pods").length, endpoints: log.filter((r) => r === "GET /v2/serverless").length };
-  };
-  const preview = await command("fleet", budget);
-  let from = rig.emu.requestLog().length;
-  expect((await preview.stack.preview(await regs(preview.stack, program, true))).error).toBeUndefined();
-  expect(lists(from)).toEqual({ pods: 1, endpoints: 1 });
-  // The StackCost excluded: twelve creates at once, each held to the account's budget, one endpoint list between them
-  // (a stack of pods sends no other; its pod lists are the creates' waits as well).
-  const up = await command("fleet", budget);
-  from = rig.emu.requestLog().length;
-  expect((await up.stack.up(await regs(up.stack, program), { parallel: Infinity, excludes: [urn(up.stack, "StackCost", "stack-cost")] })).error).toBeUndefined();
-  const counted = lists(from);
-  console.log(`12 pods, account budget: preview lists pods 1, endpoints 1; up lists pods ${counted.pods} (with the creates' waits), endpoints ${counted.endpoints}`);
-  expect(counted.endpoints).toBe(1);
-  expect((await up.stack.destroy({ parallel: Infinity })).error).toBeUndefined();
-}, 240_000);
