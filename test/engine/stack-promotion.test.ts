@@ -14,14 +14,14 @@ import type { AimedFault } from "../../src/emulator/core/faults";
 import { Pod } from "../../src/resources/pod";
 import { ServerlessEndpoint, type ServerlessEndpointArgs } from "../../src/resources/serverless-endpoint";
 import { EngineStack, PROJECT } from "../../tools/engine";
-import { devMakesItsOwn, foundAgainKinds, foundAgainRigForFile, program } from "../helpers/found-again";
+import { devMakesItsOwn, foundAgainKinds, foundAgainRigForFile, program, SCENARIO_BOUND_MS } from "../helpers/found-again";
 import { resourcesOf, resourceSteps } from "../helpers/ledger";
 
 const env = foundAgainRigForFile("cp_sentinel_found_again_51d2e0");
 
 test("Pod: after one 5xx on dev's create, dev makes its own, and its destroy leaves prod's and a hand-made one alone", async () => {
   await devMakesItsOwn(env, foundAgainKinds(env).find((k) => k.label === "Pod")!);
-});
+}, SCENARIO_BOUND_MS);
 
 const endpoint = (id: string) => (env.r.emu.state().endpoints as any[]).find((e) => e.id === id);
 /** Enough hits that every retry of the client meets the fault too. */

@@ -13,6 +13,14 @@ import { type EngineRig, startEngineRig, startPlugin } from "../../tools/engine/
 import { createServerlessTemplate } from "./emulator-fixtures";
 import { resourcesOf } from "./ledger";
 
+/**
+ * A bound for one scenario, not a speed target: each is two stacks' commands and a second plugin
+ * process, and the pod's took over 90 s at a load average of 26 on 2 cores; a scenario cut off by
+ * its bound goes on running, and its clearing of the emulator's faults then cleared the next
+ * test's.
+ */
+export const SCENARIO_BOUND_MS = 240_000;
+
 /** A file's rig, the serverless template GraphQL endpoints name (a fixture, not a stack's), a GPU. */
 export interface FoundAgainEnv {
   r: EngineRig;
