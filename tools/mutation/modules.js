@@ -70,6 +70,9 @@ const ENTRIES = [
   "src/resources/cost/account.ts",
   // the budgets kept at each write, and the account's part of the stack's cost line
   "src/resources/cost/guard.ts",
+  // the registry of kinds: a kind's provider loaded on first use, and what every kind's calls share
+  // (the resource's own account, the stack config's hints, a partial failure's __provider)
+  "src/resources/kinds.ts",
   // the settings a provider reads at run time: stack config, then the environment; the budgets
   "src/resources/engine/settings.ts",
   // a resource's own account (its input and its check), the outputs kept secret

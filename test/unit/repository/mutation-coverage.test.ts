@@ -34,7 +34,6 @@ const NOT_YET = [
   "src/client/core/runtime.ts",
   "src/emulator/serverless/jobs/queue.ts",
   "src/resources/catalog/index.ts",
-  "src/resources/kinds.ts",
   "src/resources/network-volume/provider.ts",
   "src/resources/pod/index.ts",
   "src/resources/pod/placement.ts",
