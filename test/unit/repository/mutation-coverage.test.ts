@@ -39,7 +39,6 @@ const NOT_YET = [
   "src/resources/pod/placement.ts",
   "src/resources/pod/provider.ts",
   "src/resources/pod/schema.ts",
-  "src/resources/registry-credential/provider.ts",
   "src/resources/serverless-endpoint/graphql.ts",
   "src/resources/serverless-endpoint/index.ts",
   "src/resources/serverless-endpoint/provider.ts",
