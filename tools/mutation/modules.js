@@ -59,6 +59,9 @@ const ENTRIES = [
   "src/resources/pod/costed-write.ts",
   // the pod on the wire: the create body, the outputs, a refresh's inputs, the pod a create made
   "src/resources/pod/wire.ts",
+  // where a pod's create lands: each GPU type of its preference list until one has capacity, the
+  // price cap, the catalog price of what it got (a server shows them)
+  { module: "src/resources/pod/placement.ts", integration: true },
   // the stack's cost: its report and the ledger of what was created
   "src/resources/stack-cost/report.ts",
   // what an up leaves running, the compute the stack's cost prices, and the live object it is read from
