@@ -112,6 +112,8 @@ const ENTRIES = [
   "src/resources/network-volume/index.ts",
   "src/resources/registry-credential/index.ts",
   "src/resources/template/index.ts",
+  "src/resources/pod/index.ts",
+  "src/resources/serverless-endpoint/index.ts",
   // the argument and input checks
   "src/resources/inputs/arguments.ts",
   "src/resources/inputs/check.ts",

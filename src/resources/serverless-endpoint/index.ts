@@ -325,7 +325,7 @@ export class ServerlessEndpoint extends pulumi.dynamic.Resource {
     // A REST endpoint's `container` carries its `env`, credentials as often as not; read by `.get`,
     // `adopt` or refresh it comes from the platform, where no secret input marks it.
     const opts = withSecretOutputs(givenOpts, ["container", "account"]);
-    const owner = ownerInputs(opts?.parent, { organization: pulumi.getOrganization, project: pulumi.getProject, stack: pulumi.getStack });
+    const owner = ownerInputs(opts.parent, { organization: pulumi.getOrganization, project: pulumi.getProject, stack: pulumi.getStack });
     // In the stack's cost ledger: registered once the stack's cost has passed (cost/ledger.ts).
     // An argument it does not have keeps it out of the ledger: its check fails before the
     // stack's cost reads the catalog, so the preview sends no request.

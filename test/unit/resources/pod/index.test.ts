@@ -4,6 +4,7 @@
 // refused or it is only read with `.get`.
 import * as pulumi from "@pulumi/pulumi";
 import { shimProvider } from "../../../../src/resources/engine/shim";
+import { baseOwnerToken } from "../../../../src/resources/lifecycle/owner";
 import { Pod } from "../../../../src/resources/pod";
 import { registered, registrationOf } from "../../../helpers/registered";
 
@@ -43,6 +44,29 @@ test("a pod joins the stack's cost: it waits for the one StackCost of the progra
   expect(dependsOn("trainer")).toEqual([holder, cost]);
 });
 
+test("the pod's ledger entry: the compute it is priced from, its account's name, its owner token and the pricing fields it ignores", async () => {
+  new Pod(
+    "trainer",
+    { image: "train:1", gpu: { id: "NVIDIA A100", count: 2 }, cloud: "COMMUNITY", desiredStatus: "EXITED", maxHourlyCost: 5, account: { name: "b", apiKey: "cp_key_b" } },
+    { ignoreChanges: ["image", "gpu.count", "cpu", "cloud", "desiredStatus"] },
+  );
+  const entries = (await stackCosts()[0]!.props.entries) as Record<string, unknown>;
+  expect(entries).toEqual({
+    "pod trainer": {
+      kind: "pod",
+      name: "trainer",
+      gpu: { id: "NVIDIA A100", count: 2 },
+      cpu: undefined,
+      cloud: "COMMUNITY",
+      desiredStatus: "EXITED",
+      maxHourlyCost: 5,
+      account: "b",
+      owner: baseOwnerToken("Pod", { __project: "ml", __stack: "dev" }, "trainer"),
+      ignore: ["gpu.count", "cpu", "cloud", "desiredStatus"],
+    },
+  });
+});
+
 test("a pod with an argument it does not have stays out of the ledger: its check fails before the stack's cost reads anything", () => {
   new Pod("odd", { image: "i", gpu: { id: "NVIDIA A100" }, colour: "red" } as never);
   const r = registrationOf(TYPE, "odd");
@@ -55,6 +79,8 @@ test(".get reads by id, outside the ledger; any state but the account is refused
   Pod.get("existing", "pod-1");
   expect(registrationOf(TYPE, "existing").opts).toEqual(expect.objectContaining({ id: "pod-1" }));
   expect(registrationOf(TYPE, "existing").opts?.dependsOn).toBeUndefined();
+  Pod.get("elsewhere", "pod-3", { account: { name: "b", apiKey: "k" } });
+  expect(registrationOf(TYPE, "elsewhere").props.account).toBeDefined();
   expect(stackCosts()).toHaveLength(0);
-  expect(() => Pod.get("bad", "pod-2", { image: "x" } as never)).toThrow(/image/);
+  expect(() => Pod.get("bad", "pod-2", { image: "x" } as never)).toThrow(/^Pod\.get\(name, id, state\?, opts\?\): "image" is not a field of its state \(account\)/);
 });

@@ -6,7 +6,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import { shimProvider } from "../../../../src/resources/engine/shim";
 import { ServerlessEndpoint } from "../../../../src/resources/serverless-endpoint";
-import { TEMPLATE_CHECK_KEY, TEMPLATE_ROLLS_KEY } from "../../../../src/resources/serverless-endpoint/schema";
+import { baseOwnerToken } from "../../../../src/resources/lifecycle/owner";
+import { ENDPOINT_KIND, TEMPLATE_CHECK_KEY, TEMPLATE_ROLLS_KEY } from "../../../../src/resources/serverless-endpoint/schema";
 import { Template } from "../../../../src/resources/template";
 import { registered, registrationOf } from "../../../helpers/registered";
 
@@ -27,7 +28,7 @@ test("every output is named beside the arguments, the logical name and the stack
   const r = registrationOf(TYPE, "api");
   expect(r.provider).toBe(shimProvider("serverless-endpoint"));
   expect(r.props).toMatchObject({ gpuIds: "ADA_24", templateId: "tpl-1", workersMax: 2, __logicalName: "api", __project: "ml", __stack: "dev" });
-  for (const output of ["type", "pods", "requestUrls", "hourlyCost", "api", "container", "version", "rollout", "workersMin", "readyTimeoutSeconds"]) {
+  for (const output of ["type", "pods", "requestUrls", "hourlyCost", "api", "container", "dataCenterIds", "version", "rollout", "workersMin", "readyTimeoutSeconds"]) {
     expect(r.props).toHaveProperty(output);
   }
 });
@@ -60,8 +61,34 @@ test("an endpoint joins the stack's cost; one with an argument it does not have,
   expect(registrationOf(TYPE, "existing").opts).toMatchObject({ id: "ep-1" });
   expect(registrationOf(TYPE, "existing").opts?.dependsOn).toBeUndefined();
   expect(registrationOf(TYPE, "existing").props.api).toBe("rest");
+  ServerlessEndpoint.get("elsewhere", "ep-3", { account: { name: "b", apiKey: "k" } });
+  expect(registrationOf(TYPE, "elsewhere").props.account).toBeDefined();
+});
+
+test("the endpoint's ledger entry: the workers and GPUs it is priced from, its name, api and account's name, its owner token and the pricing fields it ignores", async () => {
+  new ServerlessEndpoint(
+    "api",
+    { name: "given", gpuIds: "ADA_24", gpuCount: 2, workersMin: 1, workersMax: 4, templateId: "tpl-1", api: "rest", account: { name: "b", apiKey: "cp_key_b" } },
+    { ignoreChanges: ["idleTimeout", "gpuIds", "gpuCount", "workersMin", "workersMax"] },
+  );
+  const entries = (await stackCosts()[0]!.props.entries) as Record<string, unknown>;
+  expect(entries).toEqual({
+    "endpoint api": {
+      kind: "endpoint",
+      name: "api",
+      gpuIds: "ADA_24",
+      gpuCount: 2,
+      workersMin: 1,
+      workersMax: 4,
+      declaredName: "given",
+      api: "rest",
+      account: "b",
+      owner: baseOwnerToken(ENDPOINT_KIND, { __project: "ml", __stack: "dev" }, "api"),
+      ignore: ["gpuIds", "gpuCount", "workersMin", "workersMax"],
+    },
+  });
 });
 
 test(".get takes the api and the account only; any other state is refused by name", () => {
-  expect(() => ServerlessEndpoint.get("bad", "ep-2", { gpuIds: "ADA_24" } as never)).toThrow(/gpuIds/);
+  expect(() => ServerlessEndpoint.get("bad", "ep-2", { gpuIds: "ADA_24" } as never)).toThrow(/^ServerlessEndpoint\.get\(name, id, state\?, opts\?\): "gpuIds" is not a field of its state \(api, account\)/);
 });
