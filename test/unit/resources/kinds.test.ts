@@ -319,3 +319,45 @@ describe("a resource's own account", () => {
     expect(seen[0].args[1]).toBe(props);
   });
 });
+
+describe("each kind's lookup is that kind's own provider", () => {
+  beforeEach(() => setPlatformSettings({ apiKey: "k", apiUrl: "http://127.0.0.1:9" }));
+  test.each([
+    ["network-volume", { dataCenter: "EU-RO-1", size: 5 }, "size"],
+    ["template", { image: 7 }, "image"],
+    ["registry-credential", { username: "robot" }, "password"],
+    ["pod", { image: "i" }, "gpu"],
+  ])("%s: its own check refuses what its rules refuse", async (kind, news, property) => {
+    const r = await dynamicProvider(kind as never).check!({}, news);
+    expect(r.failures?.map((f) => f.property)).toContain(property);
+  });
+
+  test.each([["serverless-endpoint"], ["stack-cost"], ["smoke-test"]])("%s: its own check answers", async (kind) => {
+    await expect(dynamicProvider(kind as never).check!({}, {})).resolves.toHaveProperty("inputs");
+  });
+});
+
+test("the kind a state names and no version serves is told as a package mismatch", () => {
+  expect(() => dynamicProvider("volume-snapshot" as never)).toThrow(
+    'pulumi-computeplatform has no provider for "volume-snapshot" (known: pod, serverless-endpoint, network-volume, template, registry-credential, stack-cost, smoke-test); the installed package is older or newer than the one that wrote this state',
+  );
+});
+
+describe("a check with no key or address set refuses a create however the engine says it is one", () => {
+  beforeEach(() => setPlatformSettings({ apiUrl: "http://127.0.0.1:9" }));
+  const saved = process.env.COMPUTEPLATFORM_API_KEY;
+  beforeAll(() => delete process.env.COMPUTEPLATFORM_API_KEY);
+  afterAll(() => {
+    if (saved !== undefined) process.env.COMPUTEPLATFORM_API_KEY = saved;
+  });
+  const echo = () => engineProvider({ check: async (_o: unknown, news: Record<string, unknown>) => ({ inputs: news }), create: async () => ({ id: "x", outs: {} }) });
+  test.each([["no olds", undefined], ["empty olds", {}]])("%s", async (_label, olds) => {
+    await expect(echo().check!(olds as never, {})).rejects.toThrow(/^No Compute Platform API key/);
+  });
+});
+
+test("a kind's update that answers nothing keeps the old outputs; a thrown non-error goes through", async () => {
+  const p = engineProvider({ create: async () => Promise.reject(undefined), update: async () => undefined as never });
+  await expect(p.update!("x", { a: 1 }, { a: 2 })).resolves.toEqual({ outs: { a: 1 } });
+  await expect(p.create({})).rejects.toBeUndefined();
+});
