@@ -153,6 +153,26 @@ describe("podRuns", () => {
     expect(podRuns({ cpu: { id: "cpu5c", vcpuCount: 8 }, cloud: "SECURE", desiredStatus: "RUNNING", ignore: ["cpu"] }, cpuLive).cpu).toEqual({ id: "cpu3c", vcpuCount: 2 });
   });
 
+  it("what a replacement runs is the declared compute in full: its cloud too, never the live pod's", () => {
+    expect(podRuns({ ...declared, cloud: "COMMUNITY" }, livePod())).toStrictEqual({ gpu: { id: "NVIDIA A40", count: 1 }, cloud: "COMMUNITY", running: true });
+    expect(podRuns({ ...declared, gpu: { id: "NVIDIA A40", count: 2 }, desiredStatus: "EXITED" }, livePod())).toStrictEqual({
+      gpu: { id: "NVIDIA A40", count: 2 },
+      cloud: "SECURE",
+      running: false,
+    });
+  });
+
+  it.each(["EXITED", "ERROR", "TERMINATED"])("a hidden desiredStatus of a pod %s keeps it stopped", (status) => {
+    expect(podRuns({ ...declared, ignore: ["desiredStatus"] }, livePod({ status })).running).toBe(false);
+  });
+
+  it("a hidden GPU type or count of a CPU pod declared as a GPU one has no live value: the declared GPU replaces it", () => {
+    const cpuLive = livePod({ gpu: null, cpu: { id: "cpu3c", vcpuCount: 2 } });
+    expect(podRuns({ ...declared, ignore: ["gpu.id", "gpu.count"] }, cpuLive)).toStrictEqual({ gpu: { id: "NVIDIA A40", count: 1 }, cloud: "SECURE", running: true });
+    const cpuDeclared = { cpu: { id: "cpu3c", vcpuCount: 2 }, cloud: "SECURE" as const, desiredStatus: "RUNNING" as const };
+    expect(podRuns({ ...cpuDeclared, ignore: ["gpu.id", "gpu.count"] }, livePod())).toStrictEqual({ cpu: { id: "cpu3c", vcpuCount: 2 }, cloud: "SECURE", running: true });
+  });
+
   it("ignoreChanges on a new pod changes nothing: there is no live value", () => {
     expect(podRuns({ ...declared, ignore: ["gpu", "cloud"] }, undefined)).toEqual({ gpu: { id: "NVIDIA A40", count: 1 }, cloud: "SECURE", running: true });
   });
