@@ -1,5 +1,6 @@
 // The pacer: one key's requests wait here for the budget the registry (pacing-registry.ts, the
-// pure policy) grants. The registry's names are handed on from here, so importers keep one path.
+// policy) grants, each in its key's line, which the registry keeps beside the key's count of work
+// waiting. The registry's names are handed on from here, so importers keep one path.
 import type { Clock } from "./clock";
 import type { PacingRegistry, PacingTicket } from "./pacing-registry";
 import type { HeaderMap } from "./retry";
@@ -19,83 +20,6 @@ export {
  * answer, which always come; the cap stops a pathological server.
  */
 const MAX_PASSES = 100_000;
-
-/** A request's place in its key's line: `ready` settles when it is first. */
-interface Place {
-  ready: Promise<void>;
-  call: () => void;
-}
-
-/**
- * The requests of one key waiting their turn, oldest first. Only the first asks the budget (and
- * sleeps or waits for an answer as it says); the others wait without a timer until the one before
- * them has gone. The budget's answer is the same for every request of a line (it depends on the
- * key, not on the request), so the first speaks for all of them. Without the line, every answer
- * woke every request waiting: a stack of 3,600 creates asked the budget 3,600 times per request
- * sent, and that work, not the quota, set the pace of its `up` (issue 50). The line also lets
- * requests go in the order they asked: a create started first is sent first.
- */
-class Line {
-  private readonly places = new Set<Place>();
-
-  /** A new place at the end of the line. */
-  join(): Place {
-    let call!: () => void;
-    const place: Place = { ready: new Promise<void>((resolve) => (call = resolve)), call };
-    this.places.add(place);
-    return place;
-  }
-
-  first(place: Place): boolean {
-    return this.places.values().next().value === place;
-  }
-
-  /** Until `place` is first in line (cancellable). */
-  async turn(place: Place, signal: AbortSignal | undefined): Promise<void> {
-    if (!signal) return place.ready;
-    if (signal.aborted) throw signal.reason;
-    let onAbort!: () => void;
-    const aborted = new Promise<never>((_, reject) => {
-      onAbort = () => reject(signal.reason);
-      // Stryker disable next-line ObjectLiteral,BooleanLiteral: a signal aborts once, so its listener runs once either way
-      signal.addEventListener("abort", onAbort, { once: true });
-    });
-    try {
-      await Promise.race([place.ready, aborted]);
-    } finally {
-      signal.removeEventListener("abort", onAbort);
-    }
-  }
-
-  /**
-   * `place` leaves the line (sent, or cancelled): the one now first asks the budget. (When `place`
-   * was not first, the first was told already: telling it again changes nothing.)
-   */
-  leave(place: Place): void {
-    this.places.delete(place);
-    this.places.values().next().value?.call();
-  }
-}
-
-/**
- * The lines of each registry's keys, two per key: work (creates, updates, deletes), and status
- * reads, which yield to work (the registry's rule) and so must not stand in its way.
- */
-const lines = new WeakMap<PacingRegistry, Map<string, { work: Line; reads: Line }>>();
-
-function lineOf(registry: PacingRegistry, keyId: string, reads: boolean): Line {
-  let byKey = lines.get(registry);
-  if (!byKey) {
-    byKey = new Map();
-    lines.set(registry, byKey);
-  }
-  let pair = byKey.get(keyId);
-  if (!pair) {
-    pair = { work: new Line(), reads: new Line() };
-    byKey.set(keyId, pair);
-  }
-  return reads ? pair.reads : pair.work;
-}
 
 /** A pacer bound to one key and clock. */
 export class Pacer {
@@ -129,7 +53,7 @@ export class Pacer {
   async acquire(signal: AbortSignal | undefined, maxWaitMs: number, yields = false): Promise<PacingTicket> {
     let waited = false;
     const since = this.clock.now();
-    const line = lineOf(this.registry, this.keyId, yields);
+    const line = this.registry.line(this.keyId, yields);
     const place = line.join();
     try {
       if (!line.first(place)) {

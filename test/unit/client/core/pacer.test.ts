@@ -4,6 +4,7 @@
 // how long and how often, against which answer, and how a wait ends when it is cancelled.
 import type { Clock } from "../../../../src/client/core/clock";
 import { Pacer, PacingRegistry, type PacingTicket, PATIENCE_MS } from "../../../../src/client/core/pacing";
+import { Line } from "../../../../src/client/core/pacing-registry";
 import { FakeClock } from "../../../helpers/fake-clock";
 import { ManualClock } from "../../../helpers/manual-clock";
 
@@ -262,6 +263,7 @@ describe("acquire", () => {
         return { waitMs: 1 };
       },
       waiting: () => undefined,
+      line: () => new Line(),
     } as unknown as PacingRegistry;
     const instant: Clock = { now: () => 0, sleep: async () => undefined };
     await expect(new Pacer(never, KEY, instant).acquire(undefined, 1000)).rejects.toThrow("rate-limit pacing gave up after 100000 waits");
@@ -330,13 +332,16 @@ describe("the line: many requests waiting on one key", () => {
     pacer.hold(1000);
     const first = pacer.acquire(undefined, 60_000);
     const behind = pacer.acquire(undefined, 60_000);
-    const reads = [pacer.acquire(undefined, 60_000, true), pacer.acquire(undefined, 60_000, true)];
     await settleDown();
     // The first waits out the hold; the one behind it waits too, and so status reads wait behind both.
     expect(waiting.mock.calls).toEqual([
       [KEY, 1],
       [KEY, 1],
     ]);
+    // Status reads in line are no work waiting.
+    const reads = [pacer.acquire(undefined, 60_000, true), pacer.acquire(undefined, 60_000, true)];
+    await settleDown();
+    expect(waiting).toHaveBeenCalledTimes(2);
     clock.t += 1000;
     // The hold is over for the first request and for the first status read.
     for (const sleep of clock.sleeps) sleep.end();
