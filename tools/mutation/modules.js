@@ -108,6 +108,7 @@ const ENTRIES = [
   "src/resources/registry-credential/schema.ts",
   "src/resources/network-volume/schema.ts",
   "src/resources/template/schema.ts",
+  "src/resources/pod/schema.ts",
   // the kinds' classes: what each hands to Pulumi (its arguments, outputs named, secrets, the ledger joined, `.get`)
   "src/resources/network-volume/index.ts",
   "src/resources/registry-credential/index.ts",

@@ -36,7 +36,6 @@ const NOT_YET = [
   "src/resources/catalog/index.ts",
   "src/resources/network-volume/provider.ts",
   "src/resources/pod/provider.ts",
-  "src/resources/pod/schema.ts",
   "src/resources/serverless-endpoint/graphql.ts",
   "src/resources/serverless-endpoint/provider.ts",
   "src/resources/serverless-endpoint/rest.ts",
