@@ -92,7 +92,10 @@ function relativePaths(rel) {
   if (!fs.existsSync(file)) return;
   const escaped = root.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   const text = fs.readFileSync(file, "utf8").replace(new RegExp(`${escaped}/(?:\\.stryker-tmp/sandbox-[A-Za-z0-9]+/)?`, "g"), "");
-  fs.writeFileSync(file, text.replaceAll(root, "."));
+  // A worktree whose node_modules is a link to another checkout's names that checkout in stack traces.
+  const modules = path.join(root, "node_modules");
+  const linked = fs.existsSync(modules) ? path.dirname(fs.realpathSync(modules)) : root;
+  fs.writeFileSync(file, text.replaceAll(`${linked}/`, "").replaceAll(root, "."));
 }
 
 function stryker(module, full) {
