@@ -4,8 +4,12 @@
 import { z } from "zod";
 import { isUnknown } from "./check";
 
-const PORT_RULE = "must be <port>/<protocol> with a port from 1 to 65535, e.g. 8888/http or 22/tcp";
+/** What a port must be, after the name of the property that holds it. */
+export const PORT_RULE = "must be <port>/<protocol> with a port from 1 to 65535, e.g. 8888/http or 22/tcp";
 const PORT_PATTERN = /^([1-9][0-9]{0,4})\/([a-z]+)$/;
+
+/** Whether `p` is a port the contract's ContainerConfig takes: `<port>/<protocol>`, the port from 1 to 65535. */
+export const isPort = (p: string): boolean => PORT_PATTERN.test(p) && Number(PORT_PATTERN.exec(p)![1]) <= 65535;
 
 /** A zod error for a strict object: names the keys to remove and the ones accepted. */
 export function onlyKeys(what: string, allowed: string) {
@@ -34,7 +38,7 @@ export const containerRules = {
   args: z.string({ error: "args must be a string" }),
   disk: z.number({ error: "disk must be a number of GB" }).int("disk must be a whole number of GB").min(1, "disk must be at least 1 (GB)"),
   ports: z.array(
-    z.string({ error: `each port ${PORT_RULE}` }).refine((p) => PORT_PATTERN.test(p) && Number(PORT_PATTERN.exec(p)![1]) <= 65535, `port ${PORT_RULE}`),
+    z.string({ error: `each port ${PORT_RULE}` }).refine(isPort, `port ${PORT_RULE}`),
     { error: "ports must be a list of strings" },
   ),
   env: z.record(z.string(), z.string({ error: "env values must be strings" }), { error: "env must be a map of strings" }),

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { ENDPOINT_FIELDS, type EndpointField, schemas, validateGpuIds, validateLocations } from "../../client";
 import { didYouMean, splitUnknownArgs } from "../inputs/arguments";
 import { checkFailures } from "../inputs/check";
-import { adoptId } from "../inputs/container";
+import { adoptId, isPort, PORT_RULE } from "../inputs/container";
 import { ENDPOINT_FIELD_DEFAULTS } from "../inputs/endpoint-defaults";
 import { autoName, LOGICAL_NAME_KEY, OWNER_INPUT_KEYS, OWNER_TOKEN_KEY, ownerToken, resolveName } from "../lifecycle/owner";
 
@@ -106,14 +106,13 @@ function priorityList(field: string, allowed: readonly string[], example: string
 export const API_KINDS = ["graphql", "rest"] as const;
 export type ApiKind = (typeof API_KINDS)[number];
 
-const PORT = /^\d{1,5}\/[a-z]+$/;
 /** The container of a REST-managed endpoint (the contract's ContainerConfig). */
 const containerSchema = z.strictObject(
   {
     image: nonEmpty("container.image"),
     args: z.string({ error: "container.args must be a string" }).optional(),
     disk: positiveInt("container.disk", "GB").optional(),
-    ports: z.array(z.string().regex(PORT, { error: "container.ports[] must be <port>/<protocol>, e.g. 8000/http" })).optional(),
+    ports: z.array(z.string().refine(isPort, { error: `container.ports[] ${PORT_RULE}` })).optional(),
     env: z.record(z.string(), z.string({ error: "container.env values must be strings" })).optional(),
     registry: z.string().min(1, { error: "container.registry must be a registry credential id, or null" }).nullable().optional(),
   },
