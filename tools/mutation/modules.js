@@ -28,6 +28,8 @@ const ENTRIES = [
   "src/client/core/path.ts",
   "src/client/core/clock.ts",
   "src/client/core/create-once.ts",
+  // the Node.js the client runs on, and its HTTP client loaded or refused before anything is sent
+  "src/client/core/runtime.ts",
   // the transport: auth, retries, pacing, timeouts and errors, once for every call (a server shows them)
   { module: "src/client/core/transport.ts", integration: true },
   // GraphQL documents built as a syntax tree, its errors[] as the client's errors, and its runner

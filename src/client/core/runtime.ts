@@ -13,8 +13,9 @@ export function supportedNode(version: string): boolean {
   const need = MIN_NODE_VERSION.split(".").map(Number);
   for (let i = 0; i < need.length; i++) {
     const h = have[i] ?? 0;
-    if (Number.isNaN(h)) return false;
-    if (h !== need[i]) return h > need[i];
+    // Older, or not a number (NaN is neither older nor newer): not supported.
+    if (!(h >= need[i])) return false;
+    if (h > need[i]) return true;
   }
   return true;
 }
