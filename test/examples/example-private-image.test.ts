@@ -107,4 +107,4 @@ test("up, a new token (replace, the pod follows in place), destroy; the token on
   } finally {
     await plugin.stop();
   }
-}, 90_000);
+}, 180_000);
