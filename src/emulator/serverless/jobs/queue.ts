@@ -56,8 +56,10 @@ export class EndpointJobs {
     if (typeof body !== "object" || body === null || Array.isArray(body))
       return { reply: refuse(400, "request body must be a JSON object of the form { input: { ... } }") };
     const errors: string[] = [];
-    const env = checkEnvelope(body as Record<string, unknown>, errors);
-    if (!env || errors.length > 0) return { reply: refuse(422, errors.join("; "), errors) };
+    const checked = checkEnvelope(body as Record<string, unknown>, errors);
+    if (errors.length > 0) return { reply: refuse(422, errors.join("; "), errors) };
+    // checkEnvelope answers undefined only with an error pushed.
+    const env = checked!;
     const now = this.opts.clock.now();
     this.sync(now);
     const q = this.queue(endpointId, now);
@@ -99,8 +101,9 @@ export class EndpointJobs {
   /** A job of the endpoint, synced to now; undefined when the endpoint or the job is unknown. */
   find(endpointId: string, jobId: string): Job | undefined {
     if (!this.has(endpointId)) return undefined;
-    this.sync(this.opts.clock.now());
-    return this.queues.get(endpointId)?.jobs.get(jobId);
+    const now = this.opts.clock.now();
+    this.sync(now);
+    return this.queue(endpointId, now).jobs.get(jobId);
   }
 
   answer(job: Job): JobAnswer {
@@ -154,16 +157,21 @@ export class EndpointJobs {
     return { status: job.status, stream: out };
   }
 
+  // A cancel and a retry replay up to now first: the job may have ended meanwhile, and the
+  // worker it frees (or the one that takes it again) does so at now, not at the last read.
   cancel(job: Job): JobAnswer {
-    if (!FINAL.includes(job.status)) this.finish(job, "CANCELLED", this.opts.clock.now(), undefined);
-    this.sync(this.opts.clock.now());
+    const now = this.opts.clock.now();
+    this.sync(now);
+    if (!FINAL.includes(job.status)) this.finish(job, "CANCELLED", now, undefined);
+    this.sync(now);
     return { id: job.id, status: job.status };
   }
 
   retry(job: Job): Reply {
+    const now = this.opts.clock.now();
+    this.sync(now);
     if (job.status !== "FAILED" && job.status !== "TIMED_OUT")
       return refuse(409, `job ${job.id} is ${job.status}; only a FAILED or TIMED_OUT job can be retried`);
-    const now = this.opts.clock.now();
     const q = this.queue(job.endpointId, now);
     q.counters.retried += 1;
     addActive(q, job);
@@ -213,14 +221,14 @@ export class EndpointJobs {
   sync(now: number): void {
     for (const ep of this.opts.store.list()) {
       const q = this.queue(ep.id, now);
+      // Each event in turn, up to now itself.
       let t = Math.min(q.lastTick, now);
+      // Stryker disable next-line EqualityOperator,UpdateOperator: a bound against a replay that never ends, which a sound replay never nears (each event is later than the one before, up to now)
       for (let i = 0; i < MAX_EVENTS; i++) {
         this.settle(ep, q, t);
-        const next = nextEvent(this.opts, ep, q, t);
-        if (next === undefined || next > now) break;
-        t = next;
+        if (t >= now) break;
+        t = Math.min(nextEvent(this.opts, ep, q, t) ?? Infinity, now);
       }
-      this.settle(ep, q, now);
       q.lastTick = Math.max(q.lastTick, now);
     }
     for (const id of this.queues.keys())
@@ -245,26 +253,30 @@ export class EndpointJobs {
 
   /** Applies everything due at `t` until nothing changes. */
   private settle(ep: EndpointRecord, q: Queue, t: number): void {
+    // Stryker disable next-line EqualityOperator,UpdateOperator: a bound against rounds that never settle, which sound rules never near (each round starts, ends or moves jobs and workers)
     for (let round = 0; round < 10_000; round++) {
       let changed = false;
-      const live = new Map(ep.workers.filter((w) => w.drainingSince === null).map((w) => [w.id, w]));
+      const byId = new Map(ep.workers.map((w) => [w.id, w]));
       // The running jobs (no more than the workers), then the queued ones whose ttl passed, off
       // their heap: an event never walks the whole queue, so a replay stays linear in its events.
       for (const j of [...q.running]) {
         this.replaySteps++;
-        const w = j.workerId ? live.get(j.workerId) : undefined;
+        const w = j.workerId ? byId.get(j.workerId) : undefined;
+        // start() sets both a running job's deadline and (with its plan) its end, the handler's answer the end.
+        const deadline = j.deadline ?? Infinity;
+        const endsAt = j.endsAt ?? Infinity;
         if (!w || w.jobId !== j.id) {
-          // Its worker left (a scale-down below it): the job goes back to the queue.
+          // Its worker left (a scale-down below it, which lets go of its job): the job goes back to the queue.
           Object.assign(j, { status: "IN_QUEUE" as const, chunkTimes: [], streamRead: 0 });
           for (const k of ["workerId", "startedAt", "endsAt", "deadline", "plan"] as const) delete j[k];
           q.running.delete(j);
           q.waiting.add(j);
           changed = true;
-        } else if (j.deadline !== undefined && j.deadline <= t && (j.endsAt === undefined || j.deadline < j.endsAt)) {
-          this.finish(j, "TIMED_OUT", j.deadline, { error: "job exceeded its execution timeout or ttl" });
+        } else if (deadline <= t && deadline < endsAt) {
+          this.finish(j, "TIMED_OUT", deadline, { error: "job exceeded its execution timeout or ttl" });
           changed = true;
-        } else if (j.endsAt !== undefined && j.endsAt <= t && j.plan) {
-          this.finish(j, "error" in j.plan.outcome ? "FAILED" : "COMPLETED", j.endsAt, j.plan.outcome);
+        } else if (endsAt <= t) {
+          this.finish(j, "error" in j.plan!.outcome ? "FAILED" : "COMPLETED", endsAt, j.plan!.outcome);
           changed = true;
         }
       }
@@ -303,8 +315,8 @@ export class EndpointJobs {
       const run = async () => handler({ id: job.id, endpointId: ep.id, input: structuredClone(job.input) });
       const started = job.startedAt;
       run().then(
-        (output) => this.handlerDone(job, started, { output: output === undefined ? null : output }),
-        (err: unknown) => this.handlerDone(job, started, { error: err instanceof Error ? err.message : String(err) }),
+        (output) => this.handlerDone(job, started, { output: output === undefined ? null : output }, Array.isArray(job.input.stream) && Array.isArray(output) ? output : []),
+        (err: unknown) => this.handlerDone(job, started, { error: err instanceof Error ? err.message : String(err) }, []),
       );
       return;
     }
@@ -315,11 +327,12 @@ export class EndpointJobs {
     job.chunkTimes = plan.chunks.map((_, i) => t + ((i + 1) * plan.durationMs) / n / this.scale);
   }
 
-  private handlerDone(job: Job, started: number, outcome: WorkerPlan["outcome"]): void {
+  /** The handler's answer: its outcome, and its output as stream chunks when the input asked for a stream. */
+  private handlerDone(job: Job, started: number, outcome: WorkerPlan["outcome"], chunks: unknown[]): void {
     // A job cancelled, timed out or requeued meanwhile ignores its late answer.
     if (job.status !== "IN_PROGRESS" || job.startedAt !== started) return;
     const now = this.opts.clock.now();
-    job.plan = { durationMs: 0, outcome, chunks: "output" in outcome && Array.isArray(job.input.stream) && Array.isArray(outcome.output) ? outcome.output : [] };
+    job.plan = { durationMs: 0, outcome, chunks };
     job.endsAt = Math.max(now, started);
     job.chunkTimes = job.plan.chunks.map(() => job.endsAt!);
     this.sync(now);
@@ -328,8 +341,9 @@ export class EndpointJobs {
   private finish(job: Job, status: EndpointJobStatus, at: number, outcome: Job["outcome"]): void {
     const q = this.queues.get(job.endpointId);
     const ep = this.opts.store.get(job.endpointId);
+    // A job's worker holds it until it ends or is requeued (which forgets the worker).
     const w = ep?.workers.find((x) => x.id === job.workerId);
-    if (w && w.jobId === job.id) {
+    if (w) {
       w.jobId = null;
       w.idleSince = at;
     }
@@ -342,7 +356,7 @@ export class EndpointJobs {
     job.finishedAt = at;
     // Its held calls answer once the replay that ended it is over (they read the job then).
     this.held.release(job, false);
-    if (outcome) job.outcome = outcome;
+    job.outcome = outcome;
     if (q && (status === "COMPLETED")) q.counters.completed += 1;
     if (q && (status === "FAILED" || status === "TIMED_OUT")) q.counters.failed += 1;
     if (job.webhook) this.webhooks.deliver(job, this.answer(job));
@@ -355,7 +369,6 @@ export class EndpointJobs {
    */
   private armTimer(now: number): void {
     clearTimeout(this.timer);
-    this.timer = undefined;
     if (this.closed) return;
     let next = Infinity;
     let pending = false;
@@ -363,9 +376,8 @@ export class EndpointJobs {
     for (const [id, q] of this.queues) {
       if (!waited.has(id) && q.webhooks === 0) continue;
       pending = true;
-      const ep = this.opts.store.get(id);
-      const n = ep ? nextEvent(this.opts, ep, q, now) : undefined;
-      if (n !== undefined) next = Math.min(next, n);
+      // Every caller has just replayed, which drops the queues of deleted endpoints.
+      next = Math.min(next, nextEvent(this.opts, this.opts.store.get(id)!, q, now) ?? Infinity);
     }
     if (!pending) return;
     const delay = this.held.untilFirstDeadline(now, performance.now(), Math.min(Math.max(next - now, 0) + 1, 1000));
