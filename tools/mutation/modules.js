@@ -130,7 +130,9 @@ const ENTRIES = [
   "src/emulator/serverless/endpoints/releases.ts",
   "src/emulator/serverless/jobs/rollout.ts",
   "src/emulator/serverless/jobs/workers.ts",
-  // the job queue's states: held, waiting, active; the envelope a job is answered in
+  // the job queue's states: held, waiting, active; the envelope a job is answered in; the queue
+  // itself (a job's life, its replay, the one timer)
+  "src/emulator/serverless/jobs/queue.ts",
   "src/emulator/serverless/jobs/held.ts",
   "src/emulator/serverless/jobs/active.ts",
   "src/emulator/serverless/jobs/waiting.ts",
