@@ -95,6 +95,8 @@ const ENTRIES = [
   "src/resources/serverless-endpoint/smoke.ts",
   // when the smoke test runs again; what a change of the endpoint does, for its step line; its writes as the budgets see them
   "src/resources/serverless-endpoint/smoke-plan.ts",
+  // the smoke test's provider: its check, when it sends a job and says why, what state keeps of the answer (a server shows them)
+  { module: "src/resources/serverless-endpoint/smoke-provider.ts", integration: true },
   "src/resources/serverless-endpoint/step-effects.ts",
   "src/resources/serverless-endpoint/costed-write.ts",
   // what an endpoint's workers run, as the program declared it, and the account it gave the endpoint; the errors the two APIs share
