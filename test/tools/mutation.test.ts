@@ -4,7 +4,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 
 const ROOT = path.join(__dirname, "..", "..");
-const { MODULES, testsOf, integrationTestOf } = require("../../tools/mutation/modules.js");
+const { MODULES, testsOf, integrationTestOf, unitTestOf } = require("../../tools/mutation/modules.js");
 const { score } = require("../../tools/mutation/run.js");
 
 test("every module mutation testing covers exists, with unit tests in the folder that mirrors it, and its integration test where listed", () => {
@@ -12,15 +12,19 @@ test("every module mutation testing covers exists, with unit tests in the folder
   for (const module of MODULES as string[]) {
     expect({ module, exists: fs.existsSync(path.join(ROOT, module)) }).toEqual({ module, exists: true });
     const [unit, ...integration] = testsOf(module) as string[];
-    expect({ module, tests: fs.readdirSync(path.join(ROOT, unit)).some((f) => f.endsWith(".test.ts")) }).toEqual({ module, tests: true });
+    // An `own` entry's unit tests are the file at its path; the others', the folder that mirrors its own.
+    const own = unit.endsWith(".test.ts");
+    const tests = own ? (unit === unitTestOf(module) && fs.existsSync(path.join(ROOT, unit)) ? [unit] : []) : fs.readdirSync(path.join(ROOT, unit));
+    expect({ module, tests: tests.some((f) => f.endsWith(".test.ts")) }).toEqual({ module, tests: true });
     for (const file of integration) {
       expect({ module, file, exists: fs.existsSync(path.join(ROOT, file)) }).toEqual({ module, file: integrationTestOf(module), exists: true });
     }
   }
 });
 
-test("a module's integration test is the one at its path", () => {
+test("a module's integration test is the one at its path, and so is its own unit test", () => {
   expect(integrationTestOf("src/client/core/transport.ts")).toBe("test/integration/client/core/transport.test.ts");
+  expect(unitTestOf("src/resources/serverless-endpoint/schema.ts")).toBe("test/unit/resources/serverless-endpoint/schema.test.ts");
 });
 
 test("the score is Stryker's: a timeout is caught, an uncovered mutant is not, an ignored one does not count", () => {

@@ -99,6 +99,9 @@ const ENTRIES = [
   { module: "src/resources/serverless-endpoint/smoke-provider.ts", integration: true },
   "src/resources/serverless-endpoint/step-effects.ts",
   "src/resources/serverless-endpoint/costed-write.ts",
+  // the endpoint's check: each field's rule and its message, before any request (its schemas are
+  // built at load, so it is run against its own test alone)
+  { module: "src/resources/serverless-endpoint/schema.ts", own: true },
   // what an endpoint's workers run, as the program declared it, and the account it gave the endpoint; the errors the two APIs share
   "src/resources/serverless-endpoint/workers-run.ts",
   "src/resources/serverless-endpoint/dialect.ts",
@@ -144,7 +147,7 @@ const ENTRIES = [
   "src/emulator/pods/store.ts",
 ];
 
-/** @typedef {string | { module: string, integration: true }} Entry */
+/** @typedef {string | { module: string, integration: true } | { module: string, own: true }} Entry */
 
 /** The mutated modules, by path. */
 const MODULES = ENTRIES.map((e) => (typeof e === "string" ? e : e.module));
@@ -155,13 +158,20 @@ const THRESHOLDS = { high: 90, low: 85, break: 85 };
 /** A module's integration test, at its path (test/integration/ mirrors src/ as test/unit/ does). */
 const integrationTestOf = (module) => module.replace(/^src\//, "test/integration/").replace(/\.ts$/, ".test.ts");
 
+/** A module's unit test, at its path. */
+const unitTestOf = (module) => module.replace(/^src\//, "test/unit/").replace(/\.ts$/, ".test.ts");
+
 /**
  * What a module is mutated against: the folder of its unit tests, and, for an entry marked
- * `integration`, its integration test (a file).
+ * `integration`, its integration test (a file). An entry marked `own` is run against the unit
+ * test at its path alone: a module whose rules are built when it loads (a zod schema, a table)
+ * has static mutants, and Stryker runs every test that loads the module for each of them, which
+ * for a check every provider of its folder loads is each test of the folder hundreds of times.
  */
 const testsOf = (module) => {
   const entry = ENTRIES.find((e) => e === module || e.module === module);
   const unit = path.posix.join("test/unit", path.posix.dirname(module).replace(/^src\//, ""));
+  if (typeof entry === "object" && entry.own) return [unitTestOf(module)];
   return typeof entry === "object" && entry.integration ? [unit, integrationTestOf(module)] : [unit];
 };
 
@@ -171,4 +181,4 @@ const incrementalFileOf = (module) => `tools/mutation/incremental/${module.repla
 /** Where a module's reports go (not committed). */
 const reportOf = (module, ext) => `reports/mutation/${module.replace(/^src\//, "").replace(/\.ts$/, "").replaceAll("/", "-")}.${ext}`;
 
-module.exports = { MODULES, THRESHOLDS, testsOf, integrationTestOf, incrementalFileOf, reportOf };
+module.exports = { MODULES, THRESHOLDS, testsOf, integrationTestOf, unitTestOf, incrementalFileOf, reportOf };

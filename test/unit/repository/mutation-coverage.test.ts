@@ -38,7 +38,6 @@ const NOT_YET = [
   "src/resources/serverless-endpoint/provider.ts",
   "src/resources/serverless-endpoint/rest.ts",
   "src/resources/serverless-endpoint/rollout-plan.ts",
-  "src/resources/serverless-endpoint/schema.ts",
   "src/resources/stack-cost/provider.ts",
   "src/resources/template/provider.ts",
 ];
