@@ -1,5 +1,6 @@
 // `npm run test:mutation`: StrykerJS over the rule modules (tools/mutation/modules.js), each
-// against the unit tests of its folder (and its integration test where listed), each held to the
+// against the unit tests of its folder (and its integration test where listed, or its own unit
+// test alone where listed), each held to the
 // break threshold on its own (Stryker's own threshold is of a whole run, where a strong module
 // would hide a weak one).
 //

@@ -1,6 +1,6 @@
 // StrykerJS for one module at a time (tools/mutation/run.js sets MUTATION_MODULE and runs it
 // once per module of tools/mutation/modules.js): the module is mutated, the unit tests of its
-// folder (and its integration test, where modules.js says so) are run against each mutant,
+// folder (and its integration test, or only its own test, where modules.js says so) are run against each mutant,
 // results are kept per module.
 "use strict";
 const { incrementalFileOf, reportOf, testsOf, THRESHOLDS } = require("./modules");

@@ -1,5 +1,6 @@
+import { endpointDiff, type ReleasedFields, type ReleasedTemplate, rolls as emulatorRolls, templateDiff } from "../../../../src/emulator/serverless/endpoints/releases";
 import { UNKNOWN } from "../../../../src/resources/inputs/check";
-import { templateRolls } from "../../../../src/resources/inputs/template-ref";
+import { CONTAINER_KEYS, templateRolls } from "../../../../src/resources/inputs/template-ref";
 import { planEndpointDiff, rolloutReasons } from "../../../../src/resources/serverless-endpoint/plan";
 import { planRestDiff } from "../../../../src/resources/serverless-endpoint/rest-plan";
 import { RELEASE_FIELDS, releaseRolls, rollingChanges, templateChanges } from "../../../../src/resources/serverless-endpoint/rollout-plan";
@@ -45,8 +46,43 @@ describe("which changes roll the workers (the platform's releases: a release rol
     ["worker bounds and scaling", ["workers.min", "workers.max", "scaling.value", "scaling.idleTimeout"], false],
     ["a rename and the job timeout", ["name", "timeout"], false],
     ["nothing (version 1)", [], false],
+    // A field of the template the table does not list (one the platform adds later) reaches the workers.
+    ["a template field not in the table", ["template.volumeMountPath"], true],
   ])("a release that changed %s rolls: %s", (_what, fields, rolls) => {
     expect(releaseRolls(fields.map((field) => ({ field })))).toBe(rolls);
+  });
+});
+
+describe("the table read against the emulator's releases (the platform's stand-in, a second reading of the spec)", () => {
+  const endpoint: ReleasedFields = {
+    gpuIds: "AMPERE_24", gpuCount: 1, workersMin: 0, workersMax: 3, scalerType: "QUEUE_DELAY", scalerValue: 4, idleTimeout: 5,
+    flashBootType: "OFF", networkVolumeId: null, executionTimeoutMs: 600_000, dataCenterIds: ["EU-RO-1"], locations: null, name: "api", templateId: "tpl-1",
+  };
+  const changed: { [K in keyof ReleasedFields]: ReleasedFields[K] } = {
+    gpuIds: "ADA_24", gpuCount: 2, workersMin: 1, workersMax: 5, scalerType: "REQUEST_COUNT", scalerValue: 2, idleTimeout: 60,
+    flashBootType: "FLASHBOOT", networkVolumeId: "nv-1", executionTimeoutMs: 60_000, dataCenterIds: ["US-TX-3"], locations: "US", name: "api-2", templateId: "tpl-2",
+  };
+  const template: ReleasedTemplate = { image: "worker:1", args: "", disk: 20, ports: [], registry: null, env: { MODEL: "a" } };
+  const changedTemplate: ReleasedTemplate = { image: "worker:2", args: "--fast", disk: 50, ports: ["8000/http"], registry: "cred-1", env: { MODEL: "b" } };
+
+  test.each(Object.keys(endpoint) as (keyof ReleasedFields)[])("%s: the release names it as the table does, and rolls as the table says", (field) => {
+    const diff = endpointDiff(endpoint, { ...endpoint, [field]: changed[field] });
+    expect(diff.map((d) => d.field)).toEqual([RELEASE_FIELDS[field]!.release]);
+    expect(releaseRolls(diff)).toBe(RELEASE_FIELDS[field]!.rolls);
+    expect(emulatorRolls(diff)).toBe(RELEASE_FIELDS[field]!.rolls);
+  });
+
+  test.each(CONTAINER_KEYS)("container.%s: a change of the bound template's field, named and rolling as the table says", (key) => {
+    const diff = templateDiff(template, { ...template, [key]: changedTemplate[key] });
+    expect(diff.map((d) => d.field)).toEqual([RELEASE_FIELDS[`container.${key}`]!.release]);
+    expect(releaseRolls(diff)).toBe(true);
+    expect(emulatorRolls(diff)).toBe(true);
+  });
+
+  test("every field of the table is one a release names, but a container unknown at preview (any of its fields may change)", () => {
+    const named = [...Object.keys(endpoint), ...CONTAINER_KEYS.map((k) => `container.${k}`)].sort();
+    expect(Object.keys(RELEASE_FIELDS).filter((f) => f !== "container").sort()).toEqual(named);
+    expect(RELEASE_FIELDS.container).toEqual({ release: "template", rolls: true });
   });
 });
 
@@ -67,6 +103,7 @@ describe("the Template's fingerprint: what changes for the workers", () => {
     ["unknown at preview", rolls, UNKNOWN, ["template"]],
     ["no Template of the program behind templateId", rolls, undefined, []],
     ["state written before the fingerprint", undefined, rolls, []],
+    ["state with no fingerprint recorded", null, rolls, []],
   ])("%s", (_what, olds, news, expected) => {
     expect(templateChanges(olds, news)).toEqual(expected);
   });
