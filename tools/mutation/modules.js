@@ -69,6 +69,9 @@ const ENTRIES = [
   // what an up leaves running, the compute the stack's cost prices, and the live object it is read from
   "src/resources/stack-cost/what-runs.ts",
   "src/resources/cost/ledger.ts",
+  // the stack's cost checked once per command: each entry priced from what runs, its cost line, the
+  // budgets held before any write; diff, create, update and delete from the outputs alone
+  "src/resources/stack-cost/provider.ts",
   // the prices a cost is read from (the catalog read once per client)
   "src/resources/cost/prices.ts",
   // what the account runs, priced (one list per kind per command, this process's writes noted)

@@ -36,7 +36,6 @@ const NOT_YET = [
   "src/resources/serverless-endpoint/graphql.ts",
   "src/resources/serverless-endpoint/provider.ts",
   "src/resources/serverless-endpoint/rest.ts",
-  "src/resources/stack-cost/provider.ts",
   "src/resources/template/provider.ts",
 ];
 
