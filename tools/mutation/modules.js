@@ -91,6 +91,8 @@ const ENTRIES = [
   "src/resources/engine/shim.ts",
   // the serverless endpoint's plans: over GraphQL, and over REST v2
   "src/resources/serverless-endpoint/plan.ts",
+  // the endpoint's lifecycle over GraphQL: each step's saves and reads, the wait for workers (a server shows them)
+  { module: "src/resources/serverless-endpoint/graphql.ts", integration: true },
   "src/resources/serverless-endpoint/rest-plan.ts",
   // which of the endpoint's changes roll its workers, in the resource's names and the release's:
   // against its own test, which reads every entry of the table against the emulator's releases.

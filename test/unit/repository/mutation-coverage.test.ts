@@ -33,7 +33,6 @@ const EMULATOR_RULES = [
 const NOT_YET = [
   "src/resources/catalog/index.ts",
   "src/resources/pod/provider.ts",
-  "src/resources/serverless-endpoint/graphql.ts",
   "src/resources/serverless-endpoint/provider.ts",
   "src/resources/serverless-endpoint/rest.ts",
   "src/resources/template/provider.ts",
