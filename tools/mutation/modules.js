@@ -123,6 +123,7 @@ const ENTRIES = [
   // the other kinds' providers: what each method sends, what state says, the errors (a server shows them)
   { module: "src/resources/registry-credential/provider.ts", integration: true },
   { module: "src/resources/network-volume/provider.ts", integration: true },
+  { module: "src/resources/template/provider.ts", integration: true },
   // the kinds' checks: each field's rule and its message, before any request
   "src/resources/registry-credential/schema.ts",
   "src/resources/network-volume/schema.ts",

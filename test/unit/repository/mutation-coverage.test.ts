@@ -35,7 +35,6 @@ const NOT_YET = [
   "src/resources/pod/provider.ts",
   "src/resources/serverless-endpoint/provider.ts",
   "src/resources/serverless-endpoint/rest.ts",
-  "src/resources/template/provider.ts",
 ];
 
 type Mutant = { status: string; statusReason?: string };
