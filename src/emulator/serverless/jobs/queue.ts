@@ -100,10 +100,9 @@ export class EndpointJobs {
 
   /** A job of the endpoint, synced to now; undefined when the endpoint or the job is unknown. */
   find(endpointId: string, jobId: string): Job | undefined {
-    if (!this.has(endpointId)) return undefined;
-    const now = this.opts.clock.now();
-    this.sync(now);
-    return this.queue(endpointId, now).jobs.get(jobId);
+    // The replay drops the queue of an endpoint the store no longer has, and makes none for an unknown one.
+    this.sync(this.opts.clock.now());
+    return this.queues.get(endpointId)?.jobs.get(jobId);
   }
 
   answer(job: Job): JobAnswer {
@@ -158,11 +157,12 @@ export class EndpointJobs {
   }
 
   // A cancel and a retry replay up to now first: the job may have ended meanwhile, and the
-  // worker it frees (or the one that takes it again) does so at now, not at the last read.
+  // worker it frees (or the one that takes it again) does so at now, not at the last read. A job
+  // the queue no longer holds (purged, or its endpoint deleted) is answered as it stands.
   cancel(job: Job): JobAnswer {
     const now = this.opts.clock.now();
     this.sync(now);
-    if (!FINAL.includes(job.status)) this.finish(job, "CANCELLED", now, undefined);
+    if (!FINAL.includes(job.status) && this.holds(job)) this.finish(job, "CANCELLED", now, undefined);
     this.sync(now);
     return { id: job.id, status: job.status };
   }
@@ -338,27 +338,25 @@ export class EndpointJobs {
     this.sync(now);
   }
 
+  /** Ends a job its queue holds (the replay's, and a cancel's, which checks). */
   private finish(job: Job, status: EndpointJobStatus, at: number, outcome: Job["outcome"]): void {
-    const q = this.queues.get(job.endpointId);
-    const ep = this.opts.store.get(job.endpointId);
+    const q = this.queues.get(job.endpointId)!;
     // A job's worker holds it until it ends or is requeued (which forgets the worker).
-    const w = ep?.workers.find((x) => x.id === job.workerId);
+    const w = this.opts.store.get(job.endpointId)!.workers.find((x) => x.id === job.workerId);
     if (w) {
       w.jobId = null;
       w.idleSince = at;
     }
-    if (q) {
-      q.waiting.remove(job);
-      q.running.delete(job);
-      removeActive(q, job);
-    }
+    q.waiting.remove(job);
+    q.running.delete(job);
+    removeActive(q, job);
     job.status = status;
     job.finishedAt = at;
     // Its held calls answer once the replay that ended it is over (they read the job then).
     this.held.release(job, false);
     job.outcome = outcome;
-    if (q && (status === "COMPLETED")) q.counters.completed += 1;
-    if (q && (status === "FAILED" || status === "TIMED_OUT")) q.counters.failed += 1;
+    if (status === "COMPLETED") q.counters.completed += 1;
+    if (status === "FAILED" || status === "TIMED_OUT") q.counters.failed += 1;
     if (job.webhook) this.webhooks.deliver(job, this.answer(job));
   }
 

@@ -48,6 +48,7 @@ async function rig(workersMax: number, jobLimits?: { queuedJobs?: number; queued
 describe("a submission is refused before it is queued", () => {
   test("an unknown endpoint is 404; a body that is no JSON object 400; a bad envelope 422 naming each rule", async () => {
     const { jobs, id } = await rig(0);
+    expect([jobs.has(id), jobs.has("nope")]).toEqual([true, false]);
     expect(jobs.submit("nope", { input: {} })).toMatchObject({ reply: { status: 404, body: { detail: 'no endpoint "nope"' } } });
     for (const body of [null, [], "x", 5]) {
       expect(jobs.submit(id, body)).toMatchObject({ reply: { status: 400, body: { detail: "request body must be a JSON object of the form { input: { ... } }" } } });
@@ -89,7 +90,7 @@ describe("a submission is refused before it is queued", () => {
   test("a job is queued with its id, its endpoint and its ttl from the policy or the default", async () => {
     const { jobs, id, submit, clock } = await rig(0);
     const job = submit({ input: { x: 1 }, policy: { ttl: 10_000 } });
-    expect(job).toMatchObject({ endpointId: id, status: "IN_QUEUE", submittedAt: clock.t, ttlEnd: clock.t + 10_000, seq: 1, input: { x: 1 } });
+    expect(job).toMatchObject({ endpointId: id, input: { x: 1 }, policy: { ttl: 10_000 }, seq: 1, submittedAt: clock.t, ttlEnd: clock.t + 10_000, status: "IN_QUEUE", chunkTimes: [], streamRead: 0, bytes: 7 });
     expect(job.id).toBe(`1-iiiiiiii-${id.slice(0, 4)}`);
     expect(submit({ input: {} }).ttlEnd).toBe(clock.t + 86_400_000);
     expect(jobs.find(id, job.id)).toBe(job);
@@ -172,6 +173,8 @@ describe("a job's cancel, retry and purge", () => {
     expect(jobs.find(id, a.id)).toBeUndefined();
     expect(jobs.find(id, b.id)).toBe(b);
     expect(jobs.find(id, running.id)).toMatchObject({ status: "IN_PROGRESS" });
+    // Purged, it is no longer the queue's to cancel: it reads as it stood.
+    expect(jobs.cancel(a)).toEqual({ id: a.id, status: "IN_QUEUE" });
     expect(jobs.health(id)).toMatchObject({ jobs: { inQueue: 0, inProgress: 1 } });
     expect(jobs.purge(id)).toEqual({ removed: 0, status: "completed" });
     await gql(`mutation { saveEndpoint(input: { id: "${id}", name: "ep", gpuIds: "AMPERE_16", templateId: "tpl-1", workersMin: 0, workersMax: 2 }) { id } }`);
@@ -291,15 +294,17 @@ describe("a job's run on a worker", () => {
   });
 
   test("the worker idle the longest takes the next job", async () => {
-    const { jobs, id, submit, clock } = await rig(2);
-    const a = submit({ input: { sleep_ms: 1000 } });
-    const b = submit({ input: { sleep_ms: 2000 } });
+    // A worker per job: both run at once, each on its own worker.
+    const { jobs, id, submit, clock } = await rig(2, undefined, { endpoint: 'scalerType: "REQUEST_COUNT", scalerValue: 1' });
+    const a = submit({ input: { sleep_ms: 2000 } });
+    const b = submit({ input: { sleep_ms: 1000 } });
+    expect([a.status, b.status]).toEqual(["IN_PROGRESS", "IN_PROGRESS"]);
     expect(a.workerId).not.toBe(b.workerId);
     clock.t += 3000;
     jobs.sync(clock.t);
-    // a's worker has been idle since +1000, b's since +2000.
+    // b's worker (listed second) has been idle since +1000, a's since +2000.
     const c = submit({ input: {} });
-    expect(c).toMatchObject({ workerId: a.workerId, startedAt: clock.t });
+    expect(c).toMatchObject({ workerId: b.workerId, startedAt: clock.t });
     expect(jobs.health(id).jobs.completed).toBe(3);
     jobs.close();
   });
@@ -433,12 +438,13 @@ describe("a handler in place of the test worker", () => {
   test("a late answer of a job cancelled meanwhile is ignored", async () => {
     let answer: (v: unknown) => void = () => undefined;
     const { jobs, submit } = await rig(1, undefined, { handler: () => new Promise((r) => (answer = r)) });
-    const job = submit({ input: {} });
+    const job = submit({ input: { stream: [] } });
     jobs.cancel(job);
-    answer({ late: true });
+    answer(["late"]);
     await flush();
     expect(job.status).toBe("CANCELLED");
     expect(job.outcome).toBeUndefined();
+    expect(jobs.stream(job)).toEqual({ status: "CANCELLED", stream: [] });
     jobs.close();
   });
 });
@@ -532,13 +538,18 @@ describe("the one timer: what must happen with no reader", () => {
     jobs.close();
   });
 
-  test("at a time scale of 10 a wait of 5 s is half a second of real time", async () => {
-    const { jobs, submit } = await rig(0, undefined, { timeScale: 10 });
+  test("at a time scale of 10 a wait of 5 s is half a second, of real time or on the clock", async () => {
+    const { jobs, submit, clock } = await rig(0, undefined, { timeScale: 10 });
     const held = settled(jobs.waitFor(submit({ input: {} }), 5000));
     await jest.advanceTimersByTimeAsync(499);
     expect(held.done).toBe(false);
     await jest.advanceTimersByTimeAsync(2);
     expect(held.done).toBe(true);
+    // A wait of 50 s, 5 s on the clock: the clock moved past it is seen at the next tick, within a second.
+    const moved = settled(jobs.waitFor(submit({ input: {} }), 50_000));
+    clock.t += 5000;
+    await jest.advanceTimersByTimeAsync(1000);
+    expect(moved.done).toBe(true);
     jobs.close();
   });
 
@@ -625,6 +636,7 @@ describe("what the queue tells", () => {
     expect(jobs.find(id, job.id)).toBeUndefined();
     expect(jobs.recent(id, 10)).toEqual([]);
     await expect(jobs.waitFor(job, 60_000)).resolves.toBeUndefined();
+    expect(jobs.cancel(job)).toEqual({ id: job.id, status: "IN_QUEUE" });
     jobs.close();
   });
 
