@@ -4,7 +4,7 @@
  * Tests that count ticks, or whose seeded faults must hit the same requests every run, use
  * their own emulator on a stepped clock (steppedRig) instead.
  */
-import { ComputePlatform } from "../../../../src/client";
+import { ComputePlatform, ConflictError, InternalServerError } from "../../../../src/client";
 import { type Clock, systemClock } from "../../../../src/client/core/clock";
 import { type Emulator, type Faults, startEmulator } from "../../../../src/emulator";
 import { PodInitError } from "../../../../src/resources/pod/status";
@@ -522,6 +522,59 @@ test("a lock set outside Pulumi is not lifted by delete", async () => {
   expect(delta(c0).updatePod ?? 0).toBe(0);
   expect(delta(c0).deletePod).toBe(1);
   expect(live(created.id)).toMatchObject({ status: "TERMINATED", locked: true });
+});
+
+/** The test's client, whose pod DELETE fails with `failure` instead of reaching the emulator. */
+function failingDeletes(failure: Error): ComputePlatform {
+  const pods = Object.create(client.pods) as ComputePlatform["pods"];
+  pods.delete = async () => {
+    throw failure;
+  };
+  return Object.assign(Object.create(client) as ComputePlatform, { pods });
+}
+
+/** The fields of a platform's error answer to `DELETE /v2/pods/{id}`. */
+const deleteAnswer = (id: string, status: number, detail: string) => ({ status, title: "refused", detail, errors: [], method: "DELETE", url: `/v2/pods/${id}` });
+
+test("a DELETE the platform refuses (409) fails naming the pod and what to do, the lock this resource set put back; another failure is the platform's own; a pod it no longer has is deleted already", async () => {
+  const p = provider();
+  const created = await p.create(await inputs(p, { name: "refused", locked: true }));
+  const outs = created.outs!;
+  const lines: string[] = [];
+  const refusing = (failure: Error) => provider({ client: () => failingDeletes(failure), print: (l) => lines.push(l) });
+
+  let c0 = emu.counts();
+  await expect(refusing(new ConflictError("409 Conflict", deleteAnswer(created.id, 409, "the pod cannot be terminated now"))).delete(created.id, outs)).rejects.toThrow(
+    new Error(
+      `pod ${created.id} could not be terminated: the pod cannot be terminated now. If it was locked outside Pulumi, unlock it ` +
+        "(or declare locked: true here, so that this resource unlocks it before deleting).",
+    ),
+  );
+  // Unlocked, refused, looked at (still there), locked again: state, which keeps the pod, says locked.
+  expect(delta(c0)).toEqual({ updatePod: 2, getPod: 1 });
+  expect(live(created.id)).toMatchObject({ status: "RUNNING", locked: true });
+
+  // A refusal without a detail is named by its message.
+  await expect(refusing(new ConflictError("409 Conflict", deleteAnswer(created.id, 409, ""))).delete(created.id, outs)).rejects.toThrow(
+    `pod ${created.id} could not be terminated: 409 Conflict. If it was locked outside Pulumi`,
+  );
+
+  // Any other failure is the platform's own, the lock put back as well.
+  const failure = new InternalServerError("500 Internal Server Error", deleteAnswer(created.id, 500, "try again"));
+  c0 = emu.counts();
+  await expect(refusing(failure).delete(created.id, outs)).rejects.toBe(failure);
+  expect(delta(c0)).toEqual({ updatePod: 2 });
+  expect(live(created.id)).toMatchObject({ status: "RUNNING", locked: true });
+  expect(lines).toEqual([]);
+
+  await p.delete(created.id, outs);
+  expect(live(created.id)).toMatchObject({ status: "TERMINATED" });
+  // A pod the platform no longer has (404) is deleted already: no wait for it, and no line.
+  const quiet = provider({ print: (l) => lines.push(l) });
+  c0 = emu.counts();
+  await quiet.delete("pod-never-made", { ...outs, locked: false });
+  expect(delta(c0)).toEqual({ deletePod: 1 });
+  expect(lines).toEqual([]);
 });
 
 test("dataCenterIds: an edit that still allows the pod's data center is recorded without a request; one that does not replaces", async () => {
