@@ -135,6 +135,9 @@ const ENTRIES = [
   "src/resources/template/index.ts",
   "src/resources/pod/index.ts",
   "src/resources/serverless-endpoint/index.ts",
+  // the catalog and billing look-ups a program makes: their filters, the billing path `of` picks,
+  // the stack config's settings, their Output forms
+  "src/resources/catalog/index.ts",
   // the argument and input checks
   "src/resources/inputs/arguments.ts",
   "src/resources/inputs/check.ts",

@@ -278,7 +278,8 @@ export function getCpuFlavorOutput(id: pulumi.Input<string>, options?: CatalogOp
 
 /** {@link getGpuTypes} over an `Input` filter; secret when any of it is. @group Catalog and billing */
 export function getGpuTypesOutput(filter?: pulumi.Input<InputFields<GpuTypeFilter>>, options?: CatalogOptions): pulumi.Output<GpuType[]> {
-  return lifted(filter ?? {}, (f) => getGpuTypes(f as GpuTypeFilter, options));
+  // No filter is the plain form's default, {}.
+  return lifted(filter, (f) => getGpuTypes(f as GpuTypeFilter | undefined, options));
 }
 
 /** {@link getGpuType} over an `Input` id; secret when the id is. @group Catalog and billing */
@@ -288,7 +289,7 @@ export function getGpuTypeOutput(id: pulumi.Input<string>, options?: CatalogOpti
 
 /** {@link getDataCenters} over an `Input` filter; secret when any of it is. @group Catalog and billing */
 export function getDataCentersOutput(filter?: pulumi.Input<InputFields<DataCenterFilter>>, options?: CatalogOptions): pulumi.Output<DataCenter[]> {
-  return lifted(filter ?? {}, (f) => getDataCenters(f as DataCenterFilter, options));
+  return lifted(filter, (f) => getDataCenters(f as DataCenterFilter | undefined, options));
 }
 
 /** {@link getDataCenter} over an `Input` id; secret when the id is. @group Catalog and billing */
