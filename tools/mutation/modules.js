@@ -5,7 +5,10 @@
 // break threshold on its own. A module whose rules only a server shows (the transport, a
 // provider) is listed as `{ module, integration: true }`: it is run against its integration test
 // too, the one at its path (transport.ts against test/integration/client/core/transport.test.ts),
-// and only that one, so that a run stays minutes long. When a module moves, it moves here; its
+// and only that one, so that a run stays minutes long. A module that most test files of its
+// folder load through other modules, and whose own test reads all of it, is listed as
+// `{ module, own: true }`: it is run against the unit test at its path alone (Stryker loads each
+// test file that loads the module for every mutant). When a module moves, it moves here; its
 // recorded results (tools/mutation/incremental/) are then made again by the next run.
 "use strict";
 const path = require("node:path");
