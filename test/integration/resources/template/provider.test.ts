@@ -3,7 +3,7 @@
  * The delete wait runs on a fake clock: "wait up to N seconds" takes microseconds, and the
  * clock's sleep lets a test delete the endpoint that uses the template in the middle of it.
  */
-import { AmbiguousRequestError, BadRequestError, ComputePlatform, ConflictError, ConnectionError } from "../../../../src/client";
+import { AmbiguousRequestError, BadRequestError, ComputePlatform, ConflictError, ConnectionError, InternalServerError } from "../../../../src/client";
 import { LOGICAL_NAME_KEY } from "../../../../src/resources/lifecycle/owner";
 import { TemplateProvider } from "../../../../src/resources/template/provider";
 import { type TemplateInputs, type TemplateOutputs } from "../../../../src/resources/template/schema";
@@ -329,4 +329,30 @@ test("a cancelled deployment's signal reaches every request", async () => {
   await expect(p.read("tpl-any")).rejects.toThrow("deployment cancelled");
   await expect(p.create(await checked(provider(), { name: "never", image: "worker:1" }))).rejects.toThrow("deployment cancelled");
   expect(requestsSince(from)).toEqual([]);
+});
+
+test("a DELETE that fails for a reason other than use fails at once with the platform's error: no wait, no look at the users", async () => {
+  const p0 = provider();
+  const { id, outs } = await made(p0, await checked(p0, { name: "undeletable", image: "worker:1" }));
+  const failure = new InternalServerError("500 Internal Server Error", { status: 500, title: "failed", detail: "try again", errors: [], method: "DELETE", url: `/v2/templates/${id}` });
+  const templates = Object.create(rig.client.templates) as ComputePlatform["templates"];
+  templates.delete = async () => {
+    throw failure;
+  };
+  const failing = { templates, endpoints: rig.client.endpoints, pods: rig.client.pods } as unknown as ComputePlatform;
+  const clock = new HookedClock();
+  const from = rig.emu.requestLog().length;
+  await expect(provider({ client: () => failing, clock }).delete(id, outs)).rejects.toBe(failure);
+  expect(clock.sleeps).toEqual([]);
+  expect(requestsSince(from)).toEqual([]);
+  await p0.delete(id, outs);
+});
+
+test("Template.get's read: with no state, the outputs are the platform's and the delete wait its default", async () => {
+  const outside = await rig.client.templates.create({ name: "made-outside", image: "worker:1" });
+  expect(await provider().read(outside.id)).toEqual({
+    id: outside.id,
+    props: expect.objectContaining({ id: outside.id, name: "made-outside", image: "worker:1", serverless: false, deleteWaitSeconds: 120 }),
+  });
+  await rig.client.templates.delete(outside.id);
 });
