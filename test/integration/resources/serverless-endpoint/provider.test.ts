@@ -31,8 +31,8 @@ async function inputs(p: ServerlessEndpointProvider, news: Record<string, unknow
   return checked.inputs!;
 }
 
-function live(id: string): any {
-  return emu.state().endpoints.find((e: any) => e.id === id);
+function live(id: string, on: Emulator = emu): any {
+  return on.state().endpoints.find((e: any) => e.id === id);
 }
 
 /** Request-log entries of one endpoint test, from `from` on. */
@@ -407,4 +407,160 @@ describe("bounded waits (fake clock: the deadline passes without real waiting)",
     expect(err.reasons[0]).toMatch(/cancelled by test/);
     expect(slow.state().endpoints.map((e: any) => e.id)).toContain(err.id);
   });
+});
+
+describe("what the provider refuses, prints, prices and restores (its own steps, pinned)", () => {
+  let em: Emulator;
+  let full: ComputePlatform;
+  let T: string;
+  beforeAll(async () => {
+    em = await startEmulator({ port: 0, quotas: QUOTAS, timings: { provisioningMs: 10, startingMs: 20, drainMs: 20 } });
+    full = new ComputePlatform({ apiKey: em.apiKey, apiUrl: em.url, serverlessUrl: em.url, pacing: false, maxRetries: 1 });
+    T = await createServerlessTemplate(em.url, em.apiKey);
+  });
+  afterAll(async () => {
+    await full?.close();
+    await em?.close();
+  });
+
+  function fakeClock(): Clock & { slept: number[] } {
+    let t = 0;
+    const clock = {
+      slept: [] as number[],
+      now: () => t,
+      sleep: async (ms: number) => {
+        t += ms;
+        clock.slept.push(ms);
+        await new Promise((r) => setImmediate(r));
+      },
+    };
+    return clock;
+  }
+
+  function made(over: Partial<ConstructorParameters<typeof ServerlessEndpointProvider>[0]> = {}) {
+    const printed: string[] = [];
+    const p = new ServerlessEndpointProvider({ client: () => full, pollIntervalMs: 5, maxPollIntervalMs: 20, print: (l) => printed.push(l), ...over });
+    return { p, printed };
+  }
+
+  async function checked(p: ServerlessEndpointProvider, news: Record<string, unknown>, olds?: Record<string, unknown>) {
+    const r = await p.check(olds ?? {}, { gpuIds: "AMPERE_24", templateId: T, ...news });
+    expect(r.failures ?? []).toEqual([]);
+    return r.inputs!;
+  }
+
+  const ops = (from: number) =>
+    em
+      .requestLog()
+      .slice(from)
+      .map((e) => (e.path === "/graphql" ? e.op : `${e.method} ${e.path}`));
+
+  test("diff: a workers order the platform refuses fails the preview, naming the endpoint (else its id) and the field to declare; a replacement is not refused; no request", async () => {
+    const { p, printed } = made();
+    const first = await checked(p, { name: "order", workersMax: 5 });
+    // Refreshed: someone set workersMin 3 outside the stack; the program leaves it undeclared.
+    const olds = { ...first, workersMin: 3 } as any;
+    const news = await checked(p, { name: "order", workersMax: 2 }, first);
+    const from = em.requestLog().length;
+    const refusal =
+      "workersMin 3 (the endpoint's, which the program leaves undeclared) would be above workersMax 2 (declared), which the platform refuses. " +
+      "Declare workersMin (at most 2), or change the one declared.";
+    await expect(p.diff("ep-order", olds, news)).rejects.toThrow(new Error(`ServerlessEndpoint order: ${refusal}`));
+    const { name: _name, ...nameless } = olds;
+    await expect(p.diff("ep-order", nameless, news)).rejects.toThrow(new Error(`ServerlessEndpoint ep-order: ${refusal}`));
+    expect(printed).toEqual([]);
+    // The same order with a type change: a new endpoint is made as declared, nothing of the old one's is kept.
+    const lb = await checked(p, { name: "order", type: "LB", workersMax: 2 }, first);
+    expect(await p.diff("ep-order", olds, lb)).toEqual({ changes: true, replaces: ["type"], deleteBeforeReplace: false });
+    expect(printed).toEqual([
+      'ServerlessEndpoint "ep-order": replaced (type): a new one is made, then the old deleted; lost: its workers, its id and its request URLs (callers must use the new endpoint\'s)',
+    ]);
+    expect(ops(from)).toEqual([]);
+  });
+
+  test("diff prints the step line of a change, and nothing when nothing changes", async () => {
+    const { p, printed } = made();
+    const first = await checked(p, { name: "stepper", workersMax: 2 });
+    const olds = { ...first, id: "ep-step" } as any;
+    expect(await p.diff("ep-step", olds, await checked(p, { name: "stepper", workersMax: 2 }, first))).toEqual({ changes: false, replaces: [], deleteBeforeReplace: false });
+    expect(printed).toEqual([]);
+    expect(await p.diff("ep-step", olds, await checked(p, { name: "stepper", workersMax: 4 }, first))).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
+    expect(printed).toEqual(['ServerlessEndpoint "ep-step": updated in place (workersMax)']);
+  });
+
+  /** A client whose endpoint deletes go through `del` first (the platform's own client underneath). */
+  function deleting(del: (target: string, opts: any, real: () => Promise<void>) => Promise<void>, save?: (e: any, opts: any, real: () => Promise<any>) => Promise<any>) {
+    return {
+      ...full,
+      endpoints: Object.assign(Object.create(full.endpoints), {
+        delete: (target: string, opts?: any) => del(target, opts, () => full.endpoints.delete(target, opts)),
+        ...(save ? { save: (e: any, opts?: any) => save(e, opts, () => full.endpoints.save(e, opts)) } : {}),
+      }),
+    } as unknown as ComputePlatform;
+  }
+
+  test("delete: a delete refused (409) each time is tried again with backoff until drainTimeoutSeconds, then the refusal is passed on with the workers put back", async () => {
+    const { p } = made();
+    const { id, outs } = await p.create(await checked(p, { name: "refused", workersMin: 1, workersMax: 2, waitForWorkers: false }));
+    // Someone scales it up again between every scale-down and delete: the platform refuses each delete.
+    const racing = deleting(async (target, opts, real) => {
+      await full.endpoints.save({ id: target, name: "refused", gpuIds: "AMPERE_24", templateId: T, workersMin: 1, workersMax: 2 });
+      await real();
+    });
+    const clock = fakeClock();
+    const from = em.requestLog().length;
+    const err = await made({ client: () => racing, clock, pollIntervalMs: 1000, maxPollIntervalMs: 4000 })
+      .p.delete(id, { ...outs!, drainTimeoutSeconds: 9 })
+      .catch((e) => e);
+    expect(err).toBeInstanceOf(ConflictError);
+    // Backoff from pollIntervalMs, doubling up to maxPollIntervalMs, the last pause cut at the deadline.
+    // Given up at the deadline, the last pause cut short to end there.
+    expect(clock.now()).toBe(9_000);
+    // Backoff from pollIntervalMs, doubling (beside the shared read's own pauses).
+    expect(clock.slept.filter((ms) => ms > 1000)).toEqual([2000, 3000]);
+    // Each attempt: a read, our scale-down, the racer's scale-up, the refused delete; then the workers put back as they were.
+    const attempt = ["myself", "saveEndpoint", "saveEndpoint", "deleteEndpoint"];
+    expect(ops(from)).toEqual([...attempt, ...attempt, ...attempt, ...attempt, "saveEndpoint"]);
+    expect(live(id, em)).toMatchObject({ workersMin: 1, workersMax: 2 });
+    await p.delete(id, outs!);
+  });
+
+  test("delete: a failure other than a refusal is passed on at once, the workers put back; when putting them back fails too, the error says what the endpoint has now", async () => {
+    const { p, printed } = made();
+    const { id, outs } = await p.create(await checked(p, { name: "broken", workersMin: 1, workersMax: 2, waitForWorkers: false }));
+    const clock = fakeClock();
+    const failing = deleting(async () => {
+      throw new Error("the platform is down");
+    });
+    await expect(made({ client: () => failing, clock }).p.delete(id, outs!)).rejects.toThrow(new Error("the platform is down"));
+    // No pause but the shared read's one tick: not tried again.
+    expect(clock.slept).toEqual([5]);
+    expect(live(id, em)).toMatchObject({ workersMin: 1, workersMax: 2 });
+
+    let saves = 0;
+    const worse = deleting(
+      async () => {
+        throw new Error("the platform is down");
+      },
+      async (e, _opts, real) => {
+        if (++saves > 1) throw new Error("the save failed as well");
+        return real();
+      },
+    );
+    await expect(made({ client: () => worse, clock }).p.delete(id, outs!)).rejects.toThrow(
+      new Error(
+        `the platform is down; endpoint ${id} was scaled to 0/0 workers first, and putting back 1/2 failed (the save failed as well): run \`pulumi refresh\` before \`pulumi up\``,
+      ),
+    );
+    expect(live(id, em)).toMatchObject({ workersMin: 0, workersMax: 0 });
+    // A delete the platform answers 404 (gone meanwhile) is success; the line says what was lost.
+    const gone = deleting(async (_t, _o, real) => {
+      await real();
+      await real();
+    });
+    await made({ client: () => gone }).p.delete(id, outs!);
+    expect(live(id, em)).toBeUndefined();
+    expect(printed).toEqual([]);
+  });
+
 });
