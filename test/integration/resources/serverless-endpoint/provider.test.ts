@@ -563,4 +563,84 @@ describe("what the provider refuses, prints, prices and restores (its own steps,
     expect(printed).toEqual([]);
   });
 
+
+  test("create prices one worker from the catalog's first tier; a tier the catalog does not price, no catalog, or a catalog that fails leave the price out and the create goes on", async () => {
+    const gpus = await full.catalog.gpus();
+    const usd = Math.max(...gpus.filter((g) => g.pool === "ADA_24").map((g) => g.price.secure));
+    expect(usd).toBeGreaterThan(0);
+    const { p } = made();
+    const priced = await p.create(await checked(p, { name: "priced", gpuIds: "ADA_24,AMPERE_24", waitForWorkers: false }));
+    expect(priced.outs).toMatchObject({ __workerPrice: { tier: "ADA_24", usd } });
+    // The emulator's catalog lists no AMPERE_24 type.
+    expect(gpus.filter((g) => g.pool === "AMPERE_24")).toEqual([]);
+    const unlisted = await p.create(await checked(p, { name: "unlisted", gpuIds: "AMPERE_24", waitForWorkers: false }));
+    expect(Object.keys(unlisted.outs!)).not.toContain("__workerPrice");
+
+    const noCatalog = { endpoints: full.endpoints, serverless: full.serverless } as unknown as ComputePlatform;
+    const from = em.requestLog().length;
+    const unpriced = await made({ client: () => noCatalog }).p.create(await checked(p, { name: "unpriced", gpuIds: "ADA_24", waitForWorkers: false }));
+    expect(Object.keys(unpriced.outs!)).not.toContain("__workerPrice");
+    expect(Object.keys(unpriced.outs!)).not.toContain("hourlyCost");
+
+    const failingCatalog = { endpoints: full.endpoints, serverless: full.serverless, catalog: { gpus: () => Promise.reject(new Error("catalog down")) } } as unknown as ComputePlatform;
+    const failed = await made({ client: () => failingCatalog }).p.create(await checked(p, { name: "unpriced-2", gpuIds: "ADA_24", waitForWorkers: false }));
+    expect(Object.keys(failed.outs!)).not.toContain("__workerPrice");
+    expect(live(failed.id, em)).toMatchObject({ name: "unpriced-2", gpuIds: "ADA_24" });
+    // Neither read the catalog over HTTP.
+    expect(ops(from).filter((o) => /gpu/i.test(o))).toEqual([]);
+    for (const one of [priced, unlisted, unpriced, failed]) await p.delete(one.id, one.outs!);
+  });
+
+  test("create and update read the endpoint's version and rollout; a client with no REST half leaves them out; a failed read leaves them out unless up waits for a rollout, which then fails naming the endpoint", async () => {
+    const { p } = made();
+    const first = await checked(p, { name: "versioned", workersMax: 1, waitForWorkers: false });
+    const { id, outs } = await p.create(first);
+    const releases = await full.serverless.releases(id);
+    expect(outs).toMatchObject({
+      version: releases.endpointVersion ?? releases.releases[0]?.version ?? null,
+      rollout: { inProgress: releases.rollout.inProgress, workersOnLatest: releases.rollout.workersOnLatest, workersTotal: releases.rollout.workersTotal, percentOnLatest: releases.rollout.percentOnLatest },
+    });
+
+    const graphqlOnly = { endpoints: full.endpoints } as unknown as ComputePlatform;
+    const more = await checked(p, { name: "versioned", workersMax: 2, waitForWorkers: false }, first);
+    const plain = (await made({ client: () => graphqlOnly }).p.update(id, outs!, more)).outs!;
+    expect(Object.keys(plain)).not.toContain("version");
+    expect(Object.keys(plain)).not.toContain("rollout");
+    expect(live(id, em)).toMatchObject({ workersMax: 2 });
+
+    const unread = {
+      ...full,
+      endpoints: full.endpoints,
+      catalog: full.catalog,
+      serverless: Object.assign(Object.create(full.serverless), { releases: () => Promise.reject(new Error("releases down")) }),
+    } as unknown as ComputePlatform;
+    const q = made({ client: () => unread }).p;
+    // No rollout to wait for (workersMax does not roll the workers): the outputs without the version.
+    const fewer = await checked(p, { name: "versioned", workersMax: 1, waitForWorkers: false }, first);
+    const quiet = (await q.update(id, plain, fewer)).outs!;
+    expect(Object.keys(quiet)).not.toContain("version");
+    expect(quiet).toMatchObject({ workersMax: 1 });
+    // A change that rolls the workers, with up waiting for the rollout: the update fails, keeping the endpoint.
+    const rolled = await checked(p, { name: "versioned", workersMax: 1, gpuIds: "ADA_24", waitForWorkers: false }, first);
+    const err = await q.update(id, quiet, rolled).catch((e) => e);
+    expect(err).toBeInstanceOf(EndpointNotReadyError);
+    expect(err.id).toBe(id);
+    expect(err.reasons).toEqual([`waiting for the rollout of endpoint ${id} failed: releases down`]);
+    expect(err.properties).toMatchObject({ gpuIds: "ADA_24", workersMax: 1 });
+    expect(Object.keys(err.properties)).not.toContain("version");
+    await p.delete(id, outs!);
+  });
+
+  test("read keeps what no platform read gives back (the Template's fingerprint applied, the version, the rollout) and adds none state lacks", async () => {
+    const { p } = made();
+    const { id, outs } = await p.create(await checked(p, { name: "carried", waitForWorkers: false }));
+    const kept = { template: { image: "img:1" }, version: 7, rollout: { inProgress: false, workersOnLatest: 0, workersTotal: 0, percentOnLatest: 100 } };
+    const { version: _v, rollout: _r, ...bare } = outs as any;
+    const read = await p.read(id, { ...bare, ...kept });
+    expect(read.props).toMatchObject(kept);
+    const plain = await p.read(id, bare);
+    expect(Object.keys(plain.props!).filter((k) => ["template", "version", "rollout"].includes(k))).toEqual([]);
+    await p.delete(id, outs!);
+  });
+
 });
