@@ -209,8 +209,11 @@ test("an aborted signal cancels the wait", async () => {
   const p = provider({ clock, signal: controller.signal });
   const { id, outs } = await createVolume(p, { size: 10, dataCenter: "EU-RO-1" });
   const pod = await mountingPod(id, "holder-cancel");
+  const from = rig.emu.requestLog().length;
   await expect(p.delete(id, outs)).rejects.toThrow("deployment cancelled");
   expect(clock.sleeps).toEqual([1000]);
+  // The look for the pods and endpoints that mount it, after the wait, is cancelled too.
+  expect(requestsSince(from)).toEqual([`DELETE /v2/network-volumes/${id}`]);
   // The provider stays cancelled; a fresh one cleans up.
   await expect(p.delete(id, outs)).rejects.toThrow("deployment cancelled");
   await rig.client.pods.delete(pod.id);
@@ -405,4 +408,30 @@ test("delete: the line says the data is lost, a held volume's error says what to
   await p.delete(id, outs);
   expect(lines).toEqual([`NetworkVolume ${id}: deleted; lost: its data [DESTROYS DATA]`]);
   expect(await p.read(id, outs)).toEqual({});
+});
+
+test("a cancelled deployment's signal reaches every request: a read, a create, adopt's look and a delete send nothing", async () => {
+  const { id, outs } = await createVolume(provider(), { name: "cancelled", size: 10, dataCenter: "EU-RO-1" });
+  const controller = new AbortController();
+  controller.abort(new Error("deployment cancelled"));
+  const p = provider({ signal: controller.signal });
+  const from = rig.emu.requestLog().length;
+  await expect(p.read(id, outs)).rejects.toThrow("deployment cancelled");
+  await expect(p.create(await checked(provider(), { name: "never", size: 10, dataCenter: "EU-RO-1" }))).rejects.toThrow("deployment cancelled");
+  await expect(p.check({}, { [LOGICAL_NAME_KEY]: "vol", name: "cancelled", size: 10, dataCenter: "EU-RO-1", adopt: id })).rejects.toThrow("deployment cancelled");
+  await expect(p.delete(id, outs)).rejects.toThrow("deployment cancelled");
+  expect(requestsSince(from)).toEqual([]);
+  expect(live(id)).toBeDefined();
+  await provider().delete(id, outs);
+});
+
+test("a replace of an adopted volume while adopt is set is refused at diff, naming the kind and what to do", async () => {
+  const existing = await rig.client.networkVolumes.create({ name: "adopted-here", size: 10, dataCenter: "EU-RO-1" });
+  const p = provider();
+  const inputs = await checked(p, { name: "adopted-here", size: 10, dataCenter: "EU-RO-1", adopt: existing.id });
+  const adopted = await p.create(inputs);
+  await expect(p.diff(existing.id, adopted.outs!, { ...inputs, dataCenter: "US-TX-3" })).rejects.toThrow(
+    `NetworkVolume adopted-here: dataCenter cannot change on an adopted object while adopt is set (a new one would adopt ${existing.id} again, then delete it).`,
+  );
+  await p.delete(existing.id, adopted.outs!);
 });
