@@ -382,6 +382,66 @@ describe("bounded waits (fake clock: the deadline passes without real waiting)",
     expect(clock.now() - before).toBeLessThanOrEqual(1000);
   });
 
+  test("an update whose workers never run fails keeping the Template's fingerprint, the version and the rollout state held, for the next up to wait for", async () => {
+    const clock = fakeClock();
+    const p = provider({ client: () => slowClient, clock, pollIntervalMs: 1000, maxPollIntervalMs: 30_000 });
+    const first = await inputs(p, { name: "carry", templateId: SLOW_TPL, workersMax: 1, waitForWorkers: false });
+    const { id, outs } = await p.create(first);
+    const held = { template: { image: "img:1" }, version: 3, rollout: { inProgress: false, workersOnLatest: 0, workersTotal: 0, percentOnLatest: 100 } };
+    const news = await inputs(p, { name: "carry", templateId: SLOW_TPL, workersMin: 1, workersMax: 1, readyTimeoutSeconds: 30 }, first);
+    const err = await p.update(id, { ...outs!, ...held }, news).catch((e) => e);
+    expect(err).toBeInstanceOf(EndpointNotReadyError);
+    expect(err.id).toBe(id);
+    expect(err.reasons[0]).toMatch(/0 of 1 workers RUNNING after 30 s/);
+    expect(err.properties).toMatchObject({ ...held, workersMin: 1, pods: [{ desiredStatus: "STARTING" }] });
+  });
+
+  /** The slow platform's client, its endpoint saves passed through `save` first. */
+  const saving = (save: (e: any, real: () => Promise<any>) => Promise<any>) =>
+    ({
+      ...slowClient,
+      endpoints: Object.assign(Object.create(slowClient.endpoints), { save: (e: any, o?: any) => save(e, () => slowClient.endpoints.save(e, o)) }),
+    }) as unknown as ComputePlatform;
+
+  test("an auto-named create is made under its pending name and takes its own once made; when its workers never run it still takes its name, and the error says so", async () => {
+    const clock = fakeClock();
+    const p = provider({ client: () => slowClient, clock, pollIntervalMs: 1000, maxPollIntervalMs: 30_000 });
+    const ok = await inputs(p, { __logicalName: "auto-ok", templateId: SLOW_TPL, waitForWorkers: false });
+    const saved: string[] = [];
+    const q = provider({ client: () => saving((e, real) => (saved.push(e.name), real())), clock });
+    const made = await q.create(ok);
+    expect(saved).toEqual([`${ok.name}~creating`, ok.name]);
+    expect(made.outs).toMatchObject({ name: ok.name });
+    expect(slow.state().endpoints.find((e: any) => e.id === made.id)).toMatchObject({ name: ok.name });
+
+    const late = await inputs(p, { __logicalName: "auto-late", templateId: SLOW_TPL, workersMin: 1, workersMax: 1, readyTimeoutSeconds: 30 });
+    const err = await p.create(late).catch((e) => e);
+    expect(err).toBeInstanceOf(EndpointNotReadyError);
+    expect(err.reasons[0]).toMatch(/0 of 1 workers RUNNING after 30 s/);
+    expect(err.properties).toMatchObject({ name: late.name, workersMin: 1 });
+    expect(slow.state().endpoints.find((e: any) => e.id === err.id)).toMatchObject({ name: late.name });
+  });
+
+  test("an auto-named create whose rename fails is kept in state under its pending name, saying so", async () => {
+    const clock = fakeClock();
+    const p = provider({ client: () => slowClient, clock });
+    const renameFails = saving((e, real) => (e.id ? Promise.reject(new Error("rename refused")) : real()));
+    const q = provider({ client: () => renameFails, clock });
+    const ready = await inputs(p, { __logicalName: "auto-unnamed", templateId: SLOW_TPL, waitForWorkers: false });
+    const err = await q.create(ready).catch((e) => e);
+    expect(err).toBeInstanceOf(EndpointNotReadyError);
+    expect(err.reasons).toEqual([`endpoint ${err.id} was made, but giving it its name failed: rename refused`]);
+    expect(err.properties).toMatchObject({ name: `${ready.name}~creating` });
+    expect(slow.state().endpoints.find((e: any) => e.id === err.id)).toMatchObject({ name: `${ready.name}~creating` });
+
+    // Its workers never run and the rename fails too: the wait's error, the pending name kept.
+    const late = await inputs(p, { __logicalName: "auto-unnamed-late", templateId: SLOW_TPL, workersMin: 1, workersMax: 1, readyTimeoutSeconds: 30 });
+    const err2 = await q.create(late).catch((e) => e);
+    expect(err2).toBeInstanceOf(EndpointNotReadyError);
+    expect(err2.reasons).toEqual([expect.stringMatching(/0 of 1 workers RUNNING after 30 s/)]);
+    expect(err2.properties).toMatchObject({ name: `${late.name}~creating` });
+  });
+
   test("a wait can be cancelled", async () => {
     const controller = new AbortController();
     // Cancelled as the wait first pauses between reads: after the save was answered, however
