@@ -577,6 +577,24 @@ test("a DELETE the platform refuses (409) fails naming the pod and what to do, t
   expect(lines).toEqual([]);
 });
 
+test("a provider driven without the resource's logical name owns nothing: the pod is POSTed under its own name with no owner mark, and, its answer lost, a pod of that name there before is never taken for it", async () => {
+  const before = await client.pods.create({ name: "unowned", image: "img/app:1", gpu: { id: gpuId } });
+  const p = provider();
+  const checked = await p.check({}, { name: "unowned", image: "img/app:1", gpu: { id: gpuId } });
+  expect(checked.failures ?? []).toEqual([]);
+  const from = emu.requestLog().length;
+  // The POST's answer is lost: the pod made is found again among those not listed before it.
+  emu.setFaults({ aimed: [{ method: "POST", path: "/v2/pods", fault: "drop" }] });
+  const created = await p.create(checked.inputs!).finally(() => emu.setFaults({ errorImages: [/^broken\//] }));
+  expect(created.id).not.toBe(before.id);
+  expect(created.outs).toMatchObject({ id: created.id, name: "unowned", status: "RUNNING" });
+  const posts = emu.requestLog().slice(from).filter((e) => e.op === "createPod");
+  expect(posts.map((e) => [e.status, e.dropped])).toEqual([[201, true]]);
+  expect(live(created.id)).toMatchObject({ name: "unowned", env: {} });
+  await p.delete(created.id, created.outs!);
+  await client.pods.delete(before.id);
+});
+
 test("dataCenterIds: an edit that still allows the pod's data center is recorded without a request; one that does not replaces", async () => {
   const dcs = (await client.catalog.dataCenters()).map((d) => d.id);
   const p = provider();
