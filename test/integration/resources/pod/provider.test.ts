@@ -524,10 +524,10 @@ test("a lock set outside Pulumi is not lifted by delete", async () => {
   expect(live(created.id)).toMatchObject({ status: "TERMINATED", locked: true });
 });
 
-/** The test's client, whose pod DELETE fails with `failure` instead of reaching the emulator. */
-function failingDeletes(failure: Error): ComputePlatform {
+/** The test's client, whose pod `call` (DELETE, GET) fails with `failure` instead of reaching the emulator. */
+function failing(call: "delete" | "get", failure: Error): ComputePlatform {
   const pods = Object.create(client.pods) as ComputePlatform["pods"];
-  pods.delete = async () => {
+  pods[call] = async () => {
     throw failure;
   };
   return Object.assign(Object.create(client) as ComputePlatform, { pods });
@@ -541,7 +541,7 @@ test("a DELETE the platform refuses (409) fails naming the pod and what to do, t
   const created = await p.create(await inputs(p, { name: "refused", locked: true }));
   const outs = created.outs!;
   const lines: string[] = [];
-  const refusing = (failure: Error) => provider({ client: () => failingDeletes(failure), print: (l) => lines.push(l) });
+  const refusing = (failure: Error) => provider({ client: () => failing("delete", failure), print: (l) => lines.push(l) });
 
   let c0 = emu.counts();
   await expect(refusing(new ConflictError("409 Conflict", deleteAnswer(created.id, 409, "the pod cannot be terminated now"))).delete(created.id, outs)).rejects.toThrow(
@@ -575,6 +575,14 @@ test("a DELETE the platform refuses (409) fails naming the pod and what to do, t
   await quiet.delete("pod-never-made", { ...outs, locked: false });
   expect(delta(c0)).toEqual({ deletePod: 1 });
   expect(lines).toEqual([]);
+});
+
+test("a read whose GET fails for a reason other than 404 fails with it: the pod is never reported gone", async () => {
+  const p = provider();
+  const created = await p.create(await inputs(p, { name: "unreadable" }));
+  const failure = new InternalServerError("500 Internal Server Error", { status: 500, title: "failed", detail: "try again", errors: [], method: "GET", url: `/v2/pods/${created.id}` });
+  await expect(provider({ client: () => failing("get", failure) }).read(created.id, created.outs)).rejects.toBe(failure);
+  await p.delete(created.id, created.outs!);
 });
 
 test("a provider driven without the resource's logical name owns nothing: the pod is POSTed under its own name with no owner mark, and, its answer lost, a pod of that name there before is never taken for it", async () => {
