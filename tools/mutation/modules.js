@@ -111,6 +111,8 @@ const ENTRIES = [
   "src/resources/serverless-endpoint/smoke-plan.ts",
   // the smoke test's provider: its check, when it sends a job and says why, what state keeps of the answer (a server shows them)
   { module: "src/resources/serverless-endpoint/smoke-provider.ts", integration: true },
+  // the endpoint over REST v2: its create, settle, update and the move from GraphQL, each step's error (a server shows them)
+  { module: "src/resources/serverless-endpoint/rest.ts", integration: true },
   "src/resources/serverless-endpoint/step-effects.ts",
   "src/resources/serverless-endpoint/costed-write.ts",
   // the endpoint's check: each field's rule and its message, before any request (its schemas are

@@ -33,7 +33,6 @@ const EMULATOR_RULES = [
 const NOT_YET = [
   "src/resources/pod/provider.ts",
   "src/resources/serverless-endpoint/provider.ts",
-  "src/resources/serverless-endpoint/rest.ts",
 ];
 
 type Mutant = { status: string; statusReason?: string };
