@@ -703,4 +703,34 @@ describe("what the provider refuses, prints, prices and restores (its own steps,
     await p.delete(id, outs!);
   });
 
+
+  test("create: an earlier try a killed plugin left (the pending name) is deleted once the new endpoint exists; a replacement takes over one of its type instead", async () => {
+    const { p, printed } = made();
+    const fresh = await checked(p, { __logicalName: "recovered", waitForWorkers: false });
+    const left = await full.endpoints.save({ name: `${fresh.name}~creating`, gpuIds: "AMPERE_24", templateId: T });
+    const made1 = await p.create(fresh);
+    expect(made1.id).not.toBe(left.id);
+    expect(live(left.id, em)).toBeUndefined();
+    expect(live(made1.id, em)).toMatchObject({ name: fresh.name });
+    expect(printed).toEqual([expect.stringMatching(new RegExp(`^ServerlessEndpoint ${left.id}: deleted; lost: `))]);
+
+    // The engine's replace of it (type is fixed), in a later `up` (its own list of the account): check, diff, check again, then the create.
+    const later = made().p;
+    const lbDeclared = { __logicalName: "recovered", type: "LB", waitForWorkers: false };
+    const first = await checked(later, lbDeclared, fresh);
+    expect(await later.diff(made1.id, made1.outs!, first)).toMatchObject({ changes: true, replaces: ["type"] });
+    // The engine checks a replacement again without the old inputs.
+    const replacing = await checked(later, lbDeclared);
+    // Two tries of the replacement left: one of its type (taken over), then one of the other type (not fit; deleted).
+    const fit = await full.endpoints.save({ name: `${replacing.name}~creating`, gpuIds: "AMPERE_24", templateId: T, type: "LB" } as any);
+    const wrongType = await full.endpoints.save({ name: `${replacing.name}~creating`, gpuIds: "AMPERE_24", templateId: T, type: "QB" } as any);
+    expect(live(fit.id, em)).toMatchObject({ type: "LB" });
+    const taken = await later.create(replacing);
+    expect(taken.id).toBe(fit.id);
+    expect(live(fit.id, em)).toMatchObject({ name: replacing.name, type: "LB" });
+    expect(live(wrongType.id, em)).toBeUndefined();
+    await p.delete(taken.id, taken.outs!);
+    await p.delete(made1.id, made1.outs!);
+  });
+
 });
