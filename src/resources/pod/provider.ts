@@ -267,8 +267,9 @@ export class PodProvider extends OwningProvider<ComputePlatform, LivePod> implem
       if (err instanceof NotFoundError) return true;
       // Terminated meanwhile (the engine's own delete of a replaced pod, or a lost answer).
       if (err instanceof ConflictError) {
-        const now = await this.find(client, pod.id);
-        if (now === undefined || now.status === "TERMINATED") return true;
+        // A look that fails tells nothing (null): the refusal stands, and the lock goes back on below.
+        const now = await this.find(client, pod.id).catch(() => null);
+        if (now === undefined || now?.status === "TERMINATED") return true;
       }
       if (unlocked) await client.pods.update(pod.id, { locked: true }, { signal: this.signal }).catch(() => undefined);
       throw err;

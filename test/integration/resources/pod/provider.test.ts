@@ -524,13 +524,13 @@ test("a lock set outside Pulumi is not lifted by delete", async () => {
   expect(live(created.id)).toMatchObject({ status: "TERMINATED", locked: true });
 });
 
-/** The test's client, whose pod `call` (DELETE, GET) fails with `failure` instead of reaching the emulator. */
-function failing(call: "delete" | "get", failure: Error): ComputePlatform {
-  const pods = Object.create(client.pods) as ComputePlatform["pods"];
+/** The test's client (or `base`), whose pod `call` (DELETE, GET) fails with `failure` instead of reaching the emulator. */
+function failing(call: "delete" | "get", failure: Error, base: ComputePlatform = client): ComputePlatform {
+  const pods = Object.create(base.pods) as ComputePlatform["pods"];
   pods[call] = async () => {
     throw failure;
   };
-  return Object.assign(Object.create(client) as ComputePlatform, { pods });
+  return Object.assign(Object.create(base) as ComputePlatform, { pods });
 }
 
 /** The fields of a platform's error answer to `DELETE /v2/pods/{id}`. */
@@ -552,6 +552,14 @@ test("a DELETE the platform refuses (409) fails naming the pod and what to do, t
   );
   // Unlocked, refused, looked at (still there), locked again: state, which keeps the pod, says locked.
   expect(delta(c0)).toEqual({ updatePod: 2, getPod: 1 });
+  expect(live(created.id)).toMatchObject({ status: "RUNNING", locked: true });
+
+  // The look after the refusal fails too: the refusal stands, and the lock still goes back on.
+  const unreadable = new InternalServerError("500 Internal Server Error", { status: 500, title: "failed", detail: "try again", errors: [], method: "GET", url: `/v2/pods/${created.id}` });
+  const blind = provider({ client: () => failing("delete", new ConflictError("409 Conflict", deleteAnswer(created.id, 409, "not now")), failing("get", unreadable)) });
+  c0 = emu.counts();
+  await expect(blind.delete(created.id, outs)).rejects.toThrow(`pod ${created.id} could not be terminated: not now.`);
+  expect(delta(c0)).toEqual({ updatePod: 2 });
   expect(live(created.id)).toMatchObject({ status: "RUNNING", locked: true });
 
   // A refusal without a detail is named by its message.
