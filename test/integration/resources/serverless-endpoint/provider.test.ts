@@ -396,6 +396,30 @@ describe("bounded waits (fake clock: the deadline passes without real waiting)",
     expect(err.properties).toMatchObject({ ...held, workersMin: 1, pods: [{ desiredStatus: "STARTING" }] });
   });
 
+  test("a change that rolls the workers waits for the rollout until rolloutTimeoutSeconds, failing with the rollout's state kept; with waitForRollout false it reads the state and does not wait", async () => {
+    const clock = fakeClock();
+    const p = provider({ client: () => slowClient, clock, pollIntervalMs: 1000, maxPollIntervalMs: 30_000 });
+    const first = await inputs(p, { name: "rolling", templateId: SLOW_TPL, workersMin: 1, workersMax: 1, waitForWorkers: false });
+    const { id, outs } = await p.create(first);
+    const noWait = await inputs(p, { name: "rolling", templateId: SLOW_TPL, gpuIds: "ADA_24", workersMin: 1, workersMax: 1, waitForWorkers: false, waitForRollout: false }, first);
+    const before = clock.now();
+    const quick = (await p.update(id, outs!, noWait)).outs!;
+    expect(clock.now() - before).toBeLessThan(1000);
+    expect(quick).toMatchObject({ gpuIds: "ADA_24", rollout: { inProgress: expect.any(Boolean) } });
+    expect(Object.keys(quick)).toContain("version");
+
+    const waits = await inputs(p, { name: "rolling", templateId: SLOW_TPL, gpuIds: "AMPERE_48", workersMin: 1, workersMax: 1, waitForWorkers: false, rolloutTimeoutSeconds: 60 }, first);
+    const from = clock.now();
+    const err = await p.update(id, quick, waits).catch((e) => e);
+    expect(err).toBeInstanceOf(EndpointNotReadyError);
+    expect(err.id).toBe(id);
+    expect(err.reasons).toEqual([expect.stringMatching(new RegExp(`^the rollout of endpoint ${id} to release 3 \\(gpu.pools \\["ADA_24"\\] -> \\["AMPERE_48"\\]\\) was not over after 60 s`))]);
+    // The state as last read, kept with the outputs for the next up.
+    expect(err.properties).toMatchObject({ gpuIds: "AMPERE_48", version: 3, rollout: { inProgress: true, workersOnLatest: 0, workersTotal: 2 } });
+    expect(clock.now() - from).toBeGreaterThanOrEqual(60_000);
+    expect(clock.now() - from).toBeLessThan(90_000);
+  });
+
   /** The slow platform's client, its endpoint saves passed through `save` first. */
   const saving = (save: (e: any, real: () => Promise<any>) => Promise<any>) =>
     ({
