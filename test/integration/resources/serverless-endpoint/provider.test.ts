@@ -757,4 +757,28 @@ describe("what the provider refuses, prints, prices and restores (its own steps,
     await p.delete(made1.id, made1.outs!);
   });
 
+
+  test("an endpoint declared with api \"rest\" is made, read and deleted over REST v2 alone, as state says", async () => {
+    const { p } = made();
+    const from = em.requestLog().length;
+    const r = await p.check({}, { name: "over-rest", api: "rest", gpuIds: "AMPERE_24", container: { image: "worker:1" }, waitForWorkers: false });
+    expect(r.failures ?? []).toEqual([]);
+    const { id, outs } = await p.create(r.inputs!);
+    expect(outs).toMatchObject({ name: "over-rest", api: "rest" });
+    expect((await p.read(id, outs!)).props).toMatchObject({ name: "over-rest", api: "rest" });
+    await p.delete(id, outs!);
+    expect(live(id, em)).toBeUndefined();
+    // No GraphQL request; the catalog read (once per client) left out.
+    expect(ops(from).filter((o) => o !== "GET /v2/catalog/gpus")).toEqual([
+      "GET /v2/serverless",
+      "POST /v2/serverless",
+      `GET /v2/serverless/${id}/releases`,
+      `GET /v2/serverless/${id}`,
+      `GET /v2/serverless/${id}/workers`,
+      `GET /v2/serverless/${id}`,
+      `PATCH /v2/serverless/${id}`,
+      `DELETE /v2/serverless/${id}`,
+    ]);
+  });
+
 });
