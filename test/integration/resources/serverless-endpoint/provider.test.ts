@@ -781,4 +781,29 @@ describe("what the provider refuses, prints, prices and restores (its own steps,
     ]);
   });
 
+
+  test("adopt: an existing endpoint becomes the resource with its id, only what differs sent; one of another type is refused at check, naming the fixed type and the way out", async () => {
+    const { p } = made();
+    const existing = await full.endpoints.save({ name: "adoptee", gpuIds: "AMPERE_24", templateId: T, workersMax: 1 });
+    const r = await p.check({}, { name: "adoptee", adopt: existing.id, gpuIds: "AMPERE_24", templateId: T, workersMax: 2, waitForWorkers: false });
+    expect(r.failures ?? []).toEqual([]);
+    const from = em.requestLog().length;
+    const adopted = await p.create(r.inputs!);
+    expect(adopted.id).toBe(existing.id);
+    expect(adopted.outs).toMatchObject({ name: "adoptee", workersMax: 2 });
+    expect(live(existing.id, em)).toMatchObject({ workersMax: 2 });
+    expect(ops(from).filter((o) => o === "saveEndpoint")).toHaveLength(1);
+
+    const other = await p.check({}, { name: "adoptee", adopt: existing.id, type: "LB", gpuIds: "AMPERE_24", templateId: T });
+    expect(other.failures).toEqual([
+      {
+        property: "adopt",
+        reason:
+          `adopt: endpoint ${existing.id} differs from the declaration in type, which cannot change on an existing endpoint; declare it as the endpoint has it (type: "QB"), ` +
+          "or remove adopt to create a new endpoint as declared (its id and requestUrls would change)",
+      },
+    ]);
+    await p.delete(existing.id, adopted.outs!);
+  });
+
 });
