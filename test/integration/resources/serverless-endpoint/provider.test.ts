@@ -806,4 +806,19 @@ describe("what the provider refuses, prints, prices and restores (its own steps,
     await p.delete(existing.id, adopted.outs!);
   });
 
+
+  test("the bound Template's fingerprint the program hands over is recorded as applied by create and by update, with no save for it", async () => {
+    const { p } = made();
+    const rolls = (image: string) => ({ image, args: "", ports: [], env: [], envDigest: "e0", registry: null });
+    const first = await checked(p, { name: "fingerprinted", waitForWorkers: false, template: rolls("worker:1") });
+    const { id, outs } = await p.create(first);
+    expect(outs!.template).toEqual(rolls("worker:1"));
+    const next = await checked(p, { name: "fingerprinted", waitForWorkers: false, waitForRollout: false, template: rolls("worker:2") }, first);
+    const saves = em.counts().saveEndpoint ?? 0;
+    const updated = (await p.update(id, outs!, next)).outs!;
+    expect(updated.template).toEqual(rolls("worker:2"));
+    expect(em.counts().saveEndpoint ?? 0).toBe(saves);
+    await p.delete(id, updated);
+  });
+
 });
