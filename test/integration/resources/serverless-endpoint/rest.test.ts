@@ -10,7 +10,7 @@
 import { ComputePlatform, type RestEndpoint, systemClock } from "../../../../src/client";
 import { type Emulator, startEmulator } from "../../../../src/emulator";
 import type { DialectContext } from "../../../../src/resources/serverless-endpoint/dialect";
-import type { LocalSettings } from "../../../../src/resources/serverless-endpoint/plan";
+import { type LocalSettings, WORKER_PRICE_KEY } from "../../../../src/resources/serverless-endpoint/plan";
 import { EndpointNotReadyError, ServerlessEndpointProvider } from "../../../../src/resources/serverless-endpoint/provider";
 import { RestDialect } from "../../../../src/resources/serverless-endpoint/rest";
 import { type ServerlessEndpointOutputs } from "../../../../src/resources/serverless-endpoint/schema";
@@ -32,6 +32,21 @@ afterAll(async () => {
 
 const provider = (c: ComputePlatform = client) => new ServerlessEndpointProvider({ client: () => c, pollIntervalMs: 5, maxPollIntervalMs: 20 });
 const REST = { name: "rest-p", gpuIds: "ADA_24", api: "rest", container: { image: "w:1" } };
+
+/** `c` with some methods of one of its parts replaced: what another program, or a failure, does at that call. */
+function replacing(c: ComputePlatform, part: "serverless" | "endpoints", methods: Record<string, (...args: any[]) => Promise<unknown>>): ComputePlatform {
+  const out = Object.create(c) as ComputePlatform;
+  Object.defineProperty(out, part, {
+    value: new Proxy(c[part], {
+      get(target, prop) {
+        if (typeof prop === "string" && Object.hasOwn(methods, prop)) return methods[prop];
+        const v = Reflect.get(target, prop);
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    }),
+  });
+  return out;
+}
 
 async function checked(p: ServerlessEndpointProvider, news: Record<string, unknown>, olds: Record<string, unknown> = {}) {
   const r = await p.check(olds, news);
@@ -83,7 +98,10 @@ test("a move whose PATCH failed takes its own template up again on the next try"
 
   // The state still says GraphQL (nothing was recorded): the next up moves again.
   const fixed = await checked(p, { name: "mover", gpuIds: "ADA_24", api: "rest", container: { image: "own:2" }, workersMax: 1 }, graphql);
+  const from = emu.requestLog().length;
   const outs = (await p.update(made.id, olds, fixed)).outs!;
+  // The container went to its own template: the PATCH after it has nothing left to send.
+  expect(emu.requestLog().slice(from).filter((e) => e.op === "updateEndpoint")).toEqual([]);
   expect(outs).toMatchObject({ api: "rest", container: { image: "own:2" } });
   expect(emu.state().templates.length).toBe(templatesAfterFailure);
   expect((emu.state().endpoints.find((e: any) => e.id === made.id) as any).templateId).toBe(own);
@@ -150,6 +168,7 @@ describe("the REST dialect's own steps, called directly", () => {
     expect(endpointOf(made.id)).toMatchObject({ name: "direct~creating", workersMax: 0 });
     const ours = d.isOurs(inputs, "direct~creating");
     expect([ours(made), ours({ ...made, name: "direct" }), ours({ ...made, image: "other:1" })]).toEqual([true, false, false]);
+    expect(d.isOurs({ ...inputs, container: undefined }, "direct~creating")(made)).toBe(false);
     expect((await d.list()).map((e) => e.id)).toContain(made.id);
     expect((await d.sharedList().fresh()).map((e) => e.id)).toContain(made.id);
     expect(d.boundsOf({ ...made, workers: { min: 2, max: 5 } })).toEqual({ min: 2, max: 5 });
@@ -164,7 +183,8 @@ describe("the REST dialect's own steps, called directly", () => {
   });
 
   test("settle without waitForWorkers reads no workers; with it, one list per tick, the pause growing by half to its ceiling, until the deadline", async () => {
-    const slow = await startEmulator({ port: 0, timings: { provisioningMs: 10, startingMs: 3_600_000, drainMs: 30 } });
+    // A poll per tick for two seconds of the fake clock: more requests than the default minute's quota.
+    const slow = await startEmulator({ port: 0, quotas: { minute: 100_000, hour: 1_000_000, day: 10_000_000 }, timings: { provisioningMs: 10, startingMs: 3_600_000, drainMs: 30 } });
     const c = new ComputePlatform({ apiKey: slow.apiKey, apiUrl: slow.url, pacing: false, maxRetries: 0 });
     try {
       const ep = await c.serverless.create({ name: "slow", image: "w:1", gpu: { pools: ["ADA_24", "AMPERE_24"] }, workers: { min: 1, max: 1 } });
@@ -176,16 +196,18 @@ describe("the REST dialect's own steps, called directly", () => {
       expect(outs).toMatchObject({ name: "slow", api: "rest", pods: [] });
       expect(slow.requestLog().slice(before).filter((e) => e.op === "listEndpointWorkers")).toEqual([]);
       expect(priced).toEqual(["ADA_24,AMPERE_24"]);
+      await d.settle({ ...ep, gpu: undefined as never }, settings({ waitForWorkers: false }));
+      expect(priced).toEqual(["ADA_24,AMPERE_24", ""]);
 
-      const err = await d.settle(ep, settings({ readyTimeoutSeconds: 1 })).catch((e) => e);
+      const err = await d.settle(ep, settings({ readyTimeoutSeconds: 2 })).catch((e) => e);
       expect(err).toBeInstanceOf(EndpointNotReadyError);
       expect(err.reasons).toEqual([
-        `endpoint ${ep.id} has 0 of 1 workers IDLE or RUNNING after 1 s; it is kept in state and the next \`pulumi up\` waits again (raise readyTimeoutSeconds, or set waitForWorkers: false)`,
+        `endpoint ${ep.id} has 0 of 1 workers IDLE or RUNNING after 2 s; it is kept in state and the next \`pulumi up\` waits again (raise readyTimeoutSeconds, or set waitForWorkers: false)`,
       ]);
       expect(err.properties).toMatchObject({ name: "slow", pods: [{ desiredStatus: "INITIALIZING" }] });
-      // 5, 7.5, 11.25, 16.875, then 20 (the ceiling) until the second is over.
+      // 5, 7.5, 11.25, 16.875, then 20 (the ceiling) until the two seconds are over.
       expect(clock.sleeps.slice(0, 6)).toEqual([5, 7.5, 11.25, 16.875, 20, 20]);
-      expect(clock.sleeps.reduce((a, b) => a + b, 0)).toBe(1000);
+      expect(clock.sleeps.reduce((a, b) => a + b, 0)).toBe(2000);
       expect(slow.requestLog().filter((e) => e.op === "listEndpointWorkers").length).toBe(clock.sleeps.length + 1);
     } finally {
       await c.close();
@@ -198,19 +220,13 @@ describe("the REST dialect's own steps, called directly", () => {
     const made = await p.create(await checked(p, { ...REST, name: "settled", workersMin: 0, workersMax: 1 }));
     const ep = await client.serverless.get(made.id);
     const wanting = { ...ep, workers: { min: 1, max: 1 } };
-    const failing = Object.create(client) as ComputePlatform;
-    Object.defineProperty(failing, "serverless", {
-      value: new Proxy(client.serverless, {
-        get(target, prop) {
-          if (prop === "workers") return async () => Promise.reject(new Error("the workers list broke"));
-          const v = Reflect.get(target, prop);
-          return typeof v === "function" ? v.bind(target) : v;
-        },
-      }),
-    });
+    const failing = replacing(client, "serverless", { workers: async () => Promise.reject(new Error("the workers list broke")) });
     const broke = await restDialect(failing).settle(wanting, settings()).catch((e) => e);
     expect(broke).toBeInstanceOf(EndpointNotReadyError);
     expect([broke.id, broke.reasons]).toEqual([made.id, [`waiting for the workers of endpoint ${made.id} failed: the workers list broke`]]);
+    // Something thrown that is not an Error is said as it is.
+    const odd = await restDialect(replacing(client, "serverless", { workers: async () => Promise.reject("a bare string") })).settle(wanting, settings()).catch((e) => e);
+    expect(odd.reasons).toEqual([`waiting for the workers of endpoint ${made.id} failed: a bare string`]);
     await p.delete(made.id, made.outs as ServerlessEndpointOutputs);
     const gone = await restDialect().settle(wanting, settings()).catch((e) => e);
     expect(gone).toBeInstanceOf(EndpointNotReadyError);
@@ -228,11 +244,17 @@ describe("the REST dialect's own steps, called directly", () => {
     expect(same).toMatchObject({ name: "sparse", workersMax: 1 });
     expect(ops(from, "updateEndpoint")).toEqual([]);
     expect(ops(from, "getEndpoint").length).toBe(1);
+    // Managed over REST already: no move (no GraphQL read, no template of its own made or changed).
+    expect(emu.requestLog().slice(from).filter((e) => e.path === "/graphql" || e.path.startsWith("/v2/templates"))).toEqual([]);
     from = emu.requestLog().length;
     const changed = await checked(p, { ...REST, name: "sparse", workersMax: 2 }, inputs as Record<string, unknown>);
     expect(d.changes(olds, changed)).toEqual(["workersMax"]);
     expect(await d.update(made.id, olds, changed, settings())).toMatchObject({ workersMax: 2 });
     expect(ops(from, "updateEndpoint").length).toBe(1);
+    const refused = await checked(p, { ...REST, name: "sparse", workersMax: 2, networkVolumeId: "nv-missing" }, inputs as Record<string, unknown>);
+    const err = await d.update(made.id, olds, refused, settings()).catch((e) => e);
+    expect(err).not.toBeInstanceOf(EndpointNotReadyError);
+    expect(err.message).toMatch(/network volume 'nv-missing' does not exist/);
     await p.delete(made.id, olds);
   });
 
@@ -263,16 +285,7 @@ describe("the REST dialect's own steps, called directly", () => {
     const graphqlIn = await checked(p, { name: "unbound", gpuIds: "ADA_24", templateId: tpl, workersMax: 1, idleTimeout: 7 });
     const made = await p.create(graphqlIn);
     const saved: Record<string, unknown>[] = [];
-    const refusing = Object.create(client) as ComputePlatform;
-    Object.defineProperty(refusing, "endpoints", {
-      value: new Proxy(client.endpoints, {
-        get(target, prop) {
-          if (prop === "save") return async (input: Record<string, unknown>) => (saved.push(input), Promise.reject(new Error("the save broke")));
-          const v = Reflect.get(target, prop);
-          return typeof v === "function" ? v.bind(target) : v;
-        },
-      }),
-    });
+    const refusing = replacing(client, "endpoints", { save: async (input: Record<string, unknown>) => (saved.push(input), Promise.reject(new Error("the save broke"))) });
     const templates = emu.state().templates.map((t) => t.id);
     const move = await checked(p, { name: "unbound", gpuIds: "ADA_24", api: "rest", container: { image: "own:1" }, workersMax: 1, idleTimeout: 7 }, graphqlIn as Record<string, unknown>);
     await expect(restDialect(refusing).update(made.id, made.outs as ServerlessEndpointOutputs, move, settings())).rejects.toThrow(/^the save broke$/);
@@ -283,6 +296,38 @@ describe("the REST dialect's own steps, called directly", () => {
       expect.objectContaining({ id: made.id, name: "unbound", gpuIds: "ADA_24", type: "QB", workersMax: 1, idleTimeout: 7, templateId: expect.not.stringMatching(new RegExp(`^${tpl}$`)) }),
     ]);
     expect(Object.values(saved[0]!)).not.toContain(null);
+    expect(Object.values(saved[0]!)).not.toContain(undefined);
+
+    // Gone between the move's read and its binding: said so, and the template made for it deleted too.
+    const vanishing = replacing(client, "endpoints", {
+      save: async (input: Record<string, unknown>) => {
+        await client.serverless.update(made.id, { workers: { min: 0, max: 0 } });
+        await client.endpoints.delete(made.id);
+        return client.endpoints.save(input as never);
+      },
+    });
+    await expect(restDialect(vanishing).update(made.id, made.outs as ServerlessEndpointOutputs, move, settings())).rejects.toThrow(/^ServerlessEndpoint "unbound" \(\S+\) no longer exists on the platform/);
+    expect(emu.state().templates.map((t) => t.id)).toEqual(templates);
+  });
+
+  test("a read or a move whose first read fails otherwise than gone passes the error on", async () => {
+    const broken = replacing(client, "serverless", { get: async () => Promise.reject(new Error("the get broke")) });
+    await expect(restDialect(broken).read("any", undefined, settings())).rejects.toThrow(/^the get broke$/);
+    const p = provider();
+    const tpl = await createServerlessTemplate(emu.url, emu.apiKey, { image: "shared:1" });
+    const graphqlIn = await checked(p, { name: "unread", gpuIds: "ADA_24", templateId: tpl, workersMax: 0 });
+    const made = await p.create(graphqlIn);
+    const move = await checked(p, { name: "unread", gpuIds: "ADA_24", api: "rest", container: { image: "own:1" }, workersMax: 0 }, graphqlIn as Record<string, unknown>);
+    const unreadable = replacing(client, "endpoints", { get: async () => Promise.reject(new Error("the endpoint read broke")) });
+    await expect(restDialect(unreadable).update(made.id, made.outs as ServerlessEndpointOutputs, move, settings())).rejects.toThrow(/^the endpoint read broke$/);
+  });
+
+  test("a create carries its options: a cancelled one sends nothing", async () => {
+    const p = provider();
+    const inputs = await checked(p, { ...REST, name: "never-made", workersMax: 0 });
+    const from = emu.requestLog().length;
+    await expect(restDialect().create(inputs, "never-made", { signal: AbortSignal.abort(new Error("cancelled")) })).rejects.toThrow();
+    expect(ops(from, "createEndpoint")).toEqual([]);
   });
 
   test("a move's PATCH that fails after the binding keeps the endpoint, recorded as moved", async () => {
@@ -294,7 +339,10 @@ describe("the REST dialect's own steps, called directly", () => {
     const err = await restDialect().update(made.id, made.outs as ServerlessEndpointOutputs, move, settings()).catch((e) => e);
     expect(err).toBeInstanceOf(EndpointNotReadyError);
     expect(err.id).toBe(made.id);
-    expect(err.reasons).toEqual([expect.stringMatching(new RegExp(`^endpoint ${made.id} was moved to REST \\(its own template bound\\), but updating it failed: .*network volume 'nv-missing' does not exist`))]);
+    // The PATCH's own error, as the client says it.
+    const patch = await client.serverless.update(made.id, { networkVolumes: ["nv-missing"] }).catch((e) => e);
+    expect(patch.message).toMatch(/network volume 'nv-missing' does not exist/);
+    expect(err.reasons).toEqual([`endpoint ${made.id} was moved to REST (its own template bound), but updating it failed: ${patch.message}`]);
     expect(err.properties).toMatchObject({ api: "rest", templateId: null, dataCenterIds: [], container: { image: "own:1", args: "", ports: [], env: {}, registry: null } });
     // Its own template is named after the endpoint, and a GraphQL update of it is refused no more: the move is made.
     expect(emu.state().templates.find((t) => t.id === endpointOf(made.id).templateId)?.name).toBe(`half-moved__template__${made.id}`);
@@ -321,11 +369,53 @@ describe("the REST dialect's own steps, called directly", () => {
     const a = await p.create(await checked(p, { name: "share-a", gpuIds: "ADA_24", templateId: tpl, workersMax: 0 }));
     expect(await restDialect().adoptRefusal(a.id)).toBeUndefined();
     const b = await p.create(await checked(p, { name: "share-b", gpuIds: "ADA_24", templateId: tpl, workersMax: 0 }));
-    expect(await restDialect().adoptRefusal(a.id)).toBe(
-      `shares its template ${tpl} with endpoint(s) ${b.id}: over REST a container change would change them too. Adopt it over GraphQL (api left out, templateId: "${tpl}")`,
+    const c = await p.create(await checked(p, { name: "share-c", gpuIds: "ADA_24", templateId: tpl, workersMax: 0 }));
+    const elsewhere = await createServerlessTemplate(emu.url, emu.apiKey, { image: "other:1" });
+    await p.create(await checked(p, { name: "share-d", gpuIds: "ADA_24", templateId: elsewhere, workersMax: 0 }));
+    // One GraphQL list of the one field it needs.
+    const asked: unknown[] = [];
+    const listing = replacing(client, "endpoints", { list: async (opts: any) => (asked.push(opts), client.endpoints.list(opts)) });
+    expect(await restDialect(listing).adoptRefusal(a.id)).toBe(
+      `shares its template ${tpl} with endpoint(s) ${b.id}, ${c.id}: over REST a container change would change them too. Adopt it over GraphQL (api left out, templateId: "${tpl}")`,
     );
+    expect(asked).toEqual([{ fields: ["templateId"] }]);
     // An id no endpoint has shares nothing.
     expect(await restDialect().adoptRefusal("no-such-endpoint")).toBeUndefined();
+  });
+
+  test("a read: the endpoint with its workers as pods and one worker's price, and the inputs a refresh reports; the outputs of one as listed have no pods", async () => {
+    const p = provider();
+    const made = await p.create(await checked(p, { ...REST, name: "readable", gpuIds: "ADA_24,AMPERE_24", workersMin: 1, workersMax: 1 }));
+    const priced: (string | undefined)[] = [];
+    const price = { [WORKER_PRICE_KEY]: { tier: "ADA_24", usd: 0.5 } };
+    const d = restDialect(client, { workerPrice: async (gpuIds) => (priced.push(gpuIds), price) });
+    const r = await d.read(made.id, undefined, settings());
+    expect(r!.props).toMatchObject({ name: "readable", api: "rest", pods: [{ desiredStatus: "RUNNING" }], ...price });
+    expect(r!.inputs).toMatchObject({ name: "readable", api: "rest", container: { image: "w:1" }, workersMin: 1 });
+    expect(priced).toEqual(["ADA_24,AMPERE_24"]);
+    // The workers list gone meanwhile (a 404 of its own): the endpoint reads with none.
+    const noWorkers = replacing(client, "serverless", { workers: async () => client.serverless.workers("no-such-endpoint") });
+    expect((await restDialect(noWorkers).read(made.id, undefined, settings()))!.props).toMatchObject({ name: "readable", pods: [] });
+    const listed = (await d.list()).find((e) => e.id === made.id)!;
+    expect(d.outputs(listed, settings())).toMatchObject({ name: "readable", api: "rest", pods: [] });
+    await p.delete(made.id, made.outs as ServerlessEndpointOutputs);
+  });
+
+  test("a rename sends the name alone; an update tells the shared list that the lists before it no longer answer for that endpoint", async () => {
+    const p = provider();
+    const inputs = await checked(p, { ...REST, name: "fenced", workersMax: 0 });
+    const made = await p.create(inputs);
+    const d = restDialect();
+    const ep = await client.serverless.get(made.id);
+    await d.rename(ep, { ...inputs, name: "fenced-2", workersMax: 3 });
+    expect(endpointOf(made.id)).toMatchObject({ name: "fenced-2", workersMax: 0 });
+    // The key is the shared reads' own (lifecycle/shared-reads.ts): `read:<id>`.
+    const list = d.sharedList();
+    await list.fresh();
+    expect(list.answers(`read:${made.id}`)).toBe(true);
+    await d.update(made.id, made.outs as ServerlessEndpointOutputs, inputs, settings());
+    expect(list.answers(`read:${made.id}`)).toBe(false);
+    await p.delete(made.id, made.outs as ServerlessEndpointOutputs);
   });
 
   test("every request carries the provider's signal: a cancelled one sends nothing", async () => {
